@@ -1,0 +1,42 @@
+//! The `remodel` command line: argument parsing, output and exit codes.
+//!
+//! Architecture invariant: only this crate knows about terminals, files given on the command line
+//! and exit codes; every other crate returns values and diagnostics.
+
+mod cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Exit code: the input could not be used (missing file, nothing found).
+pub const EXIT_UNUSABLE_INPUT: u8 = 2;
+
+/// remodel: from a Postgres schema and the queries an application really runs, to a query-first
+/// Cassandra/ScyllaDB design, a reviewed plan, a lossless backfill and a report.
+#[derive(Debug, Parser)]
+#[command(name = "remodel", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Load Postgres DDL (pg_dump --schema-only, structure.sql, hand-written) and summarise it.
+    Schema(cmd::schema::Args),
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Schema(args) => cmd::schema::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("remodel: error: {err:#}");
+            ExitCode::from(EXIT_UNUSABLE_INPUT)
+        }
+    }
+}

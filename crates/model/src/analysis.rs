@@ -1,0 +1,215 @@
+//! What the analyzer finds in one statement: tables, join path, predicates, order, projection.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A column of a table of the schema.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ColumnRef {
+    /// Table name (as in the schema).
+    pub table: String,
+    /// Column name.
+    pub column: String,
+}
+
+impl ColumnRef {
+    /// A column reference from its parts.
+    pub fn new(table: impl Into<String>, column: impl Into<String>) -> Self {
+        ColumnRef { table: table.into(), column: column.into() }
+    }
+}
+
+impl fmt::Display for ColumnRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.table, self.column)
+    }
+}
+
+/// The analysis of one statement. Every field defaults to empty so an unanalysed pattern is valid.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PatternAnalysis {
+    /// Tables read or written, in the order they appear.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tables: Vec<String>,
+    /// The joins, each along a foreign key where one matches.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub join_path: Vec<JoinStep>,
+    /// Equality predicates (`=`, `IN`, `IS NULL`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub equality: Vec<Predicate>,
+    /// Range predicates (`<`, `<=`, `>`, `>=`, `BETWEEN`, `LIKE 'prefix%'`), one per column.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranges: Vec<RangePredicate>,
+    /// `ORDER BY`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub order_by: Vec<OrderBy>,
+    /// `LIMIT` when it is a constant (a placeholder limit is recorded from the example value).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u64>,
+    /// `OFFSET` when it is a constant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    /// Projected columns (`*` expanded from the schema).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub projection: Vec<ColumnRef>,
+    /// Aggregates (`count`, `sum`, `avg`, `min`, `max`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aggregates: Vec<Aggregate>,
+    /// `GROUP BY` columns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub group_by: Vec<ColumnRef>,
+    /// `SELECT DISTINCT`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub distinct: bool,
+    /// True when the equality predicates bind a whole primary key of the (single) table read.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub key_lookup: bool,
+    /// For INSERT/UPDATE/DELETE: what is written and how rows are identified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write: Option<WriteInfo>,
+    /// Estimated rows returned per call, where statistics or keys allow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows_expected: Option<f64>,
+    /// Set when the analyzer could not model the statement (or part of it): the reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unmodeled: Option<String>,
+}
+
+/// One join: `left` columns = `right` columns, along `foreign_key` where one matches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JoinStep {
+    /// Left side table.
+    pub left_table: String,
+    /// Left side columns.
+    pub left_columns: Vec<String>,
+    /// Right side table.
+    pub right_table: String,
+    /// Right side columns.
+    pub right_columns: Vec<String>,
+    /// The foreign key followed, as `table(cols) -> ref(cols)`; absent when none matches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub foreign_key: Option<String>,
+}
+
+/// An equality-style predicate operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EqualityOp {
+    /// `=`.
+    Eq,
+    /// `IN (…)`.
+    In,
+    /// `IS NULL`.
+    IsNull,
+}
+
+/// An equality predicate on a column (or on an expression of one column).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Predicate {
+    /// The column.
+    pub column: ColumnRef,
+    /// The operator.
+    pub op: EqualityOp,
+    /// When the predicate is on an expression of the column (e.g. `date_trunc('day', c)`), that expression.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expression: Option<String>,
+    /// The value side as normalized SQL (e.g. `$1`, `$2 || $1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+}
+
+/// One bound of a range.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RangeBound {
+    /// `>=`/`<=` (true) or `>`/`<` (false).
+    pub inclusive: bool,
+    /// The value as normalized SQL.
+    pub value: String,
+    /// The value in the example instance, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub example: Option<String>,
+}
+
+/// A fixed time window recognised in a range (e.g. `>= day AND < day + 1`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeWindow {
+    /// One hour.
+    Hour,
+    /// One day.
+    Day,
+    /// One week.
+    Week,
+    /// One month.
+    Month,
+    /// One year.
+    Year,
+}
+
+/// A range predicate on one column, both bounds merged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RangePredicate {
+    /// The column.
+    pub column: ColumnRef,
+    /// Lower bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lower: Option<RangeBound>,
+    /// Upper bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upper: Option<RangeBound>,
+    /// `LIKE 'prefix%'`: a prefix range.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prefix: bool,
+    /// When the predicate is on an expression of the column, that expression.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expression: Option<String>,
+    /// The fixed window the bounds span, where recognised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<TimeWindow>,
+}
+
+/// One `ORDER BY` item.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderBy {
+    /// The column.
+    pub column: ColumnRef,
+    /// `DESC`.
+    pub desc: bool,
+}
+
+/// One aggregate in the projection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Aggregate {
+    /// `count`, `sum`, `avg`, `min`, `max`.
+    pub function: String,
+    /// The argument column; absent for `count(*)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<ColumnRef>,
+    /// `DISTINCT` inside the call.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub distinct: bool,
+}
+
+/// What a write statement does.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteInfo {
+    /// Target table.
+    pub table: String,
+    /// Columns given values (INSERT column list or UPDATE SET targets).
+    pub columns_written: Vec<String>,
+    /// Columns that identify the rows (WHERE equality columns of UPDATE/DELETE).
+    #[serde(default)]
+    pub key_columns: Vec<String>,
+    /// True when `key_columns` cover the table's primary key.
+    #[serde(default)]
+    pub by_primary_key: bool,
+    /// `INSERT … ON CONFLICT` (upsert).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub on_conflict: bool,
+    /// `RETURNING` columns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub returning: Vec<String>,
+    /// Other tables read by the write (`UPDATE … FROM`, `INSERT … SELECT`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<String>,
+}

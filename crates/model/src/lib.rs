@@ -1,0 +1,20 @@
+//! The plan model of `remodel`: the one intermediate representation every stage reads and writes.
+//!
+//! Architecture invariant: this crate does no I/O and no parsing. It holds plain data with serde
+//! derives so that `plan.json` is the contract between planning and execution.
+
+pub mod analysis;
+pub mod design;
+pub mod diagnostic;
+pub mod plan;
+pub mod relationship;
+pub mod schema;
+pub mod workload;
+
+pub use analysis::*;
+pub use design::*;
+pub use diagnostic::*;
+pub use plan::*;
+pub use relationship::*;
+pub use schema::*;
+pub use workload::*;

@@ -1,0 +1,25 @@
+//! The plan: everything `remodel plan` decided, written as `plan.json`.
+
+use crate::design::Design;
+use crate::relationship::Relationship;
+use crate::schema::Schema;
+use crate::workload::Workload;
+use serde::{Deserialize, Serialize};
+
+/// The version of the `plan.json` format.
+pub const PLAN_FORMAT_VERSION: u32 = 1;
+
+/// The contract between planning and execution.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Format version ([`PLAN_FORMAT_VERSION`]).
+    pub format_version: u32,
+    /// The source schema (with inferred foreign keys).
+    pub schema: Schema,
+    /// The analysed workload.
+    pub workload: Workload,
+    /// Relationships with their embed/reference decisions.
+    pub relationships: Vec<Relationship>,
+    /// The proposed target design.
+    pub design: Design,
+}

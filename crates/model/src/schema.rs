@@ -1,0 +1,256 @@
+//! The relational source schema: tables, columns, keys, indexes, types.
+
+use crate::diagnostic::{Location, SkipCount};
+use serde::{Deserialize, Serialize};
+
+/// The whole relational schema, as loaded from one or more DDL files.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Schema {
+    /// Tables (partitions of a partitioned table are folded into their parent).
+    pub tables: Vec<Table>,
+    /// Enum types (`CREATE TYPE … AS ENUM`).
+    #[serde(default)]
+    pub enums: Vec<EnumType>,
+    /// Sequences (`CREATE SEQUENCE`), with the column that owns each where known.
+    #[serde(default)]
+    pub sequences: Vec<Sequence>,
+    /// Statements that were read but not modelled, counted by kind.
+    #[serde(default)]
+    pub skipped: Vec<SkipCount>,
+}
+
+impl Schema {
+    /// Finds a table by name: exact qualified match first, then by bare name (case-insensitive).
+    pub fn table(&self, name: &str) -> Option<&Table> {
+        let bare = name.rsplit('.').next().unwrap_or(name);
+        self.tables
+            .iter()
+            .find(|t| t.qualified_name().eq_ignore_ascii_case(name))
+            .or_else(|| self.tables.iter().find(|t| t.name.eq_ignore_ascii_case(bare)))
+    }
+
+    /// Mutable variant of [`Schema::table`].
+    pub fn table_mut(&mut self, name: &str) -> Option<&mut Table> {
+        let idx = {
+            let bare = name.rsplit('.').next().unwrap_or(name);
+            self.tables
+                .iter()
+                .position(|t| t.qualified_name().eq_ignore_ascii_case(name))
+                .or_else(|| self.tables.iter().position(|t| t.name.eq_ignore_ascii_case(bare)))
+        }?;
+        self.tables.get_mut(idx)
+    }
+
+    /// All foreign keys of all tables, with the table that holds each.
+    pub fn foreign_keys(&self) -> impl Iterator<Item = (&Table, &ForeignKey)> {
+        self.tables.iter().flat_map(|t| t.foreign_keys.iter().map(move |fk| (t, fk)))
+    }
+}
+
+/// One relational table.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    /// The Postgres schema (namespace), if the DDL named one (`public` is kept when written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// The table name, unquoted, case as Postgres stores it (unquoted identifiers folded to lower case).
+    pub name: String,
+    /// Columns in declaration order.
+    pub columns: Vec<Column>,
+    /// Primary key columns, in key order; empty when the table has none.
+    #[serde(default)]
+    pub primary_key: Vec<String>,
+    /// Unique constraints (and unique indexes on plain columns).
+    #[serde(default)]
+    pub unique_keys: Vec<UniqueKey>,
+    /// Foreign keys, declared or inferred.
+    #[serde(default)]
+    pub foreign_keys: Vec<ForeignKey>,
+    /// Indexes.
+    #[serde(default)]
+    pub indexes: Vec<Index>,
+    /// `PARTITION BY` of a partitioned table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition_by: Option<PartitionSpec>,
+    /// Names of the partitions folded into this table.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partitions: Vec<String>,
+    /// `COMMENT ON TABLE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    /// Where the `CREATE TABLE` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+}
+
+impl Table {
+    /// `schema.name` when a schema was named, else `name`.
+    pub fn qualified_name(&self) -> String {
+        match &self.schema {
+            Some(s) => format!("{s}.{}", self.name),
+            None => self.name.clone(),
+        }
+    }
+
+    /// Finds a column by name (case-insensitive).
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|c| c.name.eq_ignore_ascii_case(name))
+    }
+
+    /// True when `cols` (in any order) is exactly the primary key or a unique key.
+    pub fn is_unique_on(&self, cols: &[String]) -> bool {
+        let same = |key: &[String]| {
+            !key.is_empty()
+                && key.len() == cols.len()
+                && key.iter().all(|k| cols.iter().any(|c| c.eq_ignore_ascii_case(k)))
+        };
+        same(&self.primary_key) || self.unique_keys.iter().any(|u| same(&u.columns))
+    }
+}
+
+/// One column.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Column {
+    /// Column name.
+    pub name: String,
+    /// The SQL type as written, normalised to lower case (e.g. `numeric(3,2)`, `text[]`, `timestamptz`).
+    pub sql_type: String,
+    /// False when `NOT NULL` or part of the primary key.
+    pub nullable: bool,
+    /// The `DEFAULT` expression, as SQL text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+    /// Identity or serial generation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<Identity>,
+    /// `COMMENT ON COLUMN`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+}
+
+/// How a column's values are generated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Identity {
+    /// `GENERATED ALWAYS AS IDENTITY`.
+    Always,
+    /// `GENERATED BY DEFAULT AS IDENTITY`.
+    ByDefault,
+    /// `serial`/`bigserial`, or a sequence `OWNED BY` the column with a `nextval` default.
+    Serial,
+}
+
+/// A unique constraint or unique index on plain columns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct UniqueKey {
+    /// Constraint or index name, when named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Columns.
+    pub columns: Vec<String>,
+}
+
+/// Whether a foreign key was written in the DDL or inferred by `remodel`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum FkOrigin {
+    /// Declared in the DDL.
+    Declared,
+    /// Inferred; `evidence` says from what (join predicates, naming).
+    Inferred {
+        /// Human-readable evidence, e.g. `joined 3 times in the workload (items.seller = users.id)`.
+        evidence: String,
+    },
+}
+
+/// A foreign key from this table's `columns` to `ref_table`'s `ref_columns`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ForeignKey {
+    /// Constraint name, when named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Referencing columns (in this table).
+    pub columns: Vec<String>,
+    /// Referenced table (as written, possibly schema-qualified).
+    pub ref_table: String,
+    /// Referenced columns; filled with the referenced primary key when the DDL omits the list.
+    pub ref_columns: Vec<String>,
+    /// Declared or inferred.
+    pub origin: FkOrigin,
+    /// Where it was declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+}
+
+/// One index.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Index {
+    /// Index name.
+    pub name: String,
+    /// `UNIQUE`.
+    pub unique: bool,
+    /// Access method (`btree`, `gin`, `gist`, …), when written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// Key parts, in order.
+    pub keys: Vec<IndexKey>,
+    /// The `WHERE` of a partial index, as SQL text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicate: Option<String>,
+    /// Where it was declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+}
+
+/// One key part of an index: a plain column or an expression.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum IndexKey {
+    /// A plain column.
+    Column {
+        /// Column name.
+        name: String,
+        /// `DESC`.
+        #[serde(default)]
+        desc: bool,
+    },
+    /// An expression (e.g. `lower(email)`).
+    Expression {
+        /// The expression as SQL text.
+        sql: String,
+    },
+}
+
+/// `PARTITION BY strategy (columns)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionSpec {
+    /// `range`, `list` or `hash`.
+    pub strategy: String,
+    /// Partition key columns or expressions, as SQL text.
+    pub keys: Vec<String>,
+}
+
+/// An enum type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnumType {
+    /// Type name (possibly schema-qualified as written).
+    pub name: String,
+    /// Labels in order.
+    pub values: Vec<String>,
+    /// Where it was declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+}
+
+/// A sequence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sequence {
+    /// Sequence name.
+    pub name: String,
+    /// `OWNED BY table.column`, when declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owned_by: Option<String>,
+    /// Where it was declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+}

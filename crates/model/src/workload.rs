@@ -1,0 +1,107 @@
+//! The workload: what the application runs, as weighted normalized statements (access patterns).
+
+use crate::analysis::PatternAnalysis;
+use crate::diagnostic::{Location, SkipCount};
+use serde::{Deserialize, Serialize};
+
+/// Everything ingested from query files and logs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Workload {
+    /// One entry per distinct normalized DML statement, heaviest first.
+    pub patterns: Vec<AccessPattern>,
+    /// Utility, transaction-control and DDL statements seen, counted by kind (not patterns).
+    #[serde(default)]
+    pub utility: Vec<SkipCount>,
+    /// Lines or statements that could not be used, counted by reason.
+    #[serde(default)]
+    pub skipped: Vec<SkipCount>,
+    /// The inputs that were read.
+    #[serde(default)]
+    pub sources: Vec<WorkloadSource>,
+}
+
+impl Workload {
+    /// Finds a pattern by id.
+    pub fn pattern(&self, id: &str) -> Option<&AccessPattern> {
+        self.patterns.iter().find(|p| p.id == id)
+    }
+
+    /// Sum of `calls` over all patterns.
+    pub fn total_calls(&self) -> u64 {
+        self.patterns.iter().map(|p| p.calls).sum()
+    }
+}
+
+/// One input file of the workload and how it was read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkloadSource {
+    /// The path as given.
+    pub file: String,
+    /// The format it was read as (`sql`, `pg-log`, `csvlog`, `jsonlog`, `pgss`).
+    pub format: String,
+    /// Statements taken from it.
+    pub statements: u64,
+}
+
+/// What a statement does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StatementKind {
+    /// `SELECT` (also `WITH … SELECT`).
+    Select,
+    /// `INSERT`.
+    Insert,
+    /// `UPDATE`.
+    Update,
+    /// `DELETE`.
+    Delete,
+}
+
+impl StatementKind {
+    /// True for INSERT/UPDATE/DELETE.
+    pub fn is_write(self) -> bool {
+        !matches!(self, StatementKind::Select)
+    }
+}
+
+/// One distinct normalized statement with its weight; the analyzer fills the `analysis` part.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AccessPattern {
+    /// Stable id, `q` + the first 8 hex digits of the fingerprint… or a caller-chosen label.
+    pub id: String,
+    /// 64-bit fingerprint of the normalized statement, as 16 hex digits.
+    pub fingerprint: String,
+    /// Select/insert/update/delete.
+    pub kind: StatementKind,
+    /// Normalized SQL: literals replaced by `$n`, `IN` lists collapsed, canonical spacing.
+    pub sql: String,
+    /// One instance with real values (from the input, or bound parameters substituted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub example: Option<String>,
+    /// How often it runs (sum of annotations, log occurrences or pg_stat_statements calls).
+    pub calls: u64,
+    /// Total execution time in milliseconds, where the input has durations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_ms: Option<f64>,
+    /// Mean execution time in milliseconds, where the input has durations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_ms: Option<f64>,
+    /// Rows returned or affected, where the input has it (pg_stat_statements `rows`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<u64>,
+    /// First timestamp seen in a log, as written there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_seen: Option<String>,
+    /// Last timestamp seen in a log, as written there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_seen: Option<String>,
+    /// A label from the input (e.g. the comment above the statement in a SQL file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The first few places it occurred.
+    #[serde(default)]
+    pub locations: Vec<Location>,
+    /// What the analyzer found (tables, predicates, order, …); empty before analysis.
+    #[serde(flatten)]
+    pub analysis: PatternAnalysis,
+}

@@ -1,0 +1,118 @@
+//! The plan model survives a JSON round trip unchanged.
+
+use remodel_model::*;
+
+fn sample_plan() -> Plan {
+    let schema = Schema {
+        tables: vec![Table {
+            name: "trips".into(),
+            columns: vec![
+                Column { name: "trip_id".into(), sql_type: "uuid".into(), nullable: false, ..Default::default() },
+                Column { name: "driver_id".into(), sql_type: "text".into(), nullable: false, ..Default::default() },
+            ],
+            primary_key: vec!["trip_id".into()],
+            foreign_keys: vec![ForeignKey {
+                name: None,
+                columns: vec!["driver_id".into()],
+                ref_table: "drivers".into(),
+                ref_columns: vec!["driver_id".into()],
+                origin: FkOrigin::Inferred { evidence: "naming".into() },
+                location: Some(Location::new("schema.sql", 3, 5)),
+            }],
+            indexes: vec![Index {
+                name: "i".into(),
+                unique: false,
+                method: None,
+                keys: vec![IndexKey::Expression { sql: "lower(x)".into() }],
+                predicate: Some("x > 0".into()),
+                location: None,
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let pattern = AccessPattern {
+        id: "q1".into(),
+        fingerprint: "00000000deadbeef".into(),
+        kind: StatementKind::Select,
+        sql: "SELECT * FROM trips WHERE trip_id = $1".into(),
+        example: None,
+        calls: 3,
+        total_ms: Some(1.5),
+        mean_ms: None,
+        rows: None,
+        first_seen: None,
+        last_seen: None,
+        label: None,
+        locations: vec![Location::new("q.sql", 1, 1)],
+        analysis: PatternAnalysis {
+            tables: vec!["trips".into()],
+            equality: vec![Predicate {
+                column: ColumnRef::new("trips", "trip_id"),
+                op: EqualityOp::Eq,
+                expression: None,
+                value: Some("$1".into()),
+            }],
+            key_lookup: true,
+            ..Default::default()
+        },
+    };
+    Plan {
+        format_version: PLAN_FORMAT_VERSION,
+        schema,
+        workload: Workload { patterns: vec![pattern], ..Default::default() },
+        relationships: vec![Relationship {
+            from: "drivers".into(),
+            to: "trips".into(),
+            columns: vec!["driver_id".into()],
+            cardinality: Cardinality::ManyToMany { via: "x".into() },
+            decision: Decision::Reference,
+            rationale: Rationale { rule: "r".into(), text: "t".into(), ..Default::default() },
+        }],
+        design: Design {
+            tables: vec![DesignTable {
+                name: "trips_by_id".into(),
+                partition_key: vec![KeyColumn {
+                    column: "trip_day".into(),
+                    cql_type: "date".into(),
+                    derived_from: Some("started_at".into()),
+                    bucket: Some(Bucket::Day),
+                    order: None,
+                }],
+                clustering: vec![],
+                columns: vec![],
+                serves: vec!["q1".into()],
+                source_sql: "SELECT 1".into(),
+                estimates: Estimates::default(),
+                warnings: vec![],
+            }],
+            ..Default::default()
+        },
+    }
+}
+
+#[test]
+fn plan_round_trips_through_json() {
+    let plan = sample_plan();
+    let json = serde_json::to_string_pretty(&plan).expect("serialize");
+    let back: Plan = serde_json::from_str(&json).expect("deserialize");
+    assert_eq!(plan, back);
+    // The flattened analysis and the bucket fields appear where plan.json readers expect them.
+    let v: serde_json::Value = serde_json::from_str(&json).expect("value");
+    assert_eq!(v["workload"]["patterns"][0]["key_lookup"], true);
+    assert_eq!(v["design"]["tables"][0]["partition_key"][0]["bucket"], "day");
+    assert_eq!(v["design"]["tables"][0]["partition_key"][0]["type"], "date");
+}
+
+#[test]
+fn skip_counts_keep_first_locations() {
+    let mut list = Vec::new();
+    for i in 0..5 {
+        count_skip(&mut list, "CREATE FUNCTION", Some(Location::new("f.sql", i, 1)));
+    }
+    count_skip(&mut list, "GRANT", None);
+    assert_eq!(list.len(), 2);
+    assert_eq!(list[0].count, 5);
+    assert_eq!(list[0].first.len(), SkipCount::MAX_LOCATIONS);
+    assert_eq!(list[1].count, 1);
+}

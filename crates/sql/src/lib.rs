@@ -1,0 +1,5 @@
+//! Front end of `remodel`: Postgres DDL into a [`remodel_model::Schema`], query files and logs
+//! into a [`remodel_model::Workload`].
+//!
+//! Architecture invariant: front ends never fail on content. They return the model plus
+//! diagnostics with locations; only an unreadable file is an error.
