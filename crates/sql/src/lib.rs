@@ -3,3 +3,6 @@
 //!
 //! Architecture invariant: front ends never fail on content. They return the model plus
 //! diagnostics with locations; only an unreadable file is an error.
+
+/// Statement splitter (comments, quotes, dollar quotes, psql meta-commands, COPY data).
+pub mod split;
