@@ -1,4 +1,195 @@
 //! Access patterns and relationships: what each statement filters, sorts and reads, and whether
 //! related data is embedded or referenced.
 //!
-//! Architecture invariant: no I/O; reads and returns plan-model values only.
+//! Architecture invariant: no I/O; reads and returns plan-model values only. Never panics on a
+//! statement: what it cannot model is marked `unmodeled` with a reason and reported.
+
+mod config;
+mod exprs;
+pub mod infer_fk;
+pub mod joins;
+mod pattern;
+mod predicates;
+pub mod relationships;
+mod timeval;
+
+pub use config::AnalyzeConfig;
+
+use remodel_model::{
+    AccessPattern, Diagnostic, PatternAnalysis, Relationship, Schema, Severity, Workload,
+};
+
+/// Everything the analyzer produces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analysis {
+    /// The input schema with the inferred foreign keys added (origin `Inferred { evidence }`).
+    pub schema: Schema,
+    /// The input workload with each pattern's `analysis` filled.
+    pub workload: Workload,
+    /// Every relationship with its embed / reference / duplicate-columns decision.
+    pub relationships: Vec<Relationship>,
+    /// Unmodelled statements, parse failures, inferred keys and other notes.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Analyzes a workload against a schema.
+pub fn analyze(schema: &Schema, workload: &Workload, config: &AnalyzeConfig) -> Analysis {
+    let mut diagnostics = Vec::new();
+    let mut wl = workload.clone();
+    for p in &mut wl.patterns {
+        let (a, mut d) = analyze_pattern(schema, p);
+        p.analysis = a;
+        diagnostics.append(&mut d);
+    }
+
+    let mut schema = schema.clone();
+    for inf in infer_fk::infer(&schema, &wl.patterns, config) {
+        if let remodel_model::FkOrigin::Inferred { evidence } = &inf.fk.origin {
+            diagnostics.push(Diagnostic {
+                severity: Severity::Note,
+                location: None,
+                message: format!(
+                    "inferred foreign key {}({}) -> {}({}): {evidence}",
+                    inf.table,
+                    inf.fk.columns.join(", "),
+                    inf.fk.ref_table,
+                    inf.fk.ref_columns.join(", ")
+                ),
+            });
+        }
+        if let Some(t) = schema.table_mut(&inf.table) {
+            t.foreign_keys.push(inf.fk);
+        }
+    }
+    for p in &mut wl.patterns {
+        for step in &mut p.analysis.join_path {
+            step.foreign_key = joins::match_fk(&schema, step).map(|(label, _)| label);
+        }
+    }
+    let relationships = relationships::classify(&schema, &wl, config);
+    Analysis {
+        schema,
+        workload: wl,
+        relationships,
+        diagnostics,
+    }
+}
+
+/// Analyzes one pattern: its normalized SQL, then its example for literal values (LIMIT, range
+/// bounds, LIKE prefixes). Returns the analysis and the diagnostics about it.
+pub fn analyze_pattern(schema: &Schema, p: &AccessPattern) -> (PatternAnalysis, Vec<Diagnostic>) {
+    let loc = p.locations.first().cloned();
+    let mut diags = Vec::new();
+    let stmt = match pattern::parse(&p.sql) {
+        Ok(s) => s,
+        Err(e) => {
+            diags.push(Diagnostic {
+                severity: Severity::Error,
+                location: loc,
+                message: format!(
+                    "{}: the statement does not parse with the Postgres dialect: {e}",
+                    p.id
+                ),
+            });
+            let a = PatternAnalysis {
+                unmodeled: Some(format!("does not parse: {e}")),
+                ..Default::default()
+            };
+            return (a, diags);
+        }
+    };
+    let mut res = pattern::analyze_statement(schema, &stmt, p);
+    let example = p
+        .example
+        .as_deref()
+        .filter(|e| *e != p.sql)
+        .map(pattern::parse);
+    let ex = match example {
+        Some(Ok(s)) => Some(pattern::analyze_statement(schema, &s, p).analysis),
+        Some(Err(e)) => {
+            diags.push(Diagnostic {
+                severity: Severity::Warning,
+                location: loc.clone(),
+                message: format!(
+                    "{}: the example instance does not parse ({e}); literal values not used",
+                    p.id
+                ),
+            });
+            None
+        }
+        None => None,
+    };
+    merge_example(&mut res, ex.as_ref());
+    let mut a = res.analysis;
+    if let Some(reason) = &a.unmodeled {
+        diags.push(Diagnostic {
+            severity: Severity::Warning,
+            location: loc.clone(),
+            message: format!("{}: not modelled: {reason}", p.id),
+        });
+    }
+    for n in res.notes {
+        diags.push(Diagnostic {
+            severity: Severity::Note,
+            location: loc.clone(),
+            message: format!("{}: {n}", p.id),
+        });
+    }
+    a.tables.dedup();
+    (a, diags)
+}
+
+/// Takes literal values the normalized SQL lacks from the example's analysis.
+fn merge_example(res: &mut pattern::StatementResult, ex: Option<&PatternAnalysis>) {
+    let a = &mut res.analysis;
+    if let Some(ex) = ex {
+        if res.limit_param && a.limit.is_none() {
+            a.limit = ex.limit;
+        }
+        if res.offset_param && a.offset.is_none() {
+            a.offset = ex.offset;
+        }
+        for r in &mut a.ranges {
+            let Some(er) = ex
+                .ranges
+                .iter()
+                .find(|e| e.column == r.column && e.expression.is_some() == r.expression.is_some())
+            else {
+                continue;
+            };
+            if let (Some(b), Some(eb)) = (r.lower.as_mut(), er.lower.as_ref()) {
+                if b.value != eb.value {
+                    b.example = Some(eb.value.clone());
+                }
+            }
+            if let (Some(b), Some(eb)) = (r.upper.as_mut(), er.upper.as_ref()) {
+                if b.value != eb.value {
+                    b.example = Some(eb.value.clone());
+                }
+            }
+            if r.window.is_none() {
+                r.window = er
+                    .window
+                    .or_else(|| predicates::window_of(r.lower.as_ref(), r.upper.as_ref()));
+            }
+        }
+    }
+    for (column, expression, value, sql) in std::mem::take(&mut res.pending_likes) {
+        let prefix = ex.and_then(|ex| ex.ranges.iter().find(|e| e.column == column && e.prefix));
+        match prefix {
+            Some(er) => a.ranges.push(remodel_model::RangePredicate {
+                column,
+                lower: Some(remodel_model::RangeBound {
+                    inclusive: true,
+                    value,
+                    example: er.lower.as_ref().map(|b| b.value.clone()),
+                }),
+                upper: None,
+                prefix: true,
+                expression,
+                window: None,
+            }),
+            None => a.residual.push(sql),
+        }
+    }
+}

@@ -15,7 +15,10 @@ pub struct ColumnRef {
 impl ColumnRef {
     /// A column reference from its parts.
     pub fn new(table: impl Into<String>, column: impl Into<String>) -> Self {
-        ColumnRef { table: table.into(), column: column.into() }
+        ColumnRef {
+            table: table.into(),
+            column: column.into(),
+        }
     }
 }
 
@@ -70,6 +73,10 @@ pub struct PatternAnalysis {
     /// Estimated rows returned per call, where statistics or keys allow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows_expected: Option<f64>,
+    /// Conditions that restrict rows but are neither equality, range nor join on a column
+    /// (e.g. `a <> $1`, `f(a, b)`, `x OR y` across columns, `HAVING …`), as SQL: a client-side filter.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub residual: Vec<String>,
     /// Set when the analyzer could not model the statement (or part of it): the reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unmodeled: Option<String>,

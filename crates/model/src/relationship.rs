@@ -62,6 +62,12 @@ pub struct Rationale {
     /// Columns that are copied, for `DuplicateColumns`/`Embed`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub columns: Vec<String>,
+    /// Ids of the read patterns that read both sides together (the co-access evidence).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub co_access_patterns: Vec<String>,
+    /// Estimated children per parent (N), where the workload or the configuration tells.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fanout: Option<f64>,
     /// A sentence a reviewer can read.
     pub text: String,
 }

@@ -1,0 +1,467 @@
+//! A tiny evaluator of time expressions, enough to recognise fixed windows in range bounds:
+//! `'2025-01-15'` .. `'2025-01-16'`, `$1` .. `$1 + interval '1 day'`,
+//! `timestamptz '2025-01-01' + make_interval(days => 18)` .. `… (days => 18 + 1)`.
+
+use remodel_model::TimeWindow;
+use sqlparser::ast::{
+    BinaryOperator, DataType, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Value,
+};
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::parser::Parser;
+
+/// A calendar timestamp: days since 1970-01-01 and seconds into the day (time zone ignored:
+/// both bounds of a window are written in the same zone).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Ts {
+    days: i64,
+    secs: f64,
+}
+
+/// An interval in Postgres' three parts.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+struct Iv {
+    months: i64,
+    days: i64,
+    secs: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tv {
+    Num(f64),
+    Str(String),
+    Ts(Ts),
+    Iv(Iv),
+}
+
+/// The window between two bounds given as SQL expressions, when they differ by exactly one unit.
+pub fn window_between(lower: &str, upper: &str) -> Option<TimeWindow> {
+    let lo = parse_expr(lower)?;
+    let hi = parse_expr(upper)?;
+    // Structural: `upper` is `lower + interval` (placeholders allowed).
+    if let Expr::BinaryOp {
+        left,
+        op: BinaryOperator::Plus,
+        right,
+    } = &hi
+    {
+        if left.to_string() == lo.to_string() {
+            if let Some(Tv::Iv(iv)) = eval(right) {
+                return unit_of(iv);
+            }
+        }
+    }
+    let lo = as_ts(eval(&lo)?)?;
+    let hi = as_ts(eval(&hi)?)?;
+    [
+        (
+            Iv {
+                secs: 3600.0,
+                ..Iv::default()
+            },
+            TimeWindow::Hour,
+        ),
+        (
+            Iv {
+                days: 1,
+                ..Iv::default()
+            },
+            TimeWindow::Day,
+        ),
+        (
+            Iv {
+                days: 7,
+                ..Iv::default()
+            },
+            TimeWindow::Week,
+        ),
+        (
+            Iv {
+                months: 1,
+                ..Iv::default()
+            },
+            TimeWindow::Month,
+        ),
+        (
+            Iv {
+                months: 12,
+                ..Iv::default()
+            },
+            TimeWindow::Year,
+        ),
+    ]
+    .into_iter()
+    .find(|(iv, _)| add(lo, *iv) == hi)
+    .map(|(_, w)| w)
+}
+
+fn parse_expr(sql: &str) -> Option<Expr> {
+    Parser::new(&PostgreSqlDialect {})
+        .try_with_sql(sql)
+        .ok()?
+        .parse_expr()
+        .ok()
+}
+
+fn unit_of(iv: Iv) -> Option<TimeWindow> {
+    match (iv.months, iv.days, iv.secs) {
+        (0, 0, s) if s == 3600.0 => Some(TimeWindow::Hour),
+        (0, 1, s) if s == 0.0 => Some(TimeWindow::Day),
+        (0, 0, s) if s == 86400.0 => Some(TimeWindow::Day),
+        (0, 7, s) if s == 0.0 => Some(TimeWindow::Week),
+        (1, 0, s) if s == 0.0 => Some(TimeWindow::Month),
+        (12, 0, s) if s == 0.0 => Some(TimeWindow::Year),
+        _ => None,
+    }
+}
+
+fn eval(e: &Expr) -> Option<Tv> {
+    match e {
+        Expr::Nested(inner) => eval(inner),
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => n.parse().ok().map(Tv::Num),
+            Value::SingleQuotedString(s) => Some(Tv::Str(s.clone())),
+            _ => None,
+        },
+        Expr::TypedString(t) => {
+            let s = match &t.value.value {
+                Value::SingleQuotedString(s) => s.clone(),
+                _ => return None,
+            };
+            coerce(Tv::Str(s), &t.data_type)
+        }
+        Expr::Cast {
+            expr, data_type, ..
+        } => coerce(eval(expr)?, data_type),
+        Expr::Interval(iv) => match eval(&iv.value)? {
+            Tv::Str(s) => {
+                let text = match &iv.leading_field {
+                    Some(f) => format!("{s} {f}"),
+                    None => s,
+                };
+                parse_interval(&text).map(Tv::Iv)
+            }
+            Tv::Num(n) => {
+                let f = iv.leading_field.as_ref()?.to_string();
+                parse_interval(&format!("{n} {f}")).map(Tv::Iv)
+            }
+            _ => None,
+        },
+        Expr::Function(f) => {
+            let name = f.name.to_string().to_lowercase();
+            if name != "make_interval" {
+                return None;
+            }
+            let FunctionArguments::List(list) = &f.args else {
+                return None;
+            };
+            let mut iv = Iv::default();
+            let order = ["years", "months", "weeks", "days", "hours", "mins", "secs"];
+            for (i, a) in list.args.iter().enumerate() {
+                let (unit, arg) = match a {
+                    FunctionArg::Named { name, arg, .. } => (name.value.to_lowercase(), arg),
+                    FunctionArg::ExprNamed {
+                        name: Expr::Identifier(n),
+                        arg,
+                        ..
+                    } => (n.value.to_lowercase(), arg),
+                    FunctionArg::Unnamed(arg) => ((*order.get(i)?).to_string(), arg),
+                    _ => return None,
+                };
+                let FunctionArgExpr::Expr(x) = arg else {
+                    return None;
+                };
+                let n = as_num(eval(x)?)?;
+                iv = iv_add(iv, unit_iv(&unit, n)?);
+            }
+            Some(Tv::Iv(iv))
+        }
+        Expr::BinaryOp { left, op, right } => {
+            let (l, r) = (eval(left)?, eval(right)?);
+            match op {
+                BinaryOperator::Plus => plus(l, r),
+                BinaryOperator::Minus => match r {
+                    Tv::Iv(iv) => plus(l, Tv::Iv(iv_neg(iv))),
+                    other => plus(l, Tv::Num(-as_num(other)?)),
+                },
+                BinaryOperator::Multiply => match (l, r) {
+                    (Tv::Iv(iv), n) | (n, Tv::Iv(iv)) => {
+                        let k = as_num(n)?;
+                        Some(Tv::Iv(Iv {
+                            months: (iv.months as f64 * k) as i64,
+                            days: (iv.days as f64 * k) as i64,
+                            secs: iv.secs * k,
+                        }))
+                    }
+                    (a, b) => Some(Tv::Num(as_num(a)? * as_num(b)?)),
+                },
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn plus(l: Tv, r: Tv) -> Option<Tv> {
+    match (l, r) {
+        (Tv::Iv(a), Tv::Iv(b)) => Some(Tv::Iv(iv_add(a, b))),
+        (Tv::Iv(iv), other) | (other, Tv::Iv(iv)) => Some(Tv::Ts(add(as_ts(other)?, iv))),
+        // `date + integer` adds days.
+        (Tv::Ts(t), n) | (n, Tv::Ts(t)) => Some(Tv::Ts(add(
+            t,
+            Iv {
+                days: as_num(n)? as i64,
+                ..Iv::default()
+            },
+        ))),
+        (a, b) => Some(Tv::Num(as_num(a)? + as_num(b)?)),
+    }
+}
+
+fn coerce(v: Tv, ty: &DataType) -> Option<Tv> {
+    match ty {
+        DataType::Date | DataType::Timestamp(..) | DataType::Datetime(_) => as_ts(v).map(Tv::Ts),
+        DataType::Interval { .. } => match v {
+            Tv::Str(s) => parse_interval(&s).map(Tv::Iv),
+            other => Some(other),
+        },
+        DataType::Custom(name, _) if name.to_string().eq_ignore_ascii_case("timestamptz") => {
+            as_ts(v).map(Tv::Ts)
+        }
+        _ => Some(v),
+    }
+}
+
+fn as_num(v: Tv) -> Option<f64> {
+    match v {
+        Tv::Num(n) => Some(n),
+        Tv::Str(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn as_ts(v: Tv) -> Option<Ts> {
+    match v {
+        Tv::Ts(t) => Some(t),
+        Tv::Str(s) => parse_ts(&s),
+        _ => None,
+    }
+}
+
+fn unit_iv(unit: &str, n: f64) -> Option<Iv> {
+    let u = unit.trim_end_matches('s');
+    let whole = |k: f64| k as i64;
+    Some(match u {
+        "year" | "yr" | "y" => Iv {
+            months: whole(n * 12.0),
+            ..Iv::default()
+        },
+        "month" | "mon" => Iv {
+            months: whole(n),
+            ..Iv::default()
+        },
+        "week" | "w" => Iv {
+            days: whole(n * 7.0),
+            ..Iv::default()
+        },
+        "day" | "d" => Iv {
+            days: whole(n),
+            ..Iv::default()
+        },
+        "hour" | "h" | "hr" => Iv {
+            secs: n * 3600.0,
+            ..Iv::default()
+        },
+        "minute" | "min" | "m" => Iv {
+            secs: n * 60.0,
+            ..Iv::default()
+        },
+        "second" | "sec" | "" => Iv {
+            secs: n,
+            ..Iv::default()
+        },
+        _ => return None,
+    })
+}
+
+/// `'1 day'`, `'2 hours 30 minutes'`, `'1 mon'`, `'01:00:00'`.
+fn parse_interval(s: &str) -> Option<Iv> {
+    let words: Vec<&str> = s.split_whitespace().collect();
+    if words.len() == 1 && words[0].contains(':') {
+        return parse_hms(words[0]).map(|secs| Iv {
+            secs,
+            ..Iv::default()
+        });
+    }
+    if words.is_empty() || words.len() % 2 != 0 {
+        return None;
+    }
+    let mut iv = Iv::default();
+    for pair in words.chunks(2) {
+        let n: f64 = pair[0].parse().ok()?;
+        iv = iv_add(iv, unit_iv(&pair[1].to_lowercase(), n)?);
+    }
+    Some(iv)
+}
+
+fn parse_hms(s: &str) -> Option<f64> {
+    let mut it = s.split(':');
+    let h: f64 = it.next()?.parse().ok()?;
+    let m: f64 = it.next().map(str::parse).transpose().ok()?.unwrap_or(0.0);
+    let sec: f64 = it.next().map(str::parse).transpose().ok()?.unwrap_or(0.0);
+    Some(h * 3600.0 + m * 60.0 + sec)
+}
+
+/// `YYYY-MM-DD[( |T)HH:MM[:SS[.f]]][zone]`.
+fn parse_ts(s: &str) -> Option<Ts> {
+    let s = s.trim();
+    let date = s.get(..10)?;
+    let mut parts = date.split('-');
+    let y: i64 = parts.next()?.parse().ok()?;
+    let m: u32 = parts.next()?.parse().ok()?;
+    let d: u32 = parts.next()?.parse().ok()?;
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let rest = s.get(10..).unwrap_or("").trim_start_matches(['T', ' ']);
+    let time: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == ':' || *c == '.')
+        .collect();
+    let secs = if time.is_empty() {
+        0.0
+    } else {
+        parse_hms(&time)?
+    };
+    Some(Ts {
+        days: days_from_civil(y, m, d),
+        secs,
+    })
+}
+
+fn iv_add(a: Iv, b: Iv) -> Iv {
+    Iv {
+        months: a.months + b.months,
+        days: a.days + b.days,
+        secs: a.secs + b.secs,
+    }
+}
+
+fn iv_neg(a: Iv) -> Iv {
+    Iv {
+        months: -a.months,
+        days: -a.days,
+        secs: -a.secs,
+    }
+}
+
+fn add(t: Ts, iv: Iv) -> Ts {
+    let (mut y, mut m, mut d) = civil_from_days(t.days);
+    if iv.months != 0 {
+        let total = y * 12 + (m as i64 - 1) + iv.months;
+        y = total.div_euclid(12);
+        m = (total.rem_euclid(12) + 1) as u32;
+        d = d.min(days_in_month(y, m));
+    }
+    let mut days = days_from_civil(y, m, d) + iv.days;
+    let mut secs = t.secs + iv.secs;
+    let carry = (secs / 86400.0).floor();
+    secs -= carry * 86400.0;
+    days += carry as i64;
+    Ts { days, secs }
+}
+
+fn days_in_month(y: i64, m: u32) -> u32 {
+    match m {
+        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+// Howard Hinnant's civil-date algorithms.
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m as i64 + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146097 + doe - 719468
+}
+
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719468;
+    let era = z.div_euclid(146097);
+    let doe = z - era * 146097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows() {
+        assert_eq!(
+            window_between("'2025-01-15'", "'2025-01-16'"),
+            Some(TimeWindow::Day)
+        );
+        assert_eq!(
+            window_between("$1", "$1 + interval '1 day'"),
+            Some(TimeWindow::Day)
+        );
+        assert_eq!(
+            window_between("$1", "$1 + INTERVAL '1' HOUR"),
+            Some(TimeWindow::Hour)
+        );
+        assert_eq!(
+            window_between(
+                "timestamptz '2025-01-01' + make_interval(days => '18')",
+                "timestamptz '2025-01-01' + make_interval(days => '18' + 1)"
+            ),
+            Some(TimeWindow::Day)
+        );
+        assert_eq!(
+            window_between("'2025-01-31'", "'2025-02-28'"),
+            Some(TimeWindow::Month)
+        );
+        assert_eq!(
+            window_between("'2024-02-01'", "'2024-03-01'"),
+            Some(TimeWindow::Month)
+        );
+        assert_eq!(
+            window_between("'2025-01-01 10:00'", "'2025-01-01 11:00:00+00'"),
+            Some(TimeWindow::Hour)
+        );
+        assert_eq!(
+            window_between("'2025-01-01'", "'2025-01-08'"),
+            Some(TimeWindow::Week)
+        );
+        assert_eq!(
+            window_between("'2024-01-01'", "'2025-01-01'"),
+            Some(TimeWindow::Year)
+        );
+        assert_eq!(window_between("'2025-01-15'", "'2025-01-18'"), None);
+        assert_eq!(window_between("$1", "$2"), None);
+        assert_eq!(window_between("'not a date'", "'x'"), None);
+        assert_eq!(
+            window_between("DATE '2025-01-15'", "DATE '2025-01-15' + 1"),
+            Some(TimeWindow::Day)
+        );
+    }
+
+    #[test]
+    fn civil_round_trip() {
+        for d in [-1000, 0, 59, 60, 365, 20000, 20089] {
+            let (y, m, dd) = civil_from_days(d);
+            assert_eq!(days_from_civil(y, m, dd), d);
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! Builders for schemas and patterns written in code (for cases the corpora do not cover).
+#![allow(dead_code)]
+
+use remodel_model::{
+    AccessPattern, Column, FkOrigin, ForeignKey, PatternAnalysis, Schema, StatementKind, Table,
+    Workload,
+};
+
+/// A table from `(name, type)` columns, a primary key and `(columns, ref_table, ref_columns)` FKs.
+pub fn table(
+    name: &str,
+    cols: &[(&str, &str)],
+    pk: &[&str],
+    fks: &[(&[&str], &str, &[&str])],
+) -> Table {
+    Table {
+        name: name.into(),
+        columns: cols
+            .iter()
+            .map(|(n, t)| Column {
+                name: (*n).into(),
+                sql_type: (*t).into(),
+                nullable: !pk.contains(n),
+                ..Default::default()
+            })
+            .collect(),
+        primary_key: pk.iter().map(|s| (*s).into()).collect(),
+        foreign_keys: fks
+            .iter()
+            .map(|(c, r, rc)| ForeignKey {
+                name: None,
+                columns: c.iter().map(|s| (*s).into()).collect(),
+                ref_table: (*r).into(),
+                ref_columns: rc.iter().map(|s| (*s).into()).collect(),
+                origin: FkOrigin::Declared,
+                location: None,
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// A pattern from normalized SQL, an optional example and calls.
+pub fn pattern(id: &str, sql: &str, example: Option<&str>, calls: u64) -> AccessPattern {
+    let head = sql
+        .trim_start()
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_lowercase();
+    let kind = match head.as_str() {
+        "insert" => StatementKind::Insert,
+        "update" => StatementKind::Update,
+        "delete" => StatementKind::Delete,
+        _ => StatementKind::Select,
+    };
+    AccessPattern {
+        id: id.into(),
+        fingerprint: format!("{:016x}", calls),
+        kind,
+        sql: sql.into(),
+        example: example.map(Into::into),
+        calls,
+        total_ms: None,
+        mean_ms: None,
+        rows: None,
+        first_seen: None,
+        last_seen: None,
+        label: None,
+        locations: Vec::new(),
+        analysis: PatternAnalysis::default(),
+    }
+}
+
+/// A workload of patterns.
+pub fn workload(patterns: Vec<AccessPattern>) -> Workload {
+    Workload {
+        patterns,
+        ..Default::default()
+    }
+}
+
+/// The rideshare schema of `examples/rideshare/schema.sql`, written in code.
+pub fn rideshare_schema(with_fks: bool) -> Schema {
+    let none: &[(&[&str], &str, &[&str])] = &[];
+    Schema {
+        tables: vec![
+            table(
+                "cities",
+                &[("city", "text"), ("country", "text"), ("timezone", "text")],
+                &["city"],
+                none,
+            ),
+            table(
+                "drivers",
+                &[
+                    ("driver_id", "text"),
+                    ("full_name", "text"),
+                    ("home_city", "text"),
+                    ("rating", "numeric(3,2)"),
+                    ("joined_at", "timestamptz"),
+                ],
+                &["driver_id"],
+                if with_fks {
+                    &[(&["home_city"], "cities", &["city"])]
+                } else {
+                    none
+                },
+            ),
+            table(
+                "trips",
+                &[
+                    ("trip_id", "uuid"),
+                    ("driver_id", "text"),
+                    ("city", "text"),
+                    ("started_at", "timestamptz"),
+                    ("distance_km", "numeric(6,2)"),
+                    ("fare_usd", "numeric(8,2)"),
+                    ("status", "text"),
+                ],
+                &["trip_id"],
+                if with_fks {
+                    &[
+                        (&["driver_id"], "drivers", &["driver_id"]),
+                        (&["city"], "cities", &["city"]),
+                    ]
+                } else {
+                    none
+                },
+            ),
+        ],
+        ..Default::default()
+    }
+}

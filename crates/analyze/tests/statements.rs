@@ -1,0 +1,226 @@
+//! Statement-level behaviour on schemas written in code: each SQL shape the analyzer models.
+
+mod common;
+
+use common::*;
+use remodel_analyze::{analyze, analyze_pattern, AnalyzeConfig};
+use remodel_model::{ColumnRef, EqualityOp, TimeWindow};
+
+fn one(sql: &str, example: Option<&str>) -> remodel_model::PatternAnalysis {
+    let schema = rideshare_schema(true);
+    let (a, _) = analyze_pattern(&schema, &pattern("q1", sql, example, 1));
+    a
+}
+
+#[test]
+fn driver_log_shapes_still_count_as_equality_and_range() {
+    let a = one(
+        "SELECT started_at, driver_id, fare_usd FROM trips WHERE city = (ARRAY[$4,$5,$6,$7])[$1 + $8] \
+         AND started_at >= timestamptz $9 + make_interval(days => $2) \
+         AND started_at < timestamptz $10 + make_interval(days => $3 + $11) ORDER BY started_at DESC LIMIT $12",
+        Some(
+            "SELECT started_at, driver_id, fare_usd FROM trips WHERE city = (ARRAY['London','Paris','Lyon','Berlin'])['1' + 1] \
+             AND started_at >= timestamptz '2025-01-01' + make_interval(days => '18') \
+             AND started_at < timestamptz '2025-01-01' + make_interval(days => '18' + 1) ORDER BY started_at DESC LIMIT 100",
+        ),
+    );
+    println!("{a:#?}");
+    assert_eq!(a.equality.len(), 1);
+    assert_eq!(a.equality[0].column, ColumnRef::new("trips", "city"));
+    assert_eq!(a.ranges.len(), 1);
+    assert_eq!(a.ranges[0].column, ColumnRef::new("trips", "started_at"));
+    assert_eq!(a.ranges[0].window, Some(TimeWindow::Day));
+    assert_eq!(a.limit, Some(100));
+    assert_eq!(a.order_by[0].column, ColumnRef::new("trips", "started_at"));
+    assert!(a.order_by[0].desc);
+    assert_eq!(a.projection.len(), 3);
+}
+
+#[test]
+fn concatenated_key_is_equality() {
+    let a = one(
+        "SELECT * FROM trips WHERE driver_id = $2 || $1 ORDER BY started_at DESC LIMIT $3",
+        Some(
+            "SELECT * FROM trips WHERE driver_id = 'drv_' || '1' ORDER BY started_at DESC LIMIT 10",
+        ),
+    );
+    assert_eq!(a.equality[0].column.column, "driver_id");
+    assert_eq!(a.equality[0].value.as_deref(), Some("$2 || $1"));
+    assert_eq!(a.limit, Some(10));
+    assert_eq!(a.projection.len(), 7, "* expands to the 7 trip columns");
+    assert!(!a.key_lookup);
+}
+
+#[test]
+fn alias_join_follows_declared_fk() {
+    let a = one("SELECT d.full_name, d.rating, c.country FROM drivers d JOIN cities c ON c.city = d.home_city WHERE d.driver_id = $1", None);
+    assert_eq!(a.tables, vec!["drivers", "cities"]);
+    assert_eq!(a.join_path.len(), 1);
+    let j = &a.join_path[0];
+    assert_eq!(
+        (j.left_table.as_str(), j.right_table.as_str()),
+        ("drivers", "cities")
+    );
+    assert_eq!(j.left_columns, vec!["home_city"]);
+    assert_eq!(a.rows_expected, Some(1.0));
+    assert!(a.projection.contains(&ColumnRef::new("cities", "country")));
+}
+
+#[test]
+fn predicates_of_every_kind() {
+    let a = one(
+        "SELECT trip_id FROM trips WHERE status IN ($1) AND city IS NULL AND fare_usd BETWEEN $2 AND $3 \
+         AND driver_id LIKE 'drv%' AND date_trunc('day', started_at) = $4 AND distance_km <> $5 AND (status = $6 OR city = $7)",
+        None,
+    );
+    let ops: Vec<(String, EqualityOp, bool)> = a
+        .equality
+        .iter()
+        .map(|p| (p.column.column.clone(), p.op, p.expression.is_some()))
+        .collect();
+    assert!(ops.contains(&("status".into(), EqualityOp::In, false)));
+    assert!(ops.contains(&("city".into(), EqualityOp::IsNull, false)));
+    assert!(ops.contains(&("started_at".into(), EqualityOp::Eq, true)));
+    let fare = a
+        .ranges
+        .iter()
+        .find(|r| r.column.column == "fare_usd")
+        .expect("fare range");
+    assert!(
+        fare.lower.as_ref().is_some_and(|b| b.inclusive)
+            && fare.upper.as_ref().is_some_and(|b| b.inclusive)
+    );
+    assert!(a
+        .ranges
+        .iter()
+        .any(|r| r.column.column == "driver_id" && r.prefix));
+    assert_eq!(a.residual.len(), 2, "{:?}", a.residual);
+}
+
+#[test]
+fn like_with_parameter_uses_example() {
+    let a = one(
+        "SELECT trip_id FROM trips WHERE driver_id LIKE $1",
+        Some("SELECT trip_id FROM trips WHERE driver_id LIKE 'drv_8%'"),
+    );
+    // `_` is a wildcard, so 'drv_8%' is not a pure prefix: kept as a residual filter.
+    assert!(a.ranges.is_empty());
+    assert_eq!(a.residual, vec!["driver_id LIKE $1"]);
+    let a = one(
+        "SELECT trip_id FROM trips WHERE city LIKE $1",
+        Some("SELECT trip_id FROM trips WHERE city LIKE 'Lon%'"),
+    );
+    assert!(a.ranges[0].prefix);
+    assert_eq!(
+        a.ranges[0]
+            .lower
+            .as_ref()
+            .and_then(|b| b.example.as_deref()),
+        Some("'Lon%'")
+    );
+}
+
+#[test]
+fn aggregates_group_by_distinct() {
+    let a = one("SELECT city, count(*), sum(fare_usd), count(DISTINCT driver_id) FROM trips WHERE started_at >= $1 GROUP BY city", None);
+    assert_eq!(a.aggregates.len(), 3);
+    assert_eq!(a.aggregates[0].function, "count");
+    assert!(a.aggregates[0].column.is_none());
+    assert!(a.aggregates[2].distinct);
+    assert_eq!(a.group_by, vec![ColumnRef::new("trips", "city")]);
+    assert_eq!(a.projection, vec![ColumnRef::new("trips", "city")]);
+    let a = one("SELECT DISTINCT city FROM trips", None);
+    assert!(a.distinct);
+}
+
+#[test]
+fn subqueries_and_ctes() {
+    let a = one(
+        "WITH recent AS (SELECT trip_id, driver_id FROM trips WHERE started_at >= $1) \
+         SELECT d.full_name FROM recent r JOIN drivers d ON d.driver_id = r.driver_id",
+        None,
+    );
+    assert_eq!(a.tables, vec!["trips", "drivers"]);
+    assert_eq!(a.join_path[0].left_table, "trips");
+    assert!(a.unmodeled.is_none());
+    let a = one("SELECT full_name FROM drivers d WHERE EXISTS (SELECT 1 FROM trips t WHERE t.driver_id = d.driver_id AND t.status = $1)", None);
+    assert_eq!(a.tables, vec!["drivers", "trips"]);
+    assert_eq!(a.join_path.len(), 1);
+    assert!(
+        a.equality.is_empty(),
+        "the subquery's filter is not the pattern's"
+    );
+    let a = one("SELECT full_name FROM drivers WHERE driver_id IN (SELECT driver_id FROM trips WHERE city = $1)", None);
+    assert_eq!(a.join_path.len(), 1);
+}
+
+#[test]
+fn unmodeled_statements_are_marked_not_dropped() {
+    for sql in [
+        "SELECT trip_id, row_number() OVER (PARTITION BY driver_id ORDER BY started_at) FROM trips",
+        "SELECT city FROM trips UNION SELECT city FROM cities",
+        "WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM r WHERE n < 5) SELECT n FROM r",
+        "SELECT now()",
+        "SELECT * FROM generate_series(1, 10)",
+    ] {
+        let a = one(sql, None);
+        assert!(a.unmodeled.is_some(), "{sql}");
+    }
+    let schema = rideshare_schema(true);
+    let (a, d) = analyze_pattern(&schema, &pattern("q9", "SELEC oops FROM", None, 1));
+    assert!(a
+        .unmodeled
+        .as_deref()
+        .is_some_and(|r| r.starts_with("does not parse")));
+    assert_eq!(d.len(), 1);
+}
+
+#[test]
+fn writes() {
+    let a = one("INSERT INTO trips (trip_id, driver_id, city, started_at, distance_km, fare_usd, status) VALUES ($1, $2, $3, $4, $5, $6, $7)", None);
+    let w = a.write.expect("write");
+    assert_eq!(w.table, "trips");
+    assert_eq!(w.columns_written.len(), 7);
+    assert!(w.by_primary_key);
+    let a = one(
+        "UPDATE trips SET status = $2 WHERE trip_id = md5($1::text)::uuid",
+        None,
+    );
+    let w = a.write.expect("write");
+    assert_eq!(w.columns_written, vec!["status"]);
+    assert_eq!(w.key_columns, vec!["trip_id"]);
+    assert!(w.by_primary_key);
+    let a = one("INSERT INTO cities (city, country, timezone) VALUES ($1, $2, $3) ON CONFLICT (city) DO UPDATE SET country = excluded.country RETURNING city", None);
+    let w = a.write.expect("write");
+    assert!(w.on_conflict);
+    assert_eq!(w.returning, vec!["city"]);
+    let a = one("UPDATE trips t SET status = $1 FROM drivers d WHERE d.driver_id = t.driver_id AND d.home_city = $2", None);
+    let w = a.write.expect("write");
+    assert_eq!(w.reads, vec!["drivers"]);
+    assert!(!w.by_primary_key);
+    assert_eq!(a.join_path.len(), 1);
+    let a = one(
+        "DELETE FROM trips WHERE driver_id = $1 AND started_at < $2",
+        None,
+    );
+    let w = a.write.expect("write");
+    assert_eq!(w.key_columns, vec!["driver_id"]);
+}
+
+#[test]
+fn whole_rideshare_in_code() {
+    let schema = rideshare_schema(true);
+    let wl = workload(vec![
+        pattern("q1", "SELECT started_at, city, distance_km, fare_usd FROM trips WHERE driver_id = $1 ORDER BY started_at DESC LIMIT $2", Some("SELECT started_at, city, distance_km, fare_usd FROM trips WHERE driver_id = 'drv_882' ORDER BY started_at DESC LIMIT 10"), 1_200_000),
+        pattern("q4", "SELECT d.full_name, d.rating, c.country FROM drivers d JOIN cities c ON c.city = d.home_city WHERE d.driver_id = $1", None, 150_000),
+        pattern("q5", "INSERT INTO trips (trip_id, driver_id, city, started_at, distance_km, fare_usd, status) VALUES ($1, $2, $3, $4, $5, $6, $7)", None, 400_000),
+    ]);
+    let an = analyze(&schema, &wl, &AnalyzeConfig::default());
+    for r in &an.relationships {
+        println!(
+            "{} -> {}: {:?} {}",
+            r.from, r.to, r.decision, r.rationale.text
+        );
+    }
+    assert_eq!(an.relationships.len(), 3);
+}
