@@ -176,6 +176,9 @@ pub struct QueryMapping {
     /// For a bucketed table: how the reader computes the bucket value(s) to query.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buckets: Option<String>,
+    /// Work left to the client (sorting, filtering, computed values), one sentence each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// One statement a write fans out to.
@@ -196,6 +199,9 @@ pub struct ReadBeforeWrite {
     pub columns: Vec<String>,
     /// Which target tables need them.
     pub for_tables: Vec<String>,
+    /// How the read works, or why no table can serve it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// How one write pattern is applied to the target tables.

@@ -9,6 +9,7 @@ pub mod diagnostic;
 pub mod plan;
 pub mod relationship;
 pub mod schema;
+pub mod stats;
 pub mod workload;
 
 pub use analysis::*;
@@ -17,4 +18,5 @@ pub use diagnostic::*;
 pub use plan::*;
 pub use relationship::*;
 pub use schema::*;
+pub use stats::*;
 pub use workload::*;

@@ -1,0 +1,174 @@
+//! Primary keys by the Chebotko mapping rules: equality columns → partition key (MR2), the range
+//! column → first clustering column (MR3), ORDER BY → clustering with direction (MR4), then the
+//! source keys for uniqueness (MR5, appended when the table is finished); time buckets for ranges
+//! over a fixed window.
+
+use crate::shape::Shape;
+use remodel_model::{Bucket, ColumnRef, EqualityOp, Schema, SortOrder, TimeWindow};
+
+/// One element of a primary key: a source column or a bucket derived from one.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum KeySrc {
+    /// A source column.
+    Col(ColumnRef),
+    /// A time bucket of a source column.
+    Bucket(ColumnRef, Bucket),
+}
+
+impl KeySrc {
+    /// The source column (the bucketed one for a bucket).
+    pub fn source(&self) -> &ColumnRef {
+        match self {
+            KeySrc::Col(c) | KeySrc::Bucket(c, _) => c,
+        }
+    }
+}
+
+/// The key layout one pattern asks for.
+#[derive(Debug, Clone)]
+pub struct KeyPlan {
+    /// Partition key elements.
+    pub partition: Vec<KeySrc>,
+    /// Clustering columns the pattern needs, with a direction when it matters.
+    pub clustering: Vec<(ColumnRef, Option<SortOrder>)>,
+    /// Partitions one read touches (1 unless an IN on the partition key or a window over several buckets).
+    pub partitions_read: Option<u32>,
+    /// True when an IN restricts the partition key.
+    pub partition_in: bool,
+    /// The bucket in the partition key, with how many buckets the window spans.
+    pub bucket: Option<(Bucket, u32)>,
+    /// Notes (client-side sort, and so on).
+    pub notes: Vec<String>,
+}
+
+/// True for SQL time types a bucket can be derived from.
+pub fn is_time_type(sql_type: &str) -> bool {
+    let t = sql_type.to_ascii_lowercase();
+    t.starts_with("timestamp") || t == "date" || t.starts_with("timestamptz")
+}
+
+/// The bucket for a fixed window, and how many buckets one read spans.
+pub fn bucket_for(window: TimeWindow) -> (Bucket, u32) {
+    match window {
+        TimeWindow::Hour => (Bucket::Hour, 1),
+        TimeWindow::Day => (Bucket::Day, 1),
+        TimeWindow::Week => (Bucket::Day, 7),
+        TimeWindow::Month => (Bucket::Month, 1),
+        TimeWindow::Year => (Bucket::Month, 12),
+    }
+}
+
+/// Lays out the key of one pattern's table.
+pub fn plan(schema: &Schema, shape: &Shape) -> KeyPlan {
+    let mut notes = Vec::new();
+    let all_in = !shape.eq.is_empty() && shape.eq.iter().all(|(_, op)| *op == EqualityOp::In);
+    let mut partition: Vec<KeySrc> = Vec::new();
+    let mut clustering: Vec<(ColumnRef, Option<SortOrder>)> = Vec::new();
+    for (c, op) in &shape.eq {
+        if *op == EqualityOp::In && !all_in {
+            // An IN next to equalities stays inside one partition as a clustering restriction.
+            clustering.push((c.clone(), None));
+        } else {
+            partition.push(KeySrc::Col(c.clone()));
+        }
+    }
+
+    let col_type = |c: &ColumnRef| {
+        schema
+            .table(&c.table)
+            .and_then(|t| t.column(&c.column))
+            .map(|c| c.sql_type.clone())
+            .unwrap_or_default()
+    };
+    // The partition grows without bound unless the equalities pin a unique key of the root.
+    let pinned_unique = schema.table(&shape.root).is_some_and(|t| {
+        let cols: Vec<String> = partition
+            .iter()
+            .filter_map(|k| match k {
+                KeySrc::Col(c) if c.table == t.name => Some(c.column.clone()),
+                _ => None,
+            })
+            .collect();
+        let covers = |key: &[String]| {
+            !key.is_empty()
+                && key
+                    .iter()
+                    .all(|k| cols.iter().any(|c| c.eq_ignore_ascii_case(k)))
+        };
+        covers(&t.primary_key) || t.unique_keys.iter().any(|u| covers(&u.columns))
+    });
+
+    let mut bucket = None;
+    if let Some((rc, rp)) = &shape.range {
+        if let Some(w) = rp.window {
+            if is_time_type(&col_type(rc)) && !pinned_unique {
+                let (b, n) = bucket_for(w);
+                partition.push(KeySrc::Bucket(rc.clone(), b));
+                bucket = Some((b, n));
+            }
+        }
+        let dir = shape.order.first().filter(|(c, _)| c == rc).map(|(_, d)| {
+            if *d {
+                SortOrder::Desc
+            } else {
+                SortOrder::Asc
+            }
+        });
+        clustering.push((rc.clone(), dir));
+    }
+    let in_partition =
+        |c: &ColumnRef, p: &[KeySrc]| p.iter().any(|k| matches!(k, KeySrc::Col(x) if x == c));
+    for (i, (c, desc)) in shape.order.iter().enumerate() {
+        if in_partition(c, &partition) {
+            continue;
+        }
+        let dir = Some(if *desc {
+            SortOrder::Desc
+        } else {
+            SortOrder::Asc
+        });
+        if let Some(pos) = clustering.iter().position(|(x, _)| x == c) {
+            if clustering[pos].1.is_none() {
+                clustering[pos].1 = dir;
+            }
+            continue;
+        }
+        if i == 0 {
+            if let Some((rc, _)) = &shape.range {
+                notes.push(format!(
+                    "rows come ordered by {rc} (the range column); ORDER BY {c} is sorted on the client"
+                ));
+            }
+        }
+        clustering.push((c.clone(), dir));
+    }
+    if clustering.first().is_some_and(|(c, _)| {
+        shape
+            .eq
+            .iter()
+            .any(|(x, op)| x == c && *op == EqualityOp::In)
+    }) && !shape.order.is_empty()
+    {
+        notes.push(
+            "rows come grouped by the IN column; the requested order is merged on the client"
+                .into(),
+        );
+    }
+
+    let partition_in = all_in;
+    let partitions_read = if partition.is_empty() {
+        None
+    } else if partition_in {
+        Some(u32::MAX)
+    } else {
+        Some(bucket.map(|(_, n)| n).unwrap_or(1))
+    };
+    KeyPlan {
+        partition,
+        clustering,
+        partitions_read,
+        partition_in,
+        bucket,
+        notes,
+    }
+}

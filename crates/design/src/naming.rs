@@ -1,0 +1,316 @@
+//! Names of target tables and columns: `<entity>_by_<key>`, bucket columns, CQL identifier quoting.
+
+use remodel_model::{Bucket, Table};
+
+/// Cassandra's limit on table names (longer names are rejected by `CREATE TABLE`).
+pub const MAX_TABLE_NAME: usize = 48;
+
+/// The singular of a table name, for column names such as `trip_date` (`trips` → `trip`).
+pub fn singular(name: &str) -> String {
+    let n = name.to_ascii_lowercase();
+    if let Some(stem) = n.strip_suffix("ies") {
+        if !stem.is_empty() {
+            return format!("{stem}y");
+        }
+    }
+    for suffix in ["sses", "shes", "ches", "xes"] {
+        if n.ends_with(suffix) {
+            return n[..n.len() - 2].to_string();
+        }
+    }
+    if n.ends_with('s') && !n.ends_with("ss") && !n.ends_with("us") && n.len() > 1 {
+        return n[..n.len() - 1].to_string();
+    }
+    n
+}
+
+/// The prefix shared by all of a table's columns (`c_` in TPC-C's `customer`), if any.
+pub fn column_prefix(table: &Table) -> Option<String> {
+    let first = table.columns.first()?.name.to_ascii_lowercase();
+    let idx = first.find('_')?;
+    let prefix = &first[..=idx];
+    let all = table.columns.len() > 1
+        && table
+            .columns
+            .iter()
+            .all(|c| c.name.to_ascii_lowercase().starts_with(prefix));
+    all.then(|| prefix.to_string())
+}
+
+/// The part of a table name that stands for one key column (`driver_id` → `driver`, `c_w_id` → `w_id`).
+pub fn key_word(column: &str, prefix: Option<&str>) -> String {
+    let mut c = column.to_ascii_lowercase();
+    if let Some(p) = prefix {
+        if let Some(rest) = c.strip_prefix(p) {
+            if !rest.is_empty() {
+                c = rest.to_string();
+            }
+        }
+    }
+    if let Some(stem) = c.strip_suffix("_id") {
+        if stem.len() > 2 {
+            return stem.to_string();
+        }
+    }
+    c
+}
+
+/// The word a bucket adds to names (`day` → `date`, as in `trips_by_city_date`).
+pub fn bucket_word(bucket: Bucket) -> &'static str {
+    match bucket {
+        Bucket::Hour => "hour",
+        Bucket::Day => "date",
+        Bucket::Month => "month",
+    }
+}
+
+/// Lower-case, `[a-z0-9_]` only, so a generated name never needs quoting.
+pub fn sanitize(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    while out.contains("__") {
+        out = out.replace("__", "_");
+    }
+    let out = out.trim_matches('_').to_string();
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("t_{out}")
+    } else {
+        out
+    }
+}
+
+/// Shortens a name to Cassandra's limit, keeping it unique with a short hash of the full name.
+pub fn fit_length(name: &str) -> String {
+    if name.len() <= MAX_TABLE_NAME {
+        return name.to_string();
+    }
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    });
+    let keep = MAX_TABLE_NAME - 7;
+    let mut cut = name[..keep].to_string();
+    while cut.ends_with('_') {
+        cut.pop();
+    }
+    format!("{cut}_{:06x}", hash & 0xff_ffff)
+}
+
+/// CQL keywords that cannot be used as bare identifiers (reserved, plus a few that confuse readers).
+const CQL_RESERVED: &[&str] = &[
+    "add",
+    "aggregate",
+    "all",
+    "allow",
+    "alter",
+    "and",
+    "any",
+    "apply",
+    "as",
+    "asc",
+    "authorize",
+    "batch",
+    "begin",
+    "between",
+    "by",
+    "cast",
+    "columnfamily",
+    "create",
+    "default",
+    "delete",
+    "desc",
+    "describe",
+    "drop",
+    "each_quorum",
+    "entries",
+    "execute",
+    "from",
+    "full",
+    "function",
+    "grant",
+    "if",
+    "in",
+    "index",
+    "infinity",
+    "insert",
+    "into",
+    "is",
+    "keyspace",
+    "keyspaces",
+    "like",
+    "limit",
+    "local_one",
+    "local_quorum",
+    "materialized",
+    "mbean",
+    "mbeans",
+    "modify",
+    "nan",
+    "norecursive",
+    "not",
+    "null",
+    "of",
+    "on",
+    "one",
+    "or",
+    "order",
+    "partition",
+    "password",
+    "per",
+    "permission",
+    "permissions",
+    "primary",
+    "quorum",
+    "rename",
+    "replace",
+    "revoke",
+    "schema",
+    "select",
+    "set",
+    "table",
+    "three",
+    "to",
+    "token",
+    "truncate",
+    "ttl",
+    "two",
+    "unlogged",
+    "unmask",
+    "unset",
+    "update",
+    "use",
+    "using",
+    "view",
+    "where",
+    "with",
+    "writetime",
+    "maxwritetime",
+];
+
+/// A CQL identifier, double-quoted when it is reserved, not lower case, or not a plain word.
+pub fn quote(ident: &str) -> String {
+    let plain = ident.starts_with(|c: char| c.is_ascii_lowercase())
+        && ident
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if plain && !CQL_RESERVED.contains(&ident) {
+        ident.to_string()
+    } else {
+        format!("\"{}\"", ident.replace('"', "\"\""))
+    }
+}
+
+/// A Postgres identifier, double-quoted when it is not a plain lower-case word.
+pub fn pg_quote(ident: &str) -> String {
+    const PG_RESERVED: &[&str] = &[
+        "all",
+        "analyse",
+        "analyze",
+        "and",
+        "any",
+        "array",
+        "as",
+        "asc",
+        "both",
+        "case",
+        "cast",
+        "check",
+        "collate",
+        "column",
+        "constraint",
+        "create",
+        "default",
+        "desc",
+        "distinct",
+        "do",
+        "else",
+        "end",
+        "except",
+        "false",
+        "for",
+        "foreign",
+        "from",
+        "grant",
+        "group",
+        "having",
+        "in",
+        "into",
+        "leading",
+        "limit",
+        "not",
+        "null",
+        "offset",
+        "on",
+        "only",
+        "or",
+        "order",
+        "primary",
+        "references",
+        "select",
+        "table",
+        "then",
+        "to",
+        "true",
+        "union",
+        "unique",
+        "user",
+        "using",
+        "when",
+        "where",
+        "with",
+    ];
+    let plain = ident.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+        && ident
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if plain && !PG_RESERVED.contains(&ident) {
+        ident.to_string()
+    } else {
+        format!("\"{}\"", ident.replace('"', "\"\""))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn singulars() {
+        assert_eq!(singular("trips"), "trip");
+        assert_eq!(singular("cities"), "city");
+        assert_eq!(singular("address"), "address");
+        assert_eq!(singular("item"), "item");
+        assert_eq!(singular("boxes"), "box");
+    }
+
+    #[test]
+    fn key_words() {
+        assert_eq!(key_word("driver_id", None), "driver");
+        assert_eq!(key_word("c_w_id", Some("c_")), "w_id");
+        assert_eq!(key_word("city", None), "city");
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(quote("trip_id"), "trip_id");
+        assert_eq!(quote("token"), "\"token\"");
+        assert_eq!(quote("Mixed"), "\"Mixed\"");
+        assert_eq!(quote("a\"b"), "\"a\"\"b\"");
+        assert_eq!(pg_quote("user"), "\"user\"");
+    }
+
+    #[test]
+    fn long_names_fit() {
+        let long = "a".repeat(80);
+        let short = fit_length(&long);
+        assert!(short.len() <= MAX_TABLE_NAME);
+        assert_ne!(fit_length(&"b".repeat(80)), short);
+    }
+}

@@ -1,0 +1,490 @@
+//! What one read pattern needs from a table: the row entity (root), equalities, range, order,
+//! the columns it reads and the parents it embeds or looks up.
+
+use remodel_model::{
+    AccessPattern, ColumnRef, Decision, EqualityOp, RangePredicate, Relationship, Schema, Table,
+};
+use std::collections::BTreeMap;
+
+/// Union-find over columns equated by joins (`trips.driver_id = drivers.driver_id`).
+#[derive(Debug, Default, Clone)]
+pub struct Equiv {
+    parent: BTreeMap<ColumnRef, ColumnRef>,
+}
+
+impl Equiv {
+    fn find(&self, c: &ColumnRef) -> ColumnRef {
+        let mut cur = c.clone();
+        let mut guard = 0;
+        while let Some(p) = self.parent.get(&cur) {
+            if *p == cur || guard > 10_000 {
+                break;
+            }
+            cur = p.clone();
+            guard += 1;
+        }
+        cur
+    }
+
+    fn union(&mut self, a: &ColumnRef, b: &ColumnRef) {
+        let ra = self.find(a);
+        let rb = self.find(b);
+        if ra != rb {
+            self.parent.insert(rb, ra);
+        }
+    }
+
+    /// Every column equated with `c` (itself included).
+    pub fn class(&self, c: &ColumnRef) -> Vec<ColumnRef> {
+        let root = self.find(c);
+        let mut out: Vec<ColumnRef> = self
+            .parent
+            .keys()
+            .filter(|k| self.find(k) == root)
+            .cloned()
+            .collect();
+        if !out.contains(c) {
+            out.push(c.clone());
+        }
+        out.sort();
+        out
+    }
+}
+
+/// An edge of the join graph, oriented child → parent where the direction is known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edge {
+    /// Child (many) side, or the left table when unknown.
+    pub child: String,
+    /// Child columns.
+    pub child_cols: Vec<String>,
+    /// Parent (one) side, or the right table when unknown.
+    pub parent: String,
+    /// Parent columns.
+    pub parent_cols: Vec<String>,
+    /// True when `parent` is known to be the one side (FK or unique columns).
+    pub directed: bool,
+}
+
+/// A parent kept by reference: the reader looks it up by key after reading the main table.
+#[derive(Debug, Clone)]
+pub struct Lookup {
+    /// The parent table.
+    pub table: String,
+    /// Parent columns the pattern projects.
+    pub columns: Vec<ColumnRef>,
+    /// The decision text that made it a reference.
+    pub rationale: String,
+}
+
+/// The needs of one read pattern.
+#[derive(Debug, Clone)]
+pub struct Shape {
+    /// Pattern id.
+    pub pattern: String,
+    /// The table whose rows are the result rows.
+    pub root: String,
+    /// Equality columns (representatives) with their operator, `IS NULL` excluded.
+    pub eq: Vec<(ColumnRef, EqualityOp)>,
+    /// `IS NULL` columns: the table holds only those rows.
+    pub null_filter: Vec<ColumnRef>,
+    /// The range served by the clustering key.
+    pub range: Option<(ColumnRef, RangePredicate)>,
+    /// Further ranges (filtered on the client).
+    pub extra_ranges: Vec<ColumnRef>,
+    /// ORDER BY (column, desc).
+    pub order: Vec<(ColumnRef, bool)>,
+    /// Projected columns (representatives), in order.
+    pub projection: Vec<ColumnRef>,
+    /// Every column the table must hold for this pattern (projection, filters, order).
+    pub needed: Vec<ColumnRef>,
+    /// Keys of path tables that the root does not determine (appended for uniqueness, MR5).
+    pub extra_keys: Vec<ColumnRef>,
+    /// Join edges used to reach embedded columns.
+    pub edges: Vec<Edge>,
+    /// Parents kept by reference.
+    pub lookups: Vec<Lookup>,
+    /// Notes for the reviewer (client-side work, assumptions).
+    pub notes: Vec<String>,
+    /// Aggregates: function, argument (representative), DISTINCT.
+    pub aggregates: Vec<(String, Option<ColumnRef>, bool)>,
+    /// GROUP BY columns (representatives).
+    pub group_by: Vec<ColumnRef>,
+    /// Join-equated columns.
+    pub equiv: Equiv,
+}
+
+/// Canonical (schema) spelling of a column reference, when the table and column exist.
+pub fn canonical(schema: &Schema, c: &ColumnRef) -> Option<ColumnRef> {
+    let t = schema.table(&c.table)?;
+    let col = t.column(&c.column)?;
+    Some(ColumnRef::new(t.name.clone(), col.name.clone()))
+}
+
+fn same(a: &str, b: &str) -> bool {
+    a.eq_ignore_ascii_case(b)
+}
+
+/// True when `child.cols` reference `parent` (declared or inferred FK), or `parent_cols` are unique.
+fn is_parent(
+    schema: &Schema,
+    child: &str,
+    child_cols: &[String],
+    parent: &str,
+    parent_cols: &[String],
+) -> bool {
+    let Some(ct) = schema.table(child) else {
+        return false;
+    };
+    let fk = ct.foreign_keys.iter().any(|fk| {
+        schema
+            .table(&fk.ref_table)
+            .is_some_and(|rt| same(&rt.name, parent))
+            && fk.columns.len() == child_cols.len()
+            && fk
+                .columns
+                .iter()
+                .all(|c| child_cols.iter().any(|x| same(x, c)))
+    });
+    fk || schema
+        .table(parent)
+        .is_some_and(|pt| pt.is_unique_on(parent_cols))
+}
+
+/// Derives the shape of a read pattern; `Err` is the reason it cannot be designed.
+pub fn derive(
+    schema: &Schema,
+    pattern: &AccessPattern,
+    relationships: &[Relationship],
+) -> Result<Shape, String> {
+    let a = &pattern.analysis;
+    if let Some(why) = &a.unmodeled {
+        if a.tables.is_empty() {
+            return Err(format!("not modelled by the analyzer: {why}"));
+        }
+    }
+    let mut tables: Vec<String> = Vec::new();
+    for t in &a.tables {
+        match schema.table(t) {
+            Some(st) => {
+                if !tables.contains(&st.name) {
+                    tables.push(st.name.clone());
+                }
+            }
+            None => return Err(format!("reads `{t}`, which is not in the schema")),
+        }
+    }
+    if tables.is_empty() {
+        return Err("reads no table of the schema".into());
+    }
+    let canon = |c: &ColumnRef| canonical(schema, c);
+
+    // Join graph and equated columns.
+    let mut equiv = Equiv::default();
+    let mut edges = Vec::new();
+    for step in &a.join_path {
+        let (Some(lt), Some(rt)) = (
+            schema.table(&step.left_table),
+            schema.table(&step.right_table),
+        ) else {
+            continue;
+        };
+        for (l, r) in step.left_columns.iter().zip(&step.right_columns) {
+            if let (Some(lc), Some(rc)) = (
+                canon(&ColumnRef::new(&lt.name, l)),
+                canon(&ColumnRef::new(&rt.name, r)),
+            ) {
+                equiv.union(&lc, &rc);
+            }
+        }
+        let lcols: Vec<String> = step
+            .left_columns
+            .iter()
+            .map(|c| c.to_ascii_lowercase())
+            .collect();
+        let rcols: Vec<String> = step
+            .right_columns
+            .iter()
+            .map(|c| c.to_ascii_lowercase())
+            .collect();
+        let edge = if is_parent(schema, &lt.name, &lcols, &rt.name, &rcols) {
+            Edge {
+                child: lt.name.clone(),
+                child_cols: lcols,
+                parent: rt.name.clone(),
+                parent_cols: rcols,
+                directed: true,
+            }
+        } else if is_parent(schema, &rt.name, &rcols, &lt.name, &lcols) {
+            Edge {
+                child: rt.name.clone(),
+                child_cols: rcols,
+                parent: lt.name.clone(),
+                parent_cols: lcols,
+                directed: true,
+            }
+        } else {
+            Edge {
+                child: lt.name.clone(),
+                child_cols: lcols,
+                parent: rt.name.clone(),
+                parent_cols: rcols,
+                directed: false,
+            }
+        };
+        edges.push(edge);
+    }
+
+    // Root: a table that is never the one side of a directed edge; prefer one with equalities.
+    let parents: Vec<&String> = edges
+        .iter()
+        .filter(|e| e.directed)
+        .map(|e| &e.parent)
+        .collect();
+    let candidates: Vec<&String> = tables.iter().filter(|t| !parents.contains(t)).collect();
+    let has_eq = |t: &String| {
+        a.equality.iter().any(|p| {
+            canon(&p.column).is_some_and(|c| equiv.class(&c).iter().any(|x| &x.table == t))
+        })
+    };
+    let root = candidates
+        .iter()
+        .find(|t| has_eq(t))
+        .or_else(|| candidates.first())
+        .map(|t| (*t).clone())
+        .unwrap_or_else(|| tables[0].clone());
+
+    // Tables the root determines: reachable child → parent from the root.
+    let mut determined = vec![root.clone()];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for e in edges.iter().filter(|e| e.directed) {
+            if determined.contains(&e.child) && !determined.contains(&e.parent) {
+                determined.push(e.parent.clone());
+                changed = true;
+            }
+        }
+    }
+    let rep = |c: &ColumnRef| -> ColumnRef {
+        let class = equiv.class(c);
+        class
+            .iter()
+            .find(|x| x.table == root)
+            .or_else(|| {
+                class
+                    .iter()
+                    .find(|x| determined.contains(&x.table) && x.table == c.table)
+            })
+            .cloned()
+            .unwrap_or_else(|| c.clone())
+    };
+
+    let mut notes = Vec::new();
+    let mut eq: Vec<(ColumnRef, EqualityOp)> = Vec::new();
+    let mut null_filter = Vec::new();
+    for p in &a.equality {
+        let Some(c) = canon(&p.column) else {
+            notes.push(format!("equality on unknown column {} ignored", p.column));
+            continue;
+        };
+        let r = rep(&c);
+        if p.expression.is_some() {
+            notes.push(format!(
+                "equality on an expression of {r} ({}): bound as a value of the column; the application computes it",
+                p.expression.as_deref().unwrap_or_default()
+            ));
+        }
+        match p.op {
+            EqualityOp::IsNull => {
+                if !null_filter.contains(&r) {
+                    null_filter.push(r)
+                }
+            }
+            op => {
+                if let Some(existing) = eq.iter_mut().find(|(x, _)| *x == r) {
+                    if op == EqualityOp::Eq {
+                        existing.1 = EqualityOp::Eq;
+                    }
+                } else {
+                    eq.push((r, op));
+                }
+            }
+        }
+    }
+    // Key order: the root's primary key order first (composite keys read naturally), then as written.
+    if let Some(rt) = schema.table(&root) {
+        let pos = |c: &ColumnRef| {
+            if c.table == rt.name {
+                rt.primary_key
+                    .iter()
+                    .position(|k| same(k, &c.column))
+                    .unwrap_or(usize::MAX)
+            } else {
+                usize::MAX
+            }
+        };
+        eq.sort_by_key(|(c, _)| pos(c));
+    }
+
+    let mut range = None;
+    let mut extra_ranges = Vec::new();
+    for r in &a.ranges {
+        let Some(c) = canon(&r.column) else { continue };
+        let c = rep(&c);
+        if eq.iter().any(|(x, _)| *x == c) {
+            continue;
+        }
+        if range.is_none() {
+            let mut rp = r.clone();
+            rp.column = c.clone();
+            range = Some((c, rp));
+        } else {
+            notes.push(format!(
+                "range on {c} is filtered on the client (a read can restrict one clustering range)"
+            ));
+            extra_ranges.push(c);
+        }
+    }
+    let order: Vec<(ColumnRef, bool)> = a
+        .order_by
+        .iter()
+        .filter_map(|o| canon(&o.column).map(|c| (rep(&c), o.desc)))
+        .collect();
+
+    let mut projection: Vec<ColumnRef> = Vec::new();
+    for c in &a.projection {
+        if let Some(cc) = canon(c) {
+            let r = rep(&cc);
+            if !projection.contains(&r) {
+                projection.push(r);
+            }
+        }
+    }
+    let mut needed: Vec<ColumnRef> = projection.clone();
+    let extra = eq
+        .iter()
+        .map(|(c, _)| c.clone())
+        .chain(null_filter.iter().cloned())
+        .chain(range.iter().map(|(c, _)| c.clone()))
+        .chain(extra_ranges.iter().cloned())
+        .chain(order.iter().map(|(c, _)| c.clone()))
+        .chain(
+            a.aggregates
+                .iter()
+                .filter_map(|g| g.column.as_ref().and_then(canon).map(|c| rep(&c))),
+        )
+        .chain(a.group_by.iter().filter_map(|g| canon(g).map(|c| rep(&c))));
+    for c in extra {
+        if !needed.contains(&c) {
+            needed.push(c);
+        }
+    }
+
+    // Uniqueness keys of tables the root does not determine (children or unrelated tables).
+    let mut extra_keys = Vec::new();
+    for t in &tables {
+        if determined.contains(t) {
+            continue;
+        }
+        if let Some(st) = schema.table(t) {
+            for k in &st.primary_key {
+                if let Some(c) = canon(&ColumnRef::new(&st.name, k)) {
+                    let r = rep(&c);
+                    if !extra_keys.contains(&r) {
+                        extra_keys.push(r.clone());
+                    }
+                    if !needed.contains(&r) {
+                        needed.push(r);
+                    }
+                }
+            }
+        }
+    }
+
+    // Parents kept by reference: direct parents of the root whose columns are only projected.
+    let mut lookups = Vec::new();
+    for e in edges.iter().filter(|e| e.directed && e.child == root) {
+        let Some(rel) = relationships
+            .iter()
+            .find(|r| same(&r.from, &e.parent) && same(&r.to, &e.child))
+        else {
+            continue;
+        };
+        if rel.decision != Decision::Reference {
+            continue;
+        }
+        let parent_cols: Vec<ColumnRef> = needed
+            .iter()
+            .filter(|c| c.table == e.parent)
+            .cloned()
+            .collect();
+        if parent_cols.is_empty() {
+            continue;
+        }
+        let only_projected = parent_cols.iter().all(|c| projection.contains(c))
+            && !eq.iter().any(|(c, _)| c.table == e.parent)
+            && !order.iter().any(|(c, _)| c.table == e.parent)
+            && range.as_ref().is_none_or(|(c, _)| c.table != e.parent)
+            && !edges.iter().any(|x| x.child == e.parent);
+        if only_projected {
+            needed.retain(|c| c.table != e.parent);
+            lookups.push(Lookup {
+                table: e.parent.clone(),
+                columns: parent_cols,
+                rationale: rel.rationale.text.clone(),
+            });
+        } else {
+            notes.push(format!(
+                "{} is kept by reference, but this read filters or sorts on it: its columns are copied here",
+                e.parent
+            ));
+        }
+    }
+    if a.distinct {
+        notes.push("DISTINCT: duplicates are removed on the client".into());
+    }
+    if let Some(why) = &a.unmodeled {
+        notes.push(format!("partly modelled: {why}"));
+    }
+
+    let aggregates = a
+        .aggregates
+        .iter()
+        .map(|g| {
+            (
+                g.function.to_ascii_lowercase(),
+                g.column.as_ref().and_then(canon).map(|c| rep(&c)),
+                g.distinct,
+            )
+        })
+        .collect();
+    let group_by = a
+        .group_by
+        .iter()
+        .filter_map(|g| canon(g).map(|c| rep(&c)))
+        .collect();
+    Ok(Shape {
+        aggregates,
+        group_by,
+        pattern: pattern.id.clone(),
+        root,
+        eq,
+        null_filter,
+        range,
+        extra_ranges,
+        order,
+        projection,
+        needed,
+        extra_keys,
+        edges,
+        lookups,
+        notes,
+        equiv,
+    })
+}
+
+/// The root table of the schema (exists by construction of the shape).
+pub fn root_table<'s>(schema: &'s Schema, shape: &Shape) -> Option<&'s Table> {
+    schema.table(&shape.root)
+}

@@ -1,0 +1,603 @@
+//! Tables: one per access pattern, merged where one table serves several patterns, then finished
+//! (uniqueness keys appended, columns unioned and typed, names chosen, source SQL written).
+
+use crate::keys::{KeyPlan, KeySrc};
+use crate::naming;
+use crate::shape::{Edge, Shape};
+use crate::types;
+use remodel_model::{Bucket, ColumnRef, DesignColumn, KeyColumn, Schema, SortOrder};
+use std::collections::BTreeMap;
+
+/// A target table while it is being built.
+#[derive(Debug, Clone)]
+pub struct TableBuild {
+    /// The source table whose rows (one per row) the table holds.
+    pub root: String,
+    /// Partition key elements.
+    pub partition: Vec<KeySrc>,
+    /// Clustering the served patterns need (direction `None` = either).
+    pub required: Vec<(ColumnRef, Option<SortOrder>)>,
+    /// `IS NULL` restrictions: the table holds only those rows.
+    pub null_filter: Vec<ColumnRef>,
+    /// Keys of non-root path tables (rows are per root row × those).
+    pub extra_keys: Vec<ColumnRef>,
+    /// Columns the served patterns read.
+    pub needed: Vec<ColumnRef>,
+    /// Join edges that reach the embedded columns.
+    pub edges: Vec<Edge>,
+    /// Pattern ids served.
+    pub serves: Vec<String>,
+    /// Final clustering (after [`finish`]).
+    pub clustering: Vec<(KeySrc, SortOrder)>,
+    /// Final column list: (source, name, cql type, static).
+    pub columns: Vec<(KeySrc, String, String, bool)>,
+    /// Final name.
+    pub name: String,
+    /// Warnings found while building (sizing adds more).
+    pub warnings: Vec<(String, String)>,
+}
+
+impl TableBuild {
+    /// A new table for one pattern.
+    pub fn new(shape: &Shape, key: &KeyPlan) -> Self {
+        TableBuild {
+            root: shape.root.clone(),
+            partition: key.partition.clone(),
+            required: key.clustering.clone(),
+            null_filter: shape.null_filter.clone(),
+            extra_keys: shape.extra_keys.clone(),
+            needed: shape.needed.clone(),
+            edges: shape.edges.clone(),
+            serves: vec![shape.pattern.clone()],
+            clustering: Vec::new(),
+            columns: Vec::new(),
+            name: String::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// A key-lookup table of `root` by its primary key (for references and scans).
+    pub fn by_primary_key(schema: &Schema, root: &str) -> Option<Self> {
+        let t = schema.table(root)?;
+        let mut key: Vec<String> = t.primary_key.clone();
+        if key.is_empty() {
+            key = t
+                .unique_keys
+                .first()
+                .map(|u| u.columns.clone())
+                .unwrap_or_default();
+        }
+        let mut warnings = Vec::new();
+        let mut required = Vec::new();
+        if key.is_empty() {
+            // No key at all: the first column partitions, the rest keep rows distinct.
+            let first = t.columns.first()?;
+            key.push(first.name.clone());
+            required = t
+                .columns
+                .iter()
+                .skip(1)
+                .map(|c| (ColumnRef::new(&t.name, &c.name), None))
+                .collect();
+            warnings.push((
+                "no_source_key".to_string(),
+                format!("`{}` has no primary or unique key: every column is part of the key so rows stay distinct", t.name),
+            ));
+        }
+        let partition = key
+            .iter()
+            .filter_map(|k| t.column(k))
+            .map(|c| KeySrc::Col(ColumnRef::new(&t.name, &c.name)))
+            .collect();
+        Some(TableBuild {
+            root: t.name.clone(),
+            partition,
+            required,
+            null_filter: Vec::new(),
+            extra_keys: Vec::new(),
+            needed: Vec::new(),
+            edges: Vec::new(),
+            serves: Vec::new(),
+            clustering: Vec::new(),
+            columns: Vec::new(),
+            name: String::new(),
+            warnings,
+        })
+    }
+
+    /// True when this is `root`'s plain lookup-by-primary-key table.
+    pub fn is_primary_lookup(&self, schema: &Schema) -> bool {
+        let Some(t) = schema.table(&self.root) else {
+            return false;
+        };
+        self.null_filter.is_empty()
+            && self.extra_keys.is_empty()
+            && !t.primary_key.is_empty()
+            && self.partition.len() == t.primary_key.len()
+            && self.partition.iter().all(|k| {
+                matches!(k, KeySrc::Col(c) if c.table == t.name && t.primary_key.iter().any(|p| p.eq_ignore_ascii_case(&c.column)))
+            })
+    }
+
+    /// Merges a pattern into this table when the same partitions and a compatible clustering serve it.
+    pub fn try_merge(&mut self, shape: &Shape, key: &KeyPlan) -> bool {
+        if self.root != shape.root
+            || self.partition != key.partition
+            || !same_set(&self.null_filter, &shape.null_filter)
+            || !same_set(&self.extra_keys, &shape.extra_keys)
+        {
+            return false;
+        }
+        let Some(merged) = merge_clustering(&self.required, &key.clustering) else {
+            return false;
+        };
+        self.required = merged;
+        for c in &shape.needed {
+            if !self.needed.contains(c) {
+                self.needed.push(c.clone());
+            }
+        }
+        for e in &shape.edges {
+            if !self.edges.contains(e) {
+                self.edges.push(e.clone());
+            }
+        }
+        self.serves.push(shape.pattern.clone());
+        true
+    }
+
+    /// Adds columns (for a table that also answers lookups or scans).
+    pub fn add_needed(&mut self, cols: &[ColumnRef], edges: &[Edge]) {
+        for c in cols {
+            if !self.needed.contains(c) {
+                self.needed.push(c.clone());
+            }
+        }
+        for e in edges {
+            if !self.edges.contains(e) {
+                self.edges.push(e.clone());
+            }
+        }
+    }
+
+    /// Target name of a source column or bucket, when the table holds it.
+    pub fn name_of(&self, k: &KeySrc) -> Option<&str> {
+        self.columns
+            .iter()
+            .find(|(s, ..)| s == k)
+            .map(|(_, n, ..)| n.as_str())
+    }
+
+    /// Target name of a source column.
+    pub fn col_name(&self, c: &ColumnRef) -> Option<&str> {
+        self.name_of(&KeySrc::Col(c.clone()))
+    }
+
+    /// Primary key elements in order (partition then clustering).
+    pub fn key_elements(&self) -> Vec<KeySrc> {
+        self.partition
+            .iter()
+            .cloned()
+            .chain(self.clustering.iter().map(|(k, _)| k.clone()))
+            .collect()
+    }
+
+    /// The model's partition key.
+    pub fn partition_key(&self) -> Vec<KeyColumn> {
+        self.partition
+            .iter()
+            .map(|k| self.key_column(k, None))
+            .collect()
+    }
+
+    /// The model's clustering.
+    pub fn clustering_key(&self) -> Vec<KeyColumn> {
+        self.clustering
+            .iter()
+            .map(|(k, o)| self.key_column(k, Some(*o)))
+            .collect()
+    }
+
+    fn key_column(&self, k: &KeySrc, order: Option<SortOrder>) -> KeyColumn {
+        let (name, ty) = self
+            .columns
+            .iter()
+            .find(|(s, ..)| s == k)
+            .map(|(_, n, t, _)| (n.clone(), t.clone()))
+            .unwrap_or_default();
+        let (derived_from, bucket) = match k {
+            KeySrc::Bucket(c, b) => (
+                self.col_name(c)
+                    .map(str::to_string)
+                    .or(Some(c.column.clone())),
+                Some(*b),
+            ),
+            KeySrc::Col(_) => (None, None),
+        };
+        KeyColumn {
+            column: name,
+            cql_type: ty,
+            derived_from,
+            bucket,
+            order,
+        }
+    }
+
+    /// The model's column list.
+    pub fn design_columns(&self) -> Vec<DesignColumn> {
+        self.columns
+            .iter()
+            .map(|(s, n, t, st)| DesignColumn {
+                name: n.clone(),
+                cql_type: t.clone(),
+                source: match s {
+                    KeySrc::Col(c) => Some(c.clone()),
+                    KeySrc::Bucket(..) => None,
+                },
+                is_static: *st,
+            })
+            .collect()
+    }
+}
+
+fn same_set(a: &[ColumnRef], b: &[ColumnRef]) -> bool {
+    a.len() == b.len() && a.iter().all(|x| b.contains(x))
+}
+
+/// Merges two clustering requirements when one is a prefix of the other with consistent directions
+/// (all the same, or all reversed: a read may scan a partition backwards).
+fn merge_clustering(
+    a: &[(ColumnRef, Option<SortOrder>)],
+    b: &[(ColumnRef, Option<SortOrder>)],
+) -> Option<Vec<(ColumnRef, Option<SortOrder>)>> {
+    let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+    let mut relation: Option<bool> = None; // Some(true) = same direction, Some(false) = reversed
+    for (i, (c, d)) in short.iter().enumerate() {
+        let (lc, ld) = &long[i];
+        if lc != c {
+            return None;
+        }
+        if let (Some(x), Some(y)) = (d, ld) {
+            let same = x == y;
+            match relation {
+                None => relation = Some(same),
+                Some(r) if r != same => return None,
+                _ => {}
+            }
+        }
+    }
+    let rel_same = relation.unwrap_or(true);
+    let mut out: Vec<(ColumnRef, Option<SortOrder>)> = long.to_vec();
+    for (i, (_, d)) in short.iter().enumerate() {
+        if out[i].1.is_none() {
+            out[i].1 = d.map(|d| if rel_same { d } else { flip(d) });
+        }
+    }
+    Some(out)
+}
+
+fn flip(d: SortOrder) -> SortOrder {
+    match d {
+        SortOrder::Asc => SortOrder::Desc,
+        SortOrder::Desc => SortOrder::Asc,
+    }
+}
+
+/// Finishes a table: clustering with uniqueness keys (MR5), columns (the whole root row plus
+/// embedded columns), types and static flags. Names are chosen by [`name_tables`].
+pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
+    let Some(root) = schema.table(&t.root) else {
+        return;
+    };
+    let mut clustering: Vec<(KeySrc, SortOrder)> = t
+        .required
+        .iter()
+        .map(|(c, d)| (KeySrc::Col(c.clone()), d.unwrap_or(SortOrder::Asc)))
+        .collect();
+    let in_key = |k: &KeySrc, p: &[KeySrc], c: &[(KeySrc, SortOrder)]| {
+        p.contains(k) || c.iter().any(|(x, _)| x == k)
+    };
+    let mut uniq: Vec<ColumnRef> = root
+        .primary_key
+        .iter()
+        .map(|k| ColumnRef::new(&root.name, k))
+        .collect();
+    if uniq.is_empty() {
+        if let Some(u) = root.unique_keys.first() {
+            uniq = u
+                .columns
+                .iter()
+                .map(|k| ColumnRef::new(&root.name, k))
+                .collect();
+        }
+    }
+    if uniq.is_empty() && !t.warnings.iter().any(|(c, _)| c == "no_source_key") {
+        t.warnings.push((
+            "no_source_key".into(),
+            format!("`{}` has no primary or unique key: rows with the same key columns overwrite each other", root.name),
+        ));
+    }
+    uniq.extend(t.extra_keys.iter().cloned());
+    for c in uniq {
+        let c = root
+            .column(&c.column)
+            .filter(|_| c.table == root.name)
+            .map(|col| ColumnRef::new(&root.name, &col.name))
+            .unwrap_or(c);
+        let k = KeySrc::Col(c);
+        if !in_key(&k, &t.partition, &clustering) {
+            clustering.push((k, SortOrder::Asc));
+        }
+    }
+    t.clustering = clustering;
+
+    // Columns: key columns first, then the root's columns, then embedded ones.
+    let mut srcs: Vec<KeySrc> = t.key_elements();
+    if copy_entity_columns {
+        for c in &root.columns {
+            let k = KeySrc::Col(ColumnRef::new(&root.name, &c.name));
+            if !srcs.contains(&k) {
+                srcs.push(k);
+            }
+        }
+    }
+    for c in &t.needed {
+        let k = KeySrc::Col(c.clone());
+        if !srcs.contains(&k) {
+            srcs.push(k);
+        }
+    }
+    let key_len = t.partition.len() + t.clustering.len();
+    let mut used: Vec<String> = Vec::new();
+    let mut columns = Vec::new();
+    let bucket_name = |c: &ColumnRef, b: Bucket, used: &[String]| {
+        let word = match b {
+            Bucket::Hour => "hour",
+            Bucket::Day => "date",
+            Bucket::Month => "month",
+        };
+        let first = format!("{}_{word}", naming::singular(&t.root));
+        if used.contains(&first) || root.column(&first).is_some() {
+            format!("{}_{word}", c.column.to_ascii_lowercase())
+        } else {
+            first
+        }
+    };
+    let partition_cols: Vec<ColumnRef> = t
+        .partition
+        .iter()
+        .filter_map(|k| {
+            if let KeySrc::Col(c) = k {
+                Some(c.clone())
+            } else {
+                None
+            }
+        })
+        .collect();
+    for (i, k) in srcs.iter().enumerate() {
+        let (name, ty, is_static) = match k {
+            KeySrc::Bucket(c, b) => {
+                let ty = if *b == Bucket::Day {
+                    "date"
+                } else {
+                    "timestamp"
+                };
+                (bucket_name(c, *b, &used), ty.to_string(), false)
+            }
+            KeySrc::Col(c) => {
+                let sql_type = schema
+                    .table(&c.table)
+                    .and_then(|tt| tt.column(&c.column))
+                    .map(|cc| cc.sql_type.clone())
+                    .unwrap_or_default();
+                let mut ty = types::cql_type(&sql_type, schema);
+                if i < key_len {
+                    ty = types::frozen_if_collection(&ty);
+                }
+                let plain = c.column.clone();
+                let name = if used.contains(&plain) {
+                    format!("{}_{}", naming::singular(&c.table), c.column)
+                } else {
+                    plain
+                };
+                // A parent's columns are static when the partition key pins the parent (1-N read from the parent).
+                let is_static = i >= key_len
+                    && c.table != t.root
+                    && !t.clustering.is_empty()
+                    && t.edges.iter().any(|e| {
+                        e.directed
+                            && e.parent == c.table
+                            && e.child == t.root
+                            && e.child_cols.iter().all(|cc| {
+                                partition_cols
+                                    .iter()
+                                    .any(|p| p.table == t.root && p.column.eq_ignore_ascii_case(cc))
+                            })
+                    });
+                (name, ty, is_static)
+            }
+        };
+        used.push(name.clone());
+        columns.push((k.clone(), name, ty, is_static));
+    }
+    t.columns = columns;
+}
+
+/// Chooses `<entity>_by_<key>` names, unique across the design.
+pub fn name_tables(schema: &Schema, tables: &mut [TableBuild]) {
+    let mut taken: BTreeMap<String, usize> = BTreeMap::new();
+    for i in 0..tables.len() {
+        let t = &tables[i];
+        let root_name = naming::sanitize(&t.root);
+        let words: Vec<String> = if t.is_primary_lookup(schema) {
+            vec!["id".into()]
+        } else {
+            t.partition
+                .iter()
+                .map(|k| match k {
+                    KeySrc::Col(c) => {
+                        let prefix = schema.table(&c.table).and_then(naming::column_prefix);
+                        naming::sanitize(&naming::key_word(&c.column, prefix.as_deref()))
+                    }
+                    KeySrc::Bucket(_, b) => naming::bucket_word(*b).to_string(),
+                })
+                .collect()
+        };
+        let mut base = if words.is_empty() {
+            format!("{root_name}_all")
+        } else {
+            format!("{root_name}_by_{}", words.join("_"))
+        };
+        if !t.null_filter.is_empty() {
+            let w: Vec<String> = t
+                .null_filter
+                .iter()
+                .map(|c| naming::sanitize(&c.column))
+                .collect();
+            base = format!("{base}_without_{}", w.join("_"));
+        }
+        let mut name = naming::fit_length(&base);
+        if taken.contains_key(&name) {
+            if let Some((KeySrc::Col(c), _)) = t.clustering.first() {
+                let prefix = schema.table(&c.table).and_then(naming::column_prefix);
+                name = naming::fit_length(&format!(
+                    "{base}_{}",
+                    naming::sanitize(&naming::key_word(&c.column, prefix.as_deref()))
+                ));
+            }
+        }
+        let mut n = 2;
+        let stem = name.clone();
+        while taken.contains_key(&name) {
+            name = naming::fit_length(&format!("{stem}_{n}"));
+            n += 1;
+        }
+        taken.insert(name.clone(), i);
+        tables[i].name = name;
+    }
+}
+
+/// The Postgres SELECT whose rows fill the table (read by the backfill).
+pub fn source_sql(schema: &Schema, t: &TableBuild) -> String {
+    let Some(root) = schema.table(&t.root) else {
+        return String::new();
+    };
+    let qual = |name: &str| {
+        schema
+            .table(name)
+            .map(|tt| match &tt.schema {
+                Some(s) => format!("{}.{}", naming::pg_quote(s), naming::pg_quote(&tt.name)),
+                None => naming::pg_quote(&tt.name),
+            })
+            .unwrap_or_else(|| naming::pg_quote(name))
+    };
+    let mut aliases: Vec<(String, String)> = vec![(root.name.clone(), "t0".into())];
+    let mut joins: Vec<String> = Vec::new();
+    let wanted: Vec<String> = {
+        let mut w: Vec<String> = Vec::new();
+        for (k, ..) in &t.columns {
+            let tb = &k.source().table;
+            if *tb != root.name && !w.contains(tb) {
+                w.push(tb.clone());
+            }
+        }
+        w
+    };
+    // Breadth-first over the join edges from the root until every wanted table is joined.
+    let mut progress = true;
+    while progress && wanted.iter().any(|w| !aliases.iter().any(|(n, _)| n == w)) {
+        progress = false;
+        for e in &t.edges {
+            let have_child = aliases
+                .iter()
+                .find(|(n, _)| *n == e.child)
+                .map(|(_, a)| a.clone());
+            let have_parent = aliases
+                .iter()
+                .find(|(n, _)| *n == e.parent)
+                .map(|(_, a)| a.clone());
+            let (from_alias, from_cols, to, to_cols, outer) = match (have_child, have_parent) {
+                (Some(ca), None) => (ca, &e.child_cols, &e.parent, &e.parent_cols, e.directed),
+                (None, Some(pa)) => (pa, &e.parent_cols, &e.child, &e.child_cols, false),
+                _ => continue,
+            };
+            let alias = format!("t{}", aliases.len());
+            let on: Vec<String> = from_cols
+                .iter()
+                .zip(to_cols.iter())
+                .map(|(f, x)| {
+                    format!(
+                        "{alias}.{} = {from_alias}.{}",
+                        naming::pg_quote(x),
+                        naming::pg_quote(f)
+                    )
+                })
+                .collect();
+            joins.push(format!(
+                "{} {} {alias} ON {}",
+                if outer { "LEFT JOIN" } else { "JOIN" },
+                qual(to),
+                on.join(" AND ")
+            ));
+            aliases.push((to.clone(), alias));
+            progress = true;
+        }
+    }
+    let alias_of = |table: &str| {
+        aliases
+            .iter()
+            .find(|(n, _)| n == table)
+            .map(|(_, a)| a.clone())
+    };
+    let mut select = Vec::new();
+    for (k, name, ..) in &t.columns {
+        let src = k.source();
+        let Some(a) = alias_of(&src.table) else {
+            select.push(format!("NULL AS {}", naming::pg_quote(name)));
+            continue;
+        };
+        let col = format!("{a}.{}", naming::pg_quote(&src.column));
+        let expr = match k {
+            KeySrc::Col(_) => col,
+            KeySrc::Bucket(c, b) => {
+                let ty = schema
+                    .table(&c.table)
+                    .and_then(|tt| tt.column(&c.column))
+                    .map(|cc| cc.sql_type.to_ascii_lowercase())
+                    .unwrap_or_default();
+                let utc = if ty.contains("with time zone") || ty.starts_with("timestamptz") {
+                    format!("({col} AT TIME ZONE 'UTC')")
+                } else {
+                    col.clone()
+                };
+                match b {
+                    Bucket::Day => format!("({utc})::date"),
+                    Bucket::Hour => format!("date_trunc('hour', {utc})"),
+                    Bucket::Month => format!("date_trunc('month', {utc})"),
+                }
+            }
+        };
+        if expr.ends_with(&format!(".{}", naming::pg_quote(name))) {
+            select.push(expr);
+        } else {
+            select.push(format!("{expr} AS {}", naming::pg_quote(name)));
+        }
+    }
+    let mut sql = format!("SELECT {} FROM {} t0", select.join(", "), qual(&root.name));
+    for j in joins {
+        sql.push(' ');
+        sql.push_str(&j);
+    }
+    let filters: Vec<String> = t
+        .null_filter
+        .iter()
+        .filter_map(|c| {
+            alias_of(&c.table).map(|a| format!("{a}.{} IS NULL", naming::pg_quote(&c.column)))
+        })
+        .collect();
+    if !filters.is_empty() {
+        sql.push_str(" WHERE ");
+        sql.push_str(&filters.join(" AND "));
+    }
+    sql
+}

@@ -1,0 +1,177 @@
+//! Postgres → CQL type mapping and the byte widths used for sizing when no statistics are given.
+
+use remodel_model::Schema;
+
+/// The CQL type for a Postgres column type (as the DDL front end normalises it, lower case).
+pub fn cql_type(sql_type: &str, schema: &Schema) -> String {
+    let t = sql_type.trim().to_ascii_lowercase();
+    if let Some(elem) = t.strip_suffix("[]").or_else(|| t.strip_suffix(" array")) {
+        let inner = cql_type(elem, schema);
+        return format!("list<{}>", frozen_if_collection(&inner));
+    }
+    // Strip a type modifier such as `(3,2)` or `(255)` for the lookup.
+    let base = match t.find('(') {
+        Some(i) => {
+            let tail = t[i..].find(')').map(|j| &t[i + j + 1..]).unwrap_or("");
+            format!("{}{}", t[..i].trim_end(), tail)
+        }
+        None => t.clone(),
+    };
+    let base = base.trim();
+    let bare = base.rsplit('.').next().unwrap_or(base).trim_matches('"');
+    let mapped = match bare {
+        "smallint" | "int2" | "smallserial" | "serial2" => "smallint",
+        "integer" | "int" | "int4" | "serial" | "serial4" => "int",
+        "bigint" | "int8" | "bigserial" | "serial8" | "oid" => "bigint",
+        "numeric" | "decimal" | "money" => "decimal",
+        "real" | "float4" => "float",
+        "double precision" | "float8" | "float" => "double",
+        "text" | "varchar" | "character varying" | "char" | "character" | "bpchar" | "name"
+        | "citext" | "xml" | "tsvector" | "tsquery" | "cidr" | "macaddr" | "ltree" => "text",
+        "json" | "jsonb" => "text",
+        "timestamp"
+        | "timestamptz"
+        | "timestamp with time zone"
+        | "timestamp without time zone" => "timestamp",
+        "date" => "date",
+        "time" | "timetz" | "time with time zone" | "time without time zone" => "time",
+        "interval" => "duration",
+        "uuid" => "uuid",
+        "boolean" | "bool" => "boolean",
+        "bytea" => "blob",
+        "inet" => "inet",
+        "tinyint" => "tinyint",
+        _ => "text",
+    };
+    if mapped == "text" && !is_known_text(bare) && !is_enum(bare, schema) {
+        // Unknown types (geometry, ranges, domains) are carried as their text form.
+        return "text".into();
+    }
+    mapped.into()
+}
+
+fn is_known_text(t: &str) -> bool {
+    matches!(
+        t,
+        "text"
+            | "varchar"
+            | "character varying"
+            | "char"
+            | "character"
+            | "bpchar"
+            | "name"
+            | "citext"
+    )
+}
+
+fn is_enum(t: &str, schema: &Schema) -> bool {
+    schema.enums.iter().any(|e| {
+        e.name
+            .rsplit('.')
+            .next()
+            .unwrap_or(&e.name)
+            .eq_ignore_ascii_case(t)
+    })
+}
+
+/// Number of labels when the type is an enum of the schema (a low-cardinality column).
+pub fn enum_labels(sql_type: &str, schema: &Schema) -> Option<usize> {
+    let t = sql_type.trim().to_ascii_lowercase();
+    let bare = t
+        .rsplit('.')
+        .next()
+        .unwrap_or(&t)
+        .trim_matches('"')
+        .to_string();
+    schema
+        .enums
+        .iter()
+        .find(|e| {
+            e.name
+                .rsplit('.')
+                .next()
+                .unwrap_or(&e.name)
+                .eq_ignore_ascii_case(&bare)
+        })
+        .map(|e| e.values.len())
+}
+
+/// Collections nested in collections (and collections in keys) must be frozen in CQL.
+pub fn frozen_if_collection(t: &str) -> String {
+    if t.starts_with("list<") || t.starts_with("set<") || t.starts_with("map<") {
+        format!("frozen<{t}>")
+    } else {
+        t.to_string()
+    }
+}
+
+/// Declared average width in bytes of a value of a Postgres type, for sizing without statistics.
+pub fn default_width(sql_type: &str) -> f64 {
+    let t = sql_type.trim().to_ascii_lowercase();
+    if t.ends_with("[]") {
+        return 64.0;
+    }
+    let declared_len = t.find('(').and_then(|i| {
+        t[i + 1..]
+            .split([')', ','])
+            .next()
+            .and_then(|n| n.trim().parse::<f64>().ok())
+    });
+    let base = t.split('(').next().unwrap_or(&t).trim().to_string();
+    match base.as_str() {
+        "smallint" | "int2" | "smallserial" => 2.0,
+        "integer" | "int" | "int4" | "serial" | "date" | "real" | "float4" => 4.0,
+        "bigint" | "int8" | "bigserial" | "oid" | "double precision" | "float8" | "money" => 8.0,
+        "timestamp"
+        | "timestamptz"
+        | "timestamp with time zone"
+        | "timestamp without time zone"
+        | "time"
+        | "timetz" => 8.0,
+        "numeric" | "decimal" => 8.0,
+        "uuid" => 16.0,
+        "boolean" | "bool" => 1.0,
+        "inet" => 8.0,
+        "char" | "character" | "bpchar" => declared_len.unwrap_or(1.0),
+        "varchar" | "character varying" => declared_len
+            .map(|n| (n / 2.0).clamp(1.0, 64.0))
+            .unwrap_or(24.0),
+        "json" | "jsonb" | "bytea" => 128.0,
+        _ => 24.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_the_issue_list() {
+        let s = Schema::default();
+        for (pg, cql) in [
+            ("int4", "int"),
+            ("integer", "int"),
+            ("int8", "bigint"),
+            ("numeric(3,2)", "decimal"),
+            ("text", "text"),
+            ("varchar(255)", "text"),
+            ("character varying(40)", "text"),
+            ("timestamptz", "timestamp"),
+            ("timestamp without time zone", "timestamp"),
+            ("timestamp(6) with time zone", "timestamp"),
+            ("date", "date"),
+            ("uuid", "uuid"),
+            ("bool", "boolean"),
+            ("bytea", "blob"),
+            ("jsonb", "text"),
+            ("text[]", "list<text>"),
+            ("int[][]", "list<frozen<list<int>>>"),
+            ("inet", "inet"),
+            ("serial", "int"),
+            ("double precision", "double"),
+            ("public.geometry", "text"),
+        ] {
+            assert_eq!(cql_type(pg, &s), cql, "{pg}");
+        }
+    }
+}

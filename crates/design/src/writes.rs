@@ -1,0 +1,452 @@
+//! Write paths: each INSERT/UPDATE/DELETE → the statements it fans out to, the values it must read
+//! first (read-before-write) and whether the fan-out fits one batch under the 5 KiB warning.
+
+use crate::keys::KeySrc;
+use crate::naming::quote;
+use crate::sizing::Sizer;
+use crate::tables::TableBuild;
+use remodel_model::{
+    AccessPattern, ReadBeforeWrite, Schema, StatementKind, WritePath, WriteTarget,
+};
+
+/// A lookup the write needs that no table provides: (source table, columns it is found by).
+pub type Missing = (String, Vec<String>);
+
+/// Finds a table holding whole `root` rows, partitioned only by columns the statement knows.
+pub fn finder(tables: &[TableBuild], root: &str, known: &[String]) -> Option<usize> {
+    let mut best: Option<(usize, usize)> = None;
+    for (i, t) in tables.iter().enumerate() {
+        if t.root != root
+            || !t.null_filter.is_empty()
+            || !t.extra_keys.is_empty()
+            || t.partition.is_empty()
+        {
+            continue;
+        }
+        let ok = t.partition.iter().all(|k| matches!(k, KeySrc::Col(c) if c.table == root && known.iter().any(|x| x.eq_ignore_ascii_case(&c.column))));
+        if ok {
+            // Prefer the table whose rows are identified by the most known columns (fewest rows to read).
+            let score = t.partition.len() * 100 + t.key_elements().iter().filter(|k| matches!(k, KeySrc::Col(c) if known.iter().any(|x| x.eq_ignore_ascii_case(&c.column)))).count();
+            if best.is_none_or(|(_, s)| score > s) {
+                best = Some((i, score));
+            }
+        }
+    }
+    best.map(|(i, _)| i)
+}
+
+fn where_key(t: &TableBuild, elems: &[KeySrc]) -> String {
+    elems
+        .iter()
+        .filter_map(|k| t.name_of(k))
+        .map(|n| format!("{} = ?", quote(n)))
+        .collect::<Vec<_>>()
+        .join(" AND ")
+}
+
+struct Rbw {
+    table: String,
+    columns: Vec<String>,
+    for_tables: Vec<String>,
+    note: Option<String>,
+}
+
+fn add_rbw(
+    list: &mut Vec<Rbw>,
+    table: &str,
+    cols: &[String],
+    for_table: &str,
+    note: Option<String>,
+) {
+    let entry = match list.iter_mut().position(|r| r.table == table) {
+        Some(i) => &mut list[i],
+        None => {
+            list.push(Rbw {
+                table: table.to_string(),
+                columns: Vec::new(),
+                for_tables: Vec::new(),
+                note,
+            });
+            let last = list.len() - 1;
+            &mut list[last]
+        }
+    };
+    for c in cols {
+        if !entry.columns.contains(c) {
+            entry.columns.push(c.clone());
+        }
+    }
+    if !entry.for_tables.iter().any(|t| t == for_table) {
+        entry.for_tables.push(for_table.to_string());
+    }
+}
+
+/// Plans one write pattern over the finished, named tables; also returns lookups no table provides.
+pub fn plan(
+    schema: &Schema,
+    keyspace: &str,
+    p: &AccessPattern,
+    tables: &[TableBuild],
+    sizer: &Sizer<'_>,
+) -> (WritePath, Vec<Missing>) {
+    let mut path = WritePath {
+        pattern: p.id.clone(),
+        targets: Vec::new(),
+        read_before_write: Vec::new(),
+        batch_bytes: 0,
+        fits_batch: true,
+        note: None,
+    };
+    let mut missing_lookups: Vec<Missing> = Vec::new();
+    let Some(w) = &p.analysis.write else {
+        path.note = Some(p.analysis.unmodeled.clone().map_or_else(
+            || "the analyzer found no write target for this statement".to_string(),
+            |u| format!("not modelled by the analyzer: {u}"),
+        ));
+        return (path, missing_lookups);
+    };
+    let Some(st) = schema.table(&w.table) else {
+        path.note = Some(format!("writes `{}`, which is not in the schema", w.table));
+        return (path, missing_lookups);
+    };
+    let tname = st.name.clone();
+    let norm = |cols: &[String]| -> Vec<String> {
+        cols.iter()
+            .filter_map(|c| st.column(c).map(|cc| cc.name.clone()))
+            .collect()
+    };
+    let written = norm(&w.columns_written);
+    let keycols = norm(&w.key_columns);
+    let mut known: Vec<String> = keycols.clone();
+    for c in &written {
+        if !known.contains(c) {
+            known.push(c.clone());
+        }
+    }
+    let is_known = |k: &KeySrc, set: &[String]| {
+        k.source().table == tname && set.iter().any(|x| x == &k.source().column)
+    };
+    let mut notes: Vec<String> = Vec::new();
+    let mut rbw: Vec<Rbw> = Vec::new();
+    let mut bytes = 0.0;
+    let ks = quote(keyspace);
+    let mut push =
+        |path: &mut WritePath, t: &TableBuild, cql: String, cols: Option<Vec<String>>| {
+            bytes += sizer.row_bytes(t, cols.as_deref()) + 16.0;
+            path.targets.push(WriteTarget {
+                table: t.name.clone(),
+                cql,
+            });
+        };
+    // Reads the missing values of `t` from a table that finds rows by the statement's key columns.
+    let need = |rbw: &mut Vec<Rbw>,
+                missing_lookups: &mut Vec<Missing>,
+                t: &TableBuild,
+                cols: Vec<String>,
+                by: &[String]| {
+        if cols.is_empty() {
+            return;
+        }
+        match finder(tables, &tname, by) {
+            Some(i) if tables[i].name != t.name => {
+                add_rbw(rbw, &tables[i].name, &cols, &t.name, None)
+            }
+            Some(_) => {}
+            None => {
+                missing_lookups.push((tname.clone(), by.to_vec()));
+                add_rbw(
+                    rbw,
+                    &format!("postgres:{tname}"),
+                    &cols,
+                    &t.name,
+                    Some(format!("no table finds {tname} rows by ({}): read the values from the source or add a lookup table", by.join(", "))),
+                );
+            }
+        }
+    };
+
+    for t in tables {
+        let keys = t.key_elements();
+        if t.root == tname {
+            match p.kind {
+                StatementKind::Insert => {
+                    let mut cols = Vec::new();
+                    for (k, n, ..) in &t.columns {
+                        if k.source().table != tname || written.contains(&k.source().column) {
+                            cols.push(n.clone());
+                        }
+                    }
+                    for k in &keys {
+                        if k.source().table == tname && !written.contains(&k.source().column) {
+                            let generated = st
+                                .column(&k.source().column)
+                                .is_some_and(|c| c.identity.is_some() || c.default.is_some());
+                            let msg = if generated {
+                                format!("{}.{} is a key of {} but generated by Postgres (default/serial): the application must supply it (for example a uuid)", tname, k.source().column, t.name)
+                            } else {
+                                format!(
+                                    "{}.{} is a key of {} but the INSERT does not set it",
+                                    tname,
+                                    k.source().column,
+                                    t.name
+                                )
+                            };
+                            if !notes.contains(&msg) {
+                                notes.push(msg);
+                            }
+                        }
+                    }
+                    // Embedded parent columns are read from the parent's table first.
+                    let mut parents: Vec<String> = Vec::new();
+                    for (k, ..) in &t.columns {
+                        let pt = &k.source().table;
+                        if *pt != tname && !parents.contains(pt) {
+                            parents.push(pt.clone());
+                        }
+                    }
+                    for pt in parents {
+                        let cols_p: Vec<String> = t
+                            .columns
+                            .iter()
+                            .filter(|(k, ..)| k.source().table == pt)
+                            .map(|(_, n, ..)| n.clone())
+                            .collect();
+                        let pkey = schema
+                            .table(&pt)
+                            .map(|x| x.primary_key.clone())
+                            .unwrap_or_default();
+                        match finder(tables, &pt, &pkey) {
+                            Some(i) => add_rbw(
+                                &mut rbw,
+                                &tables[i].name,
+                                &cols_p,
+                                &t.name,
+                                Some(format!("copied from {pt}")),
+                            ),
+                            None => {
+                                missing_lookups.push((pt.clone(), pkey.clone()));
+                                add_rbw(
+                                    &mut rbw,
+                                    &format!("postgres:{pt}"),
+                                    &cols_p,
+                                    &t.name,
+                                    Some(format!("copied from {pt}; no table finds it by key")),
+                                );
+                            }
+                        }
+                    }
+                    let marks = vec!["?"; cols.len()].join(", ");
+                    let names: Vec<String> = cols.iter().map(|c| quote(c)).collect();
+                    let cql = format!(
+                        "INSERT INTO {ks}.{} ({}) VALUES ({marks})",
+                        quote(&t.name),
+                        names.join(", ")
+                    );
+                    push(&mut path, t, cql, Some(cols));
+                }
+                StatementKind::Update | StatementKind::Delete => {
+                    let key_change = p.kind == StatementKind::Update
+                        && keys.iter().any(|k| is_known(k, &written));
+                    let set_cols: Vec<String> = t
+                        .columns
+                        .iter()
+                        .skip(keys.len())
+                        .filter(|(k, ..)| matches!(k, KeySrc::Col(c) if c.table == tname && written.contains(&c.column)))
+                        .map(|(_, n, ..)| n.clone())
+                        .collect();
+                    if p.kind == StatementKind::Update && set_cols.is_empty() && !key_change {
+                        continue;
+                    }
+                    let missing: Vec<String> = keys
+                        .iter()
+                        .filter(|k| !is_known(k, &keycols))
+                        .filter_map(|k| match k {
+                            KeySrc::Col(c) => t.col_name(c).map(str::to_string),
+                            KeySrc::Bucket(c, _) => Some(
+                                t.col_name(c)
+                                    .map(str::to_string)
+                                    .unwrap_or_else(|| c.column.clone()),
+                            ),
+                        })
+                        .collect();
+                    let mut missing_dedup: Vec<String> = Vec::new();
+                    for m in missing {
+                        if !missing_dedup.contains(&m) {
+                            missing_dedup.push(m);
+                        }
+                    }
+                    let wk = where_key(t, &keys);
+                    if key_change {
+                        let all: Vec<String> = t
+                            .columns
+                            .iter()
+                            .map(|(_, n, ..)| n.clone())
+                            .filter(|n| !known.contains(n))
+                            .collect();
+                        need(&mut rbw, &mut missing_lookups, t, all, &keycols);
+                        push(
+                            &mut path,
+                            t,
+                            format!("DELETE FROM {ks}.{} WHERE {wk}", quote(&t.name)),
+                            Some(Vec::new()),
+                        );
+                        let names: Vec<String> =
+                            t.columns.iter().map(|(_, n, ..)| quote(n)).collect();
+                        let marks = vec!["?"; names.len()].join(", ");
+                        push(
+                            &mut path,
+                            t,
+                            format!(
+                                "INSERT INTO {ks}.{} ({}) VALUES ({marks})",
+                                quote(&t.name),
+                                names.join(", ")
+                            ),
+                            None,
+                        );
+                        notes.push(format!("the UPDATE changes a key column of {}: the row moves (DELETE + INSERT)", t.name));
+                    } else {
+                        need(&mut rbw, &mut missing_lookups, t, missing_dedup, &keycols);
+                        let cql = if p.kind == StatementKind::Update {
+                            let sets: Vec<String> = set_cols
+                                .iter()
+                                .map(|c| format!("{} = ?", quote(c)))
+                                .collect();
+                            format!(
+                                "UPDATE {ks}.{} SET {} WHERE {wk}",
+                                quote(&t.name),
+                                sets.join(", ")
+                            )
+                        } else {
+                            format!("DELETE FROM {ks}.{} WHERE {wk}", quote(&t.name))
+                        };
+                        push(&mut path, t, cql, Some(set_cols));
+                    }
+                }
+                StatementKind::Select => {}
+            }
+        } else if matches!(p.kind, StatementKind::Update | StatementKind::Delete) {
+            // The written table is a parent whose columns are copied into this table.
+            let copies: Vec<String> = t
+                .columns
+                .iter()
+                .filter(|(k, ..)| {
+                    matches!(k, KeySrc::Col(c) if c.table == tname && (p.kind == StatementKind::Delete || written.contains(&c.column)))
+                })
+                .map(|(_, n, ..)| n.clone())
+                .collect();
+            if copies.is_empty() {
+                continue;
+            }
+            if p.kind == StatementKind::Delete {
+                notes.push(format!("{} keeps copies of the deleted {tname} row's columns until its own rows are removed", t.name));
+                continue;
+            }
+            if copies.iter().any(|c| {
+                t.name_of(&keys[0])
+                    .is_some_and(|_| keys.iter().any(|k| t.name_of(k) == Some(c.as_str())))
+            }) {
+                notes.push(format!(
+                    "a copied {tname} column is part of {}'s key: its rows move when it changes",
+                    t.name
+                ));
+            }
+            let edge = t
+                .edges
+                .iter()
+                .find(|e| e.directed && e.child == t.root && e.parent == tname);
+            let static_case = edge.is_some_and(|e| {
+                t.partition.len() == e.child_cols.len()
+                    && t.partition.iter().all(|k| matches!(k, KeySrc::Col(c) if c.table == t.root && e.child_cols.iter().any(|x| x.eq_ignore_ascii_case(&c.column))))
+                    && e.parent_cols.iter().all(|pc| keycols.iter().any(|k| k.eq_ignore_ascii_case(pc)))
+            });
+            let sets: Vec<String> = copies.iter().map(|c| format!("{} = ?", quote(c))).collect();
+            if static_case {
+                let wk = where_key(t, &t.partition);
+                push(
+                    &mut path,
+                    t,
+                    format!(
+                        "UPDATE {ks}.{} SET {} WHERE {wk}",
+                        quote(&t.name),
+                        sets.join(", ")
+                    ),
+                    Some(copies),
+                );
+            } else {
+                let wk = where_key(t, &keys);
+                let key_names: Vec<String> = keys
+                    .iter()
+                    .filter_map(|k| t.name_of(k).map(str::to_string))
+                    .collect();
+                let by: Vec<String> = edge.map(|e| e.child_cols.clone()).unwrap_or_default();
+                match finder(tables, &t.root, &by) {
+                    Some(i) if !by.is_empty() => add_rbw(
+                        &mut rbw,
+                        &tables[i].name,
+                        &key_names,
+                        &t.name,
+                        Some(format!("every {} row that copies the {tname} row", t.root)),
+                    ),
+                    _ => add_rbw(
+                        &mut rbw,
+                        &format!("postgres:{}", t.root),
+                        &key_names,
+                        &t.name,
+                        Some(format!("no table lists the {} rows of a {tname}: read their keys from the source, or accept stale copies", t.root)),
+                    ),
+                }
+                notes.push(format!(
+                    "one UPDATE of {} per {} row that copies the {tname} row",
+                    t.name, t.root
+                ));
+                push(
+                    &mut path,
+                    t,
+                    format!(
+                        "UPDATE {ks}.{} SET {} WHERE {wk}",
+                        quote(&t.name),
+                        sets.join(", ")
+                    ),
+                    Some(copies),
+                );
+            }
+        }
+    }
+    if matches!(p.kind, StatementKind::Update | StatementKind::Delete)
+        && !w.by_primary_key
+        && !path.targets.is_empty()
+    {
+        notes.push(format!(
+            "rows are chosen by ({}), not by the primary key of {tname}: find their keys first (from the source or a table keyed by those columns); each is then one keyed CQL write",
+            if keycols.is_empty() { "a non-equality predicate".to_string() } else { keycols.join(", ") }
+        ));
+    }
+    if path.targets.is_empty() {
+        notes.push(format!("no designed table holds {tname} data this statement changes: nothing to write in Cassandra"));
+    } else if path.targets.len() > 1 {
+        notes.push(format!(
+            "{} statements over {} tables: send them as one logged batch so the copies stay in step",
+            path.targets.len(),
+            path.targets.iter().map(|t| &t.table).collect::<std::collections::BTreeSet<_>>().len()
+        ));
+    }
+    path.batch_bytes = bytes.round() as u64;
+    path.fits_batch = path.batch_bytes <= sizer.config.thresholds.batch_warn_bytes;
+    if !path.fits_batch {
+        notes.push(format!(
+            "the batch is about {} B, over the {} B warning: send the statements separately",
+            path.batch_bytes, sizer.config.thresholds.batch_warn_bytes
+        ));
+    }
+    path.read_before_write = rbw
+        .into_iter()
+        .map(|r| ReadBeforeWrite {
+            table: r.table,
+            columns: r.columns,
+            for_tables: r.for_tables,
+            note: r.note,
+        })
+        .collect();
+    path.note = (!notes.is_empty()).then(|| notes.join("; "));
+    (path, missing_lookups)
+}

@@ -1,0 +1,81 @@
+//! Source statistics for sizing (`--stats FILE`): rows per table, distinct values and widths per column.
+//!
+//! The shape mirrors what Postgres keeps (`pg_class.reltuples`, `pg_stats.n_distinct`,
+//! `avg_width`, `most_common_freqs`) so the live-source reader can fill it directly.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Statistics of the source database, keyed by table name.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Statistics {
+    /// Per table (bare or schema-qualified name, as in the schema).
+    #[serde(default)]
+    pub tables: BTreeMap<String, TableStats>,
+}
+
+impl Statistics {
+    /// Finds a table's statistics: exact name first, then the bare name, case-insensitive.
+    pub fn table(&self, name: &str) -> Option<&TableStats> {
+        let bare = name.rsplit('.').next().unwrap_or(name);
+        self.tables.get(name).or_else(|| {
+            self.tables.iter().find_map(|(k, v)| {
+                let kb = k.rsplit('.').next().unwrap_or(k);
+                (k.eq_ignore_ascii_case(name) || kb.eq_ignore_ascii_case(bare)).then_some(v)
+            })
+        })
+    }
+}
+
+/// Statistics of one table.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TableStats {
+    /// Row count (`pg_class.reltuples`).
+    pub rows: f64,
+    /// Per column.
+    #[serde(default)]
+    pub columns: BTreeMap<String, ColumnStats>,
+}
+
+impl TableStats {
+    /// Finds a column's statistics by name, case-insensitive.
+    pub fn column(&self, name: &str) -> Option<&ColumnStats> {
+        self.columns.get(name).or_else(|| {
+            self.columns.iter().find_map(|(k, v)| k.eq_ignore_ascii_case(name).then_some(v))
+        })
+    }
+}
+
+/// Statistics of one column, as `pg_stats` gives them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ColumnStats {
+    /// Distinct values: above 0 a count; below 0 a fraction of the rows (−1 = unique), as in `pg_stats`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n_distinct: Option<f64>,
+    /// Average stored width in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avg_width: Option<f64>,
+    /// Frequencies of the most common values, highest first (0..1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub most_common_freqs: Vec<f64>,
+    /// Fraction of NULLs (0..1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub null_frac: Option<f64>,
+    /// For time columns: days between the oldest and newest value (sizes time buckets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_days: Option<f64>,
+}
+
+impl ColumnStats {
+    /// Distinct values given the table's row count (resolves the negative-fraction form).
+    pub fn distinct(&self, rows: f64) -> Option<f64> {
+        let n = self.n_distinct?;
+        if n < 0.0 {
+            Some((-n * rows).max(1.0))
+        } else if n > 0.0 {
+            Some(n)
+        } else {
+            None
+        }
+    }
+}
