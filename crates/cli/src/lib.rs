@@ -24,6 +24,8 @@ struct Cli {
 enum Command {
     /// Load Postgres DDL (pg_dump --schema-only, structure.sql, hand-written) and summarise it.
     Schema(cmd::schema::Args),
+    /// Read query files/logs/pg_stat_statements exports and list the normalized access patterns.
+    Workload(cmd::workload::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -31,6 +33,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Schema(args) => cmd::schema::run(args),
+        Command::Workload(args) => cmd::workload::run(args),
     };
     match result {
         Ok(code) => code,

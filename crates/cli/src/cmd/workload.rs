@@ -1,0 +1,229 @@
+//! `remodel workload`: read query files, logs or pg_stat_statements exports and list the
+//! normalized statements by weight.
+
+use remodel_model::{Severity, SkipCount, StatementKind, Workload};
+use remodel_sql::workload::{read_files, Format};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Input format (`auto` looks at the content).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    /// Detect from the content.
+    Auto,
+    /// SQL statements separated by `;`, with optional `-- calls: N` annotations.
+    Sql,
+    /// Postgres stderr log with any log_line_prefix (also syslog and RDS).
+    PgLog,
+    /// Postgres csvlog.
+    Csvlog,
+    /// Postgres jsonlog (also CloudNativePG).
+    Jsonlog,
+    /// pg_stat_statements export as CSV with a header (query, calls, …).
+    Pgss,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Self {
+        match f {
+            FormatArg::Auto => Format::Auto,
+            FormatArg::Sql => Format::Sql,
+            FormatArg::PgLog => Format::PgLog,
+            FormatArg::Csvlog => Format::Csvlog,
+            FormatArg::Jsonlog => Format::Jsonlog,
+            FormatArg::Pgss => Format::Pgss,
+        }
+    }
+}
+
+/// Arguments of `remodel workload`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Query files, server logs or pg_stat_statements CSV exports (plain, .gz or .bz2).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Input format of every file.
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+    pub format: FormatArg,
+    /// Print the Workload model as JSON instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+    /// Show only the N heaviest patterns.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+}
+
+/// Widest SQL shown on one line of the summary.
+const SQL_WIDTH: usize = 130;
+
+/// Runs `remodel workload`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let load = read_files(&args.files, args.format.into())?;
+    let w = &load.workload;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, w)?;
+        writeln!(out)?;
+    } else {
+        print_summary(&mut out, w, args.top)?;
+    }
+    // Warnings go to stderr so `--json` output stays clean.
+    let warnings: Vec<_> = load
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity != Severity::Note)
+        .collect();
+    for d in warnings.iter().take(10) {
+        eprintln!("{d}");
+    }
+    if warnings.len() > 10 {
+        eprintln!(
+            "… {} more warnings (counted in the skipped summary)",
+            warnings.len() - 10
+        );
+    }
+    if w.patterns.is_empty() {
+        eprintln!(
+            "remodel: error: no access pattern (SELECT/INSERT/UPDATE/DELETE on application tables) found in {} file(s)",
+            args.files.len()
+        );
+        return Ok(ExitCode::from(crate::EXIT_UNUSABLE_INPUT));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn kind_name(k: StatementKind) -> &'static str {
+    match k {
+        StatementKind::Select => "select",
+        StatementKind::Insert => "insert",
+        StatementKind::Update => "update",
+        StatementKind::Delete => "delete",
+    }
+}
+
+/// `1234567` → `1,234,567`.
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn truncate(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(width.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+fn locations(s: &SkipCount) -> String {
+    let locs: Vec<String> = s.first.iter().map(ToString::to_string).collect();
+    if locs.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "  ({}{})",
+            locs.join(", "),
+            if s.count as usize > locs.len() {
+                ", …"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
+fn print_summary(out: &mut impl Write, w: &Workload, top: Option<usize>) -> std::io::Result<()> {
+    let total = w.total_calls();
+    let sources: Vec<String> = w
+        .sources
+        .iter()
+        .map(|s| {
+            format!(
+                "{} ({}, {} statements)",
+                s.file,
+                s.format,
+                thousands(s.statements)
+            )
+        })
+        .collect();
+    writeln!(
+        out,
+        "{} patterns, {} calls from {}",
+        w.patterns.len(),
+        thousands(total),
+        sources.join(", ")
+    )?;
+    writeln!(out)?;
+    let shown = top.unwrap_or(usize::MAX).min(w.patterns.len());
+    let idw = w
+        .patterns
+        .iter()
+        .map(|p| p.id.len())
+        .max()
+        .unwrap_or(2)
+        .max(2);
+    let cw = w
+        .patterns
+        .iter()
+        .map(|p| thousands(p.calls).len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    writeln!(
+        out,
+        "{:<idw$}  {:>cw$}  {:>6}  {:<6}  sql",
+        "id", "calls", "share", "kind"
+    )?;
+    for p in &w.patterns[..shown] {
+        let share = if total > 0 {
+            p.calls as f64 * 100.0 / total as f64
+        } else {
+            0.0
+        };
+        writeln!(
+            out,
+            "{:<idw$}  {:>cw$}  {:>5.1}%  {:<6}  {}",
+            p.id,
+            thousands(p.calls),
+            share,
+            kind_name(p.kind),
+            truncate(&p.sql, SQL_WIDTH)
+        )?;
+    }
+    if shown < w.patterns.len() {
+        writeln!(out, "… {} more patterns (--top)", w.patterns.len() - shown)?;
+    }
+    if !w.utility.is_empty() {
+        writeln!(out)?;
+        let n: u64 = w.utility.iter().map(|u| u.count).sum();
+        writeln!(out, "utility statements (not patterns): {}", thousands(n))?;
+        for u in &w.utility {
+            writeln!(out, "  {:>9}  {}", thousands(u.count), u.kind)?;
+        }
+    }
+    if !w.skipped.is_empty() {
+        writeln!(out)?;
+        let n: u64 = w.skipped.iter().map(|u| u.count).sum();
+        writeln!(out, "skipped: {}", thousands(n))?;
+        for s in &w.skipped {
+            writeln!(
+                out,
+                "  {:>9}  {}{}",
+                thousands(s.count),
+                s.kind,
+                locations(s)
+            )?;
+        }
+    }
+    Ok(())
+}

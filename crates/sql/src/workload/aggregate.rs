@@ -1,0 +1,399 @@
+//! Aggregation of statement occurrences into weighted patterns, keyed by fingerprint.
+//!
+//! Memory is proportional to the number of distinct statements: an occurrence is folded into its
+//! entry (counts, durations, first/last timestamp, first few locations) and then forgotten.
+
+use crate::normalize::{self, fingerprint_hex, NormalizeError, Normalizer, StatementClass};
+use crate::split::{split_statements, RawKind};
+use remodel_model::{
+    count_skip, AccessPattern, Diagnostic, Location, Severity, SkipCount, Workload, WorkloadSource,
+};
+use std::collections::HashMap;
+
+/// At most this many diagnostics are kept (the skip counts keep counting beyond it).
+const MAX_DIAGNOSTICS: usize = 100;
+
+/// One statement seen in an input, with what the input says about it.
+#[derive(Debug, Default)]
+pub(crate) struct Occurrence<'a> {
+    /// The statement text as written (literals or placeholders).
+    pub text: &'a str,
+    /// 1-based line of the statement start.
+    pub line: u32,
+    /// 1-based column of the statement start.
+    pub column: u32,
+    /// How many executions this occurrence stands for.
+    pub calls: u64,
+    /// Duration of this execution (logs).
+    pub duration_ms: Option<f64>,
+    /// Total execution time of all `calls` (pg_stat_statements).
+    pub total_ms: Option<f64>,
+    /// Rows returned or affected (pg_stat_statements).
+    pub rows: Option<u64>,
+    /// Timestamp as written in the log.
+    pub timestamp: Option<&'a str>,
+    /// A label (the comment above the statement in a SQL file).
+    pub label: Option<&'a str>,
+    /// Bound parameter values, `$1` first (`None` for SQL NULL), from `DETAIL:  parameters:`.
+    pub bound: Option<&'a [Option<String>]>,
+    /// The text is already normalized (pg_stat_statements): no literal example in it.
+    pub normalized_input: bool,
+}
+
+/// One distinct statement with everything aggregated about it.
+#[derive(Debug)]
+struct Entry {
+    fingerprint: u64,
+    sql: String,
+    class: StatementClass,
+    calls: u64,
+    total_ms: f64,
+    timed_calls: u64,
+    has_duration: bool,
+    rows: Option<u64>,
+    first_seen: Option<String>,
+    last_seen: Option<String>,
+    label: Option<String>,
+    example: Option<String>,
+    example_complete: bool,
+    locations: Vec<Location>,
+}
+
+/// A distinct normalized statement (pattern or utility) with its total count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatementCount {
+    /// Canonical text.
+    pub sql: String,
+    /// 16 hex digits.
+    pub fingerprint: String,
+    /// What it is.
+    pub class: StatementClass,
+    /// Sum of calls.
+    pub calls: u64,
+}
+
+/// Folds occurrences from any number of inputs into a workload.
+#[derive(Debug, Default)]
+pub(crate) struct Aggregator {
+    normalizer: Normalizer,
+    index: HashMap<u64, usize>,
+    entries: Vec<Entry>,
+    utility: Vec<SkipCount>,
+    skipped: Vec<SkipCount>,
+    diagnostics: Vec<Diagnostic>,
+    /// Skip reasons already reported per fingerprint, so one bad shape gives one diagnostic.
+    reported: HashMap<u64, ()>,
+    sources: Vec<WorkloadSource>,
+    file: String,
+    suppressed: u64,
+}
+
+impl Aggregator {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Starts a new input file; following occurrences are located in it.
+    pub fn begin_file(&mut self, file: &str, format: &str) {
+        self.file = file.to_string();
+        self.sources.push(WorkloadSource {
+            file: file.to_string(),
+            format: format.to_string(),
+            statements: 0,
+        });
+    }
+
+    fn loc(&self, line: u32, column: u32) -> Location {
+        Location::new(self.file.clone(), line, column)
+    }
+
+    /// Counts something skipped, with its location.
+    pub fn skip(&mut self, reason: &str, line: u32, column: u32) {
+        let loc = self.loc(line, column);
+        count_skip(&mut self.skipped, reason, Some(loc));
+    }
+
+    /// Adds a diagnostic (kept up to a cap, then counted).
+    pub fn diagnostic(&mut self, severity: Severity, location: Option<Location>, message: String) {
+        if self.diagnostics.len() < MAX_DIAGNOSTICS {
+            self.diagnostics.push(Diagnostic {
+                severity,
+                location,
+                message,
+            });
+        } else {
+            self.suppressed += 1;
+        }
+    }
+
+    /// Adds one occurrence. Several statements in one text (`BEGIN; SELECT …`) are split.
+    pub fn add(&mut self, occ: &Occurrence<'_>) {
+        let trimmed = occ.text.trim();
+        if trimmed.is_empty()
+            || trimmed
+                .bytes()
+                .all(|b| b == b';' || b.is_ascii_whitespace())
+        {
+            self.skip("empty statement", occ.line, occ.column);
+            return;
+        }
+        // A `;` before the end means more than one statement (simple protocol allows it).
+        let inner = trimmed.trim_end_matches(|c: char| c == ';' || c.is_whitespace());
+        if memchr::memchr(b';', inner.as_bytes()).is_some() {
+            let parts = split_statements(inner);
+            if parts.len() > 1 {
+                for part in parts {
+                    if part.kind != RawKind::Sql {
+                        self.skip("psql meta-command", occ.line, occ.column);
+                        continue;
+                    }
+                    let (dl, dc) = (
+                        part.line - 1,
+                        if part.line == 1 { part.column - 1 } else { 0 },
+                    );
+                    let sub = Occurrence {
+                        text: part.text,
+                        line: occ.line + dl,
+                        column: if dl == 0 {
+                            occ.column + dc
+                        } else {
+                            part.column
+                        },
+                        bound: occ.bound,
+                        label: occ.label,
+                        timestamp: occ.timestamp,
+                        ..*occ
+                    };
+                    self.add_one(&sub);
+                }
+                return;
+            }
+        }
+        self.add_one(occ);
+    }
+
+    fn add_one(&mut self, occ: &Occurrence<'_>) {
+        let shape = match normalize::shape(occ.text) {
+            Ok(s) => s,
+            Err(e) => return self.reject(occ, &e, None),
+        };
+        let idx = match self.index.get(&shape.fingerprint) {
+            Some(&i) => i,
+            None => {
+                let class = match self.normalizer.classify_shape(&shape, occ.text) {
+                    Ok(c) => c,
+                    Err(e) => return self.reject(occ, &e, Some(shape.fingerprint)),
+                };
+                self.entries.push(Entry {
+                    fingerprint: shape.fingerprint,
+                    sql: shape.sql,
+                    class,
+                    calls: 0,
+                    total_ms: 0.0,
+                    timed_calls: 0,
+                    has_duration: false,
+                    rows: None,
+                    first_seen: None,
+                    last_seen: None,
+                    label: None,
+                    example: None,
+                    example_complete: false,
+                    locations: Vec::new(),
+                });
+                let i = self.entries.len() - 1;
+                self.index.insert(shape.fingerprint, i);
+                i
+            }
+        };
+        if let Some(src) = self.sources.last_mut() {
+            src.statements += 1;
+        }
+        let need_loc = self.entries[idx].locations.len() < SkipCount::MAX_LOCATIONS;
+        let loc = if need_loc {
+            Some(self.loc(occ.line, occ.column))
+        } else {
+            None
+        };
+        let e = &mut self.entries[idx];
+        e.calls = e.calls.saturating_add(occ.calls);
+        if let Some(d) = occ.duration_ms {
+            e.total_ms += d;
+            e.timed_calls += 1;
+            e.has_duration = true;
+        }
+        if let Some(t) = occ.total_ms {
+            e.total_ms += t;
+            e.timed_calls += occ.calls;
+            e.has_duration = true;
+        }
+        if let Some(r) = occ.rows {
+            e.rows = Some(e.rows.unwrap_or(0).saturating_add(r));
+        }
+        if let Some(ts) = occ.timestamp {
+            if e.first_seen.is_none() {
+                e.first_seen = Some(ts.to_string());
+            }
+            match &mut e.last_seen {
+                Some(l) => {
+                    l.clear();
+                    l.push_str(ts);
+                }
+                None => e.last_seen = Some(ts.to_string()),
+            }
+        }
+        if e.label.is_none() {
+            e.label = occ.label.map(str::to_string);
+        }
+        if let Some(loc) = loc {
+            e.locations.push(loc);
+        }
+        if !occ.normalized_input && !e.example_complete {
+            let bound = occ.bound.unwrap_or(&[]);
+            if let Ok(ex) = normalize::example(occ.text, bound) {
+                // Complete when no `$n` was left unbound.
+                let complete = shape_params_bound(occ.text, bound);
+                if e.example.is_none() || complete {
+                    e.example = Some(ex);
+                    e.example_complete = complete;
+                }
+            }
+        }
+        if let StatementClass::Utility(kind) = &e.class {
+            let kind = kind.clone();
+            let loc = self.loc(occ.line, occ.column);
+            count_skip(&mut self.utility, &kind, Some(loc));
+            // `count_skip` counts one; an occurrence may stand for many calls (or none).
+            if let Some(u) = self.utility.iter_mut().find(|u| u.kind == kind) {
+                u.count = u.count.saturating_add(occ.calls).saturating_sub(1);
+            }
+        }
+    }
+
+    fn reject(&mut self, occ: &Occurrence<'_>, e: &NormalizeError, fp: Option<u64>) {
+        let line = occ.line + e.line.saturating_sub(1);
+        let column = if e.line <= 1 {
+            occ.column + e.column.saturating_sub(1)
+        } else {
+            e.column
+        };
+        self.skip(&e.reason, line, column);
+        let first = match fp {
+            Some(fp) => self.reported.insert(fp, ()).is_none(),
+            None => true,
+        };
+        if first {
+            let loc = self.loc(line, column);
+            let mut text: String = occ.text.trim().chars().take(80).collect();
+            if occ.text.trim().chars().count() > 80 {
+                text.push('…');
+            }
+            self.diagnostic(
+                Severity::Warning,
+                Some(loc),
+                if e.reason.contains(&e.message) {
+                    format!(
+                        "{}; statement skipped: {}",
+                        e.reason,
+                        text.replace('\n', " ")
+                    )
+                } else {
+                    format!(
+                        "{}: {}; statement skipped: {}",
+                        e.reason,
+                        e.message,
+                        text.replace('\n', " ")
+                    )
+                },
+            );
+        }
+    }
+
+    /// Every distinct statement seen (patterns and utility), in first-seen order.
+    pub fn statements(&self) -> Vec<StatementCount> {
+        self.entries
+            .iter()
+            .map(|e| StatementCount {
+                sql: e.sql.clone(),
+                fingerprint: fingerprint_hex(e.fingerprint),
+                class: e.class.clone(),
+                calls: e.calls,
+            })
+            .collect()
+    }
+
+    /// Builds the workload: DML patterns `q1, q2, …` in first-seen order, sorted by calls.
+    pub fn finish(mut self) -> (Workload, Vec<Diagnostic>, Vec<StatementCount>) {
+        let statements = self.statements();
+        let mut patterns: Vec<(usize, AccessPattern)> = Vec::new();
+        for e in self.entries {
+            let StatementClass::Dml(kind) = e.class else {
+                continue;
+            };
+            let n = patterns.len() + 1;
+            let mean = if e.timed_calls > 0 {
+                Some(e.total_ms / e.timed_calls as f64)
+            } else {
+                None
+            };
+            patterns.push((
+                n,
+                AccessPattern {
+                    id: format!("q{n}"),
+                    fingerprint: fingerprint_hex(e.fingerprint),
+                    kind,
+                    sql: e.sql,
+                    example: e.example,
+                    calls: e.calls,
+                    total_ms: e.has_duration.then_some(e.total_ms),
+                    mean_ms: if e.has_duration { mean } else { None },
+                    rows: e.rows,
+                    first_seen: e.first_seen,
+                    last_seen: e.last_seen,
+                    label: e.label,
+                    locations: e.locations,
+                    analysis: Default::default(),
+                },
+            ));
+        }
+        patterns.sort_by(|a, b| b.1.calls.cmp(&a.1.calls).then(a.0.cmp(&b.0)));
+        self.utility.sort_by(|a, b| b.count.cmp(&a.count));
+        if self.suppressed > 0 {
+            self.diagnostics.push(Diagnostic {
+                severity: Severity::Note,
+                location: None,
+                message: format!(
+                    "{} more diagnostics not shown (see the skipped counts)",
+                    self.suppressed
+                ),
+            });
+        }
+        let workload = Workload {
+            patterns: patterns.into_iter().map(|(_, p)| p).collect(),
+            utility: self.utility,
+            skipped: self.skipped,
+            sources: self.sources,
+        };
+        (workload, self.diagnostics, statements)
+    }
+}
+
+/// True when every `$n` in `text` has a bound value (or there are no placeholders).
+fn shape_params_bound(text: &str, bound: &[Option<String>]) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(p) = memchr::memchr(b'$', &b[i..]) {
+        let start = i + p + 1;
+        let mut end = start;
+        while end < b.len() && b[end].is_ascii_digit() {
+            end += 1;
+        }
+        if end > start {
+            let n: usize = text[start..end].parse().unwrap_or(0);
+            if n == 0 || bound.get(n - 1).is_none() {
+                return false;
+            }
+        }
+        i = end.max(start);
+    }
+    !text.contains('?')
+}

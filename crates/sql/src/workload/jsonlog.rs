@@ -1,0 +1,84 @@
+//! Reader for Postgres `jsonlog` files (one JSON object per line, PostgreSQL 15+), also wrapped
+//! in a `record` object as CloudNativePG writes them.
+
+use super::aggregate::{Aggregator, Occurrence};
+use super::message::{parse_message, parse_parameters, Message};
+use serde::Deserialize;
+use std::borrow::Cow;
+use std::io::{self, BufRead};
+
+/// The fields of a jsonlog line that matter here (others are ignored).
+#[derive(Debug, Deserialize)]
+struct JsonLine<'a> {
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    log_time: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    error_severity: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    message: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    detail: Option<Cow<'a, str>>,
+    /// CloudNativePG: `{"level":…, "logger":"postgres", "record":{…}}`.
+    #[serde(borrow, default)]
+    record: Option<Box<JsonLine<'a>>>,
+}
+
+/// Reads a jsonlog, adding each statement to `agg`.
+pub(crate) fn read<R: BufRead>(mut r: R, agg: &mut Aggregator) -> io::Result<()> {
+    let mut buf = Vec::new();
+    let mut line_no: u32 = 0;
+    loop {
+        buf.clear();
+        if r.read_until(b'\n', &mut buf)? == 0 {
+            break;
+        }
+        line_no = line_no.saturating_add(1);
+        let Ok(text) = std::str::from_utf8(&buf) else {
+            agg.skip("invalid UTF-8", line_no, 1);
+            continue;
+        };
+        if text.trim().is_empty() {
+            continue;
+        }
+        let Ok(outer) = serde_json::from_str::<JsonLine<'_>>(text) else {
+            agg.skip("not a JSON log line", line_no, 1);
+            continue;
+        };
+        let rec = match outer.record {
+            Some(inner) => *inner,
+            None => outer,
+        };
+        let (Some(sev), Some(msg)) = (rec.error_severity.as_deref(), rec.message.as_deref()) else {
+            agg.skip("JSON line without a Postgres message", line_no, 1);
+            continue;
+        };
+        if sev != "LOG" {
+            agg.skip("other log message (connection, checkpoint …)", line_no, 1);
+            continue;
+        }
+        match parse_message(msg) {
+            Message::Statement {
+                duration_ms, text, ..
+            } => {
+                let bound = rec.detail.as_deref().and_then(parse_parameters);
+                let ts = rec.timestamp.as_deref().or(rec.log_time.as_deref());
+                agg.add(&Occurrence {
+                    text,
+                    line: line_no,
+                    column: 1,
+                    calls: 1,
+                    duration_ms,
+                    timestamp: ts,
+                    bound: bound.as_deref(),
+                    ..Default::default()
+                });
+            }
+            Message::ParseBind => agg.skip("parse/bind step (its execute is counted)", line_no, 1),
+            Message::DurationOnly => agg.skip("duration without statement text", line_no, 1),
+            Message::Other => agg.skip("other log message (connection, checkpoint …)", line_no, 1),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,242 @@
+//! The parts of a Postgres log message that carry statements, shared by the stderr, csvlog and
+//! jsonlog readers: `duration: … ms  statement: …`, `execute <name>: …`, `DETAIL:  parameters: …`.
+
+/// What one `LOG:` message says.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Message<'a> {
+    /// A statement (`statement:` or `execute <name>:`), with its duration if logged with one.
+    Statement {
+        duration_ms: Option<f64>,
+        text: &'a str,
+        execute: bool,
+    },
+    /// The parse or bind step of the extended protocol (its `execute` is what is counted).
+    ParseBind,
+    /// `duration: … ms` with no statement text (`log_duration`).
+    DurationOnly,
+    /// Any other message (connections, checkpoints, autovacuum, errors …).
+    Other,
+}
+
+/// Classifies the text after `LOG:  ` (or the `message` field of csvlog/jsonlog).
+pub(crate) fn parse_message(msg: &str) -> Message<'_> {
+    let mut rest = msg;
+    let mut duration_ms = None;
+    if let Some(after) = rest.strip_prefix("duration: ") {
+        let end = after.find(" ms").unwrap_or(after.len());
+        duration_ms = after[..end].trim().parse::<f64>().ok();
+        rest = after.get(end + 3..).unwrap_or("").trim_start_matches(' ');
+        if rest.is_empty() {
+            return Message::DurationOnly;
+        }
+    }
+    if let Some(text) = rest.strip_prefix("statement: ") {
+        return Message::Statement {
+            duration_ms,
+            text,
+            execute: false,
+        };
+    }
+    if rest == "statement:" {
+        return Message::Statement {
+            duration_ms,
+            text: "",
+            execute: false,
+        };
+    }
+    for (step, is_exec) in [("execute ", true), ("parse ", false), ("bind ", false)] {
+        if let Some(after) = rest.strip_prefix(step) {
+            // `execute <name>: SQL`; the name may be `<unnamed>` or `S_1/C_2`.
+            if let Some(colon) = after.find(": ") {
+                if !is_exec {
+                    return Message::ParseBind;
+                }
+                let text = &after[colon + 2..];
+                return Message::Statement {
+                    duration_ms,
+                    text,
+                    execute: true,
+                };
+            }
+        }
+    }
+    if duration_ms.is_some() {
+        return Message::DurationOnly;
+    }
+    Message::Other
+}
+
+/// Parses `parameters: $1 = '…', $2 = NULL, …` (the text after `DETAIL:  `) into the values as
+/// SQL literals, `$1` first. Returns `None` when the detail is not a parameter list.
+pub(crate) fn parse_parameters(detail: &str) -> Option<Vec<Option<String>>> {
+    let rest = detail.trim_start().strip_prefix("parameters: ")?;
+    let b = rest.as_bytes();
+    let mut out: Vec<Option<String>> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        // `$n = `
+        if b[i] != b'$' {
+            return if out.is_empty() { None } else { Some(out) };
+        }
+        let start = i + 1;
+        let mut j = start;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        let n: usize = rest[start..j].parse().ok()?;
+        let eq = rest[j..].strip_prefix(" = ")?;
+        i = j + 3;
+        let value = if eq.starts_with("NULL") {
+            i += 4;
+            None
+        } else if eq.starts_with('\'') {
+            // A quoted literal with '' escapes; it may span lines.
+            let mut k = i + 1;
+            loop {
+                match b.get(k) {
+                    None => break,
+                    Some(b'\'') if b.get(k + 1) == Some(&b'\'') => k += 2,
+                    Some(b'\'') => {
+                        k += 1;
+                        break;
+                    }
+                    Some(_) => k += 1,
+                }
+            }
+            let v = rest.get(i..k).unwrap_or("").to_string();
+            i = k;
+            Some(v)
+        } else {
+            // Unquoted (not produced by Postgres, but be lenient): up to the next `, $`.
+            let end = rest[i..].find(", $").map_or(rest.len(), |p| i + p);
+            let v = rest[i..end].trim().to_string();
+            i = end;
+            Some(v)
+        };
+        if n == 0 {
+            return None;
+        }
+        if out.len() < n {
+            out.resize(n, None);
+        }
+        out[n - 1] = value;
+        if rest[i..].starts_with(", ") {
+            i += 2;
+        } else {
+            break;
+        }
+    }
+    Some(out)
+}
+
+/// The timestamp at the start of a log line, as written (`2025-01-15 10:00:00.123 UTC`,
+/// `Feb 11 13:15:39`), if there is one.
+pub(crate) fn leading_timestamp(line: &str) -> Option<&str> {
+    let b = line.as_bytes();
+    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    let mut end;
+    if b.len() >= 19 && digit(0) && digit(3) && b[4] == b'-' && b[10] == b' ' && b[13] == b':' {
+        end = 19;
+        if b.get(end) == Some(&b'.') {
+            end += 1;
+            while digit(end) {
+                end += 1;
+            }
+        }
+    } else if b.len() >= 15 && b[0].is_ascii_uppercase() && b[3] == b' ' && b[9] == b':' {
+        return line.get(..15);
+    } else {
+        return None;
+    }
+    // An optional time zone abbreviation or offset.
+    if b.get(end) == Some(&b' ') {
+        let mut k = end + 1;
+        while b.get(k).is_some_and(|c| {
+            c.is_ascii_alphabetic() || *c == b'+' || *c == b'-' || c.is_ascii_digit()
+        }) {
+            k += 1;
+        }
+        if k > end + 1
+            && k - end <= 7
+            && b.get(k)
+                .is_none_or(|c| *c == b' ' || *c == b':' || *c == b'[')
+        {
+            end = k;
+        }
+    }
+    line.get(..end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages() {
+        assert_eq!(
+            parse_message("duration: 0.168 ms  statement: END;"),
+            Message::Statement {
+                duration_ms: Some(0.168),
+                text: "END;",
+                execute: false
+            }
+        );
+        assert_eq!(
+            parse_message("duration: 1.0 ms  execute P_0: SELECT 1"),
+            Message::Statement {
+                duration_ms: Some(1.0),
+                text: "SELECT 1",
+                execute: true
+            }
+        );
+        assert_eq!(
+            parse_message("execute stmt_slow/stmt_slow: SELECT 1"),
+            Message::Statement {
+                duration_ms: None,
+                text: "SELECT 1",
+                execute: true
+            }
+        );
+        assert_eq!(
+            parse_message("duration: 1.163 ms  parse x: SELECT 1"),
+            Message::ParseBind
+        );
+        assert_eq!(parse_message("duration: 2 ms"), Message::DurationOnly);
+        assert_eq!(
+            parse_message("connection received: host=[local]"),
+            Message::Other
+        );
+    }
+
+    #[test]
+    fn parameters() {
+        let p =
+            parse_parameters("parameters: $1 = '1234', $2 = 'nj''char\nhello', $3 = NULL").unwrap();
+        assert_eq!(
+            p,
+            vec![
+                Some("'1234'".into()),
+                Some("'nj''char\nhello'".into()),
+                None
+            ]
+        );
+        assert_eq!(parse_parameters("prepare: prepare foo"), None);
+    }
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(
+            leading_timestamp("2026-11-29 20:38:46.780 UTC [16149] LOG:  x"),
+            Some("2026-11-29 20:38:46.780 UTC")
+        );
+        assert_eq!(
+            leading_timestamp("2020-03-11 20:40:43 CET::@:[12760]:LOG:"),
+            Some("2020-03-11 20:40:43 CET")
+        );
+        assert_eq!(
+            leading_timestamp("Feb 11 13:15:39 test-pc postgres[1]:"),
+            Some("Feb 11 13:15:39")
+        );
+        assert_eq!(leading_timestamp("garbage"), None);
+    }
+}

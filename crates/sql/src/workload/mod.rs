@@ -1,0 +1,261 @@
+//! Query workload ingestion: SQL files with `-- calls: N`, Postgres server logs (stderr with any
+//! prefix, syslog, RDS, csvlog, jsonlog) and `pg_stat_statements` CSV exports, plain or `.gz` /
+//! `.bz2`, into one [`Workload`] of weighted normalized statements.
+//!
+//! Logs are streamed line by line; memory grows with the number of distinct statements, not with
+//! the size of the input. Content problems never stop a run: they are counted by reason with
+//! their first locations (`Workload::skipped`) and described in diagnostics.
+
+mod aggregate;
+mod csvlog;
+mod jsonlog;
+mod message;
+mod pglog;
+mod pgss;
+mod sqlfile;
+
+pub use aggregate::StatementCount;
+// Until the front end's shared `crate::error::SqlError` lands, the same type lives here.
+mod error;
+pub use error::SqlError;
+
+use aggregate::Aggregator;
+use remodel_model::{Diagnostic, Location, Severity, Workload};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+
+/// Input format of a workload file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Decide from the content (and the file name).
+    Auto,
+    /// SQL statements separated by `;`, with optional `-- calls: N`.
+    Sql,
+    /// Postgres stderr log (any `log_line_prefix`), syslog or RDS variant.
+    PgLog,
+    /// Postgres csvlog.
+    Csvlog,
+    /// Postgres jsonlog (also CloudNativePG's wrapped records).
+    Jsonlog,
+    /// `pg_stat_statements` export as CSV with a header.
+    Pgss,
+}
+
+impl Format {
+    /// The name used on the command line and in [`remodel_model::WorkloadSource::format`].
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Auto => "auto",
+            Format::Sql => "sql",
+            Format::PgLog => "pg-log",
+            Format::Csvlog => "csvlog",
+            Format::Jsonlog => "jsonlog",
+            Format::Pgss => "pgss",
+        }
+    }
+}
+
+/// The result of reading workload files: the model plus what went wrong where.
+#[derive(Debug, Clone, Default)]
+pub struct WorkloadLoad {
+    /// Patterns (DML), utility counts, skipped counts and sources.
+    pub workload: Workload,
+    /// Warnings about skipped statements (first of each kind) and notes on detected formats.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Every distinct normalized statement, DML and utility, in first-seen order, with its count.
+    pub statements: Vec<StatementCount>,
+}
+
+/// Reads workload files in order. Errors only when a file cannot be opened or read; content
+/// problems are counted in the result.
+pub fn read_files<P: AsRef<Path>>(paths: &[P], format: Format) -> Result<WorkloadLoad, SqlError> {
+    let mut agg = Aggregator::new();
+    let mut notes = Vec::new();
+    for path in paths {
+        let path = path.as_ref();
+        let name = path.display().to_string();
+        let io_err = |source: io::Error| SqlError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = File::open(path).map_err(io_err)?;
+        let mut reader = open_reader(file, &name).map_err(io_err)?;
+        let fmt = match format {
+            Format::Auto => {
+                let head = reader.fill_buf().map_err(io_err)?;
+                let f = detect(&name, head);
+                notes.push(Diagnostic {
+                    severity: Severity::Note,
+                    location: Some(Location::new(name.clone(), 1, 1)),
+                    message: format!("read as {} (auto-detected)", f.name()),
+                });
+                f
+            }
+            f => f,
+        };
+        read_one(reader, &name, fmt, &mut agg).map_err(io_err)?;
+    }
+    Ok(finish(agg, notes))
+}
+
+/// Reads one workload from text in memory (`file` names it in locations).
+pub fn read_str(file: &str, text: &str, format: Format) -> WorkloadLoad {
+    let mut agg = Aggregator::new();
+    let fmt = match format {
+        Format::Auto => detect(file, text.as_bytes()),
+        f => f,
+    };
+    // Reading from memory cannot fail.
+    let _ = read_one(Box::new(text.as_bytes()), file, fmt, &mut agg);
+    finish(agg, Vec::new())
+}
+
+fn finish(agg: Aggregator, mut notes: Vec<Diagnostic>) -> WorkloadLoad {
+    let (workload, diagnostics, statements) = agg.finish();
+    notes.extend(diagnostics);
+    WorkloadLoad {
+        workload,
+        diagnostics: notes,
+        statements,
+    }
+}
+
+fn read_one(
+    reader: Box<dyn BufRead + '_>,
+    name: &str,
+    fmt: Format,
+    agg: &mut Aggregator,
+) -> io::Result<()> {
+    agg.begin_file(name, fmt.name());
+    match fmt {
+        Format::Sql | Format::Auto => {
+            let mut bytes = Vec::new();
+            let mut reader = reader;
+            reader.read_to_end(&mut bytes)?;
+            let text = utf8_lines(&bytes, agg);
+            sqlfile::read(&text, agg);
+        }
+        Format::PgLog => pglog::read(reader, agg)?,
+        Format::Csvlog => csvlog::read(reader, agg)?,
+        Format::Jsonlog => jsonlog::read(reader, agg)?,
+        Format::Pgss => pgss::read(reader, agg)?,
+    }
+    Ok(())
+}
+
+/// Decodes a SQL file; lines that are not UTF-8 are counted and replaced by empty lines so the
+/// line numbers of the rest stay right.
+fn utf8_lines(bytes: &[u8], agg: &mut Aggregator) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_string(),
+        Err(_) => {
+            let mut out = String::with_capacity(bytes.len());
+            for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+                if i > 0 {
+                    out.push('\n');
+                }
+                match std::str::from_utf8(line) {
+                    Ok(l) => out.push_str(l),
+                    Err(_) => {
+                        agg.skip("invalid UTF-8", u32::try_from(i + 1).unwrap_or(u32::MAX), 1)
+                    }
+                }
+            }
+            out
+        }
+    }
+}
+
+/// Wraps a file in a buffered reader, decompressing gzip or bzip2 (by magic bytes).
+fn open_reader(file: File, name: &str) -> io::Result<Box<dyn BufRead>> {
+    let mut buf = BufReader::with_capacity(1 << 18, file);
+    let head = buf.fill_buf()?;
+    let gz = head.starts_with(&[0x1f, 0x8b]) || (head.is_empty() && name.ends_with(".gz"));
+    let bz = head.starts_with(b"BZh") || (head.is_empty() && name.ends_with(".bz2"));
+    Ok(if gz {
+        Box::new(BufReader::with_capacity(
+            1 << 18,
+            flate2::bufread::MultiGzDecoder::new(buf),
+        ))
+    } else if bz {
+        Box::new(BufReader::with_capacity(
+            1 << 18,
+            bzip2::bufread::MultiBzDecoder::new(buf),
+        ))
+    } else {
+        Box::new(buf)
+    })
+}
+
+/// Guesses the format from the first bytes of the (decompressed) content and the file name.
+pub fn detect(name: &str, head: &[u8]) -> Format {
+    let text = String::from_utf8_lossy(&head[..head.len().min(64 * 1024)]);
+    let mut lines = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty());
+    let Some(first) = lines.next() else {
+        return Format::Sql;
+    };
+    let lower = first.to_ascii_lowercase();
+    if first.starts_with('{') {
+        return Format::Jsonlog;
+    }
+    let header: Vec<&str> = lower
+        .split(',')
+        .map(|h| h.trim().trim_matches('"'))
+        .collect();
+    if header.contains(&"query") && header.contains(&"calls") {
+        return Format::Pgss;
+    }
+    let quoted_time = first.starts_with('"')
+        && first
+            .get(1..5)
+            .is_some_and(|y| y.bytes().all(|b| b.is_ascii_digit()));
+    if quoted_time
+        && [
+            ",LOG,",
+            ",ERROR,",
+            ",FATAL,",
+            ",WARNING,",
+            ",NOTICE,",
+            ",PANIC,",
+        ]
+        .iter()
+        .any(|s| first.contains(s))
+    {
+        return Format::Csvlog;
+    }
+    let sample: Vec<&str> = std::iter::once(first).chain(lines.take(49)).collect();
+    if sample
+        .iter()
+        .any(|l| pglog::find_severity(l).is_some_and(|(_, start, _)| start > 0))
+    {
+        return Format::PgLog;
+    }
+    if quoted_time || name.ends_with(".csv") && !lower.starts_with("select") {
+        return Format::Csvlog;
+    }
+    Format::Sql
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection() {
+        assert_eq!(detect("x", b"query,calls,total_exec_time\n"), Format::Pgss);
+        assert_eq!(detect("x", b"{\"timestamp\":\"2024\"}\n"), Format::Jsonlog);
+        assert_eq!(detect("x", b"\"2026-05-16 05:11:50.269 UTC\",\"u\",\"d\",1,\"h\",a,1,\"SELECT\",\"x\",1/1,0,LOG,00000,\"m\"\n"), Format::Csvlog);
+        assert_eq!(
+            detect(
+                "x",
+                b"2017-09-06 08:40:10 UTC [20]: [1-1] user=,db= LOG:  database system\n"
+            ),
+            Format::PgLog
+        );
+        assert_eq!(detect("x", b"-- calls: 3\nSELECT 1;\n"), Format::Sql);
+    }
+}

@@ -1,0 +1,327 @@
+//! Reader for Postgres server logs in the stderr format, with any `log_line_prefix`, and its
+//! syslog and Amazon RDS variants.
+//!
+//! A record starts at a line carrying a severity marker (`LOG:  `, `ERROR:  `, `DETAIL:  `, …)
+//! after whatever prefix the server was configured with; the lines after it that start with
+//! white space (Postgres indents continuation lines with a tab) belong to it. Syslog splits a
+//! message into `[N-1]`, `[N-2]`, … lines and writes tabs as `#011`. The reader streams line by
+//! line and keeps only the record being assembled.
+
+use super::aggregate::{Aggregator, Occurrence};
+use super::message::{leading_timestamp, parse_message, parse_parameters, Message};
+use memchr::memmem;
+use std::io::{self, BufRead};
+
+const SEVERITIES: &[&str] = &[
+    "LOG",
+    "ERROR",
+    "STATEMENT",
+    "DETAIL",
+    "HINT",
+    "CONTEXT",
+    "FATAL",
+    "WARNING",
+    "NOTICE",
+    "INFO",
+    "PANIC",
+    "QUERY",
+    "LOCATION",
+    "DEBUG",
+    "DEBUG1",
+    "DEBUG2",
+    "DEBUG3",
+    "DEBUG4",
+    "DEBUG5",
+];
+
+/// Where the continuation lines of the current record go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Text,
+    Params,
+    Ignore,
+}
+
+/// The statement record being assembled.
+#[derive(Debug)]
+struct Pending {
+    active: bool,
+    line: u32,
+    column: u32,
+    ts: String,
+    has_ts: bool,
+    duration: Option<f64>,
+    text: String,
+    params: String,
+    has_params: bool,
+    bad_utf8: Option<u32>,
+}
+
+impl Pending {
+    fn new() -> Self {
+        Pending {
+            active: false,
+            line: 0,
+            column: 0,
+            ts: String::new(),
+            has_ts: false,
+            duration: None,
+            text: String::new(),
+            params: String::new(),
+            has_params: false,
+            bad_utf8: None,
+        }
+    }
+}
+
+/// Finds the severity marker of a log line: returns (severity, start of the severity word, start
+/// of the message after `:  `).
+pub(crate) fn find_severity(line: &str) -> Option<(&str, usize, usize)> {
+    let b = line.as_bytes();
+    for colon in memmem::find_iter(b, b":  ") {
+        let mut s = colon;
+        while s > 0 && (b[s - 1].is_ascii_uppercase() || b[s - 1].is_ascii_digit()) {
+            s -= 1;
+        }
+        if s == colon || (s > 0 && b[s - 1].is_ascii_alphanumeric()) {
+            continue;
+        }
+        let word = &line[s..colon];
+        if SEVERITIES.contains(&word) {
+            return Some((word, s, colon + 3));
+        }
+    }
+    None
+}
+
+/// Syslog line: `… postgres[pid]: [N-M] rest`. Returns (M == 1, offset of `rest`).
+fn syslog_part(line: &str) -> Option<(bool, usize)> {
+    let b = line.as_bytes();
+    let head = &b[..b.len().min(160)];
+    let at = memmem::find(head, b"]: [")?;
+    let mut i = at + 4;
+    let d0 = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i == d0 || b.get(i) != Some(&b'-') {
+        return None;
+    }
+    i += 1;
+    let m0 = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i == m0 || b.get(i) != Some(&b']') {
+        return None;
+    }
+    let first = &line[m0..i] == "1";
+    let rest = if b.get(i + 1) == Some(&b' ') {
+        i + 2
+    } else {
+        i + 1
+    };
+    Some((first, rest.min(b.len())))
+}
+
+/// Reads a stderr/syslog/RDS log, adding each statement to `agg`.
+pub(crate) fn read<R: BufRead>(mut r: R, agg: &mut Aggregator) -> io::Result<()> {
+    let mut buf: Vec<u8> = Vec::with_capacity(4096);
+    let mut line_no: u32 = 0;
+    let mut pending = Pending::new();
+    let mut target = Target::Ignore;
+    let mut cont = String::new();
+    loop {
+        buf.clear();
+        if r.read_until(b'\n', &mut buf)? == 0 {
+            break;
+        }
+        line_no = line_no.saturating_add(1);
+        while matches!(buf.last(), Some(b'\n' | b'\r')) {
+            buf.pop();
+        }
+        let line = match std::str::from_utf8(&buf) {
+            Ok(l) => l,
+            Err(_) => {
+                let continuation = matches!(buf.first(), Some(b'\t' | b' '));
+                if continuation && pending.active && target != Target::Ignore {
+                    pending.bad_utf8.get_or_insert(line_no);
+                } else {
+                    if !continuation {
+                        finish(&mut pending, agg);
+                        target = Target::Ignore;
+                    }
+                    agg.skip("invalid UTF-8", line_no, 1);
+                }
+                continue;
+            }
+        };
+        // Continuation lines: indented (stderr) or `[N-M]` with M > 1 (syslog).
+        let (is_cont, body) = match syslog_part(line) {
+            Some((false, rest)) => {
+                cont.clear();
+                cont.push_str(&line[rest..].replace("#011", "\t"));
+                (true, cont.as_str())
+            }
+            Some((true, rest)) => (false, &line[rest..]),
+            None => (matches!(line.as_bytes().first(), Some(b'\t' | b' ')), line),
+        };
+        if is_cont {
+            let text = body.strip_prefix('\t').unwrap_or(body);
+            match target {
+                Target::Text if pending.active => {
+                    pending.text.push('\n');
+                    pending.text.push_str(text);
+                }
+                Target::Params if pending.active => {
+                    pending.params.push('\n');
+                    pending.params.push_str(text);
+                }
+                _ => {}
+            }
+            continue;
+        }
+        let Some((severity, sev_start, msg_start)) = find_severity(body) else {
+            if !line.trim().is_empty() {
+                agg.skip("not a log line", line_no, 1);
+            }
+            continue;
+        };
+        let msg = &body[msg_start..];
+        match severity {
+            "DETAIL" => {
+                if pending.active && !pending.has_params && msg.starts_with("parameters: ") {
+                    pending.params.clear();
+                    pending.params.push_str(msg);
+                    pending.has_params = true;
+                    target = Target::Params;
+                } else {
+                    target = Target::Ignore;
+                }
+            }
+            "HINT" | "CONTEXT" | "QUERY" | "LOCATION" => target = Target::Ignore,
+            "STATEMENT" => {
+                finish(&mut pending, agg);
+                agg.skip(
+                    "STATEMENT: line of an error or notice (not a completed statement)",
+                    line_no,
+                    1,
+                );
+                target = Target::Ignore;
+            }
+            "LOG" => {
+                finish(&mut pending, agg);
+                target = Target::Ignore;
+                match parse_message(msg) {
+                    Message::Statement {
+                        duration_ms,
+                        text,
+                        execute: _,
+                    } => {
+                        pending.active = true;
+                        pending.line = line_no;
+                        let offset = text.as_ptr() as usize - line.as_ptr() as usize;
+                        pending.column = column_of(line, offset);
+                        pending.duration = duration_ms;
+                        pending.text.clear();
+                        pending.text.push_str(text);
+                        pending.has_params = false;
+                        pending.bad_utf8 = None;
+                        pending.has_ts = false;
+                        if let Some(ts) = leading_timestamp(&body[..sev_start]) {
+                            pending.ts.clear();
+                            pending.ts.push_str(ts);
+                            pending.has_ts = true;
+                        } else if let Some(ts) = leading_timestamp(line) {
+                            pending.ts.clear();
+                            pending.ts.push_str(ts);
+                            pending.has_ts = true;
+                        }
+                        target = Target::Text;
+                    }
+                    Message::ParseBind => {
+                        agg.skip("parse/bind step (its execute is counted)", line_no, 1)
+                    }
+                    Message::DurationOnly => {
+                        agg.skip("duration without statement text", line_no, 1)
+                    }
+                    Message::Other => {
+                        agg.skip("other log message (connection, checkpoint …)", line_no, 1)
+                    }
+                }
+            }
+            _ => {
+                finish(&mut pending, agg);
+                agg.skip("other log message (connection, checkpoint …)", line_no, 1);
+                target = Target::Ignore;
+            }
+        }
+    }
+    finish(&mut pending, agg);
+    Ok(())
+}
+
+/// 1-based column (in characters) of a byte offset in a line.
+pub(crate) fn column_of(line: &str, offset: usize) -> u32 {
+    let head = line.get(..offset).unwrap_or(line);
+    let n = if head.is_ascii() {
+        head.len()
+    } else {
+        head.chars().count()
+    };
+    u32::try_from(n + 1).unwrap_or(u32::MAX)
+}
+
+/// Hands the assembled statement (if any) to the aggregator.
+fn finish(p: &mut Pending, agg: &mut Aggregator) {
+    if !p.active {
+        return;
+    }
+    p.active = false;
+    if let Some(bad) = p.bad_utf8 {
+        agg.skip("invalid UTF-8", bad, 1);
+        return;
+    }
+    let bound = if p.has_params {
+        parse_parameters(&p.params)
+    } else {
+        None
+    };
+    let occ = Occurrence {
+        text: &p.text,
+        line: p.line,
+        column: p.column,
+        calls: 1,
+        duration_ms: p.duration,
+        timestamp: if p.has_ts { Some(&p.ts) } else { None },
+        bound: bound.as_deref(),
+        ..Default::default()
+    };
+    agg.add(&occ);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn severities() {
+        let l = "2020-03-11 20:40:43 CET:[local]:postgres@template1:[12774]:LOG:  duration: 0.027 ms  statement: ";
+        let (sev, _, m) = find_severity(l).unwrap();
+        assert_eq!(sev, "LOG");
+        assert_eq!(&l[m..], "duration: 0.027 ms  statement: ");
+        assert!(find_severity("SELECT a FROM b").is_none());
+    }
+
+    #[test]
+    fn syslog() {
+        assert_eq!(
+            syslog_part("Feb 11 13:15:40 h postgres[10819]: [7-2] #011 FROM x"),
+            Some((false, 41))
+        );
+        assert!(matches!(
+            syslog_part("Feb 11 13:15:40 h postgres[10819]: [7-1] db=p LOG:  x"),
+            Some((true, _))
+        ));
+    }
+}
