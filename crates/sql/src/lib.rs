@@ -6,3 +6,8 @@
 
 /// Statement splitter (comments, quotes, dollar quotes, psql meta-commands, COPY data).
 pub mod split;
+
+/// Statement normalization and fingerprints (token-level, then one parse per distinct shape).
+pub mod normalize;
+/// Query workload ingestion: SQL files, Postgres logs, pg_stat_statements exports.
+pub mod workload;
