@@ -39,14 +39,14 @@ impl Equiv {
         let root = self.find(c);
         let mut out: Vec<ColumnRef> = self
             .parent
-            .keys()
+            .iter()
+            .flat_map(|(k, v)| [k, v])
             .filter(|k| self.find(k) == root)
             .cloned()
             .collect();
-        if !out.contains(c) {
-            out.push(c.clone());
-        }
+        out.push(c.clone());
         out.sort();
+        out.dedup();
         out
     }
 }

@@ -443,6 +443,17 @@ pub fn name_tables(schema: &Schema, tables: &mut [TableBuild]) {
                 })
                 .collect()
         };
+        // Two key columns that shorten to the same word keep their full names.
+        let words: Vec<String> = words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| match &t.partition.get(i) {
+                Some(KeySrc::Col(c)) if words.iter().filter(|x| *x == w).count() > 1 && w != "id" => {
+                    naming::sanitize(&c.column)
+                }
+                _ => w.clone(),
+            })
+            .collect();
         let mut base = if words.is_empty() {
             format!("{root_name}_all")
         } else {

@@ -170,9 +170,10 @@ pub fn plan(
         if t.root == tname {
             match p.kind {
                 StatementKind::Insert => {
+                    // Key columns always: a value Postgres would generate must come from the application.
                     let mut cols = Vec::new();
-                    for (k, n, ..) in &t.columns {
-                        if k.source().table != tname || written.contains(&k.source().column) {
+                    for (i, (k, n, ..)) in t.columns.iter().enumerate() {
+                        if i < keys.len() || k.source().table != tname || written.contains(&k.source().column) {
                             cols.push(n.clone());
                         }
                     }
@@ -341,19 +342,39 @@ pub fn plan(
                 notes.push(format!("{} keeps copies of the deleted {tname} row's columns until its own rows are removed", t.name));
                 continue;
             }
-            if copies.iter().any(|c| {
-                t.name_of(&keys[0])
-                    .is_some_and(|_| keys.iter().any(|k| t.name_of(k) == Some(c.as_str())))
-            }) {
+            let edge = t.edges.iter().find(|e| e.directed && e.child == t.root && e.parent == tname);
+            let by: Vec<String> = edge.map(|e| e.child_cols.clone()).unwrap_or_default();
+            let key_names: Vec<String> = keys.iter().filter_map(|k| t.name_of(k).map(str::to_string)).collect();
+            if copies.iter().any(|c| key_names.contains(c)) {
+                // A copied column is part of the key: each copying row moves (DELETE + INSERT).
                 notes.push(format!(
-                    "a copied {tname} column is part of {}'s key: its rows move when it changes",
+                    "a copied {tname} column is part of {}'s key: each row that copies the {tname} row moves (DELETE + INSERT)",
                     t.name
                 ));
+                let all: Vec<String> = t.columns.iter().map(|(_, n, ..)| n.clone()).collect();
+                match finder(tables, &t.root, &by) {
+                    Some(i) if !by.is_empty() => add_rbw(
+                        &mut rbw,
+                        &tables[i].name,
+                        &all,
+                        &t.name,
+                        Some(format!("every {} row that copies the {tname} row", t.root)),
+                    ),
+                    _ => add_rbw(
+                        &mut rbw,
+                        &format!("postgres:{}", t.root),
+                        &all,
+                        &t.name,
+                        Some(format!("no table lists the {} rows of a {tname}: read them from the source", t.root)),
+                    ),
+                }
+                let wk = where_key(t, &keys);
+                push(&mut path, t, format!("DELETE FROM {ks}.{} WHERE {wk}", quote(&t.name)), Some(Vec::new()));
+                let names: Vec<String> = all.iter().map(|c| quote(c)).collect();
+                let marks = vec!["?"; names.len()].join(", ");
+                push(&mut path, t, format!("INSERT INTO {ks}.{} ({}) VALUES ({marks})", quote(&t.name), names.join(", ")), None);
+                continue;
             }
-            let edge = t
-                .edges
-                .iter()
-                .find(|e| e.directed && e.child == t.root && e.parent == tname);
             let static_case = edge.is_some_and(|e| {
                 t.partition.len() == e.child_cols.len()
                     && t.partition.iter().all(|k| matches!(k, KeySrc::Col(c) if c.table == t.root && e.child_cols.iter().any(|x| x.eq_ignore_ascii_case(&c.column))))
@@ -374,11 +395,6 @@ pub fn plan(
                 );
             } else {
                 let wk = where_key(t, &keys);
-                let key_names: Vec<String> = keys
-                    .iter()
-                    .filter_map(|k| t.name_of(k).map(str::to_string))
-                    .collect();
-                let by: Vec<String> = edge.map(|e| e.child_cols.clone()).unwrap_or_default();
                 match finder(tables, &t.root, &by) {
                     Some(i) if !by.is_empty() => add_rbw(
                         &mut rbw,

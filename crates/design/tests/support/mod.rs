@@ -1,0 +1,3 @@
+//! Shared helpers of the design tests.
+pub mod cqlcheck;
+pub mod pipeline;

@@ -1,0 +1,82 @@
+//! The planning pipeline as `remodel plan` runs it (load → workload → analyze → design), for tests.
+
+#![allow(dead_code)]
+
+use remodel_design::{design, DesignConfig};
+use remodel_model::{Diagnostic, Plan, Statistics, PLAN_FORMAT_VERSION};
+use remodel_sql::workload::Format;
+use std::path::{Path, PathBuf};
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Plans from files; panics with the reason when an input cannot be read (tests only).
+pub fn plan_files(schema: &[PathBuf], queries: &[PathBuf], stats: Option<&Statistics>, keyspace: &str) -> (Plan, Vec<Diagnostic>) {
+    let ddl = remodel_sql::ddl::load_files(schema).unwrap_or_else(|e| panic!("schema: {e}"));
+    let wl = remodel_sql::workload::read_files(queries, Format::Auto).unwrap_or_else(|e| panic!("workload: {e}"));
+    let analysis = remodel_analyze::analyze(&ddl.schema, &wl.workload, &remodel_analyze::AnalyzeConfig::default());
+    let config = DesignConfig { keyspace: keyspace.into(), ..DesignConfig::default() };
+    let out = design(&analysis.schema, &analysis.workload, &analysis.relationships, stats, &config);
+    let mut diags = ddl.diagnostics;
+    diags.extend(wl.diagnostics);
+    diags.extend(analysis.diagnostics);
+    diags.extend(out.diagnostics);
+    let plan = Plan {
+        format_version: PLAN_FORMAT_VERSION,
+        schema: analysis.schema,
+        workload: analysis.workload,
+        relationships: analysis.relationships,
+        design: out.design,
+    };
+    (plan, diags)
+}
+
+/// Plans a corpus under `fixtures/corpora/<name>`.
+pub fn plan_corpus(name: &str) -> (Plan, Vec<Diagnostic>) {
+    let dir = root().join("fixtures/corpora").join(name);
+    plan_files(&[dir.join("ddl-postgres.sql")], &[dir.join("queries.sql")], None, name)
+}
+
+/// Plans the rideshare example, with optional statistics.
+pub fn plan_rideshare(stats: Option<&Statistics>) -> (Plan, Vec<Diagnostic>) {
+    let dir = root().join("examples/rideshare");
+    plan_files(&[dir.join("schema.sql")], &[dir.join("queries.sql")], stats, "rideshare")
+}
+
+/// A one-line-per-decision rendering of a design, for reviewable fixture diffs.
+pub fn mapping_text(plan: &Plan) -> String {
+    let mut s = String::new();
+    for q in &plan.design.queries {
+        s.push_str(&format!(
+            "{} [{}] {} -> {}\n",
+            q.pattern,
+            if q.single_partition { "single" } else { "multi" },
+            q.table.as_deref().unwrap_or("-"),
+            q.cql.as_deref().unwrap_or("-")
+        ));
+        if let Some(r) = &q.reason {
+            s.push_str(&format!("    reason: {r}\n"));
+        }
+        for n in &q.notes {
+            s.push_str(&format!("    note: {n}\n"));
+        }
+    }
+    for w in &plan.design.writes {
+        s.push_str(&format!("{} write, {} B{}\n", w.pattern, w.batch_bytes, if w.fits_batch { "" } else { " (over batch warning)" }));
+        for t in &w.targets {
+            s.push_str(&format!("    {}\n", t.cql));
+        }
+        for r in &w.read_before_write {
+            s.push_str(&format!("    first read {} from {} for {}\n", r.columns.join(", "), r.table, r.for_tables.join(", ")));
+        }
+        if let Some(n) = &w.note {
+            s.push_str(&format!("    note: {n}\n"));
+        }
+    }
+    for sg in &plan.design.suggestions {
+        s.push_str(&format!("{} suggestion: {}\n", sg.pattern, sg.text));
+    }
+    s
+}
