@@ -40,3 +40,74 @@ impl Default for AnalyzeConfig {
         }
     }
 }
+
+/// A configuration file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The TOML text is invalid or names an unknown threshold.
+    #[error("invalid TOML configuration: {0}")]
+    Toml(#[from] toml::de::Error),
+    /// The JSON text is invalid or names an unknown threshold.
+    #[error("invalid JSON configuration: {0}")]
+    Json(#[from] serde_json::Error),
+    /// A threshold is out of its range.
+    #[error("{0}")]
+    Range(String),
+}
+
+impl AnalyzeConfig {
+    /// Reads a configuration from TOML or JSON text (JSON when it starts with `{`). The text may
+    /// also be a `[analyze]` table of a larger TOML file.
+    pub fn parse(text: &str) -> Result<AnalyzeConfig, ConfigError> {
+        let cfg: AnalyzeConfig = if text.trim_start().starts_with('{') {
+            serde_json::from_str(text)?
+        } else {
+            #[derive(Deserialize)]
+            struct Wrapped {
+                analyze: AnalyzeConfig,
+            }
+            match toml::from_str::<Wrapped>(text) {
+                Ok(w) => w.analyze,
+                Err(_) => toml::from_str(text)?,
+            }
+        };
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Checks that every threshold is in range.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if !(0.0..=1.0).contains(&self.min_co_access_share) {
+            return Err(ConfigError::Range(format!(
+                "min_co_access_share must be between 0 and 1, got {}",
+                self.min_co_access_share
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_toml_json_and_partial_files() {
+        let c = AnalyzeConfig::parse(
+            "max_embed_attributes = 8\n[fanout]\n\"order_line.ol_o_id\" = 15\n",
+        )
+        .expect("toml");
+        assert_eq!(c.max_embed_attributes, 8);
+        assert_eq!(c.fanout.get("order_line.ol_o_id"), Some(&15));
+        assert_eq!(c.bounded_n_limit, AnalyzeConfig::default().bounded_n_limit);
+        let c = AnalyzeConfig::parse("[analyze]\nmin_co_access_share = 0.25\n").expect("wrapped");
+        assert_eq!(c.min_co_access_share, 0.25);
+        let c = AnalyzeConfig::parse("{\"bounded_n_limit\": 10}").expect("json");
+        assert_eq!(c.bounded_n_limit, 10);
+        assert!(
+            AnalyzeConfig::parse("max_embedded = 3").is_err(),
+            "unknown keys are refused"
+        );
+        assert!(AnalyzeConfig::parse("min_co_access_share = 2.0").is_err());
+    }
+}

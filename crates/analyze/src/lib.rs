@@ -11,9 +11,10 @@ pub mod joins;
 mod pattern;
 mod predicates;
 pub mod relationships;
+pub mod render;
 mod timeval;
 
-pub use config::AnalyzeConfig;
+pub use config::{AnalyzeConfig, ConfigError};
 
 use remodel_model::{
     AccessPattern, Diagnostic, PatternAnalysis, Relationship, Schema, Severity, Workload,
@@ -119,8 +120,34 @@ pub fn analyze_pattern(schema: &Schema, p: &AccessPattern) -> (PatternAnalysis, 
         }
         None => None,
     };
+    let limit_param = res.limit_param;
     merge_example(&mut res, ex.as_ref());
     let mut a = res.analysis;
+    if limit_param && a.limit.is_none() {
+        // `LIMIT $n` without a literal instance (pg_stat_statements): the rows per call seen are
+        // the best evidence of the limit the application passes.
+        if let (Some(rows), true) = (p.rows, p.calls > 0) {
+            let per_call = (rows as f64 / p.calls as f64).ceil() as u64;
+            a.limit = Some(per_call);
+            diags.push(Diagnostic {
+                severity: Severity::Note,
+                location: loc.clone(),
+                message: format!(
+                    "{}: LIMIT is a parameter; {per_call} taken from the rows per call",
+                    p.id
+                ),
+            });
+        } else {
+            diags.push(Diagnostic {
+                severity: Severity::Warning,
+                location: loc.clone(),
+                message: format!(
+                    "{}: LIMIT is a parameter and no example or row count gives its value",
+                    p.id
+                ),
+            });
+        }
+    }
     if let Some(reason) = &a.unmodeled {
         diags.push(Diagnostic {
             severity: Severity::Warning,

@@ -161,7 +161,10 @@ fn boundedness(
         return Bound {
             bounded: Some(*n <= config.bounded_n_limit),
             fanout: Some(*n as f64),
-            why: format!("configured fan-out {n} {} per {parent}", child.name),
+            why: format!(
+                "configured fan-out: {n} {} rows per {parent} row",
+                child.name
+            ),
         };
     }
     // Measured: a read of the children by exactly the FK, without LIMIT, with rows per call.
@@ -183,7 +186,7 @@ fn boundedness(
                 bounded: Some(n <= config.bounded_n_limit as f64),
                 fanout: Some(n),
                 why: format!(
-                    "{} returns {n:.1} {} rows per {parent} on average",
+                    "{} returns {n:.1} {} rows per {parent} row on average",
                     p.id, child.name
                 ),
             };
@@ -203,7 +206,7 @@ fn boundedness(
             bounded: Some(false),
             fanout: None,
             why: format!(
-                "{} grows without bound per {parent}: {c} inserts into {} and none into {parent}",
+                "the {} rows of one {parent} row grow without bound: {c} inserts into {} and none into {parent}",
                 child.name, child.name
             ),
         },
@@ -213,7 +216,7 @@ fn boundedness(
                 bounded: Some(n <= config.bounded_n_limit as f64),
                 fanout: Some(n),
                 why: format!(
-                    "about {n:.1} {} per {parent} ({c} inserts into {} for {p} into {parent})",
+                    "about {n:.1} {} rows per {parent} row ({c} inserts into {} for {p} into {parent})",
                     child.name, child.name
                 ),
             }
@@ -227,6 +230,25 @@ fn pct(x: f64) -> String {
 
 fn ids(ps: &[&AccessPattern]) -> Vec<String> {
     ps.iter().map(|p| p.id.clone()).collect()
+}
+
+/// True when a read enters by the child (binds child columns and not the parent's), or, when
+/// that does not decide, lists the child first: the seed's "primary entity" of the read.
+fn enters_by_child(p: &AccessPattern, child: &str, parent: &str) -> bool {
+    let bound = |t: &str| {
+        p.analysis
+            .equality
+            .iter()
+            .any(|e| e.column.table == t && e.op != EqualityOp::IsNull)
+    };
+    match (bound(child), bound(parent)) {
+        (true, false) => true,
+        (false, true) => false,
+        _ => {
+            let pos = |t: &str| p.analysis.tables.iter().position(|x| x == t);
+            pos(child) <= pos(parent)
+        }
+    }
 }
 
 fn one_to(
@@ -249,63 +271,81 @@ fn one_to(
     };
     let label = fk_label(&child.name, fk, schema);
     let together = following(reads, &label);
+    // Reads entering by the child look up its parent (N-1: copy parent columns into the child);
+    // reads entering by the parent read its children (1-N: embed the children in the parent).
+    let (from_child, from_parent): (Vec<&AccessPattern>, Vec<&AccessPattern>) = together
+        .iter()
+        .copied()
+        .partition(|p| enters_by_child(p, &child.name, &parent_name));
     let child_reads = reads_of(reads, &child.name);
     let parent_reads = reads_of(reads, &parent_name);
-    let share = |of: &[&AccessPattern]| {
+    let share = |part: &[&AccessPattern], of: &[&AccessPattern]| {
         if of.is_empty() {
             0.0
         } else {
-            weight(&together) as f64 / weight(of) as f64
+            weight(part) as f64 / weight(of) as f64
         }
     };
-    let (child_share, parent_share) = (share(&child_reads), share(&parent_reads));
-    let parent_cols = columns_used(&together, &parent_name, &fk.ref_columns);
+    let child_share = share(&from_child, &child_reads);
+    let parent_share = share(&from_parent, &parent_reads);
+    let parent_cols = columns_used(&from_child, &parent_name, &fk.ref_columns);
     let child_attrs = child.columns.len().saturating_sub(fk.columns.len());
     let bound = boundedness(workload, child, &parent_name, fk, one_to_one, config);
     let few = |n: usize| n <= config.max_embed_attributes;
     let min = config.min_co_access_share;
+    let dup_ok = child_share >= min && !parent_cols.is_empty() && few(parent_cols.len());
+    let embed_ok = parent_share >= min && few(child_attrs) && bound.bounded == Some(true);
+    let prefer_dup = dup_ok && (!embed_ok || weight(&from_child) >= weight(&from_parent));
     let (c, p) = (&child.name, &parent_name);
     let mut r = Rationale {
-        co_access_patterns: ids(&together),
         bounded: bound.bounded,
         fanout: bound.fanout,
         ..Default::default()
     };
     let decision;
     if one_to_one {
-        let s = child_share.max(parent_share);
+        let s = share(&together, &child_reads).max(share(&together, &parent_reads));
         r.co_access_share = s;
         r.attribute_count = child_attrs;
+        r.co_access_patterns = ids(&together);
         if s >= min {
             decision = Decision::Embed;
             r.rule = "one-to-one, read together → embed (same row)".into();
             r.columns = columns_used(&together, c, &fk.columns);
-            r.text = format!("{c} has at most one row per {p} and {} of the reads of the two read them together: store them in one row.", pct(s));
+            r.text = format!(
+                "{c} has at most one row per {p} row and {} of the reads of one side also read the other: store them in one row.",
+                pct(s)
+            );
         } else {
             decision = Decision::Reference;
             r.rule = "one-to-one, rarely read together → reference".into();
-            r.text = format!("{c} has at most one row per {p}, but only {} of their reads read both: keep them apart, linked by key.", pct(s));
+            r.text = format!(
+                "{c} has at most one row per {p} row, but only {} of the reads of one side also read the other: keep them apart, linked by key.",
+                pct(s)
+            );
         }
-    } else if child_share >= min && !parent_cols.is_empty() && few(parent_cols.len()) {
+    } else if prefer_dup {
         decision = Decision::DuplicateColumns;
         r.rule = "many-to-one lookup read together, few attributes → duplicate the parent's columns into the child".into();
         r.co_access_share = child_share;
         r.attribute_count = parent_cols.len();
         r.columns = parent_cols.clone();
+        r.co_access_patterns = ids(&from_child);
         r.text = format!(
-            "{} of the reads of {c} also look up its {p} (one row each, along {label}) and use {} of its columns ({}): copy them into the {c} rows.",
+            "{} of the reads of {c} (weighted by calls) also look up the one {p} row of each (along {label}) and use {} of its columns ({}): copy them into the {c} rows.",
             pct(child_share),
             parent_cols.len(),
             parent_cols.join(", ")
         );
-    } else if parent_share >= min && few(child_attrs) && bound.bounded == Some(true) {
+    } else if embed_ok {
         decision = Decision::Embed;
         r.rule = "one-to-few, read together → embed the children in the parent".into();
         r.co_access_share = parent_share;
         r.attribute_count = child_attrs;
-        r.columns = columns_used(&together, c, &fk.columns);
+        r.columns = columns_used(&from_parent, c, &fk.columns);
+        r.co_access_patterns = ids(&from_parent);
         r.text = format!(
-            "{} of the reads of {p} also read its {c}, which have {child_attrs} attributes and are bounded ({}): embed them in the {p} row (a collection or UDT).",
+            "{} of the reads of {p} (weighted by calls) also read its {c} rows, which have {child_attrs} attributes and are bounded ({}): embed them in the {p} row (a collection or UDT).",
             pct(parent_share),
             bound.why
         );
@@ -313,45 +353,86 @@ fn one_to(
         decision = Decision::Reference;
         r.co_access_share = parent_share.max(child_share);
         r.attribute_count = child_attrs;
+        r.co_access_patterns = ids(&together);
         let mut why = Vec::new();
+        let mut rule = |r: &mut Rationale, text: &str| {
+            if r.rule.is_empty() {
+                r.rule = text.to_string();
+            }
+        };
         if bound.bounded == Some(false) {
-            r.rule = "one-to-many, unbounded N → reference".into();
+            rule(&mut r, "one-to-many, unbounded N → reference");
             why.push(bound.why.clone());
         }
-        if r.co_access_share < min {
-            if r.rule.is_empty() {
-                r.rule = "one-to-many, rarely read together → reference".into();
-            }
+        if parent_share < min && child_share < min {
+            rule(&mut r, "one-to-many, rarely read together → reference");
             why.push(format!(
-                "{} of the reads of {p} and {} of the reads of {c} read both (threshold {})",
+                "{} of the reads of {p} read its {c} rows and {} of the reads of {c} look up their {p} row (threshold {})",
                 pct(parent_share),
                 pct(child_share),
                 pct(min)
             ));
         }
         if !few(child_attrs) {
-            if r.rule.is_empty() {
-                r.rule = "one-to-many, many attributes on the N side → reference".into();
-            }
+            rule(
+                &mut r,
+                "one-to-many, many attributes on the N side → reference",
+            );
             why.push(format!(
                 "{c} has {child_attrs} attributes besides the key (more than {})",
                 config.max_embed_attributes
             ));
         }
+        if child_share >= min && !few(parent_cols.len()) {
+            rule(&mut r, "many-to-one lookup of many attributes → reference");
+            why.push(format!(
+                "the reads of {c} use {} columns of {p} (more than {})",
+                parent_cols.len(),
+                config.max_embed_attributes
+            ));
+        }
+        let by_parent_key: Vec<&AccessPattern> = child_reads
+            .iter()
+            .copied()
+            .filter(|q| {
+                q.analysis.tables.len() == 1
+                    && fk.columns.iter().all(|col| {
+                        q.analysis.equality.iter().any(|e| {
+                            e.column.table == *c
+                                && e.column.column.eq_ignore_ascii_case(col)
+                                && e.expression.is_none()
+                        })
+                    })
+            })
+            .collect();
+        if !by_parent_key.is_empty() {
+            let limits: Vec<String> = by_parent_key
+                .iter()
+                .filter_map(|q| q.analysis.limit.map(|l| format!("{} takes {l}", q.id)))
+                .collect();
+            why.push(format!(
+                "{c} rows are read on their own by their {p} key ({}, {} calls{})",
+                ids(&by_parent_key).join(", "),
+                weight(&by_parent_key),
+                if limits.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {}", limits.join(", "))
+                }
+            ));
+        }
         if bound.bounded.is_none() {
-            if r.rule.is_empty() {
-                r.rule = "one-to-many, N not known to be bounded → reference".into();
-            }
+            rule(&mut r, "one-to-many, N not known to be bounded → reference");
             why.push(bound.why.clone());
         }
         if r.rule.is_empty() {
-            r.rule = "one-to-many, parent columns not used → reference".into();
+            r.rule = "one-to-many, no parent column used → reference".into();
             why.push(format!(
                 "the reads that join {c} to {p} use no column of {p} besides the key"
             ));
         }
         r.text = format!(
-            "Reference: {c} keeps {} as a key to {p}; {}.",
+            "Reference: {c} keeps {} as the key of its {p} row; {}.",
             fk.columns.join(", "),
             why.join("; ")
         );
@@ -382,66 +463,123 @@ fn many_to_many(
             .unwrap_or_else(|| fk.ref_table.clone())
     };
     let (a, b) = (name(fa), name(fb));
-    let b_table = schema.table(&b);
-    let b_attrs = b_table
-        .map(|t| t.columns.len().saturating_sub(t.primary_key.len()))
-        .unwrap_or(0);
-    let junction_reads = reads_of(reads, &j.name);
-    let a_reads = reads_of(reads, &a);
-    let together: Vec<&AccessPattern> = junction_reads
-        .iter()
-        .copied()
-        .filter(|p| p.analysis.tables.iter().any(|t| *t == a || *t == b))
-        .collect();
-    let share = if a_reads.is_empty() {
-        0.0
-    } else {
-        weight(
-            &together
-                .iter()
-                .copied()
-                .filter(|p| a_reads.iter().any(|x| x.id == p.id))
-                .collect::<Vec<_>>(),
-        ) as f64
-            / weight(&a_reads) as f64
+    let attrs = |t: &str| {
+        schema
+            .table(t)
+            .map(|t| t.columns.len().saturating_sub(t.primary_key.len()))
+            .unwrap_or(0)
     };
-    let bound = boundedness(workload, j, &a, fa, false, config);
+    // A read "enters by A" when it binds A's key: A's primary key, or the junction's A columns.
+    let enters_by = |p: &AccessPattern, side: &str, fk: &ForeignKey| {
+        let eq = &p.analysis.equality;
+        let binds = |table: &str, cols: &[String]| {
+            !cols.is_empty()
+                && cols.iter().all(|c| {
+                    eq.iter()
+                        .any(|e| e.column.table == table && e.column.column.eq_ignore_ascii_case(c))
+                })
+        };
+        binds(&j.name, &fk.columns)
+            || schema
+                .table(side)
+                .is_some_and(|t| binds(&t.name, &t.primary_key))
+    };
+    let direction = |from: &str, ffk: &ForeignKey, to: &str| {
+        let about: Vec<&AccessPattern> = reads
+            .iter()
+            .copied()
+            .filter(|p| enters_by(p, from, ffk))
+            .collect();
+        let through: Vec<&AccessPattern> = about
+            .iter()
+            .copied()
+            .filter(|p| {
+                let t = &p.analysis.tables;
+                t.iter().any(|x| *x == j.name) && t.iter().any(|x| x == to)
+            })
+            .collect();
+        let share = if about.is_empty() {
+            0.0
+        } else {
+            weight(&through) as f64 / weight(&about) as f64
+        };
+        (through, share)
+    };
+    let (ab, ab_share) = direction(&a, fa, &b);
+    let (ba, ba_share) = direction(&b, fb, &a);
+    let (a_bound, b_bound) = (
+        boundedness(workload, j, &a, fa, false, config),
+        boundedness(workload, j, &b, fb, false, config),
+    );
+    let min = config.min_co_access_share;
+    let embeddable = |share: f64, attrs: usize, bound: &Bound| {
+        share >= min && attrs <= config.max_embed_attributes && bound.bounded == Some(true)
+    };
+    let mut together = ab.clone();
+    together.extend(
+        ba.iter()
+            .copied()
+            .filter(|p| !ab.iter().any(|x| x.id == p.id)),
+    );
     let mut r = Rationale {
-        co_access_share: share,
-        attribute_count: b_attrs,
-        bounded: bound.bounded,
-        fanout: bound.fanout,
+        co_access_share: ab_share.max(ba_share),
         co_access_patterns: ids(&together),
         ..Default::default()
     };
-    let decision = if share >= config.min_co_access_share
-        && b_attrs <= config.max_embed_attributes
-        && bound.bounded == Some(true)
-    {
-        r.rule = "many-to-many, few attributes read together, bounded → embed".into();
-        r.text = format!("{} of the reads of {a} also read its {b} through {}; {b} has {b_attrs} attributes and {}: embed them in {a}.", pct(share), j.name, bound.why);
-        Decision::Embed
-    } else {
-        r.rule = "many-to-many → reference (one table per direction read)".into();
-        let mut why = vec![format!(
-            "{} of the reads of {a} read {b} through {} (threshold {})",
-            pct(share),
-            j.name,
-            pct(config.min_co_access_share)
-        )];
-        if b_attrs > config.max_embed_attributes {
-            why.push(format!("{b} has {b_attrs} attributes besides its key"));
+    let describe = |from: &str, to: &str, ps: &[&AccessPattern], share: f64| {
+        if ps.is_empty() {
+            format!("no read goes from one {from} row to its {to} rows")
+        } else {
+            format!(
+                "{} read the {to} rows of one {from} row through {} ({} calls, {} of the reads by {from} key)",
+                ids(ps).join(", "),
+                j.name,
+                weight(ps),
+                pct(share)
+            )
         }
-        if bound.bounded != Some(true) {
-            why.push(bound.why.clone());
-        }
-        r.text = format!(
-            "Reference through {} ({a}_by_{b} and {b}_by_{a} tables for the directions read); {}.",
-            j.name,
-            why.join("; ")
-        );
-        Decision::Reference
     };
+    let decision =
+        if embeddable(ab_share, attrs(&b), &a_bound) || embeddable(ba_share, attrs(&a), &b_bound) {
+            let (from, to, share, n, bound) = if embeddable(ab_share, attrs(&b), &a_bound) {
+                (&a, &b, ab_share, attrs(&b), &a_bound)
+            } else {
+                (&b, &a, ba_share, attrs(&a), &b_bound)
+            };
+            r.rule = "many-to-many, few attributes read together, bounded → embed".into();
+            r.attribute_count = n;
+            r.bounded = bound.bounded;
+            r.fanout = bound.fanout;
+            r.text = format!(
+                "{}; {to} has {n} attributes and {}: embed them in {from}.",
+                describe(from, to, if from == &a { &ab } else { &ba }, share),
+                bound.why
+            );
+            Decision::Embed
+        } else {
+            r.rule = "many-to-many → reference (one table per direction read)".into();
+            r.attribute_count = attrs(&b);
+            r.bounded = a_bound.bounded;
+            r.fanout = a_bound.fanout;
+            let mut why = vec![
+                describe(&a, &b, &ab, ab_share),
+                describe(&b, &a, &ba, ba_share),
+            ];
+            for (side, n) in [(&b, attrs(&b)), (&a, attrs(&a))] {
+                if n > config.max_embed_attributes {
+                    why.push(format!("{side} has {n} attributes besides its key"));
+                }
+            }
+            if a_bound.bounded != Some(true) {
+                why.push(a_bound.why.clone());
+            }
+            r.text = format!(
+                "Reference through {} (a table per direction read, {b}_by_{a} and {a}_by_{b}); {}.",
+                j.name,
+                why.join("; ")
+            );
+            Decision::Reference
+        };
     let mut columns = fa.columns.clone();
     columns.extend(fb.columns.iter().cloned());
     Relationship {

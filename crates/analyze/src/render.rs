@@ -1,0 +1,304 @@
+//! The analysis as text for a reviewer: patterns by weight, relationships with their reasons,
+//! inferred foreign keys and diagnostics. Pure formatting; the CLI prints it.
+
+use crate::Analysis;
+use remodel_model::{AccessPattern, Cardinality, Decision, EqualityOp, FkOrigin, Severity};
+use std::fmt::Write;
+
+/// Renders the whole analysis.
+pub fn text(a: &Analysis) -> String {
+    let mut out = String::new();
+    let total = a.workload.total_calls().max(1);
+    let mut ps: Vec<&AccessPattern> = a.workload.patterns.iter().collect();
+    ps.sort_by(|x, y| y.calls.cmp(&x.calls));
+    let _ = writeln!(
+        out,
+        "Access patterns: {} ({} calls), heaviest first",
+        ps.len(),
+        thousands(a.workload.total_calls())
+    );
+    for p in ps {
+        out.push('\n');
+        pattern(&mut out, p, total);
+    }
+    let _ = writeln!(out, "\nRelationships: {}", a.relationships.len());
+    for r in &a.relationships {
+        let card = match &r.cardinality {
+            Cardinality::OneToOne => "1-1".to_string(),
+            Cardinality::OneToMany => "1-N".to_string(),
+            Cardinality::ManyToMany { via } => format!("M-N via {via}"),
+        };
+        let decision = match r.decision {
+            Decision::Embed => "embed",
+            Decision::Reference => "reference",
+            Decision::DuplicateColumns => "duplicate-columns",
+        };
+        let cols = if r.rationale.columns.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", r.rationale.columns.join(", "))
+        };
+        let _ = writeln!(
+            out,
+            "\n  {} {card} {} ({}): {decision}{cols}",
+            r.from,
+            r.to,
+            r.columns.join(", ")
+        );
+        let _ = writeln!(out, "    rule: {}", r.rationale.rule);
+        let bounded = match r.rationale.bounded {
+            Some(true) => "bounded",
+            Some(false) => "unbounded",
+            None => "N unknown",
+        };
+        let fanout = r
+            .rationale
+            .fanout
+            .map(|f| format!(" (N ≈ {f:.1})"))
+            .unwrap_or_default();
+        let via = if r.rationale.co_access_patterns.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", r.rationale.co_access_patterns.join(", "))
+        };
+        let _ = writeln!(
+            out,
+            "    evidence: co-access {:.0}%{via}, attributes: {}, {bounded}{fanout}",
+            r.rationale.co_access_share * 100.0,
+            r.rationale.attribute_count
+        );
+        let _ = writeln!(out, "    {}", r.rationale.text);
+    }
+    let inferred: Vec<String> = a
+        .schema
+        .foreign_keys()
+        .filter_map(|(t, fk)| match &fk.origin {
+            FkOrigin::Inferred { evidence } => Some(format!(
+                "  {}({}) -> {}({}): {evidence}",
+                t.name,
+                fk.columns.join(", "),
+                fk.ref_table,
+                fk.ref_columns.join(", ")
+            )),
+            FkOrigin::Declared => None,
+        })
+        .collect();
+    if !inferred.is_empty() {
+        let _ = writeln!(out, "\nInferred foreign keys: {}", inferred.len());
+        for l in inferred {
+            let _ = writeln!(out, "{l}");
+        }
+    }
+    let shown: Vec<_> = a
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity >= Severity::Warning)
+        .collect();
+    let notes = a
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Note)
+        .count();
+    let _ = writeln!(
+        out,
+        "\nDiagnostics: {} warnings or errors, {notes} notes (notes with --verbose)",
+        shown.len()
+    );
+    for d in shown {
+        let _ = writeln!(out, "  {d}");
+    }
+    out
+}
+
+fn pattern(out: &mut String, p: &AccessPattern, total: u64) {
+    let a = &p.analysis;
+    let kind = format!("{:?}", p.kind).to_lowercase();
+    let rows = match (a.rows_expected, a.limit) {
+        (Some(r), _) => format!(", rows {}", trim_float(r)),
+        (None, Some(l)) => format!(", rows ≤ {l}"),
+        _ => String::new(),
+    };
+    let share = p.calls as f64 * 100.0 / total as f64;
+    let _ = writeln!(
+        out,
+        "{}  {kind}  {} calls ({share:.1}%){rows}",
+        p.id,
+        thousands(p.calls)
+    );
+    if let Some(l) = &p.label {
+        let _ = writeln!(out, "    label:     {l}");
+    }
+    let _ = writeln!(out, "    sql:       {}", one_line(&p.sql));
+    if let Some(u) = &a.unmodeled {
+        let _ = writeln!(out, "    NOT MODELLED: {u}");
+    }
+    if !a.tables.is_empty() {
+        let _ = writeln!(out, "    tables:    {}", a.tables.join(", "));
+    }
+    for j in &a.join_path {
+        let on: Vec<String> = j
+            .left_columns
+            .iter()
+            .zip(&j.right_columns)
+            .map(|(l, r)| format!("{}.{l} = {}.{r}", j.left_table, j.right_table))
+            .collect();
+        let fk = j
+            .foreign_key
+            .as_deref()
+            .map(|f| format!("  (along {f})"))
+            .unwrap_or_else(|| "  (no foreign key)".into());
+        let _ = writeln!(out, "    join:      {}{fk}", on.join(" AND "));
+    }
+    let mut filters: Vec<String> = a
+        .equality
+        .iter()
+        .map(|e| {
+            let lhs = e.expression.clone().unwrap_or_else(|| e.column.to_string());
+            match e.op {
+                EqualityOp::Eq => format!("{lhs} = {}", e.value.as_deref().unwrap_or("?")),
+                EqualityOp::In => format!("{lhs} IN {}", e.value.as_deref().unwrap_or("?")),
+                EqualityOp::IsNull => format!("{lhs} IS NULL"),
+            }
+        })
+        .collect();
+    for r in &a.ranges {
+        let lhs = r.expression.clone().unwrap_or_else(|| r.column.to_string());
+        let mut parts = Vec::new();
+        if let Some(b) = &r.lower {
+            let op = if r.prefix {
+                "LIKE"
+            } else if b.inclusive {
+                ">="
+            } else {
+                ">"
+            };
+            parts.push(format!(
+                "{op} {}{}",
+                b.value,
+                b.example
+                    .as_deref()
+                    .map(|e| format!(" [{e}]"))
+                    .unwrap_or_default()
+            ));
+        }
+        if let Some(b) = &r.upper {
+            let op = if b.inclusive { "<=" } else { "<" };
+            parts.push(format!(
+                "{op} {}{}",
+                b.value,
+                b.example
+                    .as_deref()
+                    .map(|e| format!(" [{e}]"))
+                    .unwrap_or_default()
+            ));
+        }
+        let window = r
+            .window
+            .map(|w| format!("  (window: {})", format!("{w:?}").to_lowercase()))
+            .unwrap_or_default();
+        filters.push(format!("{lhs} {}{window}", parts.join(" AND ")));
+    }
+    filters.extend(
+        a.residual
+            .iter()
+            .map(|r| format!("{} (residual)", one_line(r))),
+    );
+    if !filters.is_empty() {
+        let _ = writeln!(out, "    filter:    {}", filters.join("; "));
+    }
+    if !a.order_by.is_empty() {
+        let o: Vec<String> = a
+            .order_by
+            .iter()
+            .map(|o| format!("{} {}", o.column, if o.desc { "DESC" } else { "ASC" }))
+            .collect();
+        let _ = writeln!(out, "    sort:      {}", o.join(", "));
+    }
+    if let Some(l) = a.limit {
+        let off = a.offset.map(|o| format!(" offset {o}")).unwrap_or_default();
+        let _ = writeln!(out, "    limit:     {l}{off}");
+    }
+    if !a.aggregates.is_empty() {
+        let ag: Vec<String> = a
+            .aggregates
+            .iter()
+            .map(|g| {
+                let arg = g
+                    .column
+                    .as_ref()
+                    .map(|c| c.to_string())
+                    .unwrap_or_else(|| "*".into());
+                format!(
+                    "{}({}{arg})",
+                    g.function,
+                    if g.distinct { "DISTINCT " } else { "" }
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "    aggregate: {}", ag.join(", "));
+    }
+    if !a.group_by.is_empty() {
+        let g: Vec<String> = a.group_by.iter().map(|c| c.to_string()).collect();
+        let _ = writeln!(out, "    group by:  {}", g.join(", "));
+    }
+    if a.distinct {
+        let _ = writeln!(out, "    distinct");
+    }
+    if !a.projection.is_empty() && p.kind == remodel_model::StatementKind::Select {
+        let cols: Vec<String> = a.projection.iter().map(|c| c.to_string()).collect();
+        let _ = writeln!(out, "    reads:     {}", cols.join(", "));
+    }
+    if a.key_lookup {
+        let _ = writeln!(out, "    key lookup (the whole primary key is bound)");
+    }
+    if let Some(w) = &a.write {
+        let how = if w.by_primary_key {
+            "by primary key".to_string()
+        } else if w.key_columns.is_empty() {
+            "no identifying columns".to_string()
+        } else {
+            format!("rows identified by {}", w.key_columns.join(", "))
+        };
+        let written = if w.columns_written.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", w.columns_written.join(", "))
+        };
+        let mut extra = String::new();
+        if w.on_conflict {
+            extra.push_str(", upsert (ON CONFLICT)");
+        }
+        if !w.returning.is_empty() {
+            let _ = write!(extra, ", returning {}", w.returning.join(", "));
+        }
+        if !w.reads.is_empty() {
+            let _ = write!(extra, ", reads {}", w.reads.join(", "));
+        }
+        let _ = writeln!(out, "    writes:    {}{written}, {how}{extra}", w.table);
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn trim_float(x: f64) -> String {
+    if (x - x.round()).abs() < 1e-9 {
+        format!("{}", x.round() as i64)
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+/// `1200000` → `1,200,000`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
