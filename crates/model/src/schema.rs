@@ -26,7 +26,11 @@ impl Schema {
         self.tables
             .iter()
             .find(|t| t.qualified_name().eq_ignore_ascii_case(name))
-            .or_else(|| self.tables.iter().find(|t| t.name.eq_ignore_ascii_case(bare)))
+            .or_else(|| {
+                self.tables
+                    .iter()
+                    .find(|t| t.name.eq_ignore_ascii_case(bare))
+            })
     }
 
     /// Mutable variant of [`Schema::table`].
@@ -36,14 +40,20 @@ impl Schema {
             self.tables
                 .iter()
                 .position(|t| t.qualified_name().eq_ignore_ascii_case(name))
-                .or_else(|| self.tables.iter().position(|t| t.name.eq_ignore_ascii_case(bare)))
+                .or_else(|| {
+                    self.tables
+                        .iter()
+                        .position(|t| t.name.eq_ignore_ascii_case(bare))
+                })
         }?;
         self.tables.get_mut(idx)
     }
 
     /// All foreign keys of all tables, with the table that holds each.
     pub fn foreign_keys(&self) -> impl Iterator<Item = (&Table, &ForeignKey)> {
-        self.tables.iter().flat_map(|t| t.foreign_keys.iter().map(move |fk| (t, fk)))
+        self.tables
+            .iter()
+            .flat_map(|t| t.foreign_keys.iter().map(move |fk| (t, fk)))
     }
 }
 
@@ -75,6 +85,9 @@ pub struct Table {
     /// Names of the partitions folded into this table.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub partitions: Vec<String>,
+    /// Parents named in `INHERITS (…)`: an inheritance child stays a table of its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inherits: Vec<String>,
     /// `COMMENT ON TABLE`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
@@ -94,7 +107,9 @@ impl Table {
 
     /// Finds a column by name (case-insensitive).
     pub fn column(&self, name: &str) -> Option<&Column> {
-        self.columns.iter().find(|c| c.name.eq_ignore_ascii_case(name))
+        self.columns
+            .iter()
+            .find(|c| c.name.eq_ignore_ascii_case(name))
     }
 
     /// True when `cols` (in any order) is exactly the primary key or a unique key.
@@ -102,7 +117,9 @@ impl Table {
         let same = |key: &[String]| {
             !key.is_empty()
                 && key.len() == cols.len()
-                && key.iter().all(|k| cols.iter().any(|c| c.eq_ignore_ascii_case(k)))
+                && key
+                    .iter()
+                    .all(|k| cols.iter().any(|c| c.eq_ignore_ascii_case(k)))
         };
         same(&self.primary_key) || self.unique_keys.iter().any(|u| same(&u.columns))
     }
@@ -123,6 +140,10 @@ pub struct Column {
     /// Identity or serial generation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub identity: Option<Identity>,
+    /// The expression of a generated column (`GENERATED ALWAYS AS (expr) STORED|VIRTUAL`): its
+    /// values are computed by the database, not stored data to migrate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generated: Option<String>,
     /// `COMMENT ON COLUMN`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,

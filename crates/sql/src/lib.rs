@@ -11,3 +11,8 @@ pub mod split;
 pub mod normalize;
 /// Query workload ingestion: SQL files, Postgres logs, pg_stat_statements exports.
 pub mod workload;
+/// Errors of the front end (only unreadable input; content problems are diagnostics).
+pub mod error;
+/// The Postgres DDL front end: DDL files into a `Schema` plus diagnostics.
+pub mod ddl;
+pub use error::SqlError;

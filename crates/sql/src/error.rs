@@ -1,0 +1,18 @@
+//! Errors of the front end. Content problems are never errors (they are diagnostics); only an
+//! input that cannot be read at all is.
+
+use std::path::PathBuf;
+
+/// Why a front-end call could not run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum SqlError {
+    /// A file could not be opened or read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file as given.
+        path: PathBuf,
+        /// The operating-system error.
+        #[source]
+        source: std::io::Error,
+    },
+}
