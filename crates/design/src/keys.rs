@@ -39,6 +39,8 @@ pub struct KeyPlan {
     pub bucket: Option<(Bucket, u32)>,
     /// Notes (client-side sort, and so on).
     pub notes: Vec<String>,
+    /// True when the requested order is not the clustering order (rows are sorted on the client).
+    pub client_sort: bool,
 }
 
 /// True for SQL time types a bucket can be derived from.
@@ -163,6 +165,10 @@ pub fn plan(schema: &Schema, shape: &Shape) -> KeyPlan {
     } else {
         Some(bucket.map(|(_, n)| n).unwrap_or(1))
     };
+    let client_sort = !notes.is_empty() || (partition.is_empty() && !shape.order.is_empty());
+    if partition.is_empty() && !shape.order.is_empty() {
+        notes.push("a scan returns rows in token order: the requested order is sorted on the client".into());
+    }
     KeyPlan {
         partition,
         clustering,
@@ -170,5 +176,6 @@ pub fn plan(schema: &Schema, shape: &Shape) -> KeyPlan {
         partition_in,
         bucket,
         notes,
+        client_sort,
     }
 }

@@ -83,45 +83,50 @@ pub fn map(
     notes.extend(key.notes.iter().cloned());
     let select = select_list(shape, t, &mut notes);
     let mut conds: Vec<String> = Vec::new();
-    for k in &t.partition {
-        let Some(name) = t.name_of(k) else { continue };
-        let op = match k {
-            KeySrc::Col(c)
-                if shape
-                    .eq
-                    .iter()
-                    .any(|(x, op)| x == c && *op == EqualityOp::In) =>
-            {
-                "IN ?"
-            }
-            _ => "= ?",
-        };
-        conds.push(format!("{} {op}", quote(name)));
-    }
-    for (c, _) in &key.clustering {
-        if let Some((_, op)) = shape.eq.iter().find(|(x, _)| x == c) {
-            if let Some(name) = t.col_name(c) {
-                conds.push(format!(
-                    "{} {}",
-                    quote(name),
-                    if *op == EqualityOp::In { "IN ?" } else { "= ?" }
-                ));
+    // A scan (no partition key restricted) restricts nothing: any predicate is a client filter.
+    let scan = key.partitions_read.is_none();
+    let mut client_filter = !shape.extra_ranges.is_empty();
+    if scan {
+        for (c, _) in &shape.eq {
+            notes.push(format!("{c} = ? is filtered on the client"));
+            client_filter = true;
+        }
+        if let Some((rc, _)) = &shape.range {
+            notes.push(format!("the range on {rc} is filtered on the client"));
+            client_filter = true;
+        }
+    } else {
+        for k in &t.partition {
+            let Some(name) = t.name_of(k) else { continue };
+            let op = match k {
+                KeySrc::Col(c) if shape.eq.iter().any(|(x, op)| x == c && *op == EqualityOp::In) => "IN ?",
+                _ => "= ?",
+            };
+            conds.push(format!("{} {op}", quote(name)));
+        }
+        for (c, _) in &key.clustering {
+            if let Some((_, op)) = shape.eq.iter().find(|(x, _)| x == c) {
+                if let Some(name) = t.col_name(c) {
+                    conds.push(format!("{} {}", quote(name), if *op == EqualityOp::In { "IN ?" } else { "= ?" }));
+                }
             }
         }
-    }
-    if let Some((rc, rp)) = &shape.range {
-        if let Some(name) = t.col_name(rc) {
-            let n = quote(name);
-            if rp.prefix {
-                conds.push(format!("{n} >= ?"));
-                conds.push(format!("{n} < ?"));
-                notes.push(format!("LIKE prefix on {rc}: bind the prefix and the prefix with its last character incremented"));
-            } else {
-                if let Some(l) = &rp.lower {
-                    conds.push(format!("{n} {} ?", if l.inclusive { ">=" } else { ">" }));
-                }
-                if let Some(u) = &rp.upper {
-                    conds.push(format!("{n} {} ?", if u.inclusive { "<=" } else { "<" }));
+        if let Some((rc, rp)) = &shape.range {
+            if let Some(name) = t.col_name(rc) {
+                let n = quote(name);
+                if rp.prefix {
+                    conds.push(format!("{n} >= ?"));
+                    conds.push(format!("{n} < ?"));
+                    notes.push(format!(
+                        "LIKE prefix on {rc}: bind the prefix and the prefix with its last character incremented"
+                    ));
+                } else {
+                    if let Some(l) = &rp.lower {
+                        conds.push(format!("{n} {} ?", if l.inclusive { ">=" } else { ">" }));
+                    }
+                    if let Some(u) = &rp.upper {
+                        conds.push(format!("{n} {} ?", if u.inclusive { "<=" } else { "<" }));
+                    }
                 }
             }
         }
@@ -132,10 +137,12 @@ pub fn map(
         }
     }
     for c in &shape.null_filter {
-        notes.push(format!(
-            "{c} IS NULL holds for every row of {} (the table keeps only those rows)",
-            t.name
-        ));
+        if t.null_filter.contains(c) {
+            notes.push(format!("{c} IS NULL holds for every row of {} (the table keeps only those rows)", t.name));
+        } else {
+            notes.push(format!("{c} IS NULL is filtered on the client"));
+            client_filter = true;
+        }
     }
 
     // ORDER BY only when it names a prefix of the clustering, all declared or all reversed.
@@ -215,11 +222,16 @@ pub fn map(
             notes.push("GROUP BY is done on the client".into());
         }
     }
-    let limit_sql = p
-        .analysis
-        .limit
-        .map(|l| format!(" LIMIT {l}"))
-        .unwrap_or_default();
+    let client_sort = key.client_sort
+        || notes.iter().any(|n| n.contains("sorted on the client") || n.contains("merged on the client"));
+    let limit_sql = match p.analysis.limit {
+        Some(l) if client_filter || client_sort || !group_sql.is_empty() && scan => {
+            notes.push(format!("LIMIT {l} is applied on the client, after filtering and sorting"));
+            String::new()
+        }
+        Some(l) => format!(" LIMIT {l}"),
+        None => String::new(),
+    };
     if p.analysis.offset.is_some() {
         notes.push("OFFSET: skip rows on the client or page with the paging state".into());
     }

@@ -125,13 +125,15 @@ fn same(a: &str, b: &str) -> bool {
     a.eq_ignore_ascii_case(b)
 }
 
-/// True when `child.cols` reference `parent` (declared or inferred FK), or `parent_cols` are unique.
+/// True when `child.cols` reference `parent` (declared or inferred FK), or, unless `fk_only`,
+/// when `parent_cols` are unique in `parent`.
 fn is_parent(
     schema: &Schema,
     child: &str,
     child_cols: &[String],
     parent: &str,
     parent_cols: &[String],
+    fk_only: bool,
 ) -> bool {
     let Some(ct) = schema.table(child) else {
         return false;
@@ -146,9 +148,10 @@ fn is_parent(
                 .iter()
                 .all(|c| child_cols.iter().any(|x| same(x, c)))
     });
-    fk || schema
-        .table(parent)
-        .is_some_and(|pt| pt.is_unique_on(parent_cols))
+    fk || (!fk_only
+        && schema
+            .table(parent)
+            .is_some_and(|pt| pt.is_unique_on(parent_cols)))
 }
 
 /// Derives the shape of a read pattern; `Err` is the reason it cannot be designed.
@@ -207,15 +210,13 @@ pub fn derive(
             .iter()
             .map(|c| c.to_ascii_lowercase())
             .collect();
-        let edge = if is_parent(schema, &lt.name, &lcols, &rt.name, &rcols) {
-            Edge {
-                child: lt.name.clone(),
-                child_cols: lcols,
-                parent: rt.name.clone(),
-                parent_cols: rcols,
-                directed: true,
-            }
-        } else if is_parent(schema, &rt.name, &rcols, &lt.name, &lcols) {
+        // A foreign key decides the direction first; unique columns only when no key does
+        // (a 1-1 pair is unique both ways).
+        let left_child = is_parent(schema, &lt.name, &lcols, &rt.name, &rcols, true)
+            || (!is_parent(schema, &rt.name, &rcols, &lt.name, &lcols, true)
+                && is_parent(schema, &lt.name, &lcols, &rt.name, &rcols, false));
+        let right_child = !left_child && is_parent(schema, &rt.name, &rcols, &lt.name, &lcols, false);
+        let edge = if right_child {
             Edge {
                 child: rt.name.clone(),
                 child_cols: rcols,
@@ -229,7 +230,7 @@ pub fn derive(
                 child_cols: lcols,
                 parent: rt.name.clone(),
                 parent_cols: rcols,
-                directed: false,
+                directed: left_child,
             }
         };
         edges.push(edge);
@@ -412,6 +413,19 @@ pub fn derive(
             continue;
         };
         if rel.decision != Decision::Reference {
+            continue;
+        }
+        // The partition key pins the parent (1-N read from the parent): its columns are static,
+        // one copy per partition, so keeping them here duplicates nothing.
+        let pinned = e.child_cols.iter().all(|cc| {
+            eq.iter().any(|(c, op)| *op == EqualityOp::Eq && c.table == root && c.column.eq_ignore_ascii_case(cc))
+        }) && eq.iter().all(|(c, _)| c.table == root && e.child_cols.iter().any(|cc| c.column.eq_ignore_ascii_case(cc)))
+            && range.as_ref().is_none_or(|(_, r)| r.window.is_none());
+        if pinned {
+            notes.push(format!(
+                "{} is kept by reference, but the partition key is its key: its columns are static, one copy per partition",
+                e.parent
+            ));
             continue;
         }
         let parent_cols: Vec<ColumnRef> = needed

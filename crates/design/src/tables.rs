@@ -408,6 +408,7 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
                         e.directed
                             && e.parent == c.table
                             && e.child == t.root
+                            && t.partition.len() == e.child_cols.len()
                             && e.child_cols.iter().all(|cc| {
                                 partition_cols
                                     .iter()
