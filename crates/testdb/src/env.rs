@@ -1,0 +1,108 @@
+//! Where the test databases are: the environment variables printed by `scripts/db env`.
+
+use crate::{Error, Result};
+
+/// Variable holding the Postgres URL, e.g. `postgres://remodel:remodel@127.0.0.1:54329/remodel`.
+pub const PG_URL_VAR: &str = "REMODEL_PG_URL";
+/// Variable holding the Cassandra contact point, `host:port` (a `cql://` prefix is accepted).
+pub const CQL_URL_VAR: &str = "REMODEL_CQL_URL";
+
+fn lookup(var: &'static str) -> Result<String> {
+    match std::env::var(var) {
+        Ok(value) if !value.trim().is_empty() => Ok(value.trim().to_owned()),
+        Ok(_) | Err(std::env::VarError::NotPresent) => Err(Error::MissingEnv {
+            var,
+            ci: if is_ci() {
+                " (CI=true: tests that need a database fail rather than skip)"
+            } else {
+                ""
+            },
+        }),
+        Err(std::env::VarError::NotUnicode(raw)) => Err(Error::BadEnv {
+            var,
+            value: raw.to_string_lossy().into_owned(),
+            reason: "not UTF-8",
+        }),
+    }
+}
+
+fn is_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
+}
+
+/// The Postgres URL from `REMODEL_PG_URL`.
+pub fn pg_url() -> Result<String> {
+    lookup(PG_URL_VAR)
+}
+
+/// The Cassandra contact point (`host:port`) from `REMODEL_CQL_URL`.
+pub fn cql_node() -> Result<String> {
+    let value = lookup(CQL_URL_VAR)?;
+    normalize_cql_node(&value).ok_or(Error::BadEnv {
+        var: CQL_URL_VAR,
+        value,
+        reason: "expected host:port, e.g. 127.0.0.1:9042",
+    })
+}
+
+/// Accepts `host:port`, `cql://host:port` and `cql://host:port/`; `None` for anything else.
+pub(crate) fn normalize_cql_node(value: &str) -> Option<String> {
+    let rest = value.strip_prefix("cql://").unwrap_or(value);
+    let rest = rest.strip_suffix('/').unwrap_or(rest);
+    let (host, port) = rest.rsplit_once(':')?;
+    if host.is_empty() || port.parse::<u16>().is_err() || rest.contains('/') {
+        return None;
+    }
+    Some(rest.to_owned())
+}
+
+/// `scheme://user:***@host:port/db` form of a Postgres URL, for messages.
+pub(crate) fn redact_pg_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    match rest.rsplit_once('@') {
+        Some((userinfo, host)) => {
+            let user = userinfo.split(':').next().unwrap_or_default();
+            format!("{scheme}://{user}@{host}")
+        }
+        None => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cql_node_forms() {
+        assert_eq!(
+            normalize_cql_node("127.0.0.1:9042").as_deref(),
+            Some("127.0.0.1:9042")
+        );
+        assert_eq!(
+            normalize_cql_node("cql://localhost:9142/").as_deref(),
+            Some("localhost:9142")
+        );
+        assert_eq!(normalize_cql_node("127.0.0.1"), None);
+        assert_eq!(normalize_cql_node("127.0.0.1:x"), None);
+        assert_eq!(normalize_cql_node("cql://h:1/ks"), None);
+    }
+
+    #[test]
+    fn password_is_not_shown() {
+        assert_eq!(
+            redact_pg_url("postgres://remodel:secret@127.0.0.1:54329/remodel"),
+            "postgres://remodel@127.0.0.1:54329/remodel"
+        );
+        assert_eq!(redact_pg_url("host=x"), "host=x");
+    }
+
+    #[test]
+    fn missing_variable_says_how_to_start_the_databases() {
+        let err = lookup("REMODEL_TESTDB_SURELY_UNSET").unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("scripts/db up"), "{text}");
+        assert!(text.contains("eval \"$(scripts/db env)\""), "{text}");
+    }
+}

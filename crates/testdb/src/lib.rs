@@ -1,0 +1,26 @@
+//! Test support for remodel against the real databases started by `scripts/db`.
+//!
+//! Each test gets its own Postgres schema ([`PgSchema`]) and its own Cassandra keyspace
+//! ([`CqlKeyspace`]), named after the test and the process, and dropped afterwards, so
+//! tests run in parallel without seeing each other's tables. The servers are found
+//! through `REMODEL_PG_URL` and `REMODEL_CQL_URL` (`eval "$(scripts/db env)"`); a missing
+//! variable is an error, never a silent skip.
+
+mod cql;
+mod env;
+mod error;
+mod names;
+mod pg;
+
+pub use cql::{connect_cql, release_version, CqlKeyspace};
+pub use env::{cql_node, pg_url, CQL_URL_VAR, PG_URL_VAR};
+pub use error::Error;
+pub use pg::{connect_pg, PgSchema};
+
+/// The driver versions the helpers speak, for tests that need their types.
+pub use scylla;
+/// The driver versions the helpers speak, for tests that need their types.
+pub use tokio_postgres;
+
+/// Result type of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
