@@ -2,3 +2,5 @@
 
 pub mod schema;
 pub mod workload;
+pub mod analyze;
+pub mod plan;

@@ -1,0 +1,165 @@
+//! End to end: the `remodel plan` binary on the rideshare example and on unusable input.
+
+use remodel_model::Plan;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_remodel"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("remodel-cli-plan-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn plan_rideshare_writes_plan_and_cql_deterministically() {
+    let out = scratch("rideshare");
+    let run = bin()
+        .args(["plan", "examples/rideshare", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run remodel");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "stdout:\n{stdout}\nstderr:\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        stdout.contains("reads served single-partition: 4/4"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "trips_by_city_date  ((city, trip_date=day(started_at)), started_at DESC, trip_id)"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("first reads driver_id, started_at, city from trips_by_id"),
+        "{stdout}"
+    );
+
+    let json = read(&out.join("plan.json"));
+    let cql = read(&out.join("schema.cql"));
+    let plan: Plan = serde_json::from_str(&json).expect("plan.json is a Plan");
+    assert_eq!(plan.design.keyspace.name, "rideshare");
+    assert_eq!(
+        serde_json::to_string_pretty(&plan).expect("serialize") + "\n",
+        json,
+        "plan.json round-trips byte for byte"
+    );
+    assert!(cql.contains("CREATE TABLE IF NOT EXISTS rideshare.trips_by_driver ("));
+    assert!(cql.contains("PRIMARY KEY ((city, trip_date), started_at, trip_id)"));
+    assert!(!cql.contains("ALLOW FILTERING"));
+
+    // Same inputs, same bytes.
+    let again = bin()
+        .args(["plan", "examples/rideshare", "--out"])
+        .arg(&out)
+        .output()
+        .expect("rerun");
+    assert!(again.status.success());
+    assert_eq!(read(&out.join("plan.json")), json);
+    assert_eq!(read(&out.join("schema.cql")), cql);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn plan_with_explicit_files_and_options() {
+    let out = scratch("explicit");
+    let run = bin()
+        .args([
+            "plan",
+            "--schema",
+            "fixtures/corpora/twitter/ddl-postgres.sql",
+            "--queries",
+            "fixtures/corpora/twitter/queries.sql",
+            "--keyspace",
+            "tw",
+            "--replication",
+            "dc1=3,dc2=2",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .expect("run remodel");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let cql = read(&out.join("schema.cql"));
+    assert!(cql.contains("CREATE KEYSPACE IF NOT EXISTS tw WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc2': 2};"));
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn unusable_input_exits_2_with_one_line() {
+    let out = scratch("bad");
+    for (args, with_out) in [
+        (vec!["plan", "no/such/dir"], true),
+        (
+            vec![
+                "plan",
+                "--schema",
+                "no_such.sql",
+                "--queries",
+                "examples/rideshare/queries.sql",
+            ],
+            true,
+        ),
+        (
+            vec![
+                "plan",
+                "--schema",
+                "examples/rideshare/schema.sql",
+                "--queries",
+                "examples/rideshare/queries.sql",
+            ],
+            false,
+        ),
+        (
+            vec!["plan", "examples/rideshare", "--replication", "zero"],
+            true,
+        ),
+    ] {
+        let mut cmd = bin();
+        cmd.args(&args);
+        if with_out {
+            cmd.arg("--out").arg(&out);
+        }
+        let run = cmd.output().expect("run");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("remodel: error: "), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr.trim_end().lines().count(),
+            1,
+            "{args:?}: one line: {stderr}"
+        );
+        assert!(!out.join("plan.json").exists(), "{args:?} wrote a plan");
+    }
+    // An input with no statements is unusable too.
+    let dir = scratch("empty-in");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(
+        dir.join("schema.sql"),
+        "CREATE TABLE t (id int PRIMARY KEY);\n",
+    )
+    .expect("write");
+    std::fs::write(dir.join("queries.sql"), "-- nothing here\n").expect("write");
+    let run = bin().arg("plan").arg(&dir).output().expect("run");
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("no SELECT/INSERT/UPDATE/DELETE"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
