@@ -1,0 +1,101 @@
+//! Property tests of normalization: the same statement with different literals, `IN` list
+//! lengths, spacing and keyword case has one fingerprint; different statements have different
+//! fingerprints; nothing panics on arbitrary input.
+
+use proptest::prelude::*;
+use remodel_sql::normalize::{normalize, shape};
+
+/// A statement shape with holes for literals and an IN list.
+#[derive(Debug, Clone)]
+struct Template {
+    table: &'static str,
+    column: &'static str,
+    op: &'static str,
+}
+
+const TABLES: &[&str] = &["trips", "drivers", "cities", "orders"];
+const COLUMNS: &[&str] = &["driver_id", "city", "status", "rating"];
+const OPS: &[&str] = &["=", "<", ">=", "<>"];
+
+fn template() -> impl Strategy<Value = Template> {
+    (0..TABLES.len(), 0..COLUMNS.len(), 0..OPS.len())
+        .prop_map(|(t, c, o)| Template { table: TABLES[t], column: COLUMNS[c], op: OPS[o] })
+}
+
+/// A literal of some kind: integer, negative number, decimal, string, typed literal, placeholder.
+fn literal() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<u32>().prop_map(|n| n.to_string()),
+        any::<i32>().prop_map(|n| n.to_string()),
+        (0u32..10_000, 0u32..100).prop_map(|(a, b)| format!("{a}.{b}")),
+        "[a-zA-Z0-9 _'-]{0,12}".prop_map(|s| format!("'{}'", s.replace('\'', "''"))),
+        "[a-z0-9 ]{0,8}".prop_map(|s| format!("E'{s}'")),
+        (1u32..28).prop_map(|d| format!("date '2025-01-{d:02}'")),
+        (1u32..9).prop_map(|n| format!("${n}")),
+        Just("?".to_string()),
+    ]
+}
+
+/// Random spacing: one or more spaces, tabs or newlines.
+fn space() -> impl Strategy<Value = String> {
+    "[ \t\n]{1,3}"
+}
+
+fn render(t: &Template, lit: &str, list: &[String], sp: &[String], upper: bool, limit: &str) -> String {
+    let kw = |k: &str| if upper { k.to_uppercase() } else { k.to_lowercase() };
+    format!(
+        "{select}{s0}*{s1}{from}{s2}{table}{s3}{where_}{s4}{col}{s5}{op}{s6}{lit}{s7}{and}{s8}id{s9}{in_}{s10}({items}){s11}{limit_kw}{s12}{limit}",
+        select = kw("select"),
+        from = kw("from"),
+        where_ = kw("where"),
+        and = kw("and"),
+        in_ = kw("in"),
+        limit_kw = kw("limit"),
+        table = t.table,
+        col = t.column,
+        op = t.op,
+        items = list.join(&format!(",{}", sp[0])),
+        s0 = sp[0], s1 = sp[1], s2 = sp[2], s3 = sp[3], s4 = sp[4], s5 = sp[5], s6 = sp[6],
+        s7 = sp[7], s8 = sp[8], s9 = sp[9], s10 = sp[10], s11 = sp[11], s12 = sp[12],
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn same_statement_one_fingerprint(
+        t in template(),
+        lit_a in literal(), lit_b in literal(),
+        list_a in prop::collection::vec(literal(), 1..12),
+        list_b in prop::collection::vec(literal(), 1..12),
+        sp_a in prop::collection::vec(space(), 13), sp_b in prop::collection::vec(space(), 13),
+        upper_a in any::<bool>(), upper_b in any::<bool>(),
+        limit_a in 1u32..1000, limit_b in 1u32..1000,
+    ) {
+        let a = render(&t, &lit_a, &list_a, &sp_a, upper_a, &limit_a.to_string());
+        let b = render(&t, &lit_b, &list_b, &sp_b, upper_b, &limit_b.to_string());
+        let (na, nb) = (normalize(&a), normalize(&b));
+        let (na, nb) = (na.expect("a normalizes"), nb.expect("b normalizes"));
+        prop_assert_eq!(&na.sql, &nb.sql);
+        prop_assert_eq!(na.fingerprint, nb.fingerprint);
+        prop_assert_eq!(na.params, 3);
+    }
+
+    #[test]
+    fn different_statements_different_fingerprints(
+        t1 in template(), t2 in template(), lit in literal(),
+        sp in prop::collection::vec(space(), 13),
+    ) {
+        prop_assume!(t1.table != t2.table || t1.column != t2.column || t1.op != t2.op);
+        let one = vec!["1".to_string()];
+        let a = render(&t1, &lit, &one, &sp, true, "10");
+        let b = render(&t2, &lit, &one, &sp, true, "10");
+        prop_assert_ne!(shape(&a).expect("a").fingerprint, shape(&b).expect("b").fingerprint);
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics(s in "\\PC{0,200}") {
+        let _ = normalize(&s);
+    }
+}
