@@ -2,5 +2,4 @@
 
 pub mod schema;
 pub mod workload;
-pub mod analyze;
 pub mod plan;
