@@ -11,8 +11,8 @@ use remodel_model::{
 use sqlparser::ast::{
     AssignmentTarget, Delete, Distinct, Expr, FromTable, Function, FunctionArg, FunctionArgExpr,
     FunctionArguments, GroupByExpr, Insert, JoinConstraint, JoinOperator, LimitClause, OnInsert,
-    OrderByKind, Query, Select, SelectItem, SetExpr, Statement, TableFactor, TableObject,
-    TableWithJoins, Update, UpdateTableFromKind, Value, Visit, Visitor,
+    OrderByKind, Query, Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, Statement,
+    TableFactor, TableObject, TableWithJoins, Update, UpdateTableFromKind, Value, Visit, Visitor,
 };
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
@@ -675,21 +675,19 @@ impl<'s> Ctx<'s> {
                     }
                 }
                 SelectItem::QualifiedWildcard(kind, _) => {
-                    let name = kind.to_string();
-                    let qual = name
-                        .rsplit('.')
-                        .next()
-                        .unwrap_or(&name)
-                        .trim_matches('"')
-                        .to_lowercase();
-                    let id = self
-                        .scopes
-                        .last()
-                        .and_then(|s| s.iter().find(|r| r.alias == qual))
-                        .map(|r| r.id);
+                    let qual = match kind {
+                        SelectItemQualifiedWildcardKind::ObjectName(n) => Some(bare_name(n)),
+                        SelectItemQualifiedWildcardKind::Expr(_) => None,
+                    };
+                    let id = qual.as_ref().and_then(|q| {
+                        self.scopes
+                            .last()
+                            .and_then(|s| s.iter().find(|r| r.alias == *q))
+                            .map(|r| r.id)
+                    });
                     match id {
                         Some(id) => self.expand_star(id, main, &mut outs),
-                        None => self.note(format!("{name}.* does not name a relation in scope")),
+                        None => self.note(format!("{kind}.* does not name a relation in scope")),
                     }
                 }
                 other => self.note(format!("projection item not modelled: {other}")),

@@ -355,7 +355,7 @@ fn one_to(
         r.attribute_count = child_attrs;
         r.co_access_patterns = ids(&together);
         let mut why = Vec::new();
-        let mut rule = |r: &mut Rationale, text: &str| {
+        let rule = |r: &mut Rationale, text: &str| {
             if r.rule.is_empty() {
                 r.rule = text.to_string();
             }
@@ -395,7 +395,7 @@ fn one_to(
             .iter()
             .copied()
             .filter(|q| {
-                q.analysis.tables.len() == 1
+                !q.analysis.key_lookup
                     && fk.columns.iter().all(|col| {
                         q.analysis.equality.iter().any(|e| {
                             e.column.table == *c

@@ -132,3 +132,40 @@ pub fn rideshare_schema(with_fks: bool) -> Schema {
         ..Default::default()
     }
 }
+
+/// The repository root (tests run in the crate folder).
+pub fn root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Loads DDL and workload files of the repository with the real front end and analyzes them.
+pub fn load_and_analyze(
+    schema: &[&str],
+    queries: &[&str],
+    format: remodel_sql::workload::Format,
+) -> remodel_analyze::Analysis {
+    let r = root();
+    let schema_paths: Vec<_> = schema.iter().map(|p| r.join(p)).collect();
+    let query_paths: Vec<_> = queries.iter().map(|p| r.join(p)).collect();
+    let ddl = remodel_sql::ddl::load_files(&schema_paths).expect("schema files readable");
+    let load =
+        remodel_sql::workload::read_files(&query_paths, format).expect("query files readable");
+    remodel_analyze::analyze(
+        &ddl.schema,
+        &load.workload,
+        &remodel_analyze::AnalyzeConfig::default(),
+    )
+}
+
+/// The first pattern whose normalized SQL contains every needle (case-insensitive).
+pub fn find<'a>(a: &'a remodel_analyze::Analysis, needles: &[&str]) -> &'a AccessPattern {
+    a.workload
+        .patterns
+        .iter()
+        .find(|p| {
+            needles
+                .iter()
+                .all(|n| p.sql.to_lowercase().contains(&n.to_lowercase()))
+        })
+        .unwrap_or_else(|| panic!("no pattern contains {needles:?}"))
+}

@@ -1,0 +1,120 @@
+//! `remodel analyze`: access patterns by weight and relationship decisions, from a schema and
+//! the queries the application runs.
+
+use anyhow::Context;
+use remodel_analyze::{analyze, render, AnalyzeConfig};
+use remodel_model::{FkOrigin, Severity};
+use remodel_sql::workload::Format;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `remodel analyze`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// DDL files of the relational schema (pg_dump --schema-only, structure.sql, hand-written).
+    #[arg(long = "schema", required = true, num_args = 1.., value_name = "FILE")]
+    pub schema: Vec<PathBuf>,
+    /// Workload files: SQL with `-- calls: N`, Postgres logs, pg_stat_statements CSV (.gz/.bz2 too).
+    #[arg(long = "queries", required = true, num_args = 1.., value_name = "FILE")]
+    pub queries: Vec<PathBuf>,
+    /// Format of the workload files: auto, sql, pg-log, csvlog, jsonlog, pgss.
+    #[arg(long, default_value = "auto", value_name = "F")]
+    pub format: String,
+    /// Print `{ "workload", "relationships", "inferred_foreign_keys" }` of the plan model as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Thresholds from a TOML or JSON file (all optional; see the analyze chapter of the book).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Override: most attributes an embedded or copied side may have.
+    #[arg(long, value_name = "N")]
+    pub max_embed_attributes: Option<usize>,
+    /// Override: least co-access share (0..1) for "read together".
+    #[arg(long, value_name = "X")]
+    pub min_co_access_share: Option<f64>,
+    /// Override: largest children-per-parent count that is still bounded.
+    #[arg(long, value_name = "N")]
+    pub bounded_n_limit: Option<u64>,
+    /// Also print notes (detected formats, unresolved names, inferred keys).
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
+fn parse_format(s: &str) -> anyhow::Result<Format> {
+    Ok(match s {
+        "auto" => Format::Auto,
+        "sql" => Format::Sql,
+        "pg-log" => Format::PgLog,
+        "csvlog" => Format::Csvlog,
+        "jsonlog" => Format::Jsonlog,
+        "pgss" => Format::Pgss,
+        other => anyhow::bail!("unknown --format {other:?}: expected auto, sql, pg-log, csvlog, jsonlog or pgss"),
+    })
+}
+
+/// Reads the configuration file (if any) and applies the flag overrides.
+fn config(args: &Args) -> anyhow::Result<AnalyzeConfig> {
+    let mut cfg = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read --config {}", path.display()))?;
+            AnalyzeConfig::parse(&text).with_context(|| format!("in --config {}", path.display()))?
+        }
+        None => AnalyzeConfig::default(),
+    };
+    if let Some(n) = args.max_embed_attributes {
+        cfg.max_embed_attributes = n;
+    }
+    if let Some(x) = args.min_co_access_share {
+        cfg.min_co_access_share = x;
+    }
+    if let Some(n) = args.bounded_n_limit {
+        cfg.bounded_n_limit = n;
+    }
+    cfg.validate()?;
+    Ok(cfg)
+}
+
+/// Runs `remodel analyze`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let format = parse_format(&args.format)?;
+    let cfg = config(&args)?;
+    let ddl = remodel_sql::ddl::load_files(&args.schema)?;
+    if ddl.schema.tables.is_empty() {
+        anyhow::bail!("no table found in the schema files; give the DDL with --schema (pg_dump --schema-only output works)");
+    }
+    let load = remodel_sql::workload::read_files(&args.queries, format)?;
+    if load.workload.patterns.is_empty() {
+        anyhow::bail!(
+            "no SELECT/INSERT/UPDATE/DELETE statement found in the --queries files (skipped: {}); check --format",
+            load.workload.skipped.iter().map(|s| s.count).sum::<u64>()
+        );
+    }
+    let analysis = analyze(&ddl.schema, &load.workload, &cfg);
+
+    let front = ddl.diagnostics.iter().chain(load.diagnostics.iter());
+    for d in front.filter(|d| args.verbose || d.severity >= Severity::Warning) {
+        eprintln!("{d}");
+    }
+    if args.json {
+        let inferred: Vec<serde_json::Value> = analysis
+            .schema
+            .foreign_keys()
+            .filter(|(_, fk)| matches!(fk.origin, FkOrigin::Inferred { .. }))
+            .map(|(t, fk)| serde_json::json!({ "table": t.name, "foreign_key": fk }))
+            .collect();
+        let out = serde_json::json!({
+            "workload": analysis.workload,
+            "relationships": analysis.relationships,
+            "inferred_foreign_keys": inferred,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        print!("{}", render::text(&analysis));
+        if args.verbose {
+            for d in analysis.diagnostics.iter().filter(|d| d.severity == Severity::Note) {
+                println!("  {d}");
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
