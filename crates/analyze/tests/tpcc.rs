@@ -124,7 +124,7 @@ fn new_order_composite_key_lookups() {
         ColumnRef::new("customer", "c_first")
     );
     // Writes by composite primary key.
-    let upd = find(&a, &["update district", "d_next_o_id + 1"]);
+    let upd = find(&a, &["update district", "set d_next_o_id = d_next_o_id +"]);
     let w = upd.analysis.write.as_ref().expect("write");
     assert!(w.by_primary_key);
     assert_eq!(w.columns_written, ["d_next_o_id"]);
