@@ -621,34 +621,22 @@ impl Loader {
         }
     }
 
-    /// A column with a `nextval(…)` default whose sequence is `OWNED BY` it is a serial column.
+    /// A column whose default draws from a sequence (`nextval(…)`) is a serial column, whether or
+    /// not the sequence is `OWNED BY` it (pg_dump writes `OWNED BY` for `serial` columns; schemas
+    /// such as Pagila create the sequence by hand): either way the database generates the key.
     fn mark_serials(&mut self) {
-        let owned: Vec<(String, String)> = self
+        for col in self
             .schema
-            .sequences
-            .iter()
-            .filter_map(|s| s.owned_by.clone().map(|o| (s.name.clone(), o)))
-            .collect();
-        for (seq, owner) in owned {
-            let mut p: Vec<&str> = owner.split('.').collect();
-            let Some(column) = p.pop() else { continue };
-            let Some(table) = p.pop() else { continue };
-            let key = (p.pop().map(str::to_string), table.to_string());
-            let Some(ti) = self.find_table(&key) else {
-                continue;
-            };
-            let seq_bare = seq.rsplit('.').next().unwrap_or(&seq).to_string();
-            if let Some(col) = self.schema.tables[ti]
-                .columns
-                .iter_mut()
-                .find(|c| c.name == column)
-            {
-                let uses_seq = col.default.as_deref().is_some_and(|d| {
-                    d.to_ascii_lowercase().starts_with("nextval(") && d.contains(&seq_bare)
-                });
-                if uses_seq && col.identity.is_none() {
-                    col.identity = Some(Identity::Serial);
-                }
+            .tables
+            .iter_mut()
+            .flat_map(|t| t.columns.iter_mut())
+        {
+            let from_sequence = col.default.as_deref().is_some_and(|d| {
+                d.get(..8)
+                    .is_some_and(|p| p.eq_ignore_ascii_case("nextval("))
+            });
+            if from_sequence && col.identity.is_none() {
+                col.identity = Some(Identity::Serial);
             }
         }
     }
