@@ -339,7 +339,7 @@ impl<'s> Ctx<'s> {
     fn select(&mut self, s: &Select, main: bool) -> Outputs {
         self.scopes.push(Vec::new());
         for twj in &s.from {
-            self.from_item(twj, main);
+            self.table_with_joins(twj, main);
         }
         if s.from.is_empty() && main && self.scopes.len() == 1 {
             self.unmodeled("reads no table (SELECT without FROM)");
@@ -394,7 +394,7 @@ impl<'s> Ctx<'s> {
         outputs
     }
 
-    fn from_item(&mut self, twj: &TableWithJoins, main: bool) {
+    fn table_with_joins(&mut self, twj: &TableWithJoins, main: bool) {
         let first = self.relation(&twj.relation, main);
         let mut left_ids: Vec<usize> = first.into_iter().collect();
         for j in &twj.joins {
@@ -549,7 +549,7 @@ impl<'s> Ctx<'s> {
             TableFactor::NestedJoin {
                 table_with_joins, ..
             } => {
-                self.from_item(table_with_joins, main);
+                self.table_with_joins(table_with_joins, main);
                 None
             }
             other => {
@@ -810,7 +810,7 @@ impl<'s> Ctx<'s> {
         if let Some(UpdateTableFromKind::BeforeSet(f) | UpdateTableFromKind::AfterSet(f)) = &up.from
         {
             for twj in f {
-                self.from_item(twj, true);
+                self.table_with_joins(twj, true);
             }
         }
         let reads = self.res.analysis.tables[before..].to_vec();
@@ -846,7 +846,7 @@ impl<'s> Ctx<'s> {
         let table = self.table(&target);
         let before = self.res.analysis.tables.len();
         for twj in tables.iter().skip(1).chain(del.using.iter().flatten()) {
-            self.from_item(twj, true);
+            self.table_with_joins(twj, true);
         }
         let reads = self.res.analysis.tables[before..].to_vec();
         if let Some(w) = &del.selection {

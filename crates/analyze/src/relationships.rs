@@ -495,7 +495,7 @@ fn many_to_many(
             .copied()
             .filter(|p| {
                 let t = &p.analysis.tables;
-                t.iter().any(|x| *x == j.name) && t.iter().any(|x| x == to)
+                t.contains(&j.name) && t.iter().any(|x| x == to)
             })
             .collect();
         let share = if about.is_empty() {

@@ -10,7 +10,7 @@ pub fn text(a: &Analysis) -> String {
     let mut out = String::new();
     let total = a.workload.total_calls().max(1);
     let mut ps: Vec<&AccessPattern> = a.workload.patterns.iter().collect();
-    ps.sort_by(|x, y| y.calls.cmp(&x.calls));
+    ps.sort_by_key(|p| std::cmp::Reverse(p.calls));
     let _ = writeln!(
         out,
         "Access patterns: {} ({} calls), heaviest first",
@@ -295,7 +295,7 @@ pub fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -103,13 +103,16 @@ fn parse_expr(sql: &str) -> Option<Expr> {
 }
 
 fn unit_of(iv: Iv) -> Option<TimeWindow> {
-    match (iv.months, iv.days, iv.secs) {
-        (0, 0, s) if s == 3600.0 => Some(TimeWindow::Hour),
-        (0, 1, s) if s == 0.0 => Some(TimeWindow::Day),
-        (0, 0, s) if s == 86400.0 => Some(TimeWindow::Day),
-        (0, 7, s) if s == 0.0 => Some(TimeWindow::Week),
-        (1, 0, s) if s == 0.0 => Some(TimeWindow::Month),
-        (12, 0, s) if s == 0.0 => Some(TimeWindow::Year),
+    // Whole seconds only: a window is a whole unit.
+    if iv.secs.fract() != 0.0 {
+        return None;
+    }
+    match (iv.months, iv.days, iv.secs as i64) {
+        (0, 0, 3600) => Some(TimeWindow::Hour),
+        (0, 1, 0) | (0, 0, 86400) => Some(TimeWindow::Day),
+        (0, 7, 0) => Some(TimeWindow::Week),
+        (1, 0, 0) => Some(TimeWindow::Month),
+        (12, 0, 0) => Some(TimeWindow::Year),
         _ => None,
     }
 }
@@ -292,7 +295,7 @@ fn parse_interval(s: &str) -> Option<Iv> {
             ..Iv::default()
         });
     }
-    if words.is_empty() || words.len() % 2 != 0 {
+    if words.is_empty() || !words.len().is_multiple_of(2) {
         return None;
     }
     let mut iv = Iv::default();

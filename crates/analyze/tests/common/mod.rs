@@ -42,12 +42,7 @@ pub fn table(
 
 /// A pattern from normalized SQL, an optional example and calls.
 pub fn pattern(id: &str, sql: &str, example: Option<&str>, calls: u64) -> AccessPattern {
-    let head = sql
-        .trim_start()
-        .split_whitespace()
-        .next()
-        .unwrap_or("")
-        .to_lowercase();
+    let head = sql.split_whitespace().next().unwrap_or("").to_lowercase();
     let kind = match head.as_str() {
         "insert" => StatementKind::Insert,
         "update" => StatementKind::Update,
