@@ -110,7 +110,7 @@ fn from_joins(
             e.patterns.len(),
             if e.patterns.len() == 1 { "" } else { "s" },
             e.patterns.join(", "),
-            e.calls,
+            crate::render::thousands(e.calls),
             pairs.join(" AND ")
         );
         out.push(InferredFk {

@@ -59,6 +59,8 @@ pub(crate) struct StatementResult {
     /// Whether LIMIT/OFFSET were parameters (to be read from the example).
     pub limit_param: bool,
     pub offset_param: bool,
+    /// Rows of an `INSERT … VALUES` list (an `INSERT … SELECT` inserts an unknown number).
+    pub insert_rows: Option<usize>,
 }
 
 /// Walks one statement.
@@ -752,6 +754,7 @@ impl<'s> Ctx<'s> {
                 self.scopes.pop();
                 reads = self.res.analysis.tables[before..].to_vec();
             } else if let SetExpr::Values(v) = src.body.as_ref() {
+                self.res.insert_rows = Some(v.rows.len());
                 for row in &v.rows {
                     for e in &row.content {
                         self.expr_subqueries(e);
@@ -961,6 +964,8 @@ impl<'s> Ctx<'s> {
         } else if let Some(w) = &a.write {
             if let (Some(rows), true) = (p.rows, p.calls > 0) {
                 a.rows_expected = Some(rows as f64 / p.calls as f64);
+            } else if self.kind == Some(StatementKind::Insert) {
+                a.rows_expected = res.insert_rows.map(|n| n as f64);
             } else if w.by_primary_key {
                 a.rows_expected = Some(1.0);
             }

@@ -5,6 +5,7 @@
 
 use crate::config::AnalyzeConfig;
 use crate::joins::fk_label;
+use crate::render::thousands;
 use remodel_model::{
     AccessPattern, Cardinality, Decision, EqualityOp, ForeignKey, Rationale, Relationship, Schema,
     StatementKind, Table, Workload,
@@ -117,6 +118,8 @@ fn columns_used(ps: &[&AccessPattern], table: &str, except: &[String]) -> Vec<St
     cols
 }
 
+/// Rows inserted into `table` per day (or per whatever unit `calls` counts): calls × rows per
+/// call. An `INSERT … SELECT` without a row count (a bulk load) is left out: its size is unknown.
 fn inserts(workload: &Workload, table: &str) -> u64 {
     workload
         .patterns
@@ -125,7 +128,11 @@ fn inserts(workload: &Workload, table: &str) -> u64 {
             p.kind == StatementKind::Insert
                 && p.analysis.write.as_ref().is_some_and(|w| w.table == table)
         })
-        .map(|p| p.calls)
+        .filter_map(|p| {
+            p.analysis
+                .rows_expected
+                .map(|r| (p.calls as f64 * r).round() as u64)
+        })
         .sum()
 }
 
@@ -206,8 +213,8 @@ fn boundedness(
             bounded: Some(false),
             fanout: None,
             why: format!(
-                "the {} rows of one {parent} row grow without bound: {c} inserts into {} and none into {parent}",
-                child.name, child.name
+                "the {} rows of one {parent} row grow without bound: {} rows inserted into {} and none into {parent}",
+                child.name, thousands(c), child.name
             ),
         },
         (c, p) => {
@@ -216,8 +223,8 @@ fn boundedness(
                 bounded: Some(n <= config.bounded_n_limit as f64),
                 fanout: Some(n),
                 why: format!(
-                    "about {n:.1} {} rows per {parent} row ({c} inserts into {} for {p} into {parent})",
-                    child.name, child.name
+                    "about {n:.1} {} rows per {parent} row ({} rows inserted into {} for {} into {parent})",
+                    child.name, thousands(c), child.name, thousands(p)
                 ),
             }
         }
@@ -413,7 +420,7 @@ fn one_to(
             why.push(format!(
                 "{c} rows are read on their own by their {p} key ({}, {} calls{})",
                 ids(&by_parent_key).join(", "),
-                weight(&by_parent_key),
+                thousands(weight(&by_parent_key)),
                 if limits.is_empty() {
                     String::new()
                 } else {
@@ -534,7 +541,7 @@ fn many_to_many(
                 "{} read the {to} rows of one {from} row through {} ({} calls, {} of the reads by {from} key)",
                 ids(ps).join(", "),
                 j.name,
-                weight(ps),
+                thousands(weight(ps)),
                 pct(share)
             )
         }
