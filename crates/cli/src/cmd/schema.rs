@@ -1,5 +1,8 @@
 //! `remodel schema`: load DDL files and summarise them.
 
+use remodel_model::{FkOrigin, Index, IndexKey, Schema, Severity, Table};
+use remodel_sql::ddl::{load_files, DdlLoad};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -16,5 +19,218 @@ pub struct Args {
 
 /// Runs `remodel schema`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("schema loading is not built yet ({} files given)", args.files.len())
+    let load = load_files(&args.files)?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &load.schema)?;
+        writeln!(out)?;
+    } else {
+        print_summary(&mut out, &load, &args.files)?;
+    }
+    out.flush()?;
+    // Diagnostics go to stderr, compiler style, so `--json` output stays clean.
+    for d in &load.diagnostics {
+        eprintln!("{d}");
+    }
+    if load.schema.tables.is_empty() {
+        let errors = load.errors().count();
+        let why = if errors > 0 {
+            format!(" ({errors} error(s) above)")
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "remodel: error: no table found in {}{why}",
+            file_list(&args.files)
+        );
+        return Ok(ExitCode::from(crate::EXIT_UNUSABLE_INPUT));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn file_list(files: &[PathBuf]) -> String {
+    files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn cols(c: &[String]) -> String {
+    format!("({})", c.join(", "))
+}
+
+fn index_keys(i: &Index) -> String {
+    let keys: Vec<String> = i
+        .keys
+        .iter()
+        .map(|k| match k {
+            IndexKey::Column { name, desc: true } => format!("{name} DESC"),
+            IndexKey::Column { name, desc: false } => name.clone(),
+            IndexKey::Expression { sql } => format!("({sql})"),
+        })
+        .collect();
+    format!("({})", keys.join(", "))
+}
+
+fn print_table(out: &mut impl Write, t: &Table) -> std::io::Result<()> {
+    let mut head = format!("{}  {} column(s)", t.qualified_name(), t.columns.len());
+    if let Some(p) = &t.partition_by {
+        head.push_str(&format!(
+            ", partitioned by {} ({})",
+            p.strategy,
+            p.keys.join(", ")
+        ));
+    }
+    if !t.partitions.is_empty() {
+        head.push_str(&format!(", {} partition(s) folded in", t.partitions.len()));
+    }
+    if !t.inherits.is_empty() {
+        head.push_str(&format!(", inherits {}", t.inherits.join(", ")));
+    }
+    if let Some(loc) = &t.location {
+        head.push_str(&format!("  [{loc}]"));
+    }
+    writeln!(out, "{head}")?;
+    if t.primary_key.is_empty() {
+        writeln!(out, "  primary key  none")?;
+    } else {
+        writeln!(out, "  primary key  {}", cols(&t.primary_key))?;
+    }
+    for u in &t.unique_keys {
+        let name = u
+            .name
+            .as_deref()
+            .map(|n| format!("{n} "))
+            .unwrap_or_default();
+        writeln!(out, "  unique       {name}{}", cols(&u.columns))?;
+    }
+    for fk in &t.foreign_keys {
+        let origin = match &fk.origin {
+            FkOrigin::Declared => String::new(),
+            FkOrigin::Inferred { evidence } => format!("  (inferred: {evidence})"),
+        };
+        writeln!(
+            out,
+            "  foreign key  {} -> {} {}{origin}",
+            cols(&fk.columns),
+            fk.ref_table,
+            cols(&fk.ref_columns)
+        )?;
+    }
+    for i in &t.indexes {
+        let mut line = format!("  index        {}", i.name);
+        if i.unique {
+            line.push_str(" unique");
+        }
+        if let Some(m) = &i.method {
+            line.push_str(&format!(" {m}"));
+        }
+        line.push_str(&format!(" {}", index_keys(i)));
+        if let Some(p) = &i.predicate {
+            line.push_str(&format!(" WHERE {p}"));
+        }
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+fn print_summary(out: &mut impl Write, load: &DdlLoad, files: &[PathBuf]) -> std::io::Result<()> {
+    let s: &Schema = &load.schema;
+    for t in &s.tables {
+        print_table(out, t)?;
+    }
+    writeln!(out)?;
+    let columns: usize = s.tables.iter().map(|t| t.columns.len()).sum();
+    let declared = s
+        .foreign_keys()
+        .filter(|(_, fk)| fk.origin == FkOrigin::Declared)
+        .count();
+    let inferred = s.foreign_keys().count() - declared;
+    let indexes: usize = s.tables.iter().map(|t| t.indexes.len()).sum();
+    let unique: usize = s.tables.iter().map(|t| t.unique_keys.len()).sum();
+    let inferred = if inferred > 0 {
+        format!(" (+{inferred} inferred)")
+    } else {
+        String::new()
+    };
+    writeln!(
+        out,
+        "{} table(s), {columns} column(s), {declared} foreign key(s){inferred}, {unique} unique key(s), {indexes} index(es), {} enum(s), {} sequence(s)",
+        s.tables.len(),
+        s.enums.len(),
+        s.sequences.len()
+    )?;
+    writeln!(
+        out,
+        "read {} statement(s) from {}",
+        load.statements,
+        file_list(files)
+    )?;
+    if !s.skipped.is_empty() {
+        let total: u64 = s.skipped.iter().map(|k| k.count).sum();
+        writeln!(out)?;
+        let at = if files.len() == 1 {
+            "first lines:columns"
+        } else {
+            "first locations"
+        };
+        writeln!(
+            out,
+            "read but not modelled ({total} statements or clauses; count, kind, {at}):"
+        )?;
+        let width = s
+            .skipped
+            .iter()
+            .map(|k| k.kind.chars().count())
+            .max()
+            .unwrap_or(0);
+        for k in &s.skipped {
+            // With one input file, `line:column` is enough (the file is named above).
+            let first: Vec<String> = k
+                .first
+                .iter()
+                .map(|l| {
+                    if files.len() == 1 {
+                        format!("{}:{}", l.line, l.column)
+                    } else {
+                        l.to_string()
+                    }
+                })
+                .collect();
+            let more = if k.count as usize > first.len() {
+                ", …"
+            } else {
+                ""
+            };
+            let pad = width - k.kind.chars().count();
+            writeln!(
+                out,
+                "  {:>6}  {}{}  {}{more}",
+                k.count,
+                k.kind,
+                " ".repeat(pad),
+                first.join(", ")
+            )?;
+        }
+    }
+    let count = |sev: Severity| {
+        load.diagnostics
+            .iter()
+            .filter(|d| d.severity == sev)
+            .count()
+    };
+    let (errors, warnings, notes) = (
+        count(Severity::Error),
+        count(Severity::Warning),
+        count(Severity::Note),
+    );
+    if errors + warnings + notes > 0 {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{errors} error(s), {warnings} warning(s), {notes} note(s) (on stderr)"
+        )?;
+    }
+    Ok(())
 }

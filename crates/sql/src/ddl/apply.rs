@@ -351,11 +351,10 @@ impl Loader {
                         col.nullable = false;
                     }
                 },
-                ColumnOption::Check(_) => count_skip(
-                    &mut self.schema.skipped,
-                    "CHECK constraint",
-                    Some(loc.clone()),
-                ),
+                ColumnOption::Check(_) => {
+                    let at = Self::span_location(file, st, def.name.span, loc);
+                    count_skip(&mut self.schema.skipped, "CHECK constraint", Some(at))
+                }
                 _ => {}
             }
         }
@@ -402,11 +401,13 @@ impl Loader {
                     location: Some(at),
                 });
             }
-            TableConstraint::Check(_) => count_skip(
-                &mut self.schema.skipped,
-                "CHECK constraint",
-                Some(loc.clone()),
-            ),
+            TableConstraint::Check(c) => {
+                let at = c.name.as_ref().map_or_else(
+                    || loc.clone(),
+                    |n| Self::span_location(file, st, n.span, loc),
+                );
+                count_skip(&mut self.schema.skipped, "CHECK constraint", Some(at))
+            }
             TableConstraint::Exclude(_) => count_skip(
                 &mut self.schema.skipped,
                 "EXCLUDE constraint",
