@@ -343,9 +343,6 @@ impl<'s> Ctx<'s> {
         for twj in &s.from {
             self.table_with_joins(twj, main);
         }
-        if s.from.is_empty() && main && self.scopes.len() == 1 {
-            self.unmodeled("reads no table (SELECT without FROM)");
-        }
         if let Some(w) = &s.selection {
             self.conjuncts(w, main);
         }
@@ -942,6 +939,9 @@ impl<'s> Ctx<'s> {
 
     fn finish(mut self, p: &AccessPattern) -> StatementResult {
         crate::predicates::flush_ranges(&mut self);
+        if self.kind == Some(StatementKind::Select) && self.res.analysis.tables.is_empty() {
+            self.unmodeled("reads no table");
+        }
         let mut res = self.res;
         res.analysis.join_path = joins::steps(&res.edges);
         if !self.unmodeled.is_empty() {
