@@ -15,9 +15,20 @@ const NOSE_RUBIS: Duration = Duration::from_secs(198);
 
 fn plan_once(schema: &Path, queries: &Path) -> Result<(usize, usize, usize), String> {
     let ddl = remodel_sql::ddl::load_files(&[schema]).map_err(|e| e.to_string())?;
-    let wl = remodel_sql::workload::read_files(&[queries], Format::Auto).map_err(|e| e.to_string())?;
-    let analysis = remodel_analyze::analyze(&ddl.schema, &wl.workload, &remodel_analyze::AnalyzeConfig::default());
-    let out = design(&analysis.schema, &analysis.workload, &analysis.relationships, None, &DesignConfig::default());
+    let wl =
+        remodel_sql::workload::read_files(&[queries], Format::Auto).map_err(|e| e.to_string())?;
+    let analysis = remodel_analyze::analyze(
+        &ddl.schema,
+        &wl.workload,
+        &remodel_analyze::AnalyzeConfig::default(),
+    );
+    let out = design(
+        &analysis.schema,
+        &analysis.workload,
+        &analysis.relationships,
+        None,
+        &DesignConfig::default(),
+    );
     let cql = emit_cql(&out.design);
     let plan = Plan {
         format_version: PLAN_FORMAT_VERSION,
@@ -27,7 +38,11 @@ fn plan_once(schema: &Path, queries: &Path) -> Result<(usize, usize, usize), Str
         design: out.design,
     };
     let json = serde_json::to_string_pretty(&plan).map_err(|e| e.to_string())?;
-    Ok((plan.workload.patterns.len(), plan.design.tables.len(), json.len() + cql.len()))
+    Ok((
+        plan.workload.patterns.len(),
+        plan.design.tables.len(),
+        json.len() + cql.len(),
+    ))
 }
 
 fn bench(name: &str, schema: PathBuf, queries: PathBuf) -> Result<(), String> {
@@ -60,7 +75,11 @@ fn main() {
     let am = root.join("fixtures/corpora/auctionmark");
     let rs = root.join("examples/rideshare");
     for (name, schema, queries) in [
-        ("auctionmark", am.join("ddl-postgres.sql"), am.join("queries.sql")),
+        (
+            "auctionmark",
+            am.join("ddl-postgres.sql"),
+            am.join("queries.sql"),
+        ),
         ("rideshare", rs.join("schema.sql"), rs.join("queries.sql")),
     ] {
         if let Err(e) = bench(name, schema, queries) {

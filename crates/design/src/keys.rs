@@ -167,7 +167,10 @@ pub fn plan(schema: &Schema, shape: &Shape) -> KeyPlan {
     };
     let client_sort = !notes.is_empty() || (partition.is_empty() && !shape.order.is_empty());
     if partition.is_empty() && !shape.order.is_empty() {
-        notes.push("a scan returns rows in token order: the requested order is sorted on the client".into());
+        notes.push(
+            "a scan returns rows in token order: the requested order is sorted on the client"
+                .into(),
+        );
     }
     KeyPlan {
         partition,

@@ -99,7 +99,14 @@ pub fn map(
         for k in &t.partition {
             let Some(name) = t.name_of(k) else { continue };
             let op = match k {
-                KeySrc::Col(c) if shape.eq.iter().any(|(x, op)| x == c && *op == EqualityOp::In) => "IN ?",
+                KeySrc::Col(c)
+                    if shape
+                        .eq
+                        .iter()
+                        .any(|(x, op)| x == c && *op == EqualityOp::In) =>
+                {
+                    "IN ?"
+                }
                 _ => "= ?",
             };
             conds.push(format!("{} {op}", quote(name)));
@@ -107,7 +114,11 @@ pub fn map(
         for (c, _) in &key.clustering {
             if let Some((_, op)) = shape.eq.iter().find(|(x, _)| x == c) {
                 if let Some(name) = t.col_name(c) {
-                    conds.push(format!("{} {}", quote(name), if *op == EqualityOp::In { "IN ?" } else { "= ?" }));
+                    conds.push(format!(
+                        "{} {}",
+                        quote(name),
+                        if *op == EqualityOp::In { "IN ?" } else { "= ?" }
+                    ));
                 }
             }
         }
@@ -138,7 +149,10 @@ pub fn map(
     }
     for c in &shape.null_filter {
         if t.null_filter.contains(c) {
-            notes.push(format!("{c} IS NULL holds for every row of {} (the table keeps only those rows)", t.name));
+            notes.push(format!(
+                "{c} IS NULL holds for every row of {} (the table keeps only those rows)",
+                t.name
+            ));
         } else {
             notes.push(format!("{c} IS NULL is filtered on the client"));
             client_filter = true;
@@ -223,10 +237,14 @@ pub fn map(
         }
     }
     let client_sort = key.client_sort
-        || notes.iter().any(|n| n.contains("sorted on the client") || n.contains("merged on the client"));
+        || notes
+            .iter()
+            .any(|n| n.contains("sorted on the client") || n.contains("merged on the client"));
     let limit_sql = match p.analysis.limit {
         Some(l) if client_filter || client_sort || !group_sql.is_empty() && scan => {
-            notes.push(format!("LIMIT {l} is applied on the client, after filtering and sorting"));
+            notes.push(format!(
+                "LIMIT {l} is applied on the client, after filtering and sorting"
+            ));
             String::new()
         }
         Some(l) => format!(" LIMIT {l}"),

@@ -215,7 +215,8 @@ pub fn derive(
         let left_child = is_parent(schema, &lt.name, &lcols, &rt.name, &rcols, true)
             || (!is_parent(schema, &rt.name, &rcols, &lt.name, &lcols, true)
                 && is_parent(schema, &lt.name, &lcols, &rt.name, &rcols, false));
-        let right_child = !left_child && is_parent(schema, &rt.name, &rcols, &lt.name, &lcols, false);
+        let right_child =
+            !left_child && is_parent(schema, &rt.name, &rcols, &lt.name, &lcols, false);
         let edge = if right_child {
             Edge {
                 child: rt.name.clone(),
@@ -418,9 +419,15 @@ pub fn derive(
         // The partition key pins the parent (1-N read from the parent): its columns are static,
         // one copy per partition, so keeping them here duplicates nothing.
         let pinned = e.child_cols.iter().all(|cc| {
-            eq.iter().any(|(c, op)| *op == EqualityOp::Eq && c.table == root && c.column.eq_ignore_ascii_case(cc))
-        }) && eq.iter().all(|(c, _)| c.table == root && e.child_cols.iter().any(|cc| c.column.eq_ignore_ascii_case(cc)))
-            && range.as_ref().is_none_or(|(_, r)| r.window.is_none());
+            eq.iter().any(|(c, op)| {
+                *op == EqualityOp::Eq && c.table == root && c.column.eq_ignore_ascii_case(cc)
+            })
+        }) && eq.iter().all(|(c, _)| {
+            c.table == root
+                && e.child_cols
+                    .iter()
+                    .any(|cc| c.column.eq_ignore_ascii_case(cc))
+        }) && range.as_ref().is_none_or(|(_, r)| r.window.is_none());
         if pinned {
             notes.push(format!(
                 "{} is kept by reference, but the partition key is its key: its columns are static, one copy per partition",

@@ -1,6 +1,6 @@
-//! Partition sizes by the Cassandra formulas (`Nv = Nr·(Nc − Npk − Ns) + Ns`, `St = Σ key + Σ static
-//! + Nr·Σ row + Nv·8`), from statistics when given and stated defaults otherwise; warnings for
-//! large partitions, low-cardinality and hot keys, and unbounded growth.
+//! Partition sizes by the Cassandra formulas (`Nv = Nr·(Nc − Npk − Ns) + Ns` and
+//! `St = Σ key + Σ static + Nr·Σ row + Nv·8`), from statistics when given and stated defaults
+//! otherwise; warnings for large partitions, low-cardinality and hot keys, and unbounded growth.
 
 use crate::keys::{is_time_type, KeySrc};
 use crate::tables::TableBuild;

@@ -427,8 +427,7 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
 /// Chooses `<entity>_by_<key>` names, unique across the design.
 pub fn name_tables(schema: &Schema, tables: &mut [TableBuild]) {
     let mut taken: BTreeMap<String, usize> = BTreeMap::new();
-    for i in 0..tables.len() {
-        let t = &tables[i];
+    for (i, t) in tables.iter_mut().enumerate() {
         let root_name = naming::sanitize(&t.root);
         let words: Vec<String> = if t.is_primary_lookup(schema) {
             vec!["id".into()]
@@ -449,7 +448,9 @@ pub fn name_tables(schema: &Schema, tables: &mut [TableBuild]) {
             .iter()
             .enumerate()
             .map(|(i, w)| match &t.partition.get(i) {
-                Some(KeySrc::Col(c)) if words.iter().filter(|x| *x == w).count() > 1 && w != "id" => {
+                Some(KeySrc::Col(c))
+                    if words.iter().filter(|x| *x == w).count() > 1 && w != "id" =>
+                {
                     naming::sanitize(&c.column)
                 }
                 _ => w.clone(),
@@ -485,7 +486,7 @@ pub fn name_tables(schema: &Schema, tables: &mut [TableBuild]) {
             n += 1;
         }
         taken.insert(name.clone(), i);
-        tables[i].name = name;
+        t.name = name;
     }
 }
 

@@ -173,7 +173,10 @@ pub fn plan(
                     // Key columns always: a value Postgres would generate must come from the application.
                     let mut cols = Vec::new();
                     for (i, (k, n, ..)) in t.columns.iter().enumerate() {
-                        if i < keys.len() || k.source().table != tname || written.contains(&k.source().column) {
+                        if i < keys.len()
+                            || k.source().table != tname
+                            || written.contains(&k.source().column)
+                        {
                             cols.push(n.clone());
                         }
                     }
@@ -342,9 +345,15 @@ pub fn plan(
                 notes.push(format!("{} keeps copies of the deleted {tname} row's columns until its own rows are removed", t.name));
                 continue;
             }
-            let edge = t.edges.iter().find(|e| e.directed && e.child == t.root && e.parent == tname);
+            let edge = t
+                .edges
+                .iter()
+                .find(|e| e.directed && e.child == t.root && e.parent == tname);
             let by: Vec<String> = edge.map(|e| e.child_cols.clone()).unwrap_or_default();
-            let key_names: Vec<String> = keys.iter().filter_map(|k| t.name_of(k).map(str::to_string)).collect();
+            let key_names: Vec<String> = keys
+                .iter()
+                .filter_map(|k| t.name_of(k).map(str::to_string))
+                .collect();
             if copies.iter().any(|c| key_names.contains(c)) {
                 // A copied column is part of the key: each copying row moves (DELETE + INSERT).
                 notes.push(format!(
@@ -365,14 +374,31 @@ pub fn plan(
                         &format!("postgres:{}", t.root),
                         &all,
                         &t.name,
-                        Some(format!("no table lists the {} rows of a {tname}: read them from the source", t.root)),
+                        Some(format!(
+                            "no table lists the {} rows of a {tname}: read them from the source",
+                            t.root
+                        )),
                     ),
                 }
                 let wk = where_key(t, &keys);
-                push(&mut path, t, format!("DELETE FROM {ks}.{} WHERE {wk}", quote(&t.name)), Some(Vec::new()));
+                push(
+                    &mut path,
+                    t,
+                    format!("DELETE FROM {ks}.{} WHERE {wk}", quote(&t.name)),
+                    Some(Vec::new()),
+                );
                 let names: Vec<String> = all.iter().map(|c| quote(c)).collect();
                 let marks = vec!["?"; names.len()].join(", ");
-                push(&mut path, t, format!("INSERT INTO {ks}.{} ({}) VALUES ({marks})", quote(&t.name), names.join(", ")), None);
+                push(
+                    &mut path,
+                    t,
+                    format!(
+                        "INSERT INTO {ks}.{} ({}) VALUES ({marks})",
+                        quote(&t.name),
+                        names.join(", ")
+                    ),
+                    None,
+                );
                 continue;
             }
             let static_case = edge.is_some_and(|e| {

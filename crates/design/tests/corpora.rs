@@ -11,8 +11,17 @@ use support::pipeline::{mapping_text, plan_corpus, root};
 fn check_corpus(name: &str) {
     let (plan, _diags) = plan_corpus(name);
     let d = &plan.design;
-    let reads = plan.workload.patterns.iter().filter(|p| !p.kind.is_write()).count();
-    assert_eq!(d.queries.len(), reads, "{name}: every read pattern is mapped");
+    let reads = plan
+        .workload
+        .patterns
+        .iter()
+        .filter(|p| !p.kind.is_write())
+        .count();
+    assert_eq!(
+        d.queries.len(),
+        reads,
+        "{name}: every read pattern is mapped"
+    );
     assert!(!d.tables.is_empty(), "{name}: no table designed");
     for q in &d.queries {
         assert!(
@@ -24,15 +33,18 @@ fn check_corpus(name: &str) {
     let cql = remodel_design::emit_cql(d);
     assert!(!cql.contains("ALLOW FILTERING"), "{name}: schema.cql");
     let mut cat = Catalog::default();
-    cat.load_schema(&cql).unwrap_or_else(|e| panic!("{name}: schema.cql: {e}\n{cql}"));
+    cat.load_schema(&cql)
+        .unwrap_or_else(|e| panic!("{name}: schema.cql: {e}\n{cql}"));
     for q in &d.queries {
         if let Some(c) = &q.cql {
-            cat.check(c).unwrap_or_else(|e| panic!("{name} {}: {e}\n{c}", q.pattern));
+            cat.check(c)
+                .unwrap_or_else(|e| panic!("{name} {}: {e}\n{c}", q.pattern));
         }
     }
     for w in &d.writes {
         for t in &w.targets {
-            cat.check(&t.cql).unwrap_or_else(|e| panic!("{name} {}: {e}\n{}", w.pattern, t.cql));
+            cat.check(&t.cql)
+                .unwrap_or_else(|e| panic!("{name} {}: {e}\n{}", w.pattern, t.cql));
         }
     }
     for s in &d.suggestions {

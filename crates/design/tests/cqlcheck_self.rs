@@ -44,5 +44,7 @@ fn rejects_what_cassandra_rejects() {
     }
     let mut cat = Catalog::default();
     assert!(cat.load_schema("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy'}; CREATE TABLE ks.x (a int, s int STATIC, PRIMARY KEY (a));").is_err());
-    assert!(Catalog::default().load_schema("CREATE TABLE ks.y (a int PRIMARY KEY);").is_err());
+    assert!(Catalog::default()
+        .load_schema("CREATE TABLE ks.y (a int PRIMARY KEY);")
+        .is_err());
 }

@@ -8,12 +8,27 @@ use support::cqlcheck::Catalog;
 use support::pipeline::{mapping_text, plan_rideshare, root};
 
 fn keys(plan: &Plan, table: &str) -> (Vec<String>, Vec<(String, Option<SortOrder>)>) {
-    let t = plan.design.tables.iter().find(|t| t.name == table).unwrap_or_else(|| {
-        panic!("no table {table}; tables: {:?}", plan.design.tables.iter().map(|t| &t.name).collect::<Vec<_>>())
-    });
+    let t = plan
+        .design
+        .tables
+        .iter()
+        .find(|t| t.name == table)
+        .unwrap_or_else(|| {
+            panic!(
+                "no table {table}; tables: {:?}",
+                plan.design
+                    .tables
+                    .iter()
+                    .map(|t| &t.name)
+                    .collect::<Vec<_>>()
+            )
+        });
     (
         t.partition_key.iter().map(|k| k.column.clone()).collect(),
-        t.clustering.iter().map(|k| (k.column.clone(), k.order)).collect(),
+        t.clustering
+            .iter()
+            .map(|k| (k.column.clone(), k.order))
+            .collect(),
     )
 }
 
@@ -33,47 +48,116 @@ fn rideshare_reaches_the_expert_design() {
     // (1) trips of a driver, newest first.
     let (pk, ck) = keys(&plan, "trips_by_driver");
     assert_eq!(pk, ["driver_id"]);
-    assert_eq!(ck, [("started_at".into(), Some(SortOrder::Desc)), ("trip_id".into(), Some(SortOrder::Asc))]);
+    assert_eq!(
+        ck,
+        [
+            ("started_at".into(), Some(SortOrder::Desc)),
+            ("trip_id".into(), Some(SortOrder::Asc))
+        ]
+    );
 
     // (2) trips of a city on a day: (city, day bucket of started_at).
-    let t = d.tables.iter().find(|t| t.name == "trips_by_city_date").expect("trips_by_city_date");
+    let t = d
+        .tables
+        .iter()
+        .find(|t| t.name == "trips_by_city_date")
+        .expect("trips_by_city_date");
     assert_eq!(t.partition_key.len(), 2);
     assert_eq!(t.partition_key[0].column, "city");
-    assert_eq!(t.partition_key[1].derived_from.as_deref(), Some("started_at"));
+    assert_eq!(
+        t.partition_key[1].derived_from.as_deref(),
+        Some("started_at")
+    );
     assert_eq!(t.partition_key[1].bucket, Some(Bucket::Day));
     let (_, ck) = keys(&plan, "trips_by_city_date");
-    assert_eq!(ck, [("started_at".into(), Some(SortOrder::Desc)), ("trip_id".into(), Some(SortOrder::Asc))]);
+    assert_eq!(
+        ck,
+        [
+            ("started_at".into(), Some(SortOrder::Desc)),
+            ("trip_id".into(), Some(SortOrder::Asc))
+        ]
+    );
 
     // (3) a trip by id; (4) a driver with the home city's country embedded.
-    assert_eq!(keys(&plan, "trips_by_id"), (vec!["trip_id".to_string()], vec![]));
-    assert_eq!(keys(&plan, "drivers_by_id"), (vec!["driver_id".to_string()], vec![]));
-    let drivers = d.tables.iter().find(|t| t.name == "drivers_by_id").expect("drivers_by_id");
-    assert!(drivers.columns.iter().any(|c| c.name == "country" && c.source.as_ref().is_some_and(|s| s.table == "cities")));
+    assert_eq!(
+        keys(&plan, "trips_by_id"),
+        (vec!["trip_id".to_string()], vec![])
+    );
+    assert_eq!(
+        keys(&plan, "drivers_by_id"),
+        (vec!["driver_id".to_string()], vec![])
+    );
+    let drivers = d
+        .tables
+        .iter()
+        .find(|t| t.name == "drivers_by_id")
+        .expect("drivers_by_id");
+    assert!(drivers
+        .columns
+        .iter()
+        .any(|c| c.name == "country" && c.source.as_ref().is_some_and(|s| s.table == "cities")));
 
     // All four reads single-partition, on the tables above, without ALLOW FILTERING.
-    let reads: Vec<_> = plan.workload.patterns.iter().filter(|p| !p.kind.is_write()).collect();
+    let reads: Vec<_> = plan
+        .workload
+        .patterns
+        .iter()
+        .filter(|p| !p.kind.is_write())
+        .collect();
     assert_eq!(reads.len(), 4);
     assert_eq!(d.queries.len(), 4);
     for q in &d.queries {
         assert!(q.single_partition, "{q:#?}");
-        assert!(!q.cql.as_deref().unwrap_or_default().contains("ALLOW FILTERING"));
+        assert!(!q
+            .cql
+            .as_deref()
+            .unwrap_or_default()
+            .contains("ALLOW FILTERING"));
     }
-    let table_of = |pid: &str| d.queries.iter().find(|q| q.pattern == pid).and_then(|q| q.table.clone());
-    assert_eq!(table_of(&id("SELECT started_at, city")).as_deref(), Some("trips_by_driver"));
-    assert_eq!(table_of(&id("SELECT started_at, driver_id")).as_deref(), Some("trips_by_city_date"));
-    assert_eq!(table_of(&id("SELECT * FROM trips")).as_deref(), Some("trips_by_id"));
-    assert_eq!(table_of(&id("SELECT d.full_name")).as_deref(), Some("drivers_by_id"));
+    let table_of = |pid: &str| {
+        d.queries
+            .iter()
+            .find(|q| q.pattern == pid)
+            .and_then(|q| q.table.clone())
+    };
+    assert_eq!(
+        table_of(&id("SELECT started_at, city")).as_deref(),
+        Some("trips_by_driver")
+    );
+    assert_eq!(
+        table_of(&id("SELECT started_at, driver_id")).as_deref(),
+        Some("trips_by_city_date")
+    );
+    assert_eq!(
+        table_of(&id("SELECT * FROM trips")).as_deref(),
+        Some("trips_by_id")
+    );
+    assert_eq!(
+        table_of(&id("SELECT d.full_name")).as_deref(),
+        Some("drivers_by_id")
+    );
 
     // The trip INSERT fans out to the three trip tables.
-    let insert = d.writes.iter().find(|w| w.pattern == id("INSERT INTO trips")).expect("insert");
+    let insert = d
+        .writes
+        .iter()
+        .find(|w| w.pattern == id("INSERT INTO trips"))
+        .expect("insert");
     let mut targets: Vec<&str> = insert.targets.iter().map(|t| t.table.as_str()).collect();
     targets.sort();
-    assert_eq!(targets, ["trips_by_city_date", "trips_by_driver", "trips_by_id"]);
+    assert_eq!(
+        targets,
+        ["trips_by_city_date", "trips_by_driver", "trips_by_id"]
+    );
     assert!(insert.read_before_write.is_empty());
     assert!(insert.fits_batch);
 
     // The status UPDATE reads driver_id, started_at, city from trips_by_id first.
-    let status = d.writes.iter().find(|w| w.pattern == id("UPDATE trips SET status")).expect("status update");
+    let status = d
+        .writes
+        .iter()
+        .find(|w| w.pattern == id("UPDATE trips SET status"))
+        .expect("status update");
     assert_eq!(status.targets.len(), 3);
     assert_eq!(status.read_before_write.len(), 1, "{status:#?}");
     let rbw = &status.read_before_write[0];
@@ -86,15 +170,31 @@ fn rideshare_reaches_the_expert_design() {
     assert_eq!(for_tables, ["trips_by_city_date", "trips_by_driver"]);
 
     // The rating UPDATE touches only drivers_by_id.
-    let rating = d.writes.iter().find(|w| w.pattern == id("UPDATE drivers SET rating")).expect("rating update");
-    assert_eq!(rating.targets.iter().map(|t| t.table.as_str()).collect::<Vec<_>>(), ["drivers_by_id"]);
+    let rating = d
+        .writes
+        .iter()
+        .find(|w| w.pattern == id("UPDATE drivers SET rating"))
+        .expect("rating update");
+    assert_eq!(
+        rating
+            .targets
+            .iter()
+            .map(|t| t.table.as_str())
+            .collect::<Vec<_>>(),
+        ["drivers_by_id"]
+    );
     assert!(rating.read_before_write.is_empty());
 
     // Everything passes the CQL checker.
     let cql = remodel_design::emit_cql(d);
     let mut cat = Catalog::default();
-    cat.load_schema(&cql).unwrap_or_else(|e| panic!("{e}\n{cql}"));
-    for c in d.queries.iter().filter_map(|q| q.cql.as_ref()).chain(d.writes.iter().flat_map(|w| w.targets.iter().map(|t| &t.cql))) {
+    cat.load_schema(&cql)
+        .unwrap_or_else(|e| panic!("{e}\n{cql}"));
+    for c in d.queries.iter().filter_map(|q| q.cql.as_ref()).chain(
+        d.writes
+            .iter()
+            .flat_map(|w| w.targets.iter().map(|t| &t.cql)),
+    ) {
         cat.check(c).unwrap_or_else(|e| panic!("{e}: {c}"));
     }
 }
@@ -106,7 +206,11 @@ fn rideshare_plan_matches_the_fixture_round_trips_and_is_deterministic() {
     let back: Plan = serde_json::from_str(&json).expect("plan.json reads back");
     assert_eq!(back, plan);
     let (again, _) = plan_rideshare(None);
-    assert_eq!(serde_json::to_string_pretty(&again).expect("serialize") + "\n", json, "same inputs, same bytes");
+    assert_eq!(
+        serde_json::to_string_pretty(&again).expect("serialize") + "\n",
+        json,
+        "same inputs, same bytes"
+    );
     let cql = remodel_design::emit_cql(&plan.design);
     assert_eq!(remodel_design::emit_cql(&again.design), cql);
     // Paths in the plan are as the pipeline was given them; make them repository-relative.
@@ -125,17 +229,35 @@ fn rideshare_with_statistics() {
     let d = &plan.design;
     // Same tables and keys as without statistics: the statistics size them, they don't change them.
     let (plain, _) = plan_rideshare(None);
-    let names = |p: &Plan| p.design.tables.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
+    let names = |p: &Plan| {
+        p.design
+            .tables
+            .iter()
+            .map(|t| t.name.clone())
+            .collect::<Vec<_>>()
+    };
     assert_eq!(names(&plan), names(&plain));
-    let by_driver = d.tables.iter().find(|t| t.name == "trips_by_driver").expect("table");
+    let by_driver = d
+        .tables
+        .iter()
+        .find(|t| t.name == "trips_by_driver")
+        .expect("table");
     assert_eq!(by_driver.estimates.basis, "statistics");
     assert_eq!(by_driver.estimates.partitions, 500.0);
     assert_eq!(by_driver.estimates.rows_per_partition_avg, 200.0);
     assert_eq!(by_driver.estimates.rows_per_partition_max, 400.0);
-    let by_city = d.tables.iter().find(|t| t.name == "trips_by_city_date").expect("table");
+    let by_city = d
+        .tables
+        .iter()
+        .find(|t| t.name == "trips_by_city_date")
+        .expect("table");
     // 4 cities × 365 days; the busiest city holds 40 % of the trips.
     assert_eq!(by_city.estimates.partitions, 1460.0);
-    assert!(by_city.warnings.iter().any(|w| w.code == "hot_key"), "{:#?}", by_city.warnings);
+    assert!(
+        by_city.warnings.iter().any(|w| w.code == "hot_key"),
+        "{:#?}",
+        by_city.warnings
+    );
     expect_test::expect_file![dir.join("schema.cql")].assert_eq(&remodel_design::emit_cql(d));
     expect_test::expect_file![dir.join("mapping.txt")].assert_eq(&mapping_text(&plan));
 }

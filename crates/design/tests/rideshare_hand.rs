@@ -223,14 +223,29 @@ fn print_design() {
 #[ignore = "prints one corpus pattern's analysis: PAT=tpcc:q31"]
 fn print_pattern() {
     let spec = std::env::var("PAT").unwrap_or_default();
-    let Some((corpus, id)) = spec.split_once(':') else { return };
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/corpora").join(corpus);
+    let Some((corpus, id)) = spec.split_once(':') else {
+        return;
+    };
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/corpora")
+        .join(corpus);
     let ddl = remodel_sql::ddl::load_files(&[dir.join("ddl-postgres.sql")]).expect("ddl");
-    let wl = remodel_sql::workload::read_files(&[dir.join("queries.sql")], remodel_sql::workload::Format::Auto).expect("wl");
-    let a = remodel_analyze::analyze(&ddl.schema, &wl.workload, &remodel_analyze::AnalyzeConfig::default());
+    let wl = remodel_sql::workload::read_files(
+        &[dir.join("queries.sql")],
+        remodel_sql::workload::Format::Auto,
+    )
+    .expect("wl");
+    let a = remodel_analyze::analyze(
+        &ddl.schema,
+        &wl.workload,
+        &remodel_analyze::AnalyzeConfig::default(),
+    );
     let p = a.workload.pattern(id).expect("pattern");
     println!("{}", serde_json::to_string_pretty(p).expect("json"));
     for r in &a.relationships {
-        println!("{} -> {} {:?} {:?}: {}", r.from, r.to, r.columns, r.decision, r.rationale.text);
+        println!(
+            "{} -> {} {:?} {:?}: {}",
+            r.from, r.to, r.columns, r.decision, r.rationale.text
+        );
     }
 }

@@ -41,7 +41,9 @@ impl TableStats {
     /// Finds a column's statistics by name, case-insensitive.
     pub fn column(&self, name: &str) -> Option<&ColumnStats> {
         self.columns.get(name).or_else(|| {
-            self.columns.iter().find_map(|(k, v)| k.eq_ignore_ascii_case(name).then_some(v))
+            self.columns
+                .iter()
+                .find_map(|(k, v)| k.eq_ignore_ascii_case(name).then_some(v))
         })
     }
 }

@@ -34,7 +34,9 @@ fn lex(src: &str) -> Result<Vec<Tok>, String> {
             while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
                 i += 1;
             }
-            out.push(Tok::Ident(chars[s..i].iter().collect::<String>().to_ascii_lowercase()));
+            out.push(Tok::Ident(
+                chars[s..i].iter().collect::<String>().to_ascii_lowercase(),
+            ));
         } else if c.is_ascii_digit() {
             let s = i;
             while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
@@ -122,16 +124,87 @@ pub struct Catalog {
 }
 
 const RESERVED: &[&str] = &[
-    "add", "allow", "alter", "and", "apply", "asc", "authorize", "batch", "begin", "by", "columnfamily", "create",
-    "delete", "desc", "describe", "drop", "entries", "execute", "from", "full", "grant", "if", "in", "index",
-    "infinity", "insert", "into", "is", "keyspace", "limit", "modify", "nan", "norecursive", "not", "null", "of",
-    "on", "or", "order", "primary", "rename", "replace", "revoke", "schema", "select", "set", "table", "to",
-    "token", "truncate", "unlogged", "update", "use", "using", "view", "where", "with",
+    "add",
+    "allow",
+    "alter",
+    "and",
+    "apply",
+    "asc",
+    "authorize",
+    "batch",
+    "begin",
+    "by",
+    "columnfamily",
+    "create",
+    "delete",
+    "desc",
+    "describe",
+    "drop",
+    "entries",
+    "execute",
+    "from",
+    "full",
+    "grant",
+    "if",
+    "in",
+    "index",
+    "infinity",
+    "insert",
+    "into",
+    "is",
+    "keyspace",
+    "limit",
+    "modify",
+    "nan",
+    "norecursive",
+    "not",
+    "null",
+    "of",
+    "on",
+    "or",
+    "order",
+    "primary",
+    "rename",
+    "replace",
+    "revoke",
+    "schema",
+    "select",
+    "set",
+    "table",
+    "to",
+    "token",
+    "truncate",
+    "unlogged",
+    "update",
+    "use",
+    "using",
+    "view",
+    "where",
+    "with",
 ];
 
 const TYPES: &[&str] = &[
-    "ascii", "bigint", "blob", "boolean", "counter", "date", "decimal", "double", "duration", "float", "inet",
-    "int", "smallint", "text", "time", "timestamp", "timeuuid", "tinyint", "uuid", "varchar", "varint",
+    "ascii",
+    "bigint",
+    "blob",
+    "boolean",
+    "counter",
+    "date",
+    "decimal",
+    "double",
+    "duration",
+    "float",
+    "inet",
+    "int",
+    "smallint",
+    "text",
+    "time",
+    "timestamp",
+    "timeuuid",
+    "tinyint",
+    "uuid",
+    "varchar",
+    "varint",
 ];
 
 struct P<'a> {
@@ -155,7 +228,12 @@ impl<'a> P<'a> {
         if self.kw(k) {
             Ok(())
         } else {
-            Err(format!("expected `{}` at token {} ({:?})", k.to_uppercase(), self.i, self.peek()))
+            Err(format!(
+                "expected `{}` at token {} ({:?})",
+                k.to_uppercase(),
+                self.i,
+                self.peek()
+            ))
         }
     }
     fn sym(&mut self, c: char) -> bool {
@@ -170,7 +248,11 @@ impl<'a> P<'a> {
         if self.sym(c) {
             Ok(())
         } else {
-            Err(format!("expected `{c}` at token {} ({:?})", self.i, self.peek()))
+            Err(format!(
+                "expected `{c}` at token {} ({:?})",
+                self.i,
+                self.peek()
+            ))
         }
     }
     fn ident(&mut self) -> Result<String, String> {
@@ -183,7 +265,10 @@ impl<'a> P<'a> {
                 self.i += 1;
                 Ok(x)
             }
-            other => Err(format!("expected an identifier at token {} ({other:?})", self.i)),
+            other => Err(format!(
+                "expected an identifier at token {} ({other:?})",
+                self.i
+            )),
         }
     }
     fn qualified(&mut self) -> Result<(String, String), String> {
@@ -227,7 +312,11 @@ impl<'a> P<'a> {
         if self.i == self.t.len() {
             Ok(())
         } else {
-            Err(format!("unexpected trailing tokens from {} ({:?})", self.i, self.peek()))
+            Err(format!(
+                "unexpected trailing tokens from {} ({:?})",
+                self.i,
+                self.peek()
+            ))
         }
     }
 }
@@ -237,7 +326,11 @@ fn split_statements(src: &str) -> Vec<String> {
     let mut cur = String::new();
     let mut in_str = false;
     for line in src.lines() {
-        let line = if !in_str { line.split("--").next().unwrap_or("") } else { line };
+        let line = if !in_str {
+            line.split("--").next().unwrap_or("")
+        } else {
+            line
+        };
         for ch in line.chars() {
             if ch == '\'' {
                 in_str = !in_str;
@@ -263,7 +356,8 @@ impl Catalog {
     /// Checks a whole schema file, statement by statement, adding what it creates.
     pub fn load_schema(&mut self, src: &str) -> Result<(), String> {
         for (n, stmt) in split_statements(src).iter().enumerate() {
-            self.ddl(stmt).map_err(|e| format!("statement {} `{}`: {e}", n + 1, first_line(stmt)))?;
+            self.ddl(stmt)
+                .map_err(|e| format!("statement {} `{}`: {e}", n + 1, first_line(stmt)))?;
         }
         Ok(())
     }
@@ -384,7 +478,11 @@ impl Catalog {
                 };
                 match def.clustering.get_mut(i) {
                     Some((name, d)) if *name == c => *d = desc,
-                    _ => return Err(format!("CLUSTERING ORDER BY names `{c}` out of the clustering order")),
+                    _ => {
+                        return Err(format!(
+                            "CLUSTERING ORDER BY names `{c}` out of the clustering order"
+                        ))
+                    }
                 }
                 i += 1;
                 if !p.sym(',') {
@@ -397,9 +495,17 @@ impl Catalog {
         if def.partition.is_empty() {
             return Err("no partition key".into());
         }
-        for k in def.partition.iter().chain(def.clustering.iter().map(|(c, _)| c)) {
-            let Some(ty) = def.columns.get(k) else { return Err(format!("key column `{k}` is not defined")) };
-            if (ty.starts_with("list") || ty.starts_with("set") || ty.starts_with("map")) && !ty.starts_with("frozen") {
+        for k in def
+            .partition
+            .iter()
+            .chain(def.clustering.iter().map(|(c, _)| c))
+        {
+            let Some(ty) = def.columns.get(k) else {
+                return Err(format!("key column `{k}` is not defined"));
+            };
+            if (ty.starts_with("list") || ty.starts_with("set") || ty.starts_with("map"))
+                && !ty.starts_with("frozen")
+            {
                 return Err(format!("key column `{k}` has a non-frozen collection type"));
             }
             if def.statics.contains(k) {
@@ -451,7 +557,11 @@ impl Catalog {
             if n != cols.len() {
                 return Err("INSERT column and value counts differ".into());
             }
-            for k in def.partition.iter().chain(def.clustering.iter().map(|(c, _)| c)) {
+            for k in def
+                .partition
+                .iter()
+                .chain(def.clustering.iter().map(|(c, _)| c))
+            {
                 if !cols.contains(k) {
                     return Err(format!("INSERT misses key column `{k}`"));
                 }
@@ -495,7 +605,9 @@ impl Catalog {
 
     fn table(&self, p: &mut P<'_>) -> Result<&TableDef, String> {
         let (ks, t) = p.qualified()?;
-        self.tables.get(&format!("{ks}.{t}")).ok_or_else(|| format!("table `{ks}.{t}` is not created"))
+        self.tables
+            .get(&format!("{ks}.{t}"))
+            .ok_or_else(|| format!("table `{ks}.{t}` is not created"))
     }
 
     fn col(&self, def: &TableDef, c: &str) -> Result<(), String> {
@@ -506,7 +618,12 @@ impl Catalog {
         }
     }
 
-    fn write_key(&self, def: &TableDef, rels: &[(String, String)], partition_only: bool) -> Result<(), String> {
+    fn write_key(
+        &self,
+        def: &TableDef,
+        rels: &[(String, String)],
+        partition_only: bool,
+    ) -> Result<(), String> {
         for (c, op) in rels {
             self.col(def, c)?;
             if op != "=" && op != "in" {
@@ -546,7 +663,10 @@ impl Catalog {
         p.expect_kw("from")?;
         let def = self.table(p)?;
         {
-            let mut q = P { t: &p.t[start..sel_end], i: 0 };
+            let mut q = P {
+                t: &p.t[start..sel_end],
+                i: 0,
+            };
             if !q.sym('*') {
                 loop {
                     let name = q.ident()?;
@@ -571,7 +691,11 @@ impl Catalog {
                 return Err("bad selector list".into());
             }
         }
-        let rels = if p.kw("where") { relations(p)? } else { Vec::new() };
+        let rels = if p.kw("where") {
+            relations(p)?
+        } else {
+            Vec::new()
+        };
         let mut group = Vec::new();
         if p.kw("group") {
             p.expect_kw("by")?;
@@ -617,20 +741,32 @@ impl Catalog {
             for k in &def.partition {
                 match rels.iter().find(|(c, _)| c == k) {
                     Some((_, op)) if op == "=" || op == "in" => {}
-                    Some((_, op)) => return Err(format!("partition key `{k}` restricted with `{op}`")),
-                    None => return Err(format!("partition key `{k}` is not restricted (would need ALLOW FILTERING)")),
+                    Some((_, op)) => {
+                        return Err(format!("partition key `{k}` restricted with `{op}`"))
+                    }
+                    None => {
+                        return Err(format!(
+                            "partition key `{k}` is not restricted (would need ALLOW FILTERING)"
+                        ))
+                    }
                 }
             }
             let mut seen_range = false;
             let mut gap = false;
             for (k, _) in &def.clustering {
-                let ops: Vec<&String> = rels.iter().filter(|(c, _)| c == k).map(|(_, o)| o).collect();
+                let ops: Vec<&String> = rels
+                    .iter()
+                    .filter(|(c, _)| c == k)
+                    .map(|(_, o)| o)
+                    .collect();
                 if ops.is_empty() {
                     gap = true;
                     continue;
                 }
                 if gap || seen_range {
-                    return Err(format!("clustering column `{k}` restricted after an unrestricted or range column"));
+                    return Err(format!(
+                        "clustering column `{k}` restricted after an unrestricted or range column"
+                    ));
                 }
                 if ops.iter().any(|o| *o != "=" && *o != "in") {
                     seen_range = true;
@@ -638,18 +774,25 @@ impl Catalog {
             }
             for (c, _) in &rels {
                 if !def.partition.contains(c) && !def.clustering.iter().any(|(k, _)| k == c) {
-                    return Err(format!("restriction on non-key column `{c}` (would need ALLOW FILTERING)"));
+                    return Err(format!(
+                        "restriction on non-key column `{c}` (would need ALLOW FILTERING)"
+                    ));
                 }
             }
         }
         if !order.is_empty() {
-            let restricted_pk = def.partition.iter().all(|k| rels.iter().any(|(c, _)| c == k));
+            let restricted_pk = def
+                .partition
+                .iter()
+                .all(|k| rels.iter().any(|(c, _)| c == k));
             if !restricted_pk {
                 return Err("ORDER BY needs the partition key restricted".into());
             }
             let mut reversed: Option<bool> = None;
             for (i, (c, desc)) in order.iter().enumerate() {
-                let Some((k, kd)) = def.clustering.get(i) else { return Err(format!("ORDER BY `{c}` beyond the clustering")) };
+                let Some((k, kd)) = def.clustering.get(i) else {
+                    return Err(format!("ORDER BY `{c}` beyond the clustering"));
+                };
                 if k != c {
                     return Err(format!("ORDER BY `{c}` out of clustering order"));
                 }
@@ -660,7 +803,11 @@ impl Catalog {
             }
         }
         if !group.is_empty() {
-            let keys: Vec<&String> = def.partition.iter().chain(def.clustering.iter().map(|(c, _)| c)).collect();
+            let keys: Vec<&String> = def
+                .partition
+                .iter()
+                .chain(def.clustering.iter().map(|(c, _)| c))
+                .collect();
             for (i, g) in group.iter().enumerate() {
                 if keys.get(i) != Some(&g) {
                     return Err(format!("GROUP BY `{g}` is not a primary-key prefix"));

@@ -13,12 +13,31 @@ pub fn root() -> PathBuf {
 }
 
 /// Plans from files; panics with the reason when an input cannot be read (tests only).
-pub fn plan_files(schema: &[PathBuf], queries: &[PathBuf], stats: Option<&Statistics>, keyspace: &str) -> (Plan, Vec<Diagnostic>) {
+pub fn plan_files(
+    schema: &[PathBuf],
+    queries: &[PathBuf],
+    stats: Option<&Statistics>,
+    keyspace: &str,
+) -> (Plan, Vec<Diagnostic>) {
     let ddl = remodel_sql::ddl::load_files(schema).unwrap_or_else(|e| panic!("schema: {e}"));
-    let wl = remodel_sql::workload::read_files(queries, Format::Auto).unwrap_or_else(|e| panic!("workload: {e}"));
-    let analysis = remodel_analyze::analyze(&ddl.schema, &wl.workload, &remodel_analyze::AnalyzeConfig::default());
-    let config = DesignConfig { keyspace: keyspace.into(), ..DesignConfig::default() };
-    let out = design(&analysis.schema, &analysis.workload, &analysis.relationships, stats, &config);
+    let wl = remodel_sql::workload::read_files(queries, Format::Auto)
+        .unwrap_or_else(|e| panic!("workload: {e}"));
+    let analysis = remodel_analyze::analyze(
+        &ddl.schema,
+        &wl.workload,
+        &remodel_analyze::AnalyzeConfig::default(),
+    );
+    let config = DesignConfig {
+        keyspace: keyspace.into(),
+        ..DesignConfig::default()
+    };
+    let out = design(
+        &analysis.schema,
+        &analysis.workload,
+        &analysis.relationships,
+        stats,
+        &config,
+    );
     let mut diags = ddl.diagnostics;
     diags.extend(wl.diagnostics);
     diags.extend(analysis.diagnostics);
@@ -36,13 +55,23 @@ pub fn plan_files(schema: &[PathBuf], queries: &[PathBuf], stats: Option<&Statis
 /// Plans a corpus under `fixtures/corpora/<name>`.
 pub fn plan_corpus(name: &str) -> (Plan, Vec<Diagnostic>) {
     let dir = root().join("fixtures/corpora").join(name);
-    plan_files(&[dir.join("ddl-postgres.sql")], &[dir.join("queries.sql")], None, name)
+    plan_files(
+        &[dir.join("ddl-postgres.sql")],
+        &[dir.join("queries.sql")],
+        None,
+        name,
+    )
 }
 
 /// Plans the rideshare example, with optional statistics.
 pub fn plan_rideshare(stats: Option<&Statistics>) -> (Plan, Vec<Diagnostic>) {
     let dir = root().join("examples/rideshare");
-    plan_files(&[dir.join("schema.sql")], &[dir.join("queries.sql")], stats, "rideshare")
+    plan_files(
+        &[dir.join("schema.sql")],
+        &[dir.join("queries.sql")],
+        stats,
+        "rideshare",
+    )
 }
 
 /// A one-line-per-decision rendering of a design, for reviewable fixture diffs.
@@ -52,7 +81,11 @@ pub fn mapping_text(plan: &Plan) -> String {
         s.push_str(&format!(
             "{} [{}] {} -> {}\n",
             q.pattern,
-            if q.single_partition { "single" } else { "multi" },
+            if q.single_partition {
+                "single"
+            } else {
+                "multi"
+            },
             q.table.as_deref().unwrap_or("-"),
             q.cql.as_deref().unwrap_or("-")
         ));
@@ -64,12 +97,26 @@ pub fn mapping_text(plan: &Plan) -> String {
         }
     }
     for w in &plan.design.writes {
-        s.push_str(&format!("{} write, {} B{}\n", w.pattern, w.batch_bytes, if w.fits_batch { "" } else { " (over batch warning)" }));
+        s.push_str(&format!(
+            "{} write, {} B{}\n",
+            w.pattern,
+            w.batch_bytes,
+            if w.fits_batch {
+                ""
+            } else {
+                " (over batch warning)"
+            }
+        ));
         for t in &w.targets {
             s.push_str(&format!("    {}\n", t.cql));
         }
         for r in &w.read_before_write {
-            s.push_str(&format!("    first read {} from {} for {}\n", r.columns.join(", "), r.table, r.for_tables.join(", ")));
+            s.push_str(&format!(
+                "    first read {} from {} for {}\n",
+                r.columns.join(", "),
+                r.table,
+                r.for_tables.join(", ")
+            ));
         }
         if let Some(n) = &w.note {
             s.push_str(&format!("    note: {n}\n"));
