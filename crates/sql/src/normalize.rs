@@ -347,13 +347,90 @@ enum Mode {
 
 /// Computes the canonical form of a statement with sqlparser's tokenizer.
 pub fn shape(sql: &str) -> Result<Shape, NormalizeError> {
-    let toks = canonical_tokens(sql, Mode::Abstract, &[])?;
+    shape_checked(sql).map(|(s, _)| s)
+}
+
+/// Like [`shape`], and also tells whether every number of the statement was abstracted (no
+/// `ORDER BY 1` position or `varchar(20)` modifier kept): only then does its [`literal_mask`]
+/// determine the shape.
+pub fn shape_checked(sql: &str) -> Result<(Shape, bool), NormalizeError> {
+    let mut kept_numbers = false;
+    let toks = canonical_tokens_flag(sql, Mode::Abstract, &[], &mut kept_numbers)?;
     let (text, params) = render(&toks);
-    Ok(Shape {
+    let shape = Shape {
         fingerprint: fnv1a64(text.as_bytes()),
         sql: text,
         params,
-    })
+    };
+    Ok((shape, !kept_numbers))
+}
+
+/// Writes into `out` the statement with every string literal emptied (`'…'` → `''`) and every
+/// number's digits replaced by `0`, and returns true; returns false (and `out` is meaningless)
+/// when the text has anything that makes such a mask ambiguous (comments, backslashes,
+/// dollar quotes, a number glued to letters).
+///
+/// Two statements with the same mask differ only inside literals, so they have the same
+/// [`shape`] whenever [`shape_checked`] says the shape is mask-determined. This lets a log
+/// reader skip the tokenizer for the millions of repetitions of a few hundred statements.
+pub fn literal_mask(sql: &str, out: &mut String) -> bool {
+    out.clear();
+    let b = sql.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
+    let mut i = 0;
+    let mut start = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => return false,
+            b'-' if b.get(i + 1) == Some(&b'-') => return false,
+            b'/' if b.get(i + 1) == Some(&b'*') => return false,
+            b'$' if !b.get(i + 1).is_some_and(u8::is_ascii_digit) => return false,
+            b'\'' => {
+                // A string: keep the quotes, drop the content ('' is an escaped quote).
+                out.push_str(&sql[start..=i]);
+                let mut k = i + 1;
+                loop {
+                    match b.get(k) {
+                        None | Some(b'\\') => return false,
+                        Some(b'\'') if b.get(k + 1) == Some(&b'\'') => k += 2,
+                        Some(b'\'') => break,
+                        Some(_) => k += 1,
+                    }
+                }
+                out.push('\'');
+                i = k + 1;
+                start = i;
+            }
+            b'"' => match memchr::memchr(b'"', &b[i + 1..]) {
+                // A quoted identifier is copied as is.
+                Some(p) => i += p + 2,
+                None => return false,
+            },
+            c if c.is_ascii_digit() && (i == 0 || !ident(b[i - 1])) => {
+                out.push_str(&sql[start..i]);
+                let mut k = i;
+                while k < b.len() && b[k].is_ascii_digit() {
+                    k += 1;
+                }
+                if let Some(&c) = b.get(k) {
+                    if c.is_ascii_alphabetic() || c == b'_' {
+                        let exp = (c == b'e' || c == b'E')
+                            && b.get(k + 1)
+                                .is_some_and(|d| d.is_ascii_digit() || *d == b'+' || *d == b'-');
+                        if !exp {
+                            return false;
+                        }
+                    }
+                }
+                out.push('0');
+                i = k;
+                start = i;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&sql[start..]);
+    true
 }
 
 /// Renders one concrete instance of a statement in canonical spacing, literals kept and `$n`
@@ -413,6 +490,18 @@ fn canonical_tokens(
     sql: &str,
     mode: Mode,
     bound: &[Option<String>],
+) -> Result<Vec<Out>, NormalizeError> {
+    let mut kept = false;
+    canonical_tokens_flag(sql, mode, bound, &mut kept)
+}
+
+/// The canonical tokens; sets `kept_numbers` when a number was kept verbatim (ORDER BY position,
+/// type modifier).
+fn canonical_tokens_flag(
+    sql: &str,
+    mode: Mode,
+    bound: &[Option<String>],
+    kept_numbers: &mut bool,
 ) -> Result<Vec<Out>, NormalizeError> {
     let toks: Vec<Token> = tokenize(sql)?
         .into_iter()
@@ -482,6 +571,7 @@ fn canonical_tokens(
                             }
                         }
                         if closed {
+                            *kept_numbers = true;
                             out.extend(copied.into_iter().map(|o| match o {
                                 Out::Op(s) if s.chars().all(|c| c.is_ascii_digit()) => Out::Ident(s),
                                 o => o,
@@ -516,6 +606,7 @@ fn canonical_tokens(
                                 | Keyword::EXCEPT | Keyword::INTERSECT | Keyword::FETCH | Keyword::WINDOW))
                     }) =>
             {
+                *kept_numbers = true;
                 out.push(Out::Ident(n.clone()));
             }
             t if is_placeholder(t) => {
@@ -590,19 +681,14 @@ fn collapse_in_lists(toks: Vec<Out>) -> Vec<Out> {
     let mut i = 0;
     while i < toks.len() {
         if toks[i].is_key("IN") && toks.get(i + 1).is_some_and(|t| t.is_op("(")) {
-            // Scan `( P (, P)* )`; an unterminated list at the end of a cut statement collapses too.
+            // Scan `( P (, P)* )`.
             let mut j = i + 2;
             let mut n = 0;
-            loop {
+            while let Some(Out::Param(_)) = toks.get(j) {
+                n += 1;
+                j += 1;
                 match toks.get(j) {
-                    Some(Out::Param(_)) => {
-                        n += 1;
-                        j += 1;
-                        match toks.get(j) {
-                            Some(t) if t.is_op(",") => j += 1,
-                            _ => break,
-                        }
-                    }
+                    Some(t) if t.is_op(",") => j += 1,
                     _ => break,
                 }
             }
@@ -991,5 +1077,54 @@ mod tests {
         )
         .unwrap();
         assert_eq!(e, "SELECT * FROM t WHERE id = '7' AND k = 'drv_' || $2");
+    }
+}
+
+#[cfg(test)]
+mod mask_tests {
+    use super::*;
+
+    fn mask(s: &str) -> Option<String> {
+        let mut out = String::new();
+        literal_mask(s, &mut out).then_some(out)
+    }
+
+    #[test]
+    fn masks_literals_only() {
+        assert_eq!(
+            mask("SELECT a1 FROM t WHERE x = 42 AND y = 'it''s' AND z = $3").as_deref(),
+            Some("SELECT a1 FROM t WHERE x = 0 AND y = '' AND z = $3")
+        );
+        assert_eq!(
+            mask("SELECT \"t 1\" FROM t"),
+            Some("SELECT \"t 1\" FROM t".into())
+        );
+        for ambiguous in [
+            "SELECT 1 -- x",
+            "SELECT /* 1 */ 2",
+            "SELECT E'\\n'",
+            "SELECT $$x$$",
+            "SELECT 0xff",
+            "SELECT 'open",
+        ] {
+            assert_eq!(mask(ambiguous), None, "{ambiguous}");
+        }
+    }
+
+    #[test]
+    fn kept_numbers_make_the_mask_insufficient() {
+        // Same mask, different shapes: shape_checked must say the mask does not determine them.
+        for (a, b) in [
+            ("SELECT a FROM t ORDER BY 1", "SELECT a FROM t ORDER BY 2"),
+            ("SELECT x::varchar(10)", "SELECT x::varchar(20)"),
+        ] {
+            assert_eq!(mask(a).map(|m| m.len()), mask(b).map(|m| m.len()));
+            let (sa, da) = shape_checked(a).unwrap();
+            let (sb, _) = shape_checked(b).unwrap();
+            assert_ne!(sa.fingerprint, sb.fingerprint);
+            assert!(!da);
+        }
+        let (_, determined) = shape_checked("SELECT a FROM t WHERE b = 1 LIMIT 5").unwrap();
+        assert!(determined);
     }
 }

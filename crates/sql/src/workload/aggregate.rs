@@ -3,7 +3,9 @@
 //! Memory is proportional to the number of distinct statements: an occurrence is folded into its
 //! entry (counts, durations, first/last timestamp, first few locations) and then forgotten.
 
-use crate::normalize::{self, fingerprint_hex, NormalizeError, Normalizer, StatementClass};
+use crate::normalize::{
+    self, fingerprint_hex, fnv1a64, NormalizeError, Normalizer, StatementClass,
+};
 use crate::split::{split_statements, RawKind};
 use remodel_model::{
     count_skip, AccessPattern, Diagnostic, Location, Severity, SkipCount, Workload, WorkloadSource,
@@ -12,6 +14,9 @@ use std::collections::HashMap;
 
 /// At most this many diagnostics are kept (the skip counts keep counting beyond it).
 const MAX_DIAGNOSTICS: usize = 100;
+
+/// At most this many literal masks are remembered (bounds memory on logs with endless shapes).
+const MAX_MASKS: usize = 200_000;
 
 /// One statement seen in an input, with what the input says about it.
 #[derive(Debug, Default)]
@@ -86,6 +91,10 @@ pub(crate) struct Aggregator {
     sources: Vec<WorkloadSource>,
     file: String,
     suppressed: u64,
+    /// Literal mask → (mask, fingerprint): statements seen before up to literal values.
+    mask_cache: HashMap<u64, (String, u64)>,
+    /// Reused buffer for the mask of the current statement.
+    mask: String,
 }
 
 impl Aggregator {
@@ -173,16 +182,52 @@ impl Aggregator {
     }
 
     fn add_one(&mut self, occ: &Occurrence<'_>) {
-        let shape = match normalize::shape(occ.text) {
-            Ok(s) => s,
-            Err(e) => return self.reject(occ, &e, None),
+        // Fast path: a statement that differs from one seen before only inside its literals.
+        let mut mask = std::mem::take(&mut self.mask);
+        let masked = normalize::literal_mask(occ.text, &mut mask);
+        let mask_hash = if masked { fnv1a64(mask.as_bytes()) } else { 0 };
+        let cached = if masked {
+            match self.mask_cache.get(&mask_hash) {
+                Some((m, fp)) if *m == mask => self.index.get(fp).copied(),
+                _ => None,
+            }
+        } else {
+            None
         };
+        let idx = match cached {
+            Some(i) => i,
+            None => match self.slow_path(occ, masked.then_some((mask_hash, mask.as_str()))) {
+                Some(i) => i,
+                None => {
+                    self.mask = mask;
+                    return;
+                }
+            },
+        };
+        self.mask = mask;
+        self.record(idx, occ);
+    }
+
+    /// Tokenizes (and for a new shape, parses) a statement; returns its entry, or `None` when
+    /// it was rejected. Remembers the literal mask of shapes it determines.
+    fn slow_path(&mut self, occ: &Occurrence<'_>, mask: Option<(u64, &str)>) -> Option<usize> {
+        let (shape, mask_determined) = match normalize::shape_checked(occ.text) {
+            Ok(s) => s,
+            Err(e) => {
+                self.reject(occ, &e, None);
+                return None;
+            }
+        };
+        let fingerprint = shape.fingerprint;
         let idx = match self.index.get(&shape.fingerprint) {
             Some(&i) => i,
             None => {
                 let class = match self.normalizer.classify_shape(&shape, occ.text) {
                     Ok(c) => c,
-                    Err(e) => return self.reject(occ, &e, Some(shape.fingerprint)),
+                    Err(e) => {
+                        self.reject(occ, &e, Some(shape.fingerprint));
+                        return None;
+                    }
                 };
                 self.entries.push(Entry {
                     fingerprint: shape.fingerprint,
@@ -201,10 +246,20 @@ impl Aggregator {
                     locations: Vec::new(),
                 });
                 let i = self.entries.len() - 1;
-                self.index.insert(shape.fingerprint, i);
+                self.index.insert(fingerprint, i);
                 i
             }
         };
+        if let Some((hash, m)) = mask {
+            if mask_determined && self.mask_cache.len() < MAX_MASKS {
+                self.mask_cache.insert(hash, (m.to_string(), fingerprint));
+            }
+        }
+        Some(idx)
+    }
+
+    /// Folds one occurrence into its entry.
+    fn record(&mut self, idx: usize, occ: &Occurrence<'_>) {
         if let Some(src) = self.sources.last_mut() {
             src.statements += 1;
         }
@@ -259,13 +314,24 @@ impl Aggregator {
             }
         }
         if let StatementClass::Utility(kind) = &e.class {
-            let kind = kind.clone();
-            let loc = self.loc(occ.line, occ.column);
-            count_skip(&mut self.utility, &kind, Some(loc));
-            // `count_skip` counts one; an occurrence may stand for many calls (or none).
-            if let Some(u) = self.utility.iter_mut().find(|u| u.kind == kind) {
-                u.count = u.count.saturating_add(occ.calls).saturating_sub(1);
+            // Counted by kind; an occurrence may stand for many calls (or none).
+            let pos = match self.utility.iter().position(|u| &u.kind == kind) {
+                Some(p) => p,
+                None => {
+                    let kind = kind.clone();
+                    self.utility.push(SkipCount {
+                        kind,
+                        count: 0,
+                        first: Vec::new(),
+                    });
+                    self.utility.len() - 1
+                }
+            };
+            if self.utility[pos].first.len() < SkipCount::MAX_LOCATIONS {
+                let loc = Location::new(self.file.clone(), occ.line, occ.column);
+                self.utility[pos].first.push(loc);
             }
+            self.utility[pos].count = self.utility[pos].count.saturating_add(occ.calls);
         }
     }
 
@@ -356,7 +422,7 @@ impl Aggregator {
             ));
         }
         patterns.sort_by(|a, b| b.1.calls.cmp(&a.1.calls).then(a.0.cmp(&b.0)));
-        self.utility.sort_by(|a, b| b.count.cmp(&a.count));
+        self.utility.sort_by_key(|u| std::cmp::Reverse(u.count));
         if self.suppressed > 0 {
             self.diagnostics.push(Diagnostic {
                 severity: Severity::Note,
