@@ -15,9 +15,7 @@ mod pgss;
 mod sqlfile;
 
 pub use aggregate::StatementCount;
-// Until the front end's shared `crate::error::SqlError` lands, the same type lives here.
-mod error;
-pub use error::SqlError;
+pub use crate::error::SqlError;
 
 use aggregate::Aggregator;
 use remodel_model::{Diagnostic, Location, Severity, Workload};
