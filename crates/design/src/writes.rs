@@ -6,7 +6,7 @@ use crate::naming::quote;
 use crate::sizing::Sizer;
 use crate::tables::TableBuild;
 use remodel_model::{
-    AccessPattern, ReadBeforeWrite, Schema, StatementKind, WritePath, WriteTarget,
+    AccessPattern, ColumnRef, ReadBeforeWrite, Schema, StatementKind, WritePath, WriteTarget,
 };
 
 /// A lookup the write needs that no table provides: (source table, columns it is found by).
@@ -170,6 +170,15 @@ pub fn plan(
         if t.root == tname {
             match p.kind {
                 StatementKind::Insert => {
+                    if !t.null_filter.is_empty() {
+                        let names: Vec<String> =
+                            t.null_filter.iter().map(|c| c.to_string()).collect();
+                        notes.push(format!(
+                            "insert into {} only rows where {} IS NULL",
+                            t.name,
+                            names.join(", ")
+                        ));
+                    }
                     // Key columns always: a value Postgres would generate must come from the application.
                     let mut cols = Vec::new();
                     for (i, (k, n, ..)) in t.columns.iter().enumerate() {
@@ -280,6 +289,32 @@ pub fn plan(
                         }
                     }
                     let wk = where_key(t, &keys);
+                    // Setting a column the table is filtered on (`IS NULL`) moves the row out of it.
+                    let leaves: Vec<&ColumnRef> = t
+                        .null_filter
+                        .iter()
+                        .filter(|c| {
+                            p.kind == StatementKind::Update
+                                && c.table == tname
+                                && written.contains(&c.column)
+                        })
+                        .collect();
+                    if !leaves.is_empty() && !key_change {
+                        need(&mut rbw, &mut missing_lookups, t, missing_dedup, &keycols);
+                        push(
+                            &mut path,
+                            t,
+                            format!("DELETE FROM {ks}.{} WHERE {wk}", quote(&t.name)),
+                            Some(Vec::new()),
+                        );
+                        let names: Vec<String> = leaves.iter().map(|c| c.column.clone()).collect();
+                        notes.push(format!(
+                            "{} keeps only rows where {} IS NULL: a non-NULL value removes the row (DELETE, shown); a NULL value puts it back (INSERT of the whole row)",
+                            t.name,
+                            names.join(", ")
+                        ));
+                        continue;
+                    }
                     if key_change {
                         let all: Vec<String> = t
                             .columns
