@@ -73,6 +73,9 @@ pub(crate) struct Ctx<'s> {
     pub ranges: Vec<RangeAcc>,
     unmodeled: Vec<String>,
     kind: Option<StatementKind>,
+    /// Inside the SELECT of an `INSERT … SELECT`: a generated source (`generate_series`) is
+    /// a bulk load, fully described by its write, not an access to model.
+    insert_source: bool,
 }
 
 /// Parses normalized SQL (or an example) with the Postgres dialect.
@@ -99,6 +102,7 @@ pub(crate) fn analyze_statement(
         ranges: Vec::new(),
         unmodeled: Vec::new(),
         kind: None,
+        insert_source: false,
     };
     if has_window_function(stmt) {
         ctx.unmodeled
@@ -497,7 +501,11 @@ impl<'s> Ctx<'s> {
                 name, alias, args, ..
             } => {
                 if args.is_some() {
-                    self.unmodeled(format!("table function in FROM ({name})"));
+                    if self.insert_source {
+                        self.note(format!("INSERT source reads the table function {name}"));
+                    } else {
+                        self.unmodeled(format!("table function in FROM ({name})"));
+                    }
                     return None;
                 }
                 let parts = object_parts(name);
@@ -747,7 +755,9 @@ impl<'s> Ctx<'s> {
             if !matches!(src.body.as_ref(), SetExpr::Values(_)) {
                 let before = self.res.analysis.tables.len();
                 self.scopes.push(Vec::new());
+                self.insert_source = true;
                 self.query(src, true);
+                self.insert_source = false;
                 self.scopes.pop();
                 reads = self.res.analysis.tables[before..].to_vec();
             } else if let SetExpr::Values(v) = src.body.as_ref() {

@@ -380,6 +380,14 @@ fn one_to(
                 pct(min)
             ));
         }
+        if child_share >= min && !few(parent_cols.len()) {
+            rule(&mut r, "many-to-one lookup of many attributes → reference");
+            why.push(format!(
+                "the reads of {c} use {} column(s) of {p} (more than {})",
+                parent_cols.len(),
+                config.max_embed_attributes
+            ));
+        }
         if !few(child_attrs) {
             rule(
                 &mut r,
@@ -387,14 +395,6 @@ fn one_to(
             );
             why.push(format!(
                 "{c} has {child_attrs} attributes besides the key (more than {})",
-                config.max_embed_attributes
-            ));
-        }
-        if child_share >= min && !few(parent_cols.len()) {
-            rule(&mut r, "many-to-one lookup of many attributes → reference");
-            why.push(format!(
-                "the reads of {c} use {} columns of {p} (more than {})",
-                parent_cols.len(),
                 config.max_embed_attributes
             ));
         }

@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use remodel_analyze::{analyze, analyze_pattern, AnalyzeConfig};
-use remodel_model::{ColumnRef, EqualityOp, TimeWindow};
+use remodel_model::{ColumnRef, Decision, EqualityOp, TimeWindow};
 
 fn one(sql: &str, example: Option<&str>) -> remodel_model::PatternAnalysis {
     let schema = rideshare_schema(true);
@@ -223,4 +223,55 @@ fn whole_rideshare_in_code() {
         );
     }
     assert_eq!(an.relationships.len(), 3);
+}
+
+#[test]
+fn rideshare_without_declared_keys_infers_all_three() {
+    let schema = rideshare_schema(false);
+    let wl = workload(vec![
+        pattern("q1", "SELECT started_at FROM trips WHERE driver_id = $1 ORDER BY started_at DESC LIMIT $2", None, 1_200_000),
+        pattern("q4", "SELECT d.full_name, c.country FROM drivers d JOIN cities c ON c.city = d.home_city WHERE d.driver_id = $1", None, 150_000),
+    ]);
+    let an = analyze(&schema, &wl, &AnalyzeConfig::default());
+    let mut fks: Vec<String> = an
+        .schema
+        .foreign_keys()
+        .map(|(t, fk)| {
+            let how = match &fk.origin {
+                remodel_model::FkOrigin::Inferred { evidence } => {
+                    evidence.split(':').next().unwrap_or("").to_string()
+                }
+                remodel_model::FkOrigin::Declared => "declared".into(),
+            };
+            format!(
+                "{}({}) -> {}({}) [{how}]",
+                t.name,
+                fk.columns.join(","),
+                fk.ref_table,
+                fk.ref_columns.join(",")
+            )
+        })
+        .collect();
+    fks.sort();
+    assert_eq!(
+        fks,
+        [
+            "drivers(home_city) -> cities(city) [joined in 1 pattern of the workload (q4; 150,000 calls)]",
+            "trips(city) -> cities(city) [naming]",
+            "trips(driver_id) -> drivers(driver_id) [naming]",
+        ]
+    );
+    // The join now follows the inferred key, and the decision is the same as with declared keys.
+    assert_eq!(
+        an.workload.patterns[1].analysis.join_path[0]
+            .foreign_key
+            .as_deref(),
+        Some("drivers(home_city) -> cities(city)")
+    );
+    let dc = an
+        .relationships
+        .iter()
+        .find(|r| r.to == "drivers")
+        .expect("cities -> drivers");
+    assert_eq!(dc.decision, Decision::DuplicateColumns);
 }
