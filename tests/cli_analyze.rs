@@ -79,3 +79,14 @@ fn unusable_input_exits_2() {
     let out = remodel(&["analyze", "--schema", QUERIES, "--queries", QUERIES]);
     assert_eq!(out.status.code(), Some(2), "a file with no table");
 }
+
+/// The book shows the real output: the rideshare run in `book/src/analyze.md` is what the binary prints.
+#[test]
+fn book_shows_the_real_output() {
+    let book = std::fs::read_to_string(root().join("book/src/analyze.md")).expect("book page");
+    let cmd = "$ remodel analyze --schema examples/rideshare/schema.sql --queries examples/rideshare/queries.sql\n";
+    let start = book.find(cmd).expect("the rideshare run is in the book") + cmd.len();
+    let shown = &book[start..start + book[start..].find("\n```").expect("end of block")];
+    let out = remodel(&["analyze", "--schema", SCHEMA, "--queries", QUERIES]);
+    assert_eq!(shown.trim_end(), String::from_utf8_lossy(&out.stdout).trim_end(), "regenerate the example in book/src/analyze.md");
+}
