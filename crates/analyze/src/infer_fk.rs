@@ -63,7 +63,17 @@ fn from_joins(
             let (child, cc, parent, pc) = match (l_unique, r_unique) {
                 (false, true) => (lt, &step.left_columns, rt, &step.right_columns),
                 (true, false) => (rt, &step.right_columns, lt, &step.left_columns),
-                _ => continue,
+                // Both unique (1-1): the side joined on its primary key is referenced, the
+                // other only has a unique key (`store.manager_staff_id = staff.staff_id`).
+                (true, true) => match (
+                    is_pk(lt, &step.left_columns),
+                    is_pk(rt, &step.right_columns),
+                ) {
+                    (false, true) => (lt, &step.left_columns, rt, &step.right_columns),
+                    (true, false) => (rt, &step.right_columns, lt, &step.left_columns),
+                    _ => continue,
+                },
+                (false, false) => continue,
             };
             if !cc
                 .iter()
@@ -185,6 +195,14 @@ fn from_naming(schema: &Schema, out: &mut Vec<InferredFk>) {
             }
         }
     }
+}
+
+/// True when `cols` are exactly the table's primary key.
+fn is_pk(t: &Table, cols: &[String]) -> bool {
+    t.primary_key.len() == cols.len()
+        && t.primary_key
+            .iter()
+            .all(|k| cols.iter().any(|c| c.eq_ignore_ascii_case(k)))
 }
 
 /// True when `table` (a table name) is `entity` or a plural of it (`user` → `users`,

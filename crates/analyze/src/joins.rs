@@ -45,7 +45,15 @@ pub(crate) fn steps(edges: &[Edge]) -> Vec<JoinStep> {
             )),
         }
     }
-    groups.into_iter().map(|(_, s)| s).collect()
+    // Two instances of the same tables joined the same way (e.g. again in a correlated
+    // subquery) read as one step.
+    let mut out: Vec<JoinStep> = Vec::new();
+    for (_, s) in groups {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
 }
 
 /// `table(cols) -> ref(cols)`, the way a join step names its foreign key.

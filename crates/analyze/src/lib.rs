@@ -166,6 +166,12 @@ pub fn analyze_pattern(schema: &Schema, p: &AccessPattern) -> (PatternAnalysis, 
     (a, diags)
 }
 
+/// `$1`, `$23`.
+fn is_placeholder(s: &str) -> bool {
+    s.strip_prefix('$')
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// Takes literal values the normalized SQL lacks from the example's analysis.
 fn merge_example(res: &mut pattern::StatementResult, ex: Option<&PatternAnalysis>) {
     let a = &mut res.analysis;
@@ -184,14 +190,15 @@ fn merge_example(res: &mut pattern::StatementResult, ex: Option<&PatternAnalysis
             else {
                 continue;
             };
-            if let (Some(b), Some(eb)) = (r.lower.as_mut(), er.lower.as_ref()) {
-                if b.value != eb.value {
-                    b.example = Some(eb.value.clone());
-                }
-            }
-            if let (Some(b), Some(eb)) = (r.upper.as_mut(), er.upper.as_ref()) {
-                if b.value != eb.value {
-                    b.example = Some(eb.value.clone());
+            for (b, eb) in [
+                (r.lower.as_mut(), er.lower.as_ref()),
+                (r.upper.as_mut(), er.upper.as_ref()),
+            ] {
+                if let (Some(b), Some(eb)) = (b, eb) {
+                    // An example that is itself a parameter (`$2`) carries no value.
+                    if b.value != eb.value && !is_placeholder(&eb.value) {
+                        b.example = Some(eb.value.clone());
+                    }
                 }
             }
             if r.window.is_none() {

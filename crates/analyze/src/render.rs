@@ -227,7 +227,8 @@ fn pattern(out: &mut String, p: &AccessPattern, total: u64) {
                     .column
                     .as_ref()
                     .map(|c| c.to_string())
-                    .unwrap_or_else(|| "*".into());
+                    // count(*) has no column; other aggregates of an expression show `…`.
+                    .unwrap_or_else(|| if g.function == "count" { "*" } else { "…" }.into());
                 format!(
                     "{}({}{arg})",
                     g.function,

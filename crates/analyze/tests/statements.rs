@@ -275,3 +275,47 @@ fn rideshare_without_declared_keys_infers_all_three() {
         .expect("cities -> drivers");
     assert_eq!(dc.decision, Decision::DuplicateColumns);
 }
+
+#[test]
+fn one_to_one_join_infers_towards_the_primary_key() {
+    let none: &[(&[&str], &str, &[&str])] = &[];
+    let mut store = table(
+        "store",
+        &[("store_id", "integer"), ("manager_staff_id", "integer")],
+        &["store_id"],
+        none,
+    );
+    store.unique_keys.push(remodel_model::UniqueKey {
+        name: None,
+        columns: vec!["manager_staff_id".into()],
+    });
+    let staff = table(
+        "staff",
+        &[("staff_id", "integer"), ("name", "text")],
+        &["staff_id"],
+        none,
+    );
+    let schema = remodel_model::Schema {
+        tables: vec![store, staff],
+        ..Default::default()
+    };
+    let wl = workload(vec![pattern(
+        "q1",
+        "SELECT m.name FROM store s JOIN staff m ON s.manager_staff_id = m.staff_id WHERE s.store_id = $1",
+        None,
+        10,
+    )]);
+    let an = analyze(&schema, &wl, &AnalyzeConfig::default());
+    let fk = an
+        .schema
+        .table("store")
+        .and_then(|t| t.foreign_keys.first())
+        .expect("inferred");
+    assert_eq!(
+        (fk.columns.as_slice(), fk.ref_table.as_str()),
+        (&["manager_staff_id".to_string()][..], "staff")
+    );
+    let r = &an.relationships[0];
+    assert_eq!(r.cardinality, remodel_model::Cardinality::OneToOne);
+    assert_eq!(r.decision, Decision::Embed);
+}
