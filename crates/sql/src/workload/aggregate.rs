@@ -3,9 +3,7 @@
 //! Memory is proportional to the number of distinct statements: an occurrence is folded into its
 //! entry (counts, durations, first/last timestamp, first few locations) and then forgotten.
 
-use crate::normalize::{
-    self, fingerprint_hex, fnv1a64, NormalizeError, Normalizer, StatementClass,
-};
+use crate::normalize::{self, fingerprint_hex, NormalizeError, Normalizer, StatementClass};
 use crate::split::{split_statements, RawKind};
 use remodel_model::{
     count_skip, AccessPattern, Diagnostic, Location, Severity, SkipCount, Workload, WorkloadSource,
@@ -185,7 +183,11 @@ impl Aggregator {
         // Fast path: a statement that differs from one seen before only inside its literals.
         let mut mask = std::mem::take(&mut self.mask);
         let masked = normalize::literal_mask(occ.text, &mut mask);
-        let mask_hash = if masked { fnv1a64(mask.as_bytes()) } else { 0 };
+        let mask_hash = if masked {
+            mask_hash(mask.as_bytes())
+        } else {
+            0
+        };
         let cached = if masked {
             match self.mask_cache.get(&mask_hash) {
                 Some((m, fp)) if *m == mask => self.index.get(fp).copied(),
@@ -441,6 +443,22 @@ impl Aggregator {
         };
         (workload, self.diagnostics, statements)
     }
+}
+
+/// A fast (not stable, not for fingerprints) hash of a literal mask: 8 bytes per step.
+fn mask_hash(b: &[u8]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h: u64 = b.len() as u64;
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    }
+    for &c in chunks.remainder() {
+        h = (h.rotate_left(5) ^ u64::from(c)).wrapping_mul(K);
+    }
+    h
 }
 
 /// True when every `$n` in `text` has a bound value (or there are no placeholders).

@@ -23,9 +23,13 @@ pub(crate) fn parse_message(msg: &str) -> Message<'_> {
     let mut rest = msg;
     let mut duration_ms = None;
     if let Some(after) = rest.strip_prefix("duration: ") {
-        let end = after.find(" ms").unwrap_or(after.len());
-        duration_ms = after[..end].trim().parse::<f64>().ok();
-        rest = after.get(end + 3..).unwrap_or("").trim_start_matches(' ');
+        let end = after
+            .bytes()
+            .position(|c| !(c.is_ascii_digit() || c == b'.'))
+            .unwrap_or(after.len());
+        duration_ms = after[..end].parse::<f64>().ok();
+        let unit = after[end..].strip_prefix(" ms").unwrap_or(&after[end..]);
+        rest = unit.trim_start_matches(' ');
         if rest.is_empty() {
             return Message::DurationOnly;
         }
@@ -47,7 +51,9 @@ pub(crate) fn parse_message(msg: &str) -> Message<'_> {
     for (step, is_exec) in [("execute ", true), ("parse ", false), ("bind ", false)] {
         if let Some(after) = rest.strip_prefix(step) {
             // `execute <name>: SQL`; the name may be `<unnamed>` or `S_1/C_2`.
-            if let Some(colon) = after.find(": ") {
+            let colon = memchr::memchr_iter(b':', after.as_bytes())
+                .find(|&i| after.as_bytes().get(i + 1) == Some(&b' '));
+            if let Some(colon) = colon {
                 if !is_exec {
                     return Message::ParseBind;
                 }

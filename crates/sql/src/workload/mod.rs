@@ -14,8 +14,8 @@ mod pglog;
 mod pgss;
 mod sqlfile;
 
-pub use aggregate::StatementCount;
 pub use crate::error::SqlError;
+pub use aggregate::StatementCount;
 
 use aggregate::Aggregator;
 use remodel_model::{Diagnostic, Location, Severity, Workload};

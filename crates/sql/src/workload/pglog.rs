@@ -11,6 +11,13 @@ use super::aggregate::{Aggregator, Occurrence};
 use super::message::{leading_timestamp, parse_message, parse_parameters, Message};
 use memchr::memmem;
 use std::io::{self, BufRead};
+use std::sync::LazyLock;
+
+/// Searchers built once: building one per line costs more than the search.
+static SEVERITY_END: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new(b":  "));
+static SYSLOG_TAG: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new(b"]: ["));
 
 const SEVERITIES: &[&str] = &[
     "LOG",
@@ -78,7 +85,7 @@ impl Pending {
 /// of the message after `:  `).
 pub(crate) fn find_severity(line: &str) -> Option<(&str, usize, usize)> {
     let b = line.as_bytes();
-    for colon in memmem::find_iter(b, b":  ") {
+    for colon in SEVERITY_END.find_iter(b) {
         let mut s = colon;
         while s > 0 && (b[s - 1].is_ascii_uppercase() || b[s - 1].is_ascii_digit()) {
             s -= 1;
@@ -98,7 +105,7 @@ pub(crate) fn find_severity(line: &str) -> Option<(&str, usize, usize)> {
 fn syslog_part(line: &str) -> Option<(bool, usize)> {
     let b = line.as_bytes();
     let head = &b[..b.len().min(160)];
-    let at = memmem::find(head, b"]: [")?;
+    let at = SYSLOG_TAG.find(head)?;
     let mut i = at + 4;
     let d0 = i;
     while i < b.len() && b[i].is_ascii_digit() {
