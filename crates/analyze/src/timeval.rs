@@ -45,8 +45,12 @@ pub fn window_between(lower: &str, upper: &str) -> Option<TimeWindow> {
     } = &hi
     {
         if left.to_string() == lo.to_string() {
-            if let Some(Tv::Iv(iv)) = eval(right) {
-                return unit_of(iv);
+            match eval(right) {
+                Some(Tv::Iv(iv)) => return unit_of(iv),
+                // `d::date .. d::date + 1`: integer days added to a date.
+                Some(Tv::Num(n)) if n == 1.0 && is_date(left) => return Some(TimeWindow::Day),
+                Some(Tv::Num(n)) if n == 7.0 && is_date(left) => return Some(TimeWindow::Week),
+                _ => {}
             }
         }
     }
@@ -92,6 +96,16 @@ pub fn window_between(lower: &str, upper: &str) -> Option<TimeWindow> {
     .into_iter()
     .find(|(iv, _)| add(lo, *iv) == hi)
     .map(|(_, w)| w)
+}
+
+/// True for an expression typed as a date (`$1::date`, `DATE '…'`, `CAST(… AS date)`).
+fn is_date(e: &Expr) -> bool {
+    match e {
+        Expr::Nested(inner) => is_date(inner),
+        Expr::Cast { data_type, .. } => matches!(data_type, DataType::Date),
+        Expr::TypedString(t) => matches!(t.data_type, DataType::Date),
+        _ => false,
+    }
 }
 
 fn parse_expr(sql: &str) -> Option<Expr> {
