@@ -402,6 +402,16 @@ impl<'s> Ctx<'s> {
         let mut left_ids: Vec<usize> = first.into_iter().collect();
         for j in &twj.joins {
             let right = self.relation(&j.relation, main);
+            // In an outer join, ON conditions other than the join columns restrict which rows
+            // are joined, not which rows are returned: they are not the pattern's filters.
+            let outer = matches!(
+                j.join_operator,
+                JoinOperator::Left(_)
+                    | JoinOperator::LeftOuter(_)
+                    | JoinOperator::Right(_)
+                    | JoinOperator::RightOuter(_)
+                    | JoinOperator::FullOuter(_)
+            );
             let constraint = match &j.join_operator {
                 JoinOperator::Join(c)
                 | JoinOperator::Inner(c)
@@ -425,6 +435,7 @@ impl<'s> Ctx<'s> {
             };
             if let (Some(c), Some(r)) = (constraint, right) {
                 match c {
+                    JoinConstraint::On(e) if outer => self.outer_on(e, main),
                     JoinConstraint::On(e) => self.conjuncts(e, main),
                     JoinConstraint::Using(cols) | JoinConstraint::UsingAlias(cols, _) => {
                         let names: Vec<String> = cols.iter().map(bare_name).collect();
@@ -442,6 +453,31 @@ impl<'s> Ctx<'s> {
                 }
             }
             left_ids.extend(right);
+        }
+    }
+
+    /// The ON clause of an outer join: column equalities are join edges, the rest is residual.
+    fn outer_on(&mut self, e: &Expr, main: bool) {
+        match e {
+            Expr::BinaryOp {
+                left,
+                op: sqlparser::ast::BinaryOperator::And,
+                right,
+            } => {
+                self.outer_on(left, main);
+                self.outer_on(right, main);
+            }
+            Expr::Nested(inner) => self.outer_on(inner, main),
+            _ => {
+                let edges = self.res.edges.len();
+                self.conjuncts(e, false);
+                if self.res.edges.len() == edges && main {
+                    self.res
+                        .analysis
+                        .residual
+                        .push(format!("outer join ON {e}"));
+                }
+            }
         }
     }
 

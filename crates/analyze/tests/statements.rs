@@ -319,3 +319,15 @@ fn one_to_one_join_infers_towards_the_primary_key() {
     assert_eq!(r.cardinality, remodel_model::Cardinality::OneToOne);
     assert_eq!(r.decision, Decision::Embed);
 }
+
+#[test]
+fn outer_join_on_conditions_are_not_filters() {
+    let a = one("SELECT d.full_name, t.fare_usd FROM drivers d LEFT JOIN trips t ON t.driver_id = d.driver_id AND t.status = $1 WHERE d.driver_id = $2", None);
+    assert_eq!(a.join_path.len(), 1);
+    let eq: Vec<String> = a.equality.iter().map(|e| e.column.to_string()).collect();
+    assert_eq!(eq, ["drivers.driver_id"]);
+    assert_eq!(a.residual, ["outer join ON t.status = $1"]);
+    // In an inner join the same condition filters the result.
+    let a = one("SELECT d.full_name FROM drivers d JOIN trips t ON t.driver_id = d.driver_id AND t.status = $1", None);
+    assert_eq!(a.equality.len(), 1);
+}
