@@ -59,14 +59,21 @@ const SQL_WIDTH: usize = 130;
 
 /// Runs `remodel workload`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let load = read_files(&args.files, args.format.into())?;
+    // The error's message already names the file and the OS error: print it once.
+    let load = read_files(&args.files, args.format.into()).map_err(|e| anyhow::anyhow!("{e}"))?;
     let w = &load.workload;
     let mut out = std::io::stdout().lock();
-    if args.json {
-        serde_json::to_writer_pretty(&mut out, w)?;
-        writeln!(out)?;
+    let written = if args.json {
+        serde_json::to_writer_pretty(&mut out, w)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(out))
     } else {
-        print_summary(&mut out, w, args.top)?;
+        print_summary(&mut out, w, args.top)
+    };
+    match written {
+        // `remodel workload … | head` closes the pipe early: not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
+        r => r?,
     }
     // Warnings go to stderr so `--json` output stays clean.
     let warnings: Vec<_> = load
