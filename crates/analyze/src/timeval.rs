@@ -202,14 +202,14 @@ fn eval(e: &Expr) -> Option<Tv> {
                 },
                 BinaryOperator::Multiply => match (l, r) {
                     (Tv::Iv(iv), n) | (n, Tv::Iv(iv)) => {
-                        let k = as_num(n)?;
+                        let k = bounded(as_num(n)?)?;
                         Some(Tv::Iv(Iv {
                             months: (iv.months as f64 * k) as i64,
                             days: (iv.days as f64 * k) as i64,
                             secs: iv.secs * k,
                         }))
                     }
-                    (a, b) => Some(Tv::Num(as_num(a)? * as_num(b)?)),
+                    (a, b) => Some(Tv::Num(bounded(as_num(a)? * as_num(b)?)?)),
                 },
                 _ => None,
             }
@@ -226,11 +226,11 @@ fn plus(l: Tv, r: Tv) -> Option<Tv> {
         (Tv::Ts(t), n) | (n, Tv::Ts(t)) => Some(Tv::Ts(add(
             t,
             Iv {
-                days: as_num(n)? as i64,
+                days: bounded(as_num(n)?)? as i64,
                 ..Iv::default()
             },
         ))),
-        (a, b) => Some(Tv::Num(as_num(a)? + as_num(b)?)),
+        (a, b) => Some(Tv::Num(bounded(as_num(a)? + as_num(b)?)?)),
     }
 }
 
@@ -264,7 +264,15 @@ fn as_ts(v: Tv) -> Option<Ts> {
     }
 }
 
+/// Largest magnitude taken from an input number: keeps the calendar arithmetic far from overflow.
+const MAX_UNITS: f64 = 1e6;
+
+fn bounded(n: f64) -> Option<f64> {
+    (n.is_finite() && n.abs() <= MAX_UNITS).then_some(n)
+}
+
 fn unit_iv(unit: &str, n: f64) -> Option<Iv> {
+    let n = bounded(n)?;
     let u = unit.trim_end_matches('s');
     let whole = |k: f64| k as i64;
     Some(match u {
@@ -325,7 +333,7 @@ fn parse_hms(s: &str) -> Option<f64> {
     let h: f64 = it.next()?.parse().ok()?;
     let m: f64 = it.next().map(str::parse).transpose().ok()?.unwrap_or(0.0);
     let sec: f64 = it.next().map(str::parse).transpose().ok()?.unwrap_or(0.0);
-    Some(h * 3600.0 + m * 60.0 + sec)
+    Some(bounded(h)? * 3600.0 + bounded(m)? * 60.0 + bounded(sec)?)
 }
 
 /// `YYYY-MM-DD[( |T)HH:MM[:SS[.f]]][zone]`.
@@ -468,6 +476,25 @@ mod tests {
         assert_eq!(window_between("'2025-01-15'", "'2025-01-18'"), None);
         assert_eq!(window_between("$1", "$2"), None);
         assert_eq!(window_between("'not a date'", "'x'"), None);
+        // Huge numbers are refused, not overflowed.
+        assert_eq!(
+            window_between("'2025-01-01 99999999999999999999:00'", "'2025-01-02'"),
+            None
+        );
+        assert_eq!(
+            window_between(
+                "'2025-01-01' + make_interval(days => 9.3e18)",
+                "'2025-01-01' + make_interval(days => 9.3e18 * 1e10)"
+            ),
+            None
+        );
+        assert_eq!(
+            window_between(
+                "DATE '2025-01-01' + 1e300",
+                "DATE '2025-01-01' + interval '1e300 years'"
+            ),
+            None
+        );
         assert_eq!(
             window_between("DATE '2025-01-15'", "DATE '2025-01-15' + 1"),
             Some(TimeWindow::Day)
