@@ -48,7 +48,9 @@ fn parse_format(s: &str) -> anyhow::Result<Format> {
         "csvlog" => Format::Csvlog,
         "jsonlog" => Format::Jsonlog,
         "pgss" => Format::Pgss,
-        other => anyhow::bail!("unknown --format {other:?}: expected auto, sql, pg-log, csvlog, jsonlog or pgss"),
+        other => anyhow::bail!(
+            "unknown --format {other:?}: expected auto, sql, pg-log, csvlog, jsonlog or pgss"
+        ),
     })
 }
 
@@ -56,8 +58,10 @@ fn parse_format(s: &str) -> anyhow::Result<Format> {
 fn config(args: &Args) -> anyhow::Result<AnalyzeConfig> {
     let mut cfg = match &args.config {
         Some(path) => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read --config {}", path.display()))?;
-            AnalyzeConfig::parse(&text).with_context(|| format!("in --config {}", path.display()))?
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read --config {}", path.display()))?;
+            AnalyzeConfig::parse(&text)
+                .with_context(|| format!("in --config {}", path.display()))?
         }
         None => AnalyzeConfig::default(),
     };
@@ -111,7 +115,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         print!("{}", render::text(&analysis));
         if args.verbose {
-            for d in analysis.diagnostics.iter().filter(|d| d.severity == Severity::Note) {
+            for d in analysis
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Note)
+            {
                 println!("  {d}");
             }
         }
