@@ -68,11 +68,57 @@ pub fn analyze(schema: &Schema, workload: &Workload, config: &AnalyzeConfig) -> 
         }
     }
     let relationships = relationships::classify(&schema, &wl, config);
+    rows_from_fanout(&schema, &mut wl, &relationships);
     Analysis {
         schema,
         workload: wl,
         relationships,
         diagnostics,
+    }
+}
+
+/// A read of the children of one parent (its foreign key bound by `=`, any other table joined
+/// as a lookup on a unique key) returns N rows, or its LIMIT if smaller, where the relationship
+/// knows N.
+fn rows_from_fanout(schema: &Schema, wl: &mut Workload, relationships: &[Relationship]) {
+    for p in &mut wl.patterns {
+        let a = &mut p.analysis;
+        if a.rows_expected.is_some()
+            || a.write.is_some()
+            || a.tables.is_empty()
+            || !a.aggregates.is_empty()
+            || !a.join_path.iter().all(|j| {
+                let unique =
+                    |t: &str, c: &[String]| schema.table(t).is_some_and(|t| t.is_unique_on(c));
+                unique(&j.right_table, &j.right_columns) || unique(&j.left_table, &j.left_columns)
+            })
+            || a.unmodeled.is_some()
+        {
+            continue;
+        }
+        let by_fk = |r: &&Relationship| {
+            a.tables.contains(&r.to)
+                && !r.columns.is_empty()
+                && r.columns.iter().all(|c| {
+                    a.equality.iter().any(|e| {
+                        e.op == remodel_model::EqualityOp::Eq
+                            && e.expression.is_none()
+                            && e.column.table == r.to
+                            && e.column.column.eq_ignore_ascii_case(c)
+                    })
+                })
+        };
+        let fanout = relationships
+            .iter()
+            .filter(|r| matches!(r.cardinality, remodel_model::Cardinality::OneToMany))
+            .filter(by_fk)
+            .find_map(|r| r.rationale.fanout);
+        if let Some(n) = fanout {
+            a.rows_expected = Some(match a.limit {
+                Some(l) => n.min(l as f64),
+                None => n,
+            });
+        }
     }
 }
 

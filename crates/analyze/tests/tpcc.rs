@@ -143,3 +143,30 @@ fn new_order_composite_key_lookups() {
     let oldest = find(&a, &["select no_o_id from new_order"]);
     assert_eq!(oldest.analysis.limit, Some(1));
 }
+
+#[test]
+fn order_lines_of_an_order_are_a_bounded_few() {
+    let a = tpcc();
+    // New-Order inserts about ten order lines per order: N is bounded and known from the rates.
+    let r = a
+        .relationships
+        .iter()
+        .find(|r| r.from == "oorder" && r.to == "order_line")
+        .expect("oorder -> order_line");
+    assert_eq!(r.rationale.bounded, Some(true), "{}", r.rationale.text);
+    let n = r.rationale.fanout.expect("fan-out");
+    assert!((5.0..=15.0).contains(&n), "{n}");
+    // …so the Order-Status read of one order's lines expects that many rows.
+    let p = find(
+        &a,
+        &["ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d"],
+    );
+    assert_eq!(p.analysis.rows_expected, Some(n));
+    // A customer's orders grow without bound.
+    let r = a
+        .relationships
+        .iter()
+        .find(|r| r.from == "customer" && r.to == "oorder")
+        .expect("customer -> oorder");
+    assert_eq!(r.rationale.bounded, Some(false));
+}
