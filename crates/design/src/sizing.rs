@@ -285,11 +285,19 @@ impl Sizer<'_> {
         if let Some((c, share)) = hot {
             warnings.push(Warning {
                 code: "hot_key".into(),
-                message: format!(
-                    "one value of {} holds {:.0}% of the rows: its partition takes that share of reads and writes; split it with a bucket or a sub-key",
-                    c.column,
-                    share * 100.0
-                ),
+                message: if bucket.is_some() {
+                    format!(
+                        "one value of {} holds {:.0}% of the rows: its partition of each bucket takes that share of the reads and writes of the bucket; add a sub-key (e.g. a hash of the row key modulo N) if one node cannot carry it",
+                        c.column,
+                        share * 100.0
+                    )
+                } else {
+                    format!(
+                        "one value of {} holds {:.0}% of the rows: its partition takes that share of reads and writes; split it with a time bucket or a sub-key",
+                        c.column,
+                        share * 100.0
+                    )
+                },
             });
         }
         if let Some((c, b)) = &bucket {

@@ -584,7 +584,7 @@ pub fn source_sql(schema: &Schema, t: &TableBuild) -> String {
                     col.clone()
                 };
                 match b {
-                    Bucket::Day => format!("({utc})::date"),
+                    Bucket::Day => format!("{utc}::date"),
                     Bucket::Hour => format!("date_trunc('hour', {utc})"),
                     Bucket::Month => format!("date_trunc('month', {utc})"),
                 }
