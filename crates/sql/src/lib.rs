@@ -7,12 +7,12 @@
 /// Statement splitter (comments, quotes, dollar quotes, psql meta-commands, COPY data).
 pub mod split;
 
+/// The Postgres DDL front end: DDL files into a `Schema` plus diagnostics.
+pub mod ddl;
+/// Errors of the front end (only unreadable input; content problems are diagnostics).
+pub mod error;
 /// Statement normalization and fingerprints (token-level, then one parse per distinct shape).
 pub mod normalize;
 /// Query workload ingestion: SQL files, Postgres logs, pg_stat_statements exports.
 pub mod workload;
-/// Errors of the front end (only unreadable input; content problems are diagnostics).
-pub mod error;
-/// The Postgres DDL front end: DDL files into a `Schema` plus diagnostics.
-pub mod ddl;
 pub use error::SqlError;
