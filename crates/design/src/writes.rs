@@ -9,6 +9,55 @@ use remodel_model::{
     AccessPattern, ColumnRef, ReadBeforeWrite, Schema, StatementKind, WritePath, WriteTarget,
 };
 
+/// Columns an UPDATE sets from their own old value (`SET n = n + 1`): read-modify-write in CQL.
+/// Parsed with sqlparser; a statement that does not parse yields none.
+pub fn self_referencing_sets(sql: &str) -> Vec<String> {
+    use sqlparser::ast::{visit_expressions, AssignmentTarget, Expr, Statement};
+    use std::ops::ControlFlow;
+    let Ok(stmts) =
+        sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::PostgreSqlDialect {}, sql)
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for stmt in &stmts {
+        let Statement::Update(update) = stmt else {
+            continue;
+        };
+        for a in &update.assignments {
+            let AssignmentTarget::ColumnName(name) = &a.target else {
+                continue;
+            };
+            let target = name.to_string();
+            let target = target
+                .rsplit('.')
+                .next()
+                .unwrap_or(&target)
+                .trim_matches('"')
+                .to_ascii_lowercase();
+            let mut reads_itself = false;
+            let _ = visit_expressions(&a.value, |e| {
+                let ident = match e {
+                    Expr::Identifier(i) => Some(i.value.to_ascii_lowercase()),
+                    Expr::CompoundIdentifier(parts) => {
+                        parts.last().map(|i| i.value.to_ascii_lowercase())
+                    }
+                    _ => None,
+                };
+                if ident.as_deref() == Some(target.as_str()) {
+                    reads_itself = true;
+                    return ControlFlow::Break(());
+                }
+                ControlFlow::Continue(())
+            });
+            if reads_itself && !out.contains(&target) {
+                out.push(target);
+            }
+        }
+    }
+    out
+}
+
 /// A lookup the write needs that no table provides: (source table, columns it is found by).
 pub type Missing = (String, Vec<String>);
 
@@ -165,6 +214,45 @@ pub fn plan(
         }
     };
 
+    // `SET n = n + 1` needs the old value: read it first (or keep it in a counter table).
+    let rmw: Vec<String> = if p.kind == StatementKind::Update {
+        self_referencing_sets(&p.sql)
+            .into_iter()
+            .filter_map(|c| st.column(&c).map(|cc| cc.name.clone()))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if !rmw.is_empty() {
+        let holder = finder(tables, &tname, &keycols);
+        if let Some(i) = holder {
+            let names: Vec<String> = rmw
+                .iter()
+                .filter_map(|c| {
+                    tables[i]
+                        .col_name(&ColumnRef::new(&tname, c))
+                        .map(str::to_string)
+                })
+                .collect();
+            let first_target = tables
+                .iter()
+                .find(|t| t.root == tname)
+                .map(|t| t.name.clone())
+                .unwrap_or_default();
+            add_rbw(
+                &mut rbw,
+                &tables[i].name,
+                &names,
+                &first_target,
+                Some("the current value, for SET col = col ± …".into()),
+            );
+        }
+        notes.push(format!(
+            "SET {} from the old value is a read-modify-write in Cassandra: read it first and write with IF {} = <old> (a lightweight transaction) when updates race, or keep a counter table when it only counts",
+            rmw.join(", "),
+            rmw.first().map(String::as_str).unwrap_or_default()
+        ));
+    }
     for t in tables {
         let keys = t.key_elements();
         if t.root == tname {
@@ -526,4 +614,31 @@ pub fn plan(
         .collect();
     path.note = (!notes.is_empty()).then(|| notes.join("; "));
     (path, missing_lookups)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::self_referencing_sets;
+
+    #[test]
+    fn finds_sets_that_read_their_old_value() {
+        assert_eq!(
+            self_referencing_sets(
+                "UPDATE district SET d_next_o_id = d_next_o_id + 1, d_tax = $1 WHERE d_w_id = $2"
+            ),
+            ["d_next_o_id"]
+        );
+        assert_eq!(
+            self_referencing_sets("UPDATE a SET x = $1 WHERE id = $2"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            self_referencing_sets("UPDATE a SET x = coalesce(a.x, 0) - $1"),
+            ["x"]
+        );
+        assert_eq!(
+            self_referencing_sets("not sql at all"),
+            Vec::<String>::new()
+        );
+    }
 }
