@@ -163,3 +163,25 @@ fn unusable_input_exits_2_with_one_line() {
     assert!(String::from_utf8_lossy(&run.stderr).contains("no SELECT/INSERT/UPDATE/DELETE"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn plan_dir_defaults_to_dir_plan_and_the_folder_keyspace() {
+    let dir = scratch("My-App");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    for f in ["schema.sql", "queries.sql"] {
+        std::fs::copy(Path::new("examples/rideshare").join(f), dir.join(f)).expect("copy");
+    }
+    let run = bin().arg("plan").arg(&dir).output().expect("run");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let plan: Plan = serde_json::from_str(&read(&dir.join("plan/plan.json"))).expect("plan");
+    let expected = format!("remodel_cli_plan_{}_my_app", std::process::id());
+    assert_eq!(plan.design.keyspace.name, expected);
+    assert!(read(&dir.join("plan/schema.cql")).contains(&format!(
+        "CREATE TABLE IF NOT EXISTS {expected}.trips_by_driver"
+    )));
+    let _ = std::fs::remove_dir_all(&dir);
+}
