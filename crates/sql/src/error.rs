@@ -6,8 +6,8 @@ use std::path::PathBuf;
 /// Why a front-end call could not run at all.
 #[derive(Debug, thiserror::Error)]
 pub enum SqlError {
-    /// A file could not be opened or read.
-    #[error("cannot read {}: {source}", path.display())]
+    /// A file could not be opened or read (the reason is the error's source).
+    #[error("cannot read {}", path.display())]
     Io {
         /// The file as given.
         path: PathBuf,

@@ -20,6 +20,18 @@ pub struct Args {
 /// Runs `remodel schema`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let load = load_files(&args.files)?;
+    if load.schema.tables.is_empty() {
+        // Nothing usable: the diagnostics and a one-line reason, no summary.
+        for d in &load.diagnostics {
+            eprintln!("{d}");
+        }
+        eprintln!(
+            "remodel: error: no table found in {}{}",
+            file_list(&args.files),
+            no_table_detail(&load)
+        );
+        return Ok(ExitCode::from(crate::EXIT_UNUSABLE_INPUT));
+    }
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &load.schema)?;
@@ -32,20 +44,30 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for d in &load.diagnostics {
         eprintln!("{d}");
     }
-    if load.schema.tables.is_empty() {
-        let errors = load.errors().count();
-        let why = if errors > 0 {
-            format!(" ({errors} error(s) above)")
-        } else {
-            String::new()
-        };
-        eprintln!(
-            "remodel: error: no table found in {}{why}",
-            file_list(&args.files)
-        );
-        return Ok(ExitCode::from(crate::EXIT_UNUSABLE_INPUT));
-    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What was read instead of tables, for the one-line reason (`: read 12 statement(s): 9 SELECT, …`).
+fn no_table_detail(load: &DdlLoad) -> String {
+    let errors = load.errors().count();
+    if errors > 0 {
+        return format!(" ({errors} error(s) above)");
+    }
+    if load.statements == 0 {
+        return String::new();
+    }
+    let mut kinds: Vec<_> = load.schema.skipped.iter().collect();
+    kinds.sort_by_key(|k| std::cmp::Reverse(k.count));
+    let top: Vec<String> = kinds
+        .iter()
+        .take(3)
+        .map(|k| format!("{} {}", k.count, k.kind))
+        .collect();
+    format!(
+        " (read {} statement(s), none a CREATE TABLE: {})",
+        load.statements,
+        top.join(", ")
+    )
 }
 
 fn file_list(files: &[PathBuf]) -> String {
@@ -177,7 +199,7 @@ fn print_summary(out: &mut impl Write, load: &DdlLoad, files: &[PathBuf]) -> std
         };
         writeln!(
             out,
-            "read but not modelled ({total} statements or clauses; count, kind, {at}):"
+            "read but not modelled ({total} statement(s) or clause(s); count, kind, {at}):"
         )?;
         let width = s
             .skipped

@@ -66,15 +66,18 @@ pub fn load_files<P: AsRef<Path>>(paths: &[P]) -> Result<DdlLoad, SqlError> {
                 let valid_up_to = err.utf8_error().valid_up_to();
                 let bytes = err.into_bytes();
                 let text = String::from_utf8_lossy(&bytes).into_owned();
-                let (line, column) = crate::split::line_col(&text, valid_up_to);
-                let replaced = text.matches('\u{fffd}').count();
-                loader.diagnostics.push(Diagnostic {
-                    severity: Severity::Warning,
-                    location: Some(Location::new(&file, line, column)),
-                    message: format!(
-                        "file is not valid UTF-8: {replaced} invalid byte sequence(s) replaced with U+FFFD (first here)"
-                    ),
-                });
+                // Mostly-binary input gets one "not SQL text" error from the loader instead.
+                if binary_reason(&text).is_none() {
+                    let (line, column) = crate::split::line_col(&text, valid_up_to);
+                    let replaced = text.matches('\u{fffd}').count();
+                    loader.diagnostics.push(Diagnostic {
+                        severity: Severity::Warning,
+                        location: Some(Location::new(&file, line, column)),
+                        message: format!(
+                            "file is not valid UTF-8: {replaced} invalid byte sequence(s) replaced with U+FFFD (first here)"
+                        ),
+                    });
+                }
                 text
             }
         };
