@@ -265,7 +265,9 @@ pub fn design(
                             })
                     })
                     .collect();
-                let m = queries::map(&config.keyspace, p, shape, key, t, &lookups);
+                let est = key.partitions_read.is_none().then(|| sizer.estimate(t).0);
+                let scan_rows = est.as_ref().map(|e| (e.rows, e.basis.as_str()));
+                let m = queries::map(&config.keyspace, p, shape, key, t, &lookups, scan_rows);
                 if !m.single_partition {
                     if let Some(sg) = queries::suggest(&config.keyspace, p, shape, t) {
                         suggestions.push(sg);

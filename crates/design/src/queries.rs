@@ -78,6 +78,7 @@ pub fn map(
     key: &KeyPlan,
     t: &TableBuild,
     lookups: &[LookupRead<'_>],
+    scan_rows: Option<(f64, &str)>,
 ) -> QueryMapping {
     let mut notes: Vec<String> = shape.notes.clone();
     notes.extend(key.notes.iter().cloned());
@@ -266,8 +267,18 @@ pub fn map(
 
     let mut reasons = Vec::new();
     if key.partitions_read.is_none() {
+        let size = match scan_rows {
+            Some((rows, "statistics")) => {
+                format!(", about {} rows", crate::sizing::human_count(rows))
+            }
+            Some((rows, _)) => format!(
+                ", {} rows assumed without statistics",
+                crate::sizing::human_count(rows)
+            ),
+            None => String::new(),
+        };
         reasons.push(format!(
-            "no equality predicate: reads every partition of {} (a full scan, paged); fine for a small table, otherwise precompute the answer",
+            "no equality predicate: reads every partition of {} (a full scan, paged{size}); fine for a small table, otherwise precompute the answer",
             t.name
         ));
     } else if key.partition_in {
