@@ -613,12 +613,50 @@ impl Loader {
     /// column list.
     pub(super) fn finish(mut self) -> super::DdlLoad {
         self.mark_serials();
+        self.inherit_columns();
         self.fold_partitions();
         self.resolve_foreign_keys();
         super::DdlLoad {
             schema: self.schema,
             diagnostics: self.diagnostics,
             statements: self.statements,
+        }
+    }
+
+    /// An inheritance child has its parents' columns first, then its own (as in Postgres; keys
+    /// and indexes are not inherited). Parents are resolved depth-first, bounded for bad input.
+    fn inherit_columns(&mut self) {
+        fn columns_of(tables: &[Table], name: &str, depth: usize) -> Vec<Column> {
+            let mut p: Vec<&str> = name.split('.').collect();
+            let table = p.pop().unwrap_or_default();
+            let schema = p.pop();
+            let Some(t) = tables.iter().find(|t| names_table(t, schema, table)) else {
+                return Vec::new();
+            };
+            let mut cols = Vec::new();
+            if depth < 16 {
+                for parent in &t.inherits {
+                    for c in columns_of(tables, parent, depth + 1) {
+                        if !cols.iter().any(|k: &Column| k.name == c.name) {
+                            cols.push(c);
+                        }
+                    }
+                }
+            }
+            for c in &t.columns {
+                if !cols.iter().any(|k: &Column| k.name == c.name) {
+                    cols.push(c.clone());
+                }
+            }
+            cols
+        }
+        let children: Vec<usize> = (0..self.schema.tables.len())
+            .filter(|&i| !self.schema.tables[i].inherits.is_empty())
+            .collect();
+        for i in children {
+            let name = self.schema.tables[i].qualified_name();
+            let cols = columns_of(&self.schema.tables, &name, 0);
+            self.schema.tables[i].columns = cols;
         }
     }
 
