@@ -178,8 +178,9 @@ pub fn map(
             .iter()
             .enumerate()
             .map(|(i, (_, d))| {
-                (t.clustering[i.min(t.clustering.len().saturating_sub(1))].1 == SortOrder::Desc)
-                    == *d
+                t.clustering
+                    .get(i)
+                    .is_some_and(|(_, o)| (*o == SortOrder::Desc) == *d)
             })
             .collect();
         if prefix_ok && (rel.iter().all(|x| *x) || rel.iter().all(|x| !*x)) {
