@@ -92,3 +92,38 @@ proptest! {
         prop_assert!(line >= 1 && col >= 1);
     }
 }
+
+/// A real dump, damaged: cut short and with a slice removed at random places.
+fn damaged_pagila(cut: usize, at: usize, len: usize) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/corpora/pagila/pagila-schema.sql");
+    let text = std::fs::read_to_string(path).expect("pagila is readable");
+    let floor = |mut i: usize| {
+        i = i.min(text.len());
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let cut = floor(cut);
+    let (a, b) = (floor(at.min(cut)), floor((at + len).min(cut)));
+    format!("{}{}", &text[..a], &text[b..cut])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn load_never_panics_on_damaged_dumps(cut in 0usize..100_000, at in 0usize..100_000, len in 0usize..400) {
+        let text = damaged_pagila(cut, at, len);
+        check_split(&text);
+        let load = load_str("damaged.sql", &text);
+        // Whatever survived the damage, every diagnostic points inside the input.
+        let lines = text.lines().count().max(1) as u32;
+        for d in &load.diagnostics {
+            if let Some(loc) = &d.location {
+                prop_assert!(loc.line >= 1 && loc.line <= lines + 1, "{d}");
+            }
+        }
+    }
+}
