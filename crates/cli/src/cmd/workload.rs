@@ -59,8 +59,7 @@ const SQL_WIDTH: usize = 130;
 
 /// Runs `remodel workload`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    // The error's message already names the file and the OS error: print it once.
-    let load = read_files(&args.files, args.format.into()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let load = read_files(&args.files, args.format.into())?;
     let w = &load.workload;
     let mut out = std::io::stdout().lock();
     let written = if args.json {
@@ -233,4 +232,59 @@ fn print_summary(out: &mut impl Write, w: &Workload, top: Option<usize>) -> std:
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_truncation() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(1_200_000), "1,200,000");
+        assert_eq!(truncate("abcdef", 4), "abc…");
+        assert_eq!(truncate("abc", 4), "abc");
+    }
+
+    #[test]
+    fn summary_of_the_rideshare_queries() {
+        let file = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/rideshare/queries.sql"
+        );
+        let load = read_files(&[file], Format::Auto).expect("readable");
+        let mut out = Vec::new();
+        print_summary(&mut out, &load.workload, Some(2)).expect("written");
+        let text = String::from_utf8(out).expect("utf-8");
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[0].starts_with("7 patterns, 2,138,450 calls from "),
+            "{text}"
+        );
+        assert!(
+            lines[3].starts_with("q1  1,200,000   56.1%  select  SELECT started_at"),
+            "{text}"
+        );
+        assert!(
+            lines[4].starts_with("q5    400,000   18.7%  insert  INSERT INTO trips"),
+            "{text}"
+        );
+        assert_eq!(lines[5], "… 5 more patterns (--top)");
+    }
+
+    #[test]
+    fn unreadable_file_is_an_error() {
+        let args = Args {
+            files: vec!["/nonexistent/x.log".into()],
+            format: FormatArg::Auto,
+            json: false,
+            top: None,
+        };
+        let err = run(args).expect_err("missing file");
+        // `main` prints the error with its causes (`{:#}`).
+        assert_eq!(
+            format!("{err:#}"),
+            "cannot read /nonexistent/x.log: No such file or directory (os error 2)"
+        );
+    }
 }
