@@ -11,13 +11,18 @@ use remodel_sql::workload::{read_files, Format};
 use std::path::PathBuf;
 
 fn corpus(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/corpora").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/corpora")
+        .join(name)
 }
 
 /// `queries.sql: 40 statements (37 distinct texts)` → (40, 37).
 fn source_counts(name: &str) -> (u64, usize) {
     let text = std::fs::read_to_string(corpus(name).join("SOURCE.txt")).expect("SOURCE.txt");
-    let line = text.lines().find(|l| l.trim_start().starts_with("queries.sql:")).expect("queries.sql line");
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("queries.sql:"))
+        .expect("queries.sql line");
     let nums: Vec<u64> = line
         .split(|c: char| !c.is_ascii_digit())
         .filter(|s| !s.is_empty())
@@ -35,11 +40,21 @@ fn check(name: &str, merges: &[(&str, &str)]) {
     assert_eq!(w.sources[0].statements, statements, "{name}: statements");
     let text = std::fs::read_to_string(corpus(name).join("queries.sql")).expect("queries.sql");
     for (a, b) in merges {
-        assert!(text.contains(a) && text.contains(b), "{name}: merged texts are in the file");
-        let (fa, fb) = (shape(a).expect("a").fingerprint, shape(b).expect("b").fingerprint);
+        assert!(
+            text.contains(a) && text.contains(b),
+            "{name}: merged texts are in the file"
+        );
+        let (fa, fb) = (
+            shape(a).expect("a").fingerprint,
+            shape(b).expect("b").fingerprint,
+        );
         assert_eq!(fa, fb, "{name}: {a} / {b}");
     }
-    assert_eq!(w.patterns.len() + merges.len(), distinct, "{name}: distinct patterns");
+    assert_eq!(
+        w.patterns.len() + merges.len(),
+        distinct,
+        "{name}: distinct patterns"
+    );
     // BenchBase weights became calls (per 10,000 transactions); every pattern has a label.
     assert!(w.patterns.iter().all(|p| p.label.is_some()), "{name}");
     assert!(w.patterns.iter().any(|p| p.calls > 0), "{name}");
@@ -50,9 +65,17 @@ fn tpcc() {
     check("tpcc", &[]);
     let l = read_files(&[corpus("tpcc").join("queries.sql")], Format::Sql).expect("readable");
     // NewOrder (45%) runs stmtGetItemSQL o_ol_cnt times (mean 10): 45 × 100 × 10.
-    let item = l.workload.patterns.iter().find(|p| p.label.as_deref() == Some("NewOrder.stmtGetItemSQL")).expect("item");
+    let item = l
+        .workload
+        .patterns
+        .iter()
+        .find(|p| p.label.as_deref() == Some("NewOrder.stmtGetItemSQL"))
+        .expect("item");
     assert_eq!(item.calls, 45_000);
-    assert_eq!(item.sql, "SELECT i_price, i_name, i_data FROM item WHERE i_id = $1");
+    assert_eq!(
+        item.sql,
+        "SELECT i_price, i_name, i_data FROM item WHERE i_id = $1"
+    );
 }
 
 #[test]
@@ -83,8 +106,14 @@ fn seats() {
     check(
         "seats",
         &[
-            ("AND F_ARRIVE_AP_ID IN (?);", "AND F_ARRIVE_AP_ID IN (?, ?);"),
-            ("AND F_ARRIVE_AP_ID IN (?);", "AND F_ARRIVE_AP_ID IN (?, ?, ?);"),
+            (
+                "AND F_ARRIVE_AP_ID IN (?);",
+                "AND F_ARRIVE_AP_ID IN (?, ?);",
+            ),
+            (
+                "AND F_ARRIVE_AP_ID IN (?);",
+                "AND F_ARRIVE_AP_ID IN (?, ?, ?);",
+            ),
         ],
     );
 }

@@ -20,15 +20,33 @@ fn damaged_log_is_counted_and_reported() {
     let mut out = String::new();
     let w = &load.workload;
     for s in &w.sources {
-        writeln!(out, "source {} as {}: {} statements", s.file.replace(&prefix, ""), s.format, s.statements).unwrap();
+        writeln!(
+            out,
+            "source {} as {}: {} statements",
+            s.file.replace(&prefix, ""),
+            s.format,
+            s.statements
+        )
+        .unwrap();
     }
     for p in &w.patterns {
         writeln!(out, "{} {:?} calls={} {}", p.id, p.kind, p.calls, p.sql).unwrap();
         writeln!(out, "   example: {}", p.example.as_deref().unwrap_or("-")).unwrap();
     }
     for s in &w.skipped {
-        let locs: Vec<String> = s.first.iter().map(|l| l.to_string().replace(&prefix, "")).collect();
-        writeln!(out, "skipped {} × {} at {}", s.count, s.kind, locs.join(", ")).unwrap();
+        let locs: Vec<String> = s
+            .first
+            .iter()
+            .map(|l| l.to_string().replace(&prefix, ""))
+            .collect();
+        writeln!(
+            out,
+            "skipped {} × {} at {}",
+            s.count,
+            s.kind,
+            locs.join(", ")
+        )
+        .unwrap();
     }
     for d in &load.diagnostics {
         writeln!(out, "{}", d.to_string().replace(&prefix, "")).unwrap();
@@ -52,7 +70,14 @@ fn any_text_in_any_format_does_not_panic() {
         "SELECT 1; SELECT 2; ;;; \\meta",
     ];
     for s in samples {
-        for f in [Format::Auto, Format::Sql, Format::PgLog, Format::Csvlog, Format::Jsonlog, Format::Pgss] {
+        for f in [
+            Format::Auto,
+            Format::Sql,
+            Format::PgLog,
+            Format::Csvlog,
+            Format::Jsonlog,
+            Format::Pgss,
+        ] {
             let _ = read_str("sample", s, f);
         }
     }

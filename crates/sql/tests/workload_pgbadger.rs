@@ -33,7 +33,10 @@ fn corpus() -> PathBuf {
 /// Templates that sqlparser cannot parse (see the module comment), by file.
 const PARSE_FAILURES: &[(&str, &str)] = &[
     ("stmt_type.log", "declare cursor test_curs1"),
-    ("cnpg.log.gz", "create user \"streaming_replica\" replication"),
+    (
+        "cnpg.log.gz",
+        "create user \"streaming_replica\" replication",
+    ),
 ];
 
 /// Statements whose first physical line is empty, so the TSV lists them as the template `""`
@@ -41,7 +44,15 @@ const PARSE_FAILURES: &[(&str, &str)] = &[
 /// TSV key).
 const REMAP: &[(&str, &str, &str)] = &[("cnpg.log.gz", "select has_function_privilege", "")];
 
-const TYPED: &[&str] = &["date", "interval", "time", "timestamp", "timestamptz", "uuid", "text"];
+const TYPED: &[&str] = &[
+    "date",
+    "interval",
+    "time",
+    "timestamp",
+    "timestamptz",
+    "uuid",
+    "text",
+];
 
 fn is_lit(t: &Token) -> bool {
     matches!(
@@ -72,20 +83,37 @@ fn loose(text: &str) -> String {
             Err(_) => break Vec::new(),
         }
     };
-    let toks: Vec<Token> = toks.into_iter().filter(|t| !matches!(t, Token::Whitespace(_) | Token::EOF)).collect();
+    let toks: Vec<Token> = toks
+        .into_iter()
+        .filter(|t| !matches!(t, Token::Whitespace(_) | Token::EOF))
+        .collect();
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
     while i < toks.len() {
         let t = &toks[i];
         let next = toks.get(i + 1);
-        let prev_is_value = out.last().is_some_and(|p| p == "?" || p == ")" || p == "]" || p.chars().next().is_some_and(|c| c.is_alphanumeric() || c == '"' || c == '_'));
+        let prev_is_value = out.last().is_some_and(|p| {
+            p == "?"
+                || p == ")"
+                || p == "]"
+                || p.chars()
+                    .next()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '"' || c == '_')
+        });
         match t {
-            Token::Minus if next.is_some_and(|n| matches!(n, Token::Number(..))) && !prev_is_value => {
+            Token::Minus
+                if next.is_some_and(|n| matches!(n, Token::Number(..))) && !prev_is_value =>
+            {
                 out.push("?".into());
                 i += 2;
                 continue;
             }
-            Token::Word(w) if w.quote_style.is_none() && TYPED.contains(&w.value.to_lowercase().as_str()) && next.is_some_and(is_lit) && out.last().is_none_or(|p| p != "::") => {
+            Token::Word(w)
+                if w.quote_style.is_none()
+                    && TYPED.contains(&w.value.to_lowercase().as_str())
+                    && next.is_some_and(is_lit)
+                    && out.last().is_none_or(|p| p != "::") =>
+            {
                 out.push("?".into());
                 i += 2;
                 continue;
@@ -103,7 +131,10 @@ fn loose(text: &str) -> String {
     let mut res: Vec<String> = Vec::new();
     let mut i = 0;
     while i < out.len() {
-        if out[i] == "in" && out.get(i + 1).is_some_and(|t| t == "(") && out.get(i + 2).is_some_and(|t| t == "?") {
+        if out[i] == "in"
+            && out.get(i + 1).is_some_and(|t| t == "(")
+            && out.get(i + 2).is_some_and(|t| t == "?")
+        {
             res.extend(["in".to_string(), "(".to_string(), "?".to_string()]);
             let mut j = i + 3;
             while out.get(j).is_some_and(|t| t == ",") && out.get(j + 1).is_some_and(|t| t == "?") {
@@ -125,15 +156,28 @@ struct Row {
 }
 
 fn tsv() -> BTreeMap<String, Vec<Row>> {
-    let text = std::fs::read_to_string(corpus().join("log-templates.tsv")).expect("log-templates.tsv");
+    let text =
+        std::fs::read_to_string(corpus().join("log-templates.tsv")).expect("log-templates.tsv");
     let mut by_file: BTreeMap<String, Vec<Row>> = BTreeMap::new();
     for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
         let mut cols = line.splitn(4, '\t');
-        let (Some(file), Some(_lines), Some(count), template) = (cols.next(), cols.next(), cols.next(), cols.next().unwrap_or("")) else {
+        let (Some(file), Some(_lines), Some(count), template) = (
+            cols.next(),
+            cols.next(),
+            cols.next(),
+            cols.next().unwrap_or(""),
+        ) else {
             continue;
         };
-        let template = if file.starts_with("cnpg") { template.replace("\\\"", "\"") } else { template.to_string() };
-        by_file.entry(file.to_string()).or_default().push(Row { count: count.parse().expect("count"), template });
+        let template = if file.starts_with("cnpg") {
+            template.replace("\\\"", "\"")
+        } else {
+            template.to_string()
+        };
+        by_file.entry(file.to_string()).or_default().push(Row {
+            count: count.parse().expect("count"),
+            template,
+        });
     }
     by_file
 }
@@ -144,14 +188,19 @@ fn check_log(file: &str, rows: &[Row]) -> Result<(), String> {
     let mut expected: BTreeMap<String, (u64, u64, bool)> = BTreeMap::new();
     for r in rows {
         // The TSV's `?` next to an operator would tokenize as a jsonb operator (`||?|`): space it.
-        let e = expected.entry(loose(&r.template.replace('?', " $0 "))).or_default();
+        let e = expected
+            .entry(loose(&r.template.replace('?', " $0 ")))
+            .or_default();
         e.0 += r.count;
         e.2 |= r.template.len() >= 290;
     }
     let mut problems = Vec::new();
     for st in &load.statements {
         let key = loose(&st.sql);
-        if let Some((_, _, tsv_key)) = REMAP.iter().find(|(f, p, _)| *f == file && key.starts_with(p)) {
+        if let Some((_, _, tsv_key)) = REMAP
+            .iter()
+            .find(|(f, p, _)| *f == file && key.starts_with(p))
+        {
             if let Some(e) = expected.get_mut(*tsv_key) {
                 e.1 += st.calls;
                 continue;
@@ -167,19 +216,32 @@ fn check_log(file: &str, rows: &[Row]) -> Result<(), String> {
             .map(|(k, _)| k.clone())
             .max_by_key(String::len);
         match best {
-            Some(k) => expected.get_mut(&k).map(|e| e.1 += st.calls).unwrap_or_default(),
-            None => problems.push(format!("{file}: statement not in the TSV: {} ({} calls)", st.sql, st.calls)),
+            Some(k) => expected
+                .get_mut(&k)
+                .map(|e| e.1 += st.calls)
+                .unwrap_or_default(),
+            None => problems.push(format!(
+                "{file}: statement not in the TSV: {} ({} calls)",
+                st.sql, st.calls
+            )),
         }
     }
     let skipped = |reason: &str| -> u64 {
-        load.workload.skipped.iter().filter(|s| s.kind.starts_with(reason)).map(|s| s.count).sum()
+        load.workload
+            .skipped
+            .iter()
+            .filter(|s| s.kind.starts_with(reason))
+            .map(|s| s.count)
+            .sum()
     };
     if let Some(e) = expected.get_mut("") {
         e.1 += skipped("empty statement");
     }
     let mut parse_failed_expected = 0;
     for (key, (exp, ours, _)) in &expected {
-        let known = PARSE_FAILURES.iter().any(|(f, t)| *f == file && key.starts_with(t));
+        let known = PARSE_FAILURES
+            .iter()
+            .any(|(f, t)| *f == file && key.starts_with(t));
         if known && *ours == 0 {
             parse_failed_expected += exp;
         } else if exp != ours {
@@ -188,7 +250,9 @@ fn check_log(file: &str, rows: &[Row]) -> Result<(), String> {
     }
     let parse_failed = skipped("parse error");
     if parse_failed != parse_failed_expected {
-        problems.push(format!("{file}: {parse_failed} parse errors, expected {parse_failed_expected}"));
+        problems.push(format!(
+            "{file}: {parse_failed} parse errors, expected {parse_failed_expected}"
+        ));
     }
     if problems.is_empty() {
         Ok(())
@@ -214,11 +278,23 @@ fn every_log_matches_its_templates() {
 fn pgbench_logs_give_the_five_tpcb_patterns() {
     for file in ["light.postgres.log.bz2", "pg-syslog.1.bz2", "rds.log.bz2"] {
         let load = read_files(&[corpus().join(file)], Format::Auto).expect("readable");
-        let pgbench: Vec<_> =
-            load.workload.patterns.iter().filter(|p| p.sql.contains("pgbench_") && !p.sql.contains("count(")).collect();
+        let pgbench: Vec<_> = load
+            .workload
+            .patterns
+            .iter()
+            .filter(|p| p.sql.contains("pgbench_") && !p.sql.contains("count("))
+            .collect();
         assert_eq!(pgbench.len(), 5, "{file}");
-        assert!(load.workload.utility.iter().any(|u| u.kind == "BEGIN"), "{file}");
+        assert!(
+            load.workload.utility.iter().any(|u| u.kind == "BEGIN"),
+            "{file}"
+        );
         // Durations from `duration: … ms` are aggregated.
-        assert!(pgbench.iter().all(|p| p.mean_ms.is_some() && p.first_seen.is_some()), "{file}");
+        assert!(
+            pgbench
+                .iter()
+                .all(|p| p.mean_ms.is_some() && p.first_seen.is_some()),
+            "{file}"
+        );
     }
 }

@@ -8,7 +8,9 @@ use remodel_sql::workload::{read_files, Format};
 use std::path::PathBuf;
 
 fn example(file: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/rideshare").join(file)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/rideshare")
+        .join(file)
 }
 
 fn load(file: &str) -> remodel_sql::workload::WorkloadLoad {
@@ -32,15 +34,29 @@ fn queries_sql_gives_q1_to_q7_with_their_calls() {
         .collect();
     assert_eq!(
         by_id,
-        [("q1", 1_200_000), ("q2", 86_400), ("q3", 300_000), ("q4", 150_000), ("q5", 400_000), ("q6", 2_000), ("q7", 50)]
+        [
+            ("q1", 1_200_000),
+            ("q2", 86_400),
+            ("q3", 300_000),
+            ("q4", 150_000),
+            ("q5", 400_000),
+            ("q6", 2_000),
+            ("q7", 50)
+        ]
     );
     assert_eq!(w.patterns.len(), 7);
     // Sorted by calls.
     assert!(w.patterns.windows(2).all(|p| p[0].calls >= p[1].calls));
     let q1 = w.pattern("q1").expect("q1");
-    assert_eq!(q1.label.as_deref(), Some("(1) a driver's trip history, newest first (driver app, very frequent)"));
+    assert_eq!(
+        q1.label.as_deref(),
+        Some("(1) a driver's trip history, newest first (driver app, very frequent)")
+    );
     assert_eq!(q1.fingerprint.len(), 16);
-    assert_eq!(q1.locations[0].to_string(), format!("{}:6:1", example("queries.sql").display()));
+    assert_eq!(
+        q1.locations[0].to_string(),
+        format!("{}:6:1", example("queries.sql").display())
+    );
     let q2 = w.pattern("q2").expect("q2");
     assert_eq!(
         q2.sql,
@@ -48,9 +64,15 @@ fn queries_sql_gives_q1_to_q7_with_their_calls() {
     );
     // The example keeps the literal one-day window and parses.
     let ex = q2.example.as_deref().expect("example");
-    assert!(ex.contains("started_at >= '2025-01-15' AND started_at < '2025-01-16'"), "{ex}");
+    assert!(
+        ex.contains("started_at >= '2025-01-15' AND started_at < '2025-01-16'"),
+        "{ex}"
+    );
     for p in &w.patterns {
-        for text in [Some(p.sql.as_str()), p.example.as_deref()].into_iter().flatten() {
+        for text in [Some(p.sql.as_str()), p.example.as_deref()]
+            .into_iter()
+            .flatten()
+        {
             sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::PostgreSqlDialect {}, text)
                 .unwrap_or_else(|e| panic!("{text}: {e}"));
         }
@@ -66,12 +88,26 @@ fn pg_stat_statements_gives_seven_patterns_and_the_reset_as_utility() {
     use StatementKind::*;
     assert_eq!(
         kinds_and_calls(w),
-        [(Select, 226_379), (Insert, 75_347), (Select, 56_710), (Select, 28_241), (Select, 16_149), (Update, 924), (Update, 919)]
+        [
+            (Select, 226_379),
+            (Insert, 75_347),
+            (Select, 56_710),
+            (Select, 28_241),
+            (Select, 16_149),
+            (Update, 924),
+            (Update, 919)
+        ]
     );
-    assert!(w.patterns.iter().all(|p| p.total_ms.is_some() && p.rows.is_some() && p.example.is_none()));
+    assert!(w
+        .patterns
+        .iter()
+        .all(|p| p.total_ms.is_some() && p.rows.is_some() && p.example.is_none()));
     assert_eq!(w.utility.len(), 1);
     assert_eq!(w.utility[0].kind, "SELECT pg_stat_statements_reset()");
-    assert!(l.statements.iter().any(|s| s.class == StatementClass::Utility("SELECT pg_stat_statements_reset()".into())));
+    assert!(l
+        .statements
+        .iter()
+        .any(|s| s.class == StatementClass::Utility("SELECT pg_stat_statements_reset()".into())));
 }
 
 #[test]
@@ -83,20 +119,35 @@ fn server_log_gives_the_same_shapes_with_bound_values_in_examples() {
     // Same fingerprints as pg_stat_statements for all seven application patterns.
     for p in &pgss.workload.patterns {
         let same = w.patterns.iter().find(|q| q.fingerprint == p.fingerprint);
-        let same = same.unwrap_or_else(|| panic!("no log pattern with the fingerprint of {}", p.sql));
+        let same =
+            same.unwrap_or_else(|| panic!("no log pattern with the fingerprint of {}", p.sql));
         assert_eq!(same.sql, p.sql);
         assert!(same.calls > 0 && same.mean_ms.is_some() && same.first_seen.is_some());
         let ex = same.example.as_deref().expect("example");
         assert!(!ex.contains('$'), "bound values substituted: {ex}");
     }
     // The execute of P_1 had `$1 = '1', $2 = '18', $3 = '18'`.
-    let city = w.patterns.iter().find(|p| p.sql.contains("make_interval")).expect("city pattern");
+    let city = w
+        .patterns
+        .iter()
+        .find(|p| p.sql.contains("make_interval"))
+        .expect("city pattern");
     let ex = city.example.as_deref().expect("example");
-    assert!(ex.contains("(ARRAY['London', 'Paris', 'Lyon', 'Berlin'])['"), "{ex}");
-    assert!(ex.contains("timestamptz '2025-01-01' + make_interval(days => '"), "{ex}");
-    sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::PostgreSqlDialect {}, ex).expect("example parses");
+    assert!(
+        ex.contains("(ARRAY['London', 'Paris', 'Lyon', 'Berlin'])['"),
+        "{ex}"
+    );
+    assert!(
+        ex.contains("timestamptz '2025-01-01' + make_interval(days => '"),
+        "{ex}"
+    );
+    sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::PostgreSqlDialect {}, ex)
+        .expect("example parses");
     // The setup statements before the benchmark are there too, the DDL as utility.
-    assert!(w.utility.iter().any(|u| u.kind == "DDL CREATE TABLE" && u.count == 3));
+    assert!(w
+        .utility
+        .iter()
+        .any(|u| u.kind == "DDL CREATE TABLE" && u.count == 3));
     assert!(w.skipped.iter().any(|s| s.kind.starts_with("parse/bind")));
 }
 
