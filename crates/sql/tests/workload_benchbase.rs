@@ -55,6 +55,19 @@ fn check(name: &str, merges: &[(&str, &str)]) {
         distinct,
         "{name}: distinct patterns"
     );
+    // The analyzer re-parses the normalized SQL and the examples: both must be valid.
+    for p in &w.patterns {
+        for text in [Some(p.sql.as_str()), p.example.as_deref()]
+            .into_iter()
+            .flatten()
+        {
+            let parsed = sqlparser::parser::Parser::parse_sql(
+                &sqlparser::dialect::PostgreSqlDialect {},
+                text,
+            );
+            assert!(parsed.is_ok(), "{name}: {text}: {parsed:?}");
+        }
+    }
     // BenchBase weights became calls (per 10,000 transactions); every pattern has a label.
     assert!(w.patterns.iter().all(|p| p.label.is_some()), "{name}");
     assert!(w.patterns.iter().any(|p| p.calls > 0), "{name}");

@@ -184,6 +184,15 @@ fn tsv() -> BTreeMap<String, Vec<Row>> {
 
 fn check_log(file: &str, rows: &[Row]) -> Result<(), String> {
     let load = read_files(&[corpus().join(file)], Format::Auto).map_err(|e| e.to_string())?;
+    let mut problems = Vec::new();
+    for p in &load.workload.patterns {
+        if let Err(e) = sqlparser::parser::Parser::parse_sql(&PostgreSqlDialect {}, &p.sql) {
+            problems.push(format!(
+                "{file}: normalized pattern does not parse: {}: {e}",
+                p.sql
+            ));
+        }
+    }
     // TSV key → (expected, ours, was cut at 300 chars)
     let mut expected: BTreeMap<String, (u64, u64, bool)> = BTreeMap::new();
     for r in rows {
@@ -194,7 +203,6 @@ fn check_log(file: &str, rows: &[Row]) -> Result<(), String> {
         e.0 += r.count;
         e.2 |= r.template.len() >= 290;
     }
-    let mut problems = Vec::new();
     for st in &load.statements {
         let key = loose(&st.sql);
         if let Some((_, _, tsv_key)) = REMAP
@@ -289,6 +297,11 @@ fn pgbench_logs_give_the_five_tpcb_patterns() {
             load.workload.utility.iter().any(|u| u.kind == "BEGIN"),
             "{file}"
         );
+        // The analyzer re-parses every pattern's normalized SQL.
+        for p in &load.workload.patterns {
+            let parsed = sqlparser::parser::Parser::parse_sql(&PostgreSqlDialect {}, &p.sql);
+            assert!(parsed.is_ok(), "{file}: {}: {parsed:?}", p.sql);
+        }
         // Durations from `duration: … ms` are aggregated.
         assert!(
             pgbench

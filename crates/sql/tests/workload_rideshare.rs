@@ -126,6 +126,15 @@ fn server_log_gives_the_same_shapes_with_bound_values_in_examples() {
         let ex = same.example.as_deref().expect("example");
         assert!(!ex.contains('$'), "bound values substituted: {ex}");
     }
+    for p in &w.patterns {
+        for text in [Some(p.sql.as_str()), p.example.as_deref()]
+            .into_iter()
+            .flatten()
+        {
+            sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::PostgreSqlDialect {}, text)
+                .unwrap_or_else(|e| panic!("{text}: {e}"));
+        }
+    }
     // The execute of P_1 had `$1 = '1', $2 = '18', $3 = '18'`.
     let city = w
         .patterns
