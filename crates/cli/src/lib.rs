@@ -26,6 +26,8 @@ enum Command {
     Schema(cmd::schema::Args),
     /// Read query files/logs/pg_stat_statements exports and list the normalized access patterns.
     Workload(cmd::workload::Args),
+    /// Access patterns by weight and embed/reference decisions, from a schema and a workload.
+    Analyze(cmd::analyze::Args),
     /// Design the query-first Cassandra tables: writes plan.json and schema.cql (no database needed).
     Plan(cmd::plan::Args),
 }
@@ -36,6 +38,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Schema(args) => cmd::schema::run(args),
         Command::Workload(args) => cmd::workload::run(args),
+        Command::Analyze(args) => cmd::analyze::run(args),
         Command::Plan(args) => cmd::plan::run(args),
     };
     match result {
