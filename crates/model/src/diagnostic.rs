@@ -17,7 +17,11 @@ pub struct Location {
 impl Location {
     /// A location from its parts.
     pub fn new(file: impl Into<String>, line: u32, column: u32) -> Self {
-        Location { file: file.into(), line, column }
+        Location {
+            file: file.into(),
+            line,
+            column,
+        }
     }
 }
 
@@ -87,7 +91,11 @@ pub fn count_skip(list: &mut Vec<SkipCount>, kind: &str, loc: Option<Location>) 
     let entry = match list.iter_mut().position(|s| s.kind == kind) {
         Some(i) => &mut list[i],
         None => {
-            list.push(SkipCount { kind: kind.to_string(), count: 0, first: Vec::new() });
+            list.push(SkipCount {
+                kind: kind.to_string(),
+                count: 0,
+                first: Vec::new(),
+            });
             list.last_mut().expect("just pushed")
         }
     };

@@ -7,8 +7,18 @@ fn sample_plan() -> Plan {
         tables: vec![Table {
             name: "trips".into(),
             columns: vec![
-                Column { name: "trip_id".into(), sql_type: "uuid".into(), nullable: false, ..Default::default() },
-                Column { name: "driver_id".into(), sql_type: "text".into(), nullable: false, ..Default::default() },
+                Column {
+                    name: "trip_id".into(),
+                    sql_type: "uuid".into(),
+                    nullable: false,
+                    ..Default::default()
+                },
+                Column {
+                    name: "driver_id".into(),
+                    sql_type: "text".into(),
+                    nullable: false,
+                    ..Default::default()
+                },
             ],
             primary_key: vec!["trip_id".into()],
             foreign_keys: vec![ForeignKey {
@@ -16,14 +26,18 @@ fn sample_plan() -> Plan {
                 columns: vec!["driver_id".into()],
                 ref_table: "drivers".into(),
                 ref_columns: vec!["driver_id".into()],
-                origin: FkOrigin::Inferred { evidence: "naming".into() },
+                origin: FkOrigin::Inferred {
+                    evidence: "naming".into(),
+                },
                 location: Some(Location::new("schema.sql", 3, 5)),
             }],
             indexes: vec![Index {
                 name: "i".into(),
                 unique: false,
                 method: None,
-                keys: vec![IndexKey::Expression { sql: "lower(x)".into() }],
+                keys: vec![IndexKey::Expression {
+                    sql: "lower(x)".into(),
+                }],
                 predicate: Some("x > 0".into()),
                 location: None,
             }],
@@ -60,14 +74,21 @@ fn sample_plan() -> Plan {
     Plan {
         format_version: PLAN_FORMAT_VERSION,
         schema,
-        workload: Workload { patterns: vec![pattern], ..Default::default() },
+        workload: Workload {
+            patterns: vec![pattern],
+            ..Default::default()
+        },
         relationships: vec![Relationship {
             from: "drivers".into(),
             to: "trips".into(),
             columns: vec!["driver_id".into()],
             cardinality: Cardinality::ManyToMany { via: "x".into() },
             decision: Decision::Reference,
-            rationale: Rationale { rule: "r".into(), text: "t".into(), ..Default::default() },
+            rationale: Rationale {
+                rule: "r".into(),
+                text: "t".into(),
+                ..Default::default()
+            },
         }],
         design: Design {
             tables: vec![DesignTable {
@@ -100,7 +121,10 @@ fn plan_round_trips_through_json() {
     // The flattened analysis and the bucket fields appear where plan.json readers expect them.
     let v: serde_json::Value = serde_json::from_str(&json).expect("value");
     assert_eq!(v["workload"]["patterns"][0]["key_lookup"], true);
-    assert_eq!(v["design"]["tables"][0]["partition_key"][0]["bucket"], "day");
+    assert_eq!(
+        v["design"]["tables"][0]["partition_key"][0]["bucket"],
+        "day"
+    );
     assert_eq!(v["design"]["tables"][0]["partition_key"][0]["type"], "date");
 }
 
@@ -108,7 +132,11 @@ fn plan_round_trips_through_json() {
 fn skip_counts_keep_first_locations() {
     let mut list = Vec::new();
     for i in 0..5 {
-        count_skip(&mut list, "CREATE FUNCTION", Some(Location::new("f.sql", i, 1)));
+        count_skip(
+            &mut list,
+            "CREATE FUNCTION",
+            Some(Location::new("f.sql", i, 1)),
+        );
     }
     count_skip(&mut list, "GRANT", None);
     assert_eq!(list.len(), 2);

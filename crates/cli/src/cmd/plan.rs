@@ -45,23 +45,9 @@ struct Inputs {
     out: PathBuf,
 }
 
+/// A keyspace name from a folder or flag: the designer's name rules, cut to Cassandra's limit.
 fn keyspace_from(name: &str) -> String {
-    let mut k: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    k = k.trim_matches('_').to_string();
-    if k.is_empty() || k.starts_with(|c: char| c.is_ascii_digit()) {
-        k = format!("ks_{k}");
-    }
-    k.truncate(48);
-    k
+    remodel_design::naming::fit_length(&remodel_design::naming::sanitize(name))
 }
 
 fn resolve(args: &Args) -> anyhow::Result<Inputs> {
@@ -428,6 +414,6 @@ mod tests {
     fn keyspace_names() {
         assert_eq!(keyspace_from("rideshare"), "rideshare");
         assert_eq!(keyspace_from("My-App"), "my_app");
-        assert_eq!(keyspace_from("2024"), "ks_2024");
+        assert_eq!(keyspace_from("2024"), "t_2024");
     }
 }
