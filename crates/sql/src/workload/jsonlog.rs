@@ -1,8 +1,8 @@
 //! Reader for Postgres `jsonlog` files (one JSON object per line, PostgreSQL 15+), also wrapped
 //! in a `record` object as CloudNativePG writes them.
 
-use super::aggregate::{Aggregator, Occurrence};
-use super::message::{parse_message, parse_parameters, Message};
+use super::aggregate::Aggregator;
+use super::message::{add_record, LogRecord};
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::io::{self, BufRead};
@@ -54,31 +54,16 @@ pub(crate) fn read<R: BufRead>(mut r: R, agg: &mut Aggregator) -> io::Result<()>
             agg.skip("JSON line without a Postgres message", line_no, 1);
             continue;
         };
-        if sev != "LOG" {
-            agg.skip("other log message (connection, checkpoint …)", line_no, 1);
-            continue;
-        }
-        match parse_message(msg) {
-            Message::Statement {
-                duration_ms, text, ..
-            } => {
-                let bound = rec.detail.as_deref().and_then(parse_parameters);
-                let ts = rec.timestamp.as_deref().or(rec.log_time.as_deref());
-                agg.add(&Occurrence {
-                    text,
-                    line: line_no,
-                    column: 1,
-                    calls: 1,
-                    duration_ms,
-                    timestamp: ts,
-                    bound: bound.as_deref(),
-                    ..Default::default()
-                });
-            }
-            Message::ParseBind => agg.skip("parse/bind step (its execute is counted)", line_no, 1),
-            Message::DurationOnly => agg.skip("duration without statement text", line_no, 1),
-            Message::Other => agg.skip("other log message (connection, checkpoint …)", line_no, 1),
-        }
+        add_record(
+            agg,
+            &LogRecord {
+                line: line_no,
+                severity: sev,
+                message: msg,
+                detail: rec.detail.as_deref(),
+                timestamp: rec.timestamp.as_deref().or(rec.log_time.as_deref()),
+            },
+        );
     }
     Ok(())
 }

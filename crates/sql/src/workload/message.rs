@@ -1,6 +1,8 @@
 //! The parts of a Postgres log message that carry statements, shared by the stderr, csvlog and
 //! jsonlog readers: `duration: … ms  statement: …`, `execute <name>: …`, `DETAIL:  parameters: …`.
 
+use super::aggregate::{Aggregator, Occurrence};
+
 /// What one `LOG:` message says.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Message<'a> {
@@ -16,6 +18,64 @@ pub(crate) enum Message<'a> {
     DurationOnly,
     /// Any other message (connections, checkpoints, autovacuum, errors …).
     Other,
+}
+
+/// Skip reason for a message that carries no statement (other severities included).
+pub(crate) const OTHER_MESSAGE: &str = "other log message (connection, checkpoint …)";
+
+impl Message<'_> {
+    /// Why this message is skipped, or `None` for a statement.
+    pub(crate) fn skip_reason(&self) -> Option<&'static str> {
+        match self {
+            Message::Statement { .. } => None,
+            Message::ParseBind => Some("parse/bind step (its execute is counted)"),
+            Message::DurationOnly => Some("duration without statement text"),
+            Message::Other => Some(OTHER_MESSAGE),
+        }
+    }
+}
+
+/// One record of a structured log (csvlog, jsonlog): the fields that carry a statement.
+pub(crate) struct LogRecord<'a> {
+    /// Line of the record in its file.
+    pub line: u32,
+    /// `error_severity`: only `LOG` messages carry statements.
+    pub severity: &'a str,
+    /// The message text (`duration: … statement: …`).
+    pub message: &'a str,
+    /// `parameters: $1 = …` when the statement had bound parameters.
+    pub detail: Option<&'a str>,
+    /// The record's timestamp as written, if it has one.
+    pub timestamp: Option<&'a str>,
+}
+
+/// Adds a structured log record to `agg`: its statement, or a counted skip.
+pub(crate) fn add_record(agg: &mut Aggregator, rec: &LogRecord<'_>) {
+    if rec.severity != "LOG" {
+        agg.skip(OTHER_MESSAGE, rec.line, 1);
+        return;
+    }
+    let msg = parse_message(rec.message);
+    let Message::Statement {
+        duration_ms, text, ..
+    } = msg
+    else {
+        if let Some(reason) = msg.skip_reason() {
+            agg.skip(reason, rec.line, 1);
+        }
+        return;
+    };
+    let bound = rec.detail.and_then(parse_parameters);
+    agg.add(&Occurrence {
+        text,
+        line: rec.line,
+        column: 1,
+        calls: 1,
+        duration_ms,
+        timestamp: rec.timestamp,
+        bound: bound.as_deref(),
+        ..Default::default()
+    });
 }
 
 /// Classifies the text after `LOG:  ` (or the `message` field of csvlog/jsonlog).
@@ -119,7 +179,9 @@ pub(crate) fn parse_parameters(detail: &str) -> Option<Vec<Option<String>>> {
             i = end;
             Some(v)
         };
-        if n == 0 {
+        // Postgres numbers parameters from $1 to $65535; a larger number is not a parameter list
+        // (and must not size the vector).
+        if n == 0 || n > usize::from(u16::MAX) {
             return None;
         }
         if out.len() < n {
@@ -227,6 +289,8 @@ mod tests {
             ]
         );
         assert_eq!(parse_parameters("prepare: prepare foo"), None);
+        // A parameter number from a damaged log must not size the vector.
+        assert_eq!(parse_parameters("parameters: $99999999999999 = '1'"), None);
     }
 
     #[test]

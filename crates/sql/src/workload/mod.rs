@@ -7,6 +7,7 @@
 //! their first locations (`Workload::skipped`) and described in diagnostics.
 
 mod aggregate;
+mod csv_record;
 mod csvlog;
 mod jsonlog;
 mod message;

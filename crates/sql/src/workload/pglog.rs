@@ -8,7 +8,7 @@
 //! line and keeps only the record being assembled.
 
 use super::aggregate::{Aggregator, Occurrence};
-use super::message::{leading_timestamp, parse_message, parse_parameters, Message};
+use super::message::{leading_timestamp, parse_message, parse_parameters, Message, OTHER_MESSAGE};
 use memchr::memmem;
 use std::io::{self, BufRead};
 use std::sync::LazyLock;
@@ -246,20 +246,16 @@ pub(crate) fn read<R: BufRead>(mut r: R, agg: &mut Aggregator) -> io::Result<()>
                         }
                         target = Target::Text;
                     }
-                    Message::ParseBind => {
-                        agg.skip("parse/bind step (its execute is counted)", line_no, 1)
-                    }
-                    Message::DurationOnly => {
-                        agg.skip("duration without statement text", line_no, 1)
-                    }
-                    Message::Other => {
-                        agg.skip("other log message (connection, checkpoint …)", line_no, 1)
+                    other => {
+                        if let Some(reason) = other.skip_reason() {
+                            agg.skip(reason, line_no, 1);
+                        }
                     }
                 }
             }
             _ => {
                 finish(&mut pending, agg);
-                agg.skip("other log message (connection, checkpoint …)", line_no, 1);
+                agg.skip(OTHER_MESSAGE, line_no, 1);
                 target = Target::Ignore;
             }
         }

@@ -3,6 +3,7 @@
 //! The queries are already normalized by the server; `calls` is the frequency.
 
 use super::aggregate::{Aggregator, Occurrence};
+use super::csv_record::next_record;
 use std::io::{self, BufRead};
 
 /// Reads a pg_stat_statements CSV, adding each row to `agg`.
@@ -28,19 +29,7 @@ pub(crate) fn read<R: BufRead>(r: R, agg: &mut Aggregator) -> io::Result<()> {
     let total = col(&["total_exec_time", "total_time"]);
     let rows = col(&["rows"]);
     let mut rec = csv::ByteRecord::new();
-    loop {
-        let line = u32::try_from(rdr.position().line()).unwrap_or(u32::MAX);
-        match rdr.read_byte_record(&mut rec) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => {
-                if let csv::ErrorKind::Io(_) = e.kind() {
-                    return Err(io::Error::other(e.to_string()));
-                }
-                agg.skip("malformed CSV record", line, 1);
-                continue;
-            }
-        }
+    while let Some(line) = next_record(&mut rdr, &mut rec, agg)? {
         let text = |i: Option<usize>| {
             i.and_then(|i| rec.get(i))
                 .and_then(|f| std::str::from_utf8(f).ok())
