@@ -826,19 +826,11 @@ impl<'s> Ctx<'s> {
 
     fn update(&mut self, up: &Update) {
         self.scopes.push(Vec::new());
-        let TableFactor::Table { name, alias, .. } = &up.table.relation else {
-            self.unmodeled("UPDATE of something other than a table");
+        let Some((target, target_rel)) =
+            self.aliased_write_target(&up.table.relation, "UPDATE of something other than a table")
+        else {
             return;
         };
-        let Some(target) = self.write_target(name) else {
-            return;
-        };
-        if let Some(a) = alias {
-            if let Some(r) = self.scopes.last_mut().and_then(|s| s.last_mut()) {
-                r.alias = ident(&a.name);
-            }
-        }
-        let target_rel = self.next_rel - 1;
         let table = self.table(&target);
         let mut written = Vec::new();
         for a in &up.assignments {
@@ -876,19 +868,11 @@ impl<'s> Ctx<'s> {
             self.unmodeled("DELETE without a table");
             return;
         };
-        let TableFactor::Table { name, alias, .. } = &first.relation else {
-            self.unmodeled("DELETE from something other than a table");
+        let Some((target, target_rel)) =
+            self.aliased_write_target(&first.relation, "DELETE from something other than a table")
+        else {
             return;
         };
-        let Some(target) = self.write_target(name) else {
-            return;
-        };
-        if let Some(a) = alias {
-            if let Some(r) = self.scopes.last_mut().and_then(|s| s.last_mut()) {
-                r.alias = ident(&a.name);
-            }
-        }
-        let target_rel = self.next_rel - 1;
         let table = self.table(&target);
         let before = self.res.analysis.tables.len();
         for twj in tables.iter().skip(1).chain(del.using.iter().flatten()) {
@@ -900,6 +884,26 @@ impl<'s> Ctx<'s> {
         }
         let returning = self.returning(del.returning.as_deref(), table);
         self.finish_write(target, target_rel, Vec::new(), reads, returning, false);
+    }
+
+    /// Registers the target of an UPDATE or DELETE with its alias; returns the table and its
+    /// relation id, or `None` (recorded as `not_table`) when the target is not a plain table.
+    fn aliased_write_target(
+        &mut self,
+        relation: &TableFactor,
+        not_table: &str,
+    ) -> Option<(String, usize)> {
+        let TableFactor::Table { name, alias, .. } = relation else {
+            self.unmodeled(not_table);
+            return None;
+        };
+        let target = self.write_target(name)?;
+        if let Some(a) = alias {
+            if let Some(r) = self.scopes.last_mut().and_then(|s| s.last_mut()) {
+                r.alias = ident(&a.name);
+            }
+        }
+        Some((target, self.next_rel - 1))
     }
 
     /// Registers the written table as the first relation; `None` (and unmodeled) when unknown.

@@ -33,11 +33,7 @@ pub fn text(a: &Analysis) -> String {
             Decision::Reference => "reference",
             Decision::DuplicateColumns => "duplicate-columns",
         };
-        let cols = if r.rationale.columns.is_empty() {
-            String::new()
-        } else {
-            format!(" [{}]", r.rationale.columns.join(", "))
-        };
+        let cols = enclosed_list(&r.rationale.columns, '[', ']');
         let _ = writeln!(
             out,
             "\n  {} {card} {} ({}): {decision}{cols}",
@@ -56,11 +52,7 @@ pub fn text(a: &Analysis) -> String {
             .fanout
             .map(|f| format!(" (N ≈ {f:.1})"))
             .unwrap_or_default();
-        let via = if r.rationale.co_access_patterns.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", r.rationale.co_access_patterns.join(", "))
-        };
+        let via = enclosed_list(&r.rationale.co_access_patterns, '(', ')');
         let _ = writeln!(
             out,
             "    evidence: co-access {:.0}%{via}, attributes: {}, {bounded}{fanout}",
@@ -260,11 +252,7 @@ fn pattern(out: &mut String, p: &AccessPattern, total: u64) {
         } else {
             format!("rows identified by {}", w.key_columns.join(", "))
         };
-        let written = if w.columns_written.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", w.columns_written.join(", "))
-        };
+        let written = enclosed_list(&w.columns_written, '(', ')');
         let mut extra = String::new();
         if w.on_conflict {
             extra.push_str(", upsert (ON CONFLICT)");
@@ -281,6 +269,15 @@ fn pattern(out: &mut String, p: &AccessPattern, total: u64) {
 
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `" [a, b]"` (with the given brackets, after a space), or nothing for an empty list.
+fn enclosed_list(items: &[String], open: char, close: char) -> String {
+    if items.is_empty() {
+        String::new()
+    } else {
+        format!(" {open}{}{close}", items.join(", "))
+    }
 }
 
 fn trim_float(x: f64) -> String {
