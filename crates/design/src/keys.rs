@@ -4,7 +4,7 @@
 //! over a fixed window.
 
 use crate::shape::Shape;
-use remodel_model::{Bucket, ColumnRef, EqualityOp, Schema, SortOrder, TimeWindow};
+use remodel_model::{Bucket, ColumnRef, EqualityOp, Schema, SortOrder, Table, TimeWindow};
 
 /// One element of a primary key: a source column or a bucket derived from one.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -22,6 +22,40 @@ impl KeySrc {
             KeySrc::Col(c) | KeySrc::Bucket(c, _) => c,
         }
     }
+
+    /// The source column when the element is the column itself (not a bucket of it).
+    pub fn plain_column(&self) -> Option<&ColumnRef> {
+        match self {
+            KeySrc::Col(c) => Some(c),
+            KeySrc::Bucket(..) => None,
+        }
+    }
+}
+
+/// The plain source columns of a key, buckets left out.
+pub fn plain_columns(key: &[KeySrc]) -> Vec<ColumnRef> {
+    key.iter()
+        .filter_map(KeySrc::plain_column)
+        .cloned()
+        .collect()
+}
+
+/// True when the key's plain columns of `table` cover its primary key or one of its unique
+/// keys: then one partition holds at most one row of `table`.
+pub fn pins_unique_key(key: &[KeySrc], table: &Table) -> bool {
+    let cols: Vec<&str> = key
+        .iter()
+        .filter_map(KeySrc::plain_column)
+        .filter(|c| c.table == table.name)
+        .map(|c| c.column.as_str())
+        .collect();
+    let covers = |unique: &[String]| {
+        !unique.is_empty()
+            && unique
+                .iter()
+                .all(|k| cols.iter().any(|c| c.eq_ignore_ascii_case(k)))
+    };
+    covers(&table.primary_key) || table.unique_keys.iter().any(|u| covers(&u.columns))
 }
 
 /// The key layout one pattern asks for.
@@ -83,22 +117,9 @@ pub fn plan(schema: &Schema, shape: &Shape) -> KeyPlan {
             .unwrap_or_default()
     };
     // The partition grows without bound unless the equalities pin a unique key of the root.
-    let pinned_unique = schema.table(&shape.root).is_some_and(|t| {
-        let cols: Vec<String> = partition
-            .iter()
-            .filter_map(|k| match k {
-                KeySrc::Col(c) if c.table == t.name => Some(c.column.clone()),
-                _ => None,
-            })
-            .collect();
-        let covers = |key: &[String]| {
-            !key.is_empty()
-                && key
-                    .iter()
-                    .all(|k| cols.iter().any(|c| c.eq_ignore_ascii_case(k)))
-        };
-        covers(&t.primary_key) || t.unique_keys.iter().any(|u| covers(&u.columns))
-    });
+    let pinned_unique = schema
+        .table(&shape.root)
+        .is_some_and(|t| pins_unique_key(&partition, t));
 
     let mut bucket = None;
     if let Some((rc, rp)) = &shape.range {

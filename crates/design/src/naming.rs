@@ -207,70 +207,13 @@ pub fn quote(ident: &str) -> String {
     }
 }
 
-/// A Postgres identifier, double-quoted when it is not a plain lower-case word.
+/// A Postgres identifier, double-quoted when it is not a plain lower-case word or is reserved.
 pub fn pg_quote(ident: &str) -> String {
-    const PG_RESERVED: &[&str] = &[
-        "all",
-        "analyse",
-        "analyze",
-        "and",
-        "any",
-        "array",
-        "as",
-        "asc",
-        "both",
-        "case",
-        "cast",
-        "check",
-        "collate",
-        "column",
-        "constraint",
-        "create",
-        "default",
-        "desc",
-        "distinct",
-        "do",
-        "else",
-        "end",
-        "except",
-        "false",
-        "for",
-        "foreign",
-        "from",
-        "grant",
-        "group",
-        "having",
-        "in",
-        "into",
-        "leading",
-        "limit",
-        "not",
-        "null",
-        "offset",
-        "on",
-        "only",
-        "or",
-        "order",
-        "primary",
-        "references",
-        "select",
-        "table",
-        "then",
-        "to",
-        "true",
-        "union",
-        "unique",
-        "user",
-        "using",
-        "when",
-        "where",
-        "with",
-    ];
     let plain = ident.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
         && ident
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    if plain && !PG_RESERVED.contains(&ident) {
+    if plain && !remodel_sql::keywords::is_reserved(ident) {
         ident.to_string()
     } else {
         format!("\"{}\"", ident.replace('"', "\"\""))

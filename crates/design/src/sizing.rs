@@ -2,7 +2,7 @@
 //! `St = Σ key + Σ static + Nr·Σ row + Nv·8`), from statistics when given and stated defaults
 //! otherwise; warnings for large partitions, low-cardinality and hot keys, and unbounded growth.
 
-use crate::keys::{is_time_type, KeySrc};
+use crate::keys::{is_time_type, pins_unique_key, plain_columns, KeySrc};
 use crate::tables::TableBuild;
 use crate::types;
 use crate::DesignConfig;
@@ -134,31 +134,9 @@ impl Sizer<'_> {
             }
         }
         let root = self.schema.table(&t.root);
-        let pcols: Vec<ColumnRef> = t
-            .partition
-            .iter()
-            .filter_map(|k| {
-                if let KeySrc::Col(c) = k {
-                    Some(c.clone())
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let pins_unique = root.is_some_and(|rt| {
-            let cols: Vec<String> = pcols
-                .iter()
-                .filter(|c| c.table == rt.name)
-                .map(|c| c.column.clone())
-                .collect();
-            let covers = |key: &[String]| {
-                !key.is_empty()
-                    && key
-                        .iter()
-                        .all(|k| cols.iter().any(|c| c.eq_ignore_ascii_case(k)))
-            };
-            covers(&rt.primary_key) || rt.unique_keys.iter().any(|u| covers(&u.columns))
-        }) && t.extra_keys.is_empty();
+        let pcols = plain_columns(&t.partition);
+        let pins_unique =
+            root.is_some_and(|rt| pins_unique_key(&t.partition, rt)) && t.extra_keys.is_empty();
         let key_distinct: f64 = if pins_unique {
             rows
         } else if pcols.is_empty() {

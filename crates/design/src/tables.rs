@@ -1,7 +1,7 @@
 //! Tables: one per access pattern, merged where one table serves several patterns, then finished
 //! (uniqueness keys appended, columns unioned and typed, names chosen, source SQL written).
 
-use crate::keys::{KeyPlan, KeySrc};
+use crate::keys::{self, KeyPlan, KeySrc};
 use crate::naming;
 use crate::shape::{Edge, Shape};
 use crate::types;
@@ -363,17 +363,7 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
             first
         }
     };
-    let partition_cols: Vec<ColumnRef> = t
-        .partition
-        .iter()
-        .filter_map(|k| {
-            if let KeySrc::Col(c) = k {
-                Some(c.clone())
-            } else {
-                None
-            }
-        })
-        .collect();
+    let partition_cols = keys::plain_columns(&t.partition);
     for (i, k) in srcs.iter().enumerate() {
         let (name, ty, is_static) = match k {
             KeySrc::Bucket(c, b) => {

@@ -9,55 +9,6 @@ use remodel_model::{
     AccessPattern, ColumnRef, ReadBeforeWrite, Schema, StatementKind, WritePath, WriteTarget,
 };
 
-/// Columns an UPDATE sets from their own old value (`SET n = n + 1`): read-modify-write in CQL.
-/// Parsed with sqlparser; a statement that does not parse yields none.
-pub fn self_referencing_sets(sql: &str) -> Vec<String> {
-    use sqlparser::ast::{visit_expressions, AssignmentTarget, Expr, Statement};
-    use std::ops::ControlFlow;
-    let Ok(stmts) =
-        sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::PostgreSqlDialect {}, sql)
-    else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for stmt in &stmts {
-        let Statement::Update(update) = stmt else {
-            continue;
-        };
-        for a in &update.assignments {
-            let AssignmentTarget::ColumnName(name) = &a.target else {
-                continue;
-            };
-            let target = name.to_string();
-            let target = target
-                .rsplit('.')
-                .next()
-                .unwrap_or(&target)
-                .trim_matches('"')
-                .to_ascii_lowercase();
-            let mut reads_itself = false;
-            let _ = visit_expressions(&a.value, |e| {
-                let ident = match e {
-                    Expr::Identifier(i) => Some(i.value.to_ascii_lowercase()),
-                    Expr::CompoundIdentifier(parts) => {
-                        parts.last().map(|i| i.value.to_ascii_lowercase())
-                    }
-                    _ => None,
-                };
-                if ident.as_deref() == Some(target.as_str()) {
-                    reads_itself = true;
-                    return ControlFlow::Break(());
-                }
-                ControlFlow::Continue(())
-            });
-            if reads_itself && !out.contains(&target) {
-                out.push(target);
-            }
-        }
-    }
-    out
-}
-
 /// A lookup the write needs that no table provides: (source table, columns it is found by).
 pub type Missing = (String, Vec<String>);
 
@@ -128,6 +79,52 @@ fn add_rbw(
     if !entry.for_tables.iter().any(|t| t == for_table) {
         entry.for_tables.push(for_table.to_string());
     }
+}
+
+/// Records reading `cols` of every `t.root` row that copies the written `tname` row: from the
+/// table that lists those rows by `by`, else from the source with `fallback` as the note.
+fn read_copiers(
+    rbw: &mut Vec<Rbw>,
+    tables: &[TableBuild],
+    t: &TableBuild,
+    tname: &str,
+    by: &[String],
+    cols: &[String],
+    fallback: String,
+) {
+    match finder(tables, &t.root, by) {
+        Some(i) if !by.is_empty() => add_rbw(
+            rbw,
+            &tables[i].name,
+            cols,
+            &t.name,
+            Some(format!("every {} row that copies the {tname} row", t.root)),
+        ),
+        _ => add_rbw(
+            rbw,
+            &format!("postgres:{}", t.root),
+            cols,
+            &t.name,
+            Some(fallback),
+        ),
+    }
+}
+
+/// The INSERT of a whole row of `t` (every column bound), the second half of moving a row.
+fn insert_whole_row(ks: &str, t: &TableBuild) -> String {
+    let all: Vec<String> = t.columns.iter().map(|(_, n, ..)| n.clone()).collect();
+    insert_cql(ks, t, &all)
+}
+
+/// An INSERT into `t` binding `cols`.
+fn insert_cql(ks: &str, t: &TableBuild, cols: &[String]) -> String {
+    let names: Vec<String> = cols.iter().map(|c| quote(c)).collect();
+    let marks = vec!["?"; names.len()].join(", ");
+    format!(
+        "INSERT INTO {ks}.{} ({}) VALUES ({marks})",
+        quote(&t.name),
+        names.join(", ")
+    )
 }
 
 /// Plans one write pattern over the finished, named tables; also returns lookups no table provides.
@@ -216,7 +213,7 @@ pub fn plan(
 
     // `SET n = n + 1` needs the old value: read it first (or keep it in a counter table).
     let rmw: Vec<String> = if p.kind == StatementKind::Update {
-        self_referencing_sets(&p.sql)
+        remodel_analyze::assignments::self_referencing_sets(&p.sql)
             .into_iter()
             .filter_map(|c| st.column(&c).map(|cc| cc.name.clone()))
             .collect()
@@ -336,13 +333,7 @@ pub fn plan(
                             }
                         }
                     }
-                    let marks = vec!["?"; cols.len()].join(", ");
-                    let names: Vec<String> = cols.iter().map(|c| quote(c)).collect();
-                    let cql = format!(
-                        "INSERT INTO {ks}.{} ({}) VALUES ({marks})",
-                        quote(&t.name),
-                        names.join(", ")
-                    );
+                    let cql = insert_cql(&ks, t, &cols);
                     push(&mut path, t, cql, Some(cols));
                 }
                 StatementKind::Update | StatementKind::Delete => {
@@ -417,19 +408,7 @@ pub fn plan(
                             format!("DELETE FROM {ks}.{} WHERE {wk}", quote(&t.name)),
                             Some(Vec::new()),
                         );
-                        let names: Vec<String> =
-                            t.columns.iter().map(|(_, n, ..)| quote(n)).collect();
-                        let marks = vec!["?"; names.len()].join(", ");
-                        push(
-                            &mut path,
-                            t,
-                            format!(
-                                "INSERT INTO {ks}.{} ({}) VALUES ({marks})",
-                                quote(&t.name),
-                                names.join(", ")
-                            ),
-                            None,
-                        );
+                        push(&mut path, t, insert_whole_row(&ks, t), None);
                         notes.push(format!("the UPDATE changes a key column of {}: the row moves (DELETE + INSERT)", t.name));
                     } else {
                         need(&mut rbw, &mut missing_lookups, t, missing_dedup, &keycols);
@@ -484,25 +463,18 @@ pub fn plan(
                     t.name
                 ));
                 let all: Vec<String> = t.columns.iter().map(|(_, n, ..)| n.clone()).collect();
-                match finder(tables, &t.root, &by) {
-                    Some(i) if !by.is_empty() => add_rbw(
-                        &mut rbw,
-                        &tables[i].name,
-                        &all,
-                        &t.name,
-                        Some(format!("every {} row that copies the {tname} row", t.root)),
+                read_copiers(
+                    &mut rbw,
+                    tables,
+                    t,
+                    &tname,
+                    &by,
+                    &all,
+                    format!(
+                        "no table lists the {} rows of a {tname}: read them from the source",
+                        t.root
                     ),
-                    _ => add_rbw(
-                        &mut rbw,
-                        &format!("postgres:{}", t.root),
-                        &all,
-                        &t.name,
-                        Some(format!(
-                            "no table lists the {} rows of a {tname}: read them from the source",
-                            t.root
-                        )),
-                    ),
-                }
+                );
                 let wk = where_key(t, &keys);
                 push(
                     &mut path,
@@ -510,18 +482,7 @@ pub fn plan(
                     format!("DELETE FROM {ks}.{} WHERE {wk}", quote(&t.name)),
                     Some(Vec::new()),
                 );
-                let names: Vec<String> = all.iter().map(|c| quote(c)).collect();
-                let marks = vec!["?"; names.len()].join(", ");
-                push(
-                    &mut path,
-                    t,
-                    format!(
-                        "INSERT INTO {ks}.{} ({}) VALUES ({marks})",
-                        quote(&t.name),
-                        names.join(", ")
-                    ),
-                    None,
-                );
+                push(&mut path, t, insert_whole_row(&ks, t), None);
                 continue;
             }
             let static_case = edge.is_some_and(|e| {
@@ -544,22 +505,15 @@ pub fn plan(
                 );
             } else {
                 let wk = where_key(t, &keys);
-                match finder(tables, &t.root, &by) {
-                    Some(i) if !by.is_empty() => add_rbw(
-                        &mut rbw,
-                        &tables[i].name,
-                        &key_names,
-                        &t.name,
-                        Some(format!("every {} row that copies the {tname} row", t.root)),
-                    ),
-                    _ => add_rbw(
-                        &mut rbw,
-                        &format!("postgres:{}", t.root),
-                        &key_names,
-                        &t.name,
-                        Some(format!("no table lists the {} rows of a {tname}: read their keys from the source, or accept stale copies", t.root)),
-                    ),
-                }
+                read_copiers(
+                    &mut rbw,
+                    tables,
+                    t,
+                    &tname,
+                    &by,
+                    &key_names,
+                    format!("no table lists the {} rows of a {tname}: read their keys from the source, or accept stale copies", t.root),
+                );
                 notes.push(format!(
                     "one UPDATE of {} per {} row that copies the {tname} row",
                     t.name, t.root
@@ -614,31 +568,4 @@ pub fn plan(
         .collect();
     path.note = (!notes.is_empty()).then(|| notes.join("; "));
     (path, missing_lookups)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::self_referencing_sets;
-
-    #[test]
-    fn finds_sets_that_read_their_old_value() {
-        assert_eq!(
-            self_referencing_sets(
-                "UPDATE district SET d_next_o_id = d_next_o_id + 1, d_tax = $1 WHERE d_w_id = $2"
-            ),
-            ["d_next_o_id"]
-        );
-        assert_eq!(
-            self_referencing_sets("UPDATE a SET x = $1 WHERE id = $2"),
-            Vec::<String>::new()
-        );
-        assert_eq!(
-            self_referencing_sets("UPDATE a SET x = coalesce(a.x, 0) - $1"),
-            ["x"]
-        );
-        assert_eq!(
-            self_referencing_sets("not sql at all"),
-            Vec::<String>::new()
-        );
-    }
 }
