@@ -14,6 +14,15 @@ pub fn ident(id: &Ident) -> String {
     }
 }
 
+/// The first two words of a node as SQL (`CREATE TABLE`, `TABLE t`): names what was not modelled.
+pub fn leading_words(node: &impl std::fmt::Display) -> String {
+    node.to_string()
+        .split_whitespace()
+        .take(2)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The parts of a (possibly qualified) object name, folded.
 pub fn object_parts(name: &ObjectName) -> Vec<String> {
     name.0

@@ -1,7 +1,9 @@
 //! One statement → one [`PatternAnalysis`]: relations in scope (aliases, joins, derived tables,
 //! CTEs, correlated subqueries), then predicates, order, limit, projection, aggregates and writes.
 
-use crate::exprs::{bare_name, column_paths, has_window_function, ident, object_parts, subqueries};
+use crate::exprs::{
+    bare_name, column_paths, has_window_function, ident, leading_words, object_parts, subqueries,
+};
 use crate::joins::{self, Edge};
 use crate::predicates::{Conjuncts, RangeAcc};
 use remodel_model::{
@@ -126,12 +128,7 @@ pub(crate) fn analyze_statement(
             ctx.delete(del);
         }
         other => {
-            let head: String = other
-                .to_string()
-                .split_whitespace()
-                .take(2)
-                .collect::<Vec<_>>()
-                .join(" ");
+            let head = leading_words(other);
             ctx.unmodeled.push(format!(
                 "not a SELECT/INSERT/UPDATE/DELETE statement ({head})"
             ));
@@ -231,12 +228,7 @@ impl<'s> Ctx<'s> {
             }
             SetExpr::Values(_) => Vec::new(),
             other => {
-                let head: String = other
-                    .to_string()
-                    .split_whitespace()
-                    .take(2)
-                    .collect::<Vec<_>>()
-                    .join(" ");
+                let head = leading_words(other);
                 self.unmodeled(format!("query body not modelled ({head})"));
                 Vec::new()
             }

@@ -2,7 +2,9 @@
 //! inferred foreign keys and diagnostics. Pure formatting; the CLI prints it.
 
 use crate::Analysis;
-use remodel_model::{AccessPattern, Cardinality, Decision, EqualityOp, FkOrigin, Severity};
+use remodel_model::{
+    AccessPattern, Cardinality, Decision, EqualityOp, FkOrigin, RangeBound, Severity,
+};
 use std::fmt::Write;
 
 /// Renders the whole analysis.
@@ -164,25 +166,11 @@ fn pattern(out: &mut String, p: &AccessPattern, total: u64) {
             } else {
                 ">"
             };
-            parts.push(format!(
-                "{op} {}{}",
-                b.value,
-                b.example
-                    .as_deref()
-                    .map(|e| format!(" [{e}]"))
-                    .unwrap_or_default()
-            ));
+            parts.push(range_bound(op, b));
         }
         if let Some(b) = &r.upper {
             let op = if b.inclusive { "<=" } else { "<" };
-            parts.push(format!(
-                "{op} {}{}",
-                b.value,
-                b.example
-                    .as_deref()
-                    .map(|e| format!(" [{e}]"))
-                    .unwrap_or_default()
-            ));
+            parts.push(range_bound(op, b));
         }
         let window = r
             .window
@@ -269,6 +257,14 @@ fn pattern(out: &mut String, p: &AccessPattern, total: u64) {
 
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `>= $1 ['2025-01-01']`: a range bound with its example value when there is one.
+fn range_bound(op: &str, b: &RangeBound) -> String {
+    match &b.example {
+        Some(e) => format!("{op} {} [{e}]", b.value),
+        None => format!("{op} {}", b.value),
+    }
 }
 
 /// `" [a, b]"` (with the given brackets, after a space), or nothing for an empty list.
