@@ -116,6 +116,21 @@ fn insert_whole_row(ks: &str, t: &TableBuild) -> String {
     insert_cql(ks, t, &all)
 }
 
+/// A DELETE of the rows of `t` that `where_key` selects.
+fn delete_cql(ks: &str, t: &TableBuild, where_key: &str) -> String {
+    format!("DELETE FROM {ks}.{} WHERE {where_key}", quote(&t.name))
+}
+
+/// An UPDATE of `cols` of `t` in the rows `where_key` selects.
+fn update_cql(ks: &str, t: &TableBuild, cols: &[String], where_key: &str) -> String {
+    let sets: Vec<String> = cols.iter().map(|c| format!("{} = ?", quote(c))).collect();
+    format!(
+        "UPDATE {ks}.{} SET {} WHERE {where_key}",
+        quote(&t.name),
+        sets.join(", ")
+    )
+}
+
 /// An INSERT into `t` binding `cols`.
 fn insert_cql(ks: &str, t: &TableBuild, cols: &[String]) -> String {
     let names: Vec<String> = cols.iter().map(|c| quote(c)).collect();
@@ -380,12 +395,7 @@ pub fn plan(
                         .collect();
                     if !leaves.is_empty() && !key_change {
                         need(&mut rbw, &mut missing_lookups, t, missing_dedup, &keycols);
-                        push(
-                            &mut path,
-                            t,
-                            format!("DELETE FROM {ks}.{} WHERE {wk}", quote(&t.name)),
-                            Some(Vec::new()),
-                        );
+                        push(&mut path, t, delete_cql(&ks, t, &wk), Some(Vec::new()));
                         let names: Vec<String> = leaves.iter().map(|c| c.column.clone()).collect();
                         notes.push(format!(
                             "{} keeps only rows where {} IS NULL: a non-NULL value removes the row (DELETE, shown); a NULL value puts it back (INSERT of the whole row)",
@@ -402,28 +412,15 @@ pub fn plan(
                             .filter(|n| !known.contains(n))
                             .collect();
                         need(&mut rbw, &mut missing_lookups, t, all, &keycols);
-                        push(
-                            &mut path,
-                            t,
-                            format!("DELETE FROM {ks}.{} WHERE {wk}", quote(&t.name)),
-                            Some(Vec::new()),
-                        );
+                        push(&mut path, t, delete_cql(&ks, t, &wk), Some(Vec::new()));
                         push(&mut path, t, insert_whole_row(&ks, t), None);
                         notes.push(format!("the UPDATE changes a key column of {}: the row moves (DELETE + INSERT)", t.name));
                     } else {
                         need(&mut rbw, &mut missing_lookups, t, missing_dedup, &keycols);
                         let cql = if p.kind == StatementKind::Update {
-                            let sets: Vec<String> = set_cols
-                                .iter()
-                                .map(|c| format!("{} = ?", quote(c)))
-                                .collect();
-                            format!(
-                                "UPDATE {ks}.{} SET {} WHERE {wk}",
-                                quote(&t.name),
-                                sets.join(", ")
-                            )
+                            update_cql(&ks, t, &set_cols, &wk)
                         } else {
-                            format!("DELETE FROM {ks}.{} WHERE {wk}", quote(&t.name))
+                            delete_cql(&ks, t, &wk)
                         };
                         push(&mut path, t, cql, Some(set_cols));
                     }
@@ -476,12 +473,7 @@ pub fn plan(
                     ),
                 );
                 let wk = where_key(t, &keys);
-                push(
-                    &mut path,
-                    t,
-                    format!("DELETE FROM {ks}.{} WHERE {wk}", quote(&t.name)),
-                    Some(Vec::new()),
-                );
+                push(&mut path, t, delete_cql(&ks, t, &wk), Some(Vec::new()));
                 push(&mut path, t, insert_whole_row(&ks, t), None);
                 continue;
             }
@@ -490,21 +482,9 @@ pub fn plan(
                     && t.partition.iter().all(|k| matches!(k, KeySrc::Col(c) if c.table == t.root && e.child_cols.iter().any(|x| x.eq_ignore_ascii_case(&c.column))))
                     && e.parent_cols.iter().all(|pc| keycols.iter().any(|k| k.eq_ignore_ascii_case(pc)))
             });
-            let sets: Vec<String> = copies.iter().map(|c| format!("{} = ?", quote(c))).collect();
-            if static_case {
-                let wk = where_key(t, &t.partition);
-                push(
-                    &mut path,
-                    t,
-                    format!(
-                        "UPDATE {ks}.{} SET {} WHERE {wk}",
-                        quote(&t.name),
-                        sets.join(", ")
-                    ),
-                    Some(copies),
-                );
+            let wk = if static_case {
+                where_key(t, &t.partition)
             } else {
-                let wk = where_key(t, &keys);
                 read_copiers(
                     &mut rbw,
                     tables,
@@ -518,17 +498,9 @@ pub fn plan(
                     "one UPDATE of {} per {} row that copies the {tname} row",
                     t.name, t.root
                 ));
-                push(
-                    &mut path,
-                    t,
-                    format!(
-                        "UPDATE {ks}.{} SET {} WHERE {wk}",
-                        quote(&t.name),
-                        sets.join(", ")
-                    ),
-                    Some(copies),
-                );
-            }
+                where_key(t, &keys)
+            };
+            push(&mut path, t, update_cql(&ks, t, &copies, &wk), Some(copies));
         }
     }
     if matches!(p.kind, StatementKind::Update | StatementKind::Delete)
