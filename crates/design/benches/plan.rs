@@ -4,8 +4,7 @@
 //!
 //! Run: `cargo bench -p remodel-design --bench plan`.
 
-use remodel_design::{design, emit_cql, DesignConfig};
-use remodel_model::{Plan, PLAN_FORMAT_VERSION};
+use remodel_design::{emit_cql, DesignConfig};
 use remodel_sql::workload::Format;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -22,21 +21,8 @@ fn plan_once(schema: &Path, queries: &Path) -> Result<(usize, usize, usize), Str
         &wl.workload,
         &remodel_analyze::AnalyzeConfig::default(),
     );
-    let out = design(
-        &analysis.schema,
-        &analysis.workload,
-        &analysis.relationships,
-        None,
-        &DesignConfig::default(),
-    );
-    let cql = emit_cql(&out.design);
-    let plan = Plan {
-        format_version: PLAN_FORMAT_VERSION,
-        schema: analysis.schema,
-        workload: analysis.workload,
-        relationships: analysis.relationships,
-        design: out.design,
-    };
+    let (plan, _) = remodel_design::plan(analysis, None, &DesignConfig::default());
+    let cql = emit_cql(&plan.design);
     let json = serde_json::to_string_pretty(&plan).map_err(|e| e.to_string())?;
     Ok((
         plan.workload.patterns.len(),

@@ -20,8 +20,8 @@ pub mod writes;
 pub use cql::emit_cql;
 
 use remodel_model::{
-    AccessPattern, Design, DesignTable, Diagnostic, Keyspace, QueryMapping, Relationship, Schema,
-    Severity, StatementKind, Statistics, Workload,
+    AccessPattern, Design, DesignTable, Diagnostic, Keyspace, Plan, QueryMapping, Relationship,
+    Schema, Severity, StatementKind, Statistics, Workload, PLAN_FORMAT_VERSION,
 };
 use serde::{Deserialize, Serialize};
 use tables::TableBuild;
@@ -131,6 +131,32 @@ fn diag(p: &AccessPattern, severity: Severity, message: String) -> Diagnostic {
         location: p.locations.first().cloned(),
         message: format!("{}: {message}", p.id),
     }
+}
+
+/// Designs an analysed workload and assembles the plan (schema, workload, relationships, design);
+/// returns it with the analyzer's diagnostics followed by the designer's.
+pub fn plan(
+    analysis: remodel_analyze::Analysis,
+    stats: Option<&Statistics>,
+    config: &DesignConfig,
+) -> (Plan, Vec<Diagnostic>) {
+    let out = design(
+        &analysis.schema,
+        &analysis.workload,
+        &analysis.relationships,
+        stats,
+        config,
+    );
+    let mut diagnostics = analysis.diagnostics;
+    diagnostics.extend(out.diagnostics);
+    let plan = Plan {
+        format_version: PLAN_FORMAT_VERSION,
+        schema: analysis.schema,
+        workload: analysis.workload,
+        relationships: analysis.relationships,
+        design: out.design,
+    };
+    (plan, diagnostics)
 }
 
 /// Designs the query-first Cassandra model for a schema and its analysed workload.

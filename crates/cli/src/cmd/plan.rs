@@ -1,8 +1,8 @@
 //! `remodel plan`: schema + workload → analyze → design; writes `plan.json` and `schema.cql`.
 
 use anyhow::{bail, Context};
-use remodel_design::{design, emit_cql, DesignConfig};
-use remodel_model::{Plan, Severity, Statistics, PLAN_FORMAT_VERSION};
+use remodel_design::{emit_cql, DesignConfig};
+use remodel_model::{Plan, Severity, Statistics};
 use remodel_sql::workload::Format;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -215,20 +215,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         replication,
         ..DesignConfig::default()
     };
-    let out = design(
-        &analysis.schema,
-        &analysis.workload,
-        &analysis.relationships,
-        stats.as_ref(),
-        &config,
-    );
-    let plan = Plan {
-        format_version: PLAN_FORMAT_VERSION,
-        schema: analysis.schema,
-        workload: analysis.workload,
-        relationships: analysis.relationships,
-        design: out.design,
-    };
+    let (plan, design_diagnostics) = remodel_design::plan(analysis, stats.as_ref(), &config);
 
     std::fs::create_dir_all(&inputs.out)
         .with_context(|| format!("cannot create {}", inputs.out.display()))?;
@@ -243,8 +230,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     let mut diagnostics = ddl.diagnostics;
     diagnostics.extend(wl.diagnostics);
-    diagnostics.extend(analysis.diagnostics);
-    diagnostics.extend(out.diagnostics);
+    diagnostics.extend(design_diagnostics);
     print_summary(&plan, &diagnostics, args.verbose);
     println!("wrote {} and {}", plan_path.display(), cql_path.display());
     Ok(ExitCode::SUCCESS)

@@ -2,8 +2,8 @@
 
 #![allow(dead_code)]
 
-use remodel_design::{design, DesignConfig};
-use remodel_model::{Diagnostic, Plan, Statistics, PLAN_FORMAT_VERSION};
+use remodel_design::DesignConfig;
+use remodel_model::{Diagnostic, Plan, Statistics};
 use remodel_sql::workload::Format;
 use std::path::{Path, PathBuf};
 
@@ -31,24 +31,10 @@ pub fn plan_files(
         keyspace: keyspace.into(),
         ..DesignConfig::default()
     };
-    let out = design(
-        &analysis.schema,
-        &analysis.workload,
-        &analysis.relationships,
-        stats,
-        &config,
-    );
+    let (plan, analysis_diags) = remodel_design::plan(analysis, stats, &config);
     let mut diags = ddl.diagnostics;
     diags.extend(wl.diagnostics);
-    diags.extend(analysis.diagnostics);
-    diags.extend(out.diagnostics);
-    let plan = Plan {
-        format_version: PLAN_FORMAT_VERSION,
-        schema: analysis.schema,
-        workload: analysis.workload,
-        relationships: analysis.relationships,
-        design: out.design,
-    };
+    diags.extend(analysis_diags);
     (plan, diags)
 }
 
