@@ -96,6 +96,7 @@ pub(crate) struct Aggregator {
 }
 
 impl Aggregator {
+    /// An empty aggregator.
     pub fn new() -> Self {
         Self::default()
     }
