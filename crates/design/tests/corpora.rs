@@ -5,8 +5,28 @@
 
 mod support;
 
+use remodel_model::Design;
 use support::cqlcheck::Catalog;
 use support::pipeline::{mapping_text, plan_corpus, root};
+
+/// The schema loads in the CQL checker and every mapped read and every write statement passes it.
+fn check_cql(name: &str, d: &Design, cql: &str) {
+    let mut cat = Catalog::default();
+    cat.load_schema(cql)
+        .unwrap_or_else(|e| panic!("{name}: schema.cql: {e}\n{cql}"));
+    for q in &d.queries {
+        if let Some(c) = &q.cql {
+            cat.check(c)
+                .unwrap_or_else(|e| panic!("{name} {}: {e}\n{c}", q.pattern));
+        }
+    }
+    for w in &d.writes {
+        for t in &w.targets {
+            cat.check(&t.cql)
+                .unwrap_or_else(|e| panic!("{name} {}: {e}\n{}", w.pattern, t.cql));
+        }
+    }
+}
 
 fn check_corpus(name: &str) {
     let (plan, _diags) = plan_corpus(name);
@@ -32,21 +52,7 @@ fn check_corpus(name: &str) {
     }
     let cql = remodel_design::emit_cql(d);
     assert!(!cql.contains("ALLOW FILTERING"), "{name}: schema.cql");
-    let mut cat = Catalog::default();
-    cat.load_schema(&cql)
-        .unwrap_or_else(|e| panic!("{name}: schema.cql: {e}\n{cql}"));
-    for q in &d.queries {
-        if let Some(c) = &q.cql {
-            cat.check(c)
-                .unwrap_or_else(|e| panic!("{name} {}: {e}\n{c}", q.pattern));
-        }
-    }
-    for w in &d.writes {
-        for t in &w.targets {
-            cat.check(&t.cql)
-                .unwrap_or_else(|e| panic!("{name} {}: {e}\n{}", w.pattern, t.cql));
-        }
-    }
+    check_cql(name, d, &cql);
     for s in &d.suggestions {
         if let Some(c) = &s.cql {
             let mut c2 = Catalog::default();
@@ -122,25 +128,13 @@ fn other_inputs_plan_to_valid_cql() {
         let (plan, _) = plan_files(&schema, &queries, None, name);
         let d = &plan.design;
         let cql = remodel_design::emit_cql(d);
-        let mut cat = Catalog::default();
-        cat.load_schema(&cql)
-            .unwrap_or_else(|e| panic!("{name}: {e}\n{cql}"));
         for q in &d.queries {
             assert!(
                 q.single_partition || q.reason.is_some(),
                 "{name} {}",
                 q.pattern
             );
-            if let Some(c) = &q.cql {
-                cat.check(c)
-                    .unwrap_or_else(|e| panic!("{name} {}: {e}\n{c}", q.pattern));
-            }
         }
-        for w in &d.writes {
-            for t in &w.targets {
-                cat.check(&t.cql)
-                    .unwrap_or_else(|e| panic!("{name} {}: {e}\n{}", w.pattern, t.cql));
-            }
-        }
+        check_cql(name, d, &cql);
     }
 }

@@ -1,7 +1,7 @@
 //! The designer on rideshare's seven patterns built by hand (the analysis the analyzer must give),
 //! so the design rules are tested independently of the front end.
 
-use remodel_design::{design, emit_cql, DesignConfig};
+use remodel_design::{design, emit_cql, DesignConfig, DesignOutput};
 use remodel_model::{Relationship, Schema, Workload};
 use serde_json::json;
 
@@ -95,15 +95,20 @@ fn relationships() -> Vec<Relationship> {
     .expect("relationships json")
 }
 
-#[test]
-fn rideshare_by_hand_reaches_the_expert_design() {
-    let out = design(
+/// The design of the hand-written rideshare inputs with the default configuration.
+fn hand_design() -> DesignOutput {
+    design(
         &schema(),
         &workload(),
         &relationships(),
         None,
         &DesignConfig::default(),
-    );
+    )
+}
+
+#[test]
+fn rideshare_by_hand_reaches_the_expert_design() {
+    let out = hand_design();
     let d = &out.design;
     let names: Vec<&str> = d.tables.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(
@@ -205,13 +210,7 @@ fn rideshare_by_hand_reaches_the_expert_design() {
 #[test]
 #[ignore = "prints the design for a look"]
 fn print_design() {
-    let out = design(
-        &schema(),
-        &workload(),
-        &relationships(),
-        None,
-        &DesignConfig::default(),
-    );
+    let out = hand_design();
     println!("{}", emit_cql(&out.design));
     println!(
         "{}",

@@ -22,6 +22,19 @@ fn kinds_and_calls(w: &Workload) -> Vec<(StatementKind, u64)> {
     w.patterns.iter().map(|p| (p.kind, p.calls)).collect()
 }
 
+/// Every normalized pattern and every example of `w` parses as PostgreSQL.
+fn assert_patterns_parse(w: &Workload) {
+    for p in &w.patterns {
+        for text in [Some(p.sql.as_str()), p.example.as_deref()]
+            .into_iter()
+            .flatten()
+        {
+            sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::PostgreSqlDialect {}, text)
+                .unwrap_or_else(|e| panic!("{text}: {e}"));
+        }
+    }
+}
+
 #[test]
 fn queries_sql_gives_q1_to_q7_with_their_calls() {
     let l = load("queries.sql");
@@ -68,15 +81,7 @@ fn queries_sql_gives_q1_to_q7_with_their_calls() {
         ex.contains("started_at >= '2025-01-15' AND started_at < '2025-01-16'"),
         "{ex}"
     );
-    for p in &w.patterns {
-        for text in [Some(p.sql.as_str()), p.example.as_deref()]
-            .into_iter()
-            .flatten()
-        {
-            sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::PostgreSqlDialect {}, text)
-                .unwrap_or_else(|e| panic!("{text}: {e}"));
-        }
-    }
+    assert_patterns_parse(&w);
     assert!(w.skipped.is_empty(), "{:?}", w.skipped);
 }
 
@@ -126,15 +131,7 @@ fn server_log_gives_the_same_shapes_with_bound_values_in_examples() {
         let ex = same.example.as_deref().expect("example");
         assert!(!ex.contains('$'), "bound values substituted: {ex}");
     }
-    for p in &w.patterns {
-        for text in [Some(p.sql.as_str()), p.example.as_deref()]
-            .into_iter()
-            .flatten()
-        {
-            sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::PostgreSqlDialect {}, text)
-                .unwrap_or_else(|e| panic!("{text}: {e}"));
-        }
-    }
+    assert_patterns_parse(&w);
     // The execute of P_1 had `$1 = '1', $2 = '18', $3 = '18'`.
     let city = w
         .patterns
