@@ -81,7 +81,7 @@ fn queries_sql_gives_q1_to_q7_with_their_calls() {
         ex.contains("started_at >= '2025-01-15' AND started_at < '2025-01-16'"),
         "{ex}"
     );
-    assert_patterns_parse(&w);
+    assert_patterns_parse(w);
     assert!(w.skipped.is_empty(), "{:?}", w.skipped);
 }
 
@@ -131,7 +131,7 @@ fn server_log_gives_the_same_shapes_with_bound_values_in_examples() {
         let ex = same.example.as_deref().expect("example");
         assert!(!ex.contains('$'), "bound values substituted: {ex}");
     }
-    assert_patterns_parse(&w);
+    assert_patterns_parse(w);
     // The execute of P_1 had `$1 = '1', $2 = '18', $3 = '18'`.
     let city = w
         .patterns
