@@ -196,24 +196,23 @@ const CQL_RESERVED: &[&str] = &[
 
 /// A CQL identifier, double-quoted when it is reserved, not lower case, or not a plain word.
 pub fn quote(ident: &str) -> String {
-    let plain = ident.starts_with(|c: char| c.is_ascii_lowercase())
-        && ident
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    if plain && !CQL_RESERVED.contains(&ident) {
-        ident.to_string()
-    } else {
-        format!("\"{}\"", ident.replace('"', "\"\""))
-    }
+    quote_unless_plain(ident, false, CQL_RESERVED.contains(&ident))
 }
 
 /// A Postgres identifier, double-quoted when it is not a plain lower-case word or is reserved.
 pub fn pg_quote(ident: &str) -> String {
-    let plain = ident.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+    quote_unless_plain(ident, true, remodel_sql::keywords::is_reserved(ident))
+}
+
+/// `ident` as is when it is a plain lower-case word (letters, digits, `_`; a leading `_` only
+/// when `underscore_first`) and not `reserved`; otherwise double-quoted with `"` doubled.
+fn quote_unless_plain(ident: &str, underscore_first: bool, reserved: bool) -> String {
+    let plain = ident
+        .starts_with(|c: char| c.is_ascii_lowercase() || (underscore_first && c == '_'))
         && ident
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    if plain && !remodel_sql::keywords::is_reserved(ident) {
+    if plain && !reserved {
         ident.to_string()
     } else {
         format!("\"{}\"", ident.replace('"', "\"\""))
@@ -247,6 +246,9 @@ mod tests {
         assert_eq!(quote("Mixed"), "\"Mixed\"");
         assert_eq!(quote("a\"b"), "\"a\"\"b\"");
         assert_eq!(pg_quote("user"), "\"user\"");
+        assert_eq!(pg_quote("window"), "\"window\"");
+        assert_eq!(pg_quote("_x"), "_x");
+        assert_eq!(quote("_x"), "\"_x\"");
     }
 
     #[test]
