@@ -5,7 +5,7 @@ use crate::exprs::{
     bare_name, column_paths, has_window_function, ident, leading_words, object_parts, subqueries,
 };
 use crate::joins::{self, Edge};
-use crate::predicates::{Conjuncts, RangeAcc};
+use crate::predicates::{and_terms, Conjuncts, RangeAcc};
 use remodel_model::{
     AccessPattern, Aggregate, ColumnRef, EqualityOp, OrderBy, PatternAnalysis, Predicate, Schema,
     StatementKind, Table, WriteInfo,
@@ -450,25 +450,14 @@ impl<'s> Ctx<'s> {
 
     /// The ON clause of an outer join: column equalities are join edges, the rest is residual.
     fn outer_on(&mut self, e: &Expr, main: bool) {
-        match e {
-            Expr::BinaryOp {
-                left,
-                op: sqlparser::ast::BinaryOperator::And,
-                right,
-            } => {
-                self.outer_on(left, main);
-                self.outer_on(right, main);
-            }
-            Expr::Nested(inner) => self.outer_on(inner, main),
-            _ => {
-                let edges = self.res.edges.len();
-                self.conjuncts(e, false);
-                if self.res.edges.len() == edges && main {
-                    self.res
-                        .analysis
-                        .residual
-                        .push(format!("outer join ON {e}"));
-                }
+        for term in and_terms(e) {
+            let edges = self.res.edges.len();
+            self.conjuncts(term, false);
+            if self.res.edges.len() == edges && main {
+                self.res
+                    .analysis
+                    .residual
+                    .push(format!("outer join ON {term}"));
             }
         }
     }

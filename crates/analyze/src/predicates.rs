@@ -40,23 +40,33 @@ pub(crate) trait Conjuncts {
 
 impl Conjuncts for Ctx<'_> {
     fn conjuncts(&mut self, e: &Expr, main: bool) {
+        for term in and_terms(e) {
+            if !conjunct(self, term, main) && main {
+                self.res.analysis.residual.push(term.to_string());
+            }
+        }
+    }
+}
+
+/// The terms of a conjunction, left to right: `a AND (b AND c)` → `[a, b, c]`.
+pub(crate) fn and_terms(e: &Expr) -> Vec<&Expr> {
+    fn collect<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
         match e {
             Expr::BinaryOp {
                 left,
                 op: BinaryOperator::And,
                 right,
             } => {
-                self.conjuncts(left, main);
-                self.conjuncts(right, main);
+                collect(left, out);
+                collect(right, out);
             }
-            Expr::Nested(inner) => self.conjuncts(inner, main),
-            _ => {
-                if !conjunct(self, e, main) && main {
-                    self.res.analysis.residual.push(e.to_string());
-                }
-            }
+            Expr::Nested(inner) => collect(inner, out),
+            _ => out.push(e),
         }
     }
+    let mut out = Vec::new();
+    collect(e, &mut out);
+    out
 }
 
 fn side(ctx: &mut Ctx<'_>, e: &Expr) -> Side {
