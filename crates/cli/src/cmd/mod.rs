@@ -4,3 +4,12 @@ pub mod analyze;
 pub mod plan;
 pub mod schema;
 pub mod workload;
+
+/// Files as the messages name them: `a.sql, b.sql`.
+fn file_list(files: &[std::path::PathBuf]) -> String {
+    files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}

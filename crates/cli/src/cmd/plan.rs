@@ -179,14 +179,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     let ddl = remodel_sql::ddl::load_files(&inputs.schema).context("reading the schema")?;
     if ddl.schema.tables.is_empty() {
-        bail!("no CREATE TABLE found in {}", display_list(&inputs.schema));
+        bail!(
+            "no CREATE TABLE found in {}",
+            super::file_list(&inputs.schema)
+        );
     }
     let wl = remodel_sql::workload::read_files(&inputs.queries, Format::Auto)
         .context("reading the workload")?;
     if wl.workload.patterns.is_empty() {
         bail!(
             "no SELECT/INSERT/UPDATE/DELETE statement found in {}",
-            display_list(&inputs.queries)
+            super::file_list(&inputs.queries)
         );
     }
     let stats: Option<Statistics> = match &inputs.stats {
@@ -234,14 +237,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     print_summary(&plan, &diagnostics, args.verbose);
     println!("wrote {} and {}", plan_path.display(), cql_path.display());
     Ok(ExitCode::SUCCESS)
-}
-
-fn display_list(files: &[PathBuf]) -> String {
-    files
-        .iter()
-        .map(|f| f.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 fn print_summary(plan: &Plan, diagnostics: &[remodel_model::Diagnostic], verbose: bool) {

@@ -27,7 +27,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         eprintln!(
             "remodel: error: no table found in {}{}",
-            file_list(&args.files),
+            super::file_list(&args.files),
             no_table_detail(&load)
         );
         return Ok(ExitCode::from(crate::EXIT_UNUSABLE_INPUT));
@@ -68,14 +68,6 @@ fn no_table_detail(load: &DdlLoad) -> String {
         load.statements,
         top.join(", ")
     )
-}
-
-fn file_list(files: &[PathBuf]) -> String {
-    files
-        .iter()
-        .map(|f| f.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 fn cols(c: &[String]) -> String {
@@ -187,7 +179,7 @@ fn print_summary(out: &mut impl Write, load: &DdlLoad, files: &[PathBuf]) -> std
         out,
         "read {} statement(s) from {}",
         load.statements,
-        file_list(files)
+        super::file_list(files)
     )?;
     if !s.skipped.is_empty() {
         let total: u64 = s.skipped.iter().map(|k| k.count).sum();
