@@ -33,6 +33,50 @@ enum Tv {
     Iv(Iv),
 }
 
+/// One of each window unit as an interval.
+const WINDOW_UNITS: [(Iv, TimeWindow); 5] = [
+    (
+        Iv {
+            months: 0,
+            days: 0,
+            secs: 3600.0,
+        },
+        TimeWindow::Hour,
+    ),
+    (
+        Iv {
+            months: 0,
+            days: 1,
+            secs: 0.0,
+        },
+        TimeWindow::Day,
+    ),
+    (
+        Iv {
+            months: 0,
+            days: 7,
+            secs: 0.0,
+        },
+        TimeWindow::Week,
+    ),
+    (
+        Iv {
+            months: 1,
+            days: 0,
+            secs: 0.0,
+        },
+        TimeWindow::Month,
+    ),
+    (
+        Iv {
+            months: 12,
+            days: 0,
+            secs: 0.0,
+        },
+        TimeWindow::Year,
+    ),
+];
+
 /// The window between two bounds given as SQL expressions, when they differ by exactly one unit.
 pub fn window_between(lower: &str, upper: &str) -> Option<TimeWindow> {
     let lo = parse_expr(lower)?;
@@ -56,46 +100,10 @@ pub fn window_between(lower: &str, upper: &str) -> Option<TimeWindow> {
     }
     let lo = as_ts(eval(&lo)?)?;
     let hi = as_ts(eval(&hi)?)?;
-    [
-        (
-            Iv {
-                secs: 3600.0,
-                ..Iv::default()
-            },
-            TimeWindow::Hour,
-        ),
-        (
-            Iv {
-                days: 1,
-                ..Iv::default()
-            },
-            TimeWindow::Day,
-        ),
-        (
-            Iv {
-                days: 7,
-                ..Iv::default()
-            },
-            TimeWindow::Week,
-        ),
-        (
-            Iv {
-                months: 1,
-                ..Iv::default()
-            },
-            TimeWindow::Month,
-        ),
-        (
-            Iv {
-                months: 12,
-                ..Iv::default()
-            },
-            TimeWindow::Year,
-        ),
-    ]
-    .into_iter()
-    .find(|(iv, _)| add(lo, *iv) == hi)
-    .map(|(_, w)| w)
+    WINDOW_UNITS
+        .iter()
+        .find(|(iv, _)| add(lo, *iv) == hi)
+        .map(|(_, w)| *w)
 }
 
 /// True for an expression typed as a date (`$1::date`, `DATE '…'`, `CAST(… AS date)`).
@@ -117,18 +125,15 @@ fn parse_expr(sql: &str) -> Option<Expr> {
 }
 
 fn unit_of(iv: Iv) -> Option<TimeWindow> {
-    // Whole seconds only: a window is a whole unit.
-    if iv.secs.fract() != 0.0 {
-        return None;
+    const DAY_IN_SECONDS: Iv = Iv {
+        months: 0,
+        days: 0,
+        secs: 86400.0,
+    };
+    if iv == DAY_IN_SECONDS {
+        return Some(TimeWindow::Day);
     }
-    match (iv.months, iv.days, iv.secs as i64) {
-        (0, 0, 3600) => Some(TimeWindow::Hour),
-        (0, 1, 0) | (0, 0, 86400) => Some(TimeWindow::Day),
-        (0, 7, 0) => Some(TimeWindow::Week),
-        (1, 0, 0) => Some(TimeWindow::Month),
-        (12, 0, 0) => Some(TimeWindow::Year),
-        _ => None,
-    }
+    WINDOW_UNITS.iter().find(|(u, _)| *u == iv).map(|(_, w)| *w)
 }
 
 fn eval(e: &Expr) -> Option<Tv> {
@@ -446,6 +451,15 @@ mod tests {
             window_between("$1", "$1 + INTERVAL '1' HOUR"),
             Some(TimeWindow::Hour)
         );
+        assert_eq!(
+            window_between("$1", "$1 + interval '86400 seconds'"),
+            Some(TimeWindow::Day)
+        );
+        assert_eq!(
+            window_between("$1", "$1 + interval '1 mon'"),
+            Some(TimeWindow::Month)
+        );
+        assert_eq!(window_between("$1", "$1 + interval '90 minutes'"), None);
         assert_eq!(
             window_between(
                 "timestamptz '2025-01-01' + make_interval(days => '18')",
