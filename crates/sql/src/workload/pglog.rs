@@ -55,12 +55,12 @@ struct Pending {
     active: bool,
     line: u32,
     column: u32,
+    /// The statement's timestamp; empty when its line had none.
     ts: String,
-    has_ts: bool,
     duration: Option<f64>,
     text: String,
+    /// Its `parameters: …` detail; empty until one is seen.
     params: String,
-    has_params: bool,
     bad_utf8: Option<u32>,
 }
 
@@ -71,11 +71,9 @@ impl Pending {
             line: 0,
             column: 0,
             ts: String::new(),
-            has_ts: false,
             duration: None,
             text: String::new(),
             params: String::new(),
-            has_params: false,
             bad_utf8: None,
         }
     }
@@ -197,10 +195,8 @@ pub(crate) fn read<R: BufRead>(mut r: R, agg: &mut Aggregator) -> io::Result<()>
         let msg = &body[msg_start..];
         match severity {
             "DETAIL" => {
-                if pending.active && !pending.has_params && msg.starts_with("parameters: ") {
-                    pending.params.clear();
+                if pending.active && pending.params.is_empty() && msg.starts_with("parameters: ") {
                     pending.params.push_str(msg);
-                    pending.has_params = true;
                     target = Target::Params;
                 } else {
                     target = Target::Ignore;
@@ -232,17 +228,13 @@ pub(crate) fn read<R: BufRead>(mut r: R, agg: &mut Aggregator) -> io::Result<()>
                         pending.duration = duration_ms;
                         pending.text.clear();
                         pending.text.push_str(text);
-                        pending.has_params = false;
+                        pending.params.clear();
                         pending.bad_utf8 = None;
-                        pending.has_ts = false;
-                        if let Some(ts) = leading_timestamp(&body[..sev_start]) {
-                            pending.ts.clear();
+                        pending.ts.clear();
+                        if let Some(ts) = leading_timestamp(&body[..sev_start])
+                            .or_else(|| leading_timestamp(line))
+                        {
                             pending.ts.push_str(ts);
-                            pending.has_ts = true;
-                        } else if let Some(ts) = leading_timestamp(line) {
-                            pending.ts.clear();
-                            pending.ts.push_str(ts);
-                            pending.has_ts = true;
                         }
                         target = Target::Text;
                     }
@@ -285,10 +277,10 @@ fn finish(p: &mut Pending, agg: &mut Aggregator) {
         agg.skip("invalid UTF-8", bad, 1);
         return;
     }
-    let bound = if p.has_params {
-        parse_parameters(&p.params)
-    } else {
+    let bound = if p.params.is_empty() {
         None
+    } else {
+        parse_parameters(&p.params)
     };
     let occ = Occurrence {
         text: &p.text,
@@ -296,7 +288,7 @@ fn finish(p: &mut Pending, agg: &mut Aggregator) {
         column: p.column,
         calls: 1,
         duration_ms: p.duration,
-        timestamp: if p.has_ts { Some(&p.ts) } else { None },
+        timestamp: (!p.ts.is_empty()).then_some(p.ts.as_str()),
         bound: bound.as_deref(),
         ..Default::default()
     };
