@@ -8,7 +8,7 @@ use crate::split::{split_statements, RawKind};
 use remodel_model::{
     count_skip, AccessPattern, Diagnostic, Location, Severity, SkipCount, Workload, WorkloadSource,
 };
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// At most this many diagnostics are kept (the skip counts keep counting beyond it).
 const MAX_DIAGNOSTICS: usize = 100;
@@ -85,7 +85,7 @@ pub(crate) struct Aggregator {
     skipped: Vec<SkipCount>,
     diagnostics: Vec<Diagnostic>,
     /// Skip reasons already reported per fingerprint, so one bad shape gives one diagnostic.
-    reported: HashMap<u64, ()>,
+    reported: HashSet<u64>,
     sources: Vec<WorkloadSource>,
     file: String,
     suppressed: u64,
@@ -347,7 +347,7 @@ impl Aggregator {
         };
         self.skip(&e.reason, line, column);
         let first = match fp {
-            Some(fp) => self.reported.insert(fp, ()).is_none(),
+            Some(fp) => self.reported.insert(fp),
             None => true,
         };
         if first {
