@@ -92,10 +92,12 @@ pub fn fit_length(name: &str) -> String {
     if name.len() <= MAX_TABLE_NAME {
         return name.to_string();
     }
-    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    });
-    let keep = MAX_TABLE_NAME - 7;
+    let hash = remodel_sql::normalize::fnv1a64(name.as_bytes());
+    // Names are sanitized to ASCII, but cut on a character boundary all the same.
+    let mut keep = MAX_TABLE_NAME - 7;
+    while !name.is_char_boundary(keep) {
+        keep -= 1;
+    }
     let mut cut = name[..keep].to_string();
     while cut.ends_with('_') {
         cut.pop();
@@ -257,5 +259,7 @@ mod tests {
         let short = fit_length(&long);
         assert!(short.len() <= MAX_TABLE_NAME);
         assert_ne!(fit_length(&"b".repeat(80)), short);
+        let wide = fit_length(&"é".repeat(40));
+        assert!(wide.len() <= MAX_TABLE_NAME, "{wide}");
     }
 }
