@@ -1,9 +1,17 @@
 //! `remodel plan`'s output against a real Cassandra 5.0: for rideshare and each BenchBase corpus,
 //! `schema.cql` loads, and every mapped read and every write statement of `plan.json` prepares and
-//! runs with sample values. Needs `REMODEL_CQL_URL` (`eval "$(scripts/db env)"`).
+//! runs as that prepared statement, with a typed sample value bound to each marker. Needs
+//! `REMODEL_CQL_URL` (`eval "$(scripts/db env)"`).
 
 use remodel_model::{DesignTable, Plan};
+use remodel_testdb::scylla::frame::response::result::{CollectionType, ColumnType, NativeType};
+use remodel_testdb::scylla::statement::prepared::PreparedStatement;
+use remodel_testdb::scylla::value::{
+    Counter, CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, CqlTimeuuid, CqlValue,
+    CqlVarint,
+};
 use remodel_testdb::CqlKeyspace;
+use std::net::{IpAddr, Ipv4Addr};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -32,70 +40,99 @@ fn plan(args: &[&str], keyspace: &str, label: &str) -> (Plan, String) {
     )
 }
 
-/// A CQL literal of the given type (sample value for a bind marker).
-fn sample(ty: &str) -> String {
-    let ty = ty.trim();
-    if let Some(inner) = ty.strip_prefix("frozen<").and_then(|t| t.strip_suffix('>')) {
-        return sample(inner);
-    }
-    if let Some(inner) = ty.strip_prefix("list<").and_then(|t| t.strip_suffix('>')) {
-        return format!("[{}]", sample(inner));
-    }
-    if let Some(inner) = ty.strip_prefix("set<").and_then(|t| t.strip_suffix('>')) {
-        return format!("{{{}}}", sample(inner));
-    }
-    match ty {
-        "int" | "bigint" | "smallint" | "tinyint" | "varint" | "counter" => "1".into(),
-        "decimal" | "double" | "float" => "1.5".into(),
-        "boolean" => "true".into(),
-        "uuid" | "timeuuid" => "1b4e28ba-2fa1-11d2-883f-0016d3cca427".into(),
-        "timestamp" => "'2025-01-15 16:04:22+0000'".into(),
-        "date" => "'2025-01-15'".into(),
-        "time" => "'08:00:00'".into(),
-        "duration" => "1h".into(),
-        "blob" => "0x00".into(),
-        "inet" => "'127.0.0.1'".into(),
-        _ => "'x'".into(),
-    }
+/// A sample value for a bind marker of the given type, as the server reported it when preparing;
+/// `None` for a type this test does not know (never bound as null: a null in a regular column
+/// would pass unnoticed).
+fn sample(typ: &ColumnType<'_>) -> Option<CqlValue> {
+    Some(match typ {
+        ColumnType::Native(native) => match native {
+            NativeType::Ascii => CqlValue::Ascii("x".into()),
+            NativeType::Text => CqlValue::Text("x".into()),
+            NativeType::Boolean => CqlValue::Boolean(true),
+            NativeType::Blob => CqlValue::Blob(vec![0]),
+            NativeType::Counter => CqlValue::Counter(Counter(1)),
+            NativeType::TinyInt => CqlValue::TinyInt(1),
+            NativeType::SmallInt => CqlValue::SmallInt(1),
+            NativeType::Int => CqlValue::Int(1),
+            NativeType::BigInt => CqlValue::BigInt(1),
+            NativeType::Varint => CqlValue::Varint(CqlVarint::from_signed_bytes_be(vec![1])),
+            // 1.5 = 15 × 10^-1.
+            NativeType::Decimal => {
+                CqlValue::Decimal(CqlDecimal::from_signed_be_bytes_and_exponent(vec![15], 1))
+            }
+            NativeType::Float => CqlValue::Float(1.5),
+            NativeType::Double => CqlValue::Double(1.5),
+            NativeType::Uuid => CqlValue::Uuid(CqlTimeuuid::from_u128(SAMPLE_UUID).into()),
+            NativeType::Timeuuid => CqlValue::Timeuuid(CqlTimeuuid::from_u128(SAMPLE_UUID)),
+            // 2025-01-15 16:04:22 UTC, in milliseconds since the epoch.
+            NativeType::Timestamp => CqlValue::Timestamp(CqlTimestamp(1_736_957_062_000)),
+            // 2025-01-15: day 20103 after the epoch, which CQL stores at 2^31.
+            NativeType::Date => CqlValue::Date(CqlDate((1 << 31) + 20_103)),
+            // 08:00:00, in nanoseconds since midnight.
+            NativeType::Time => CqlValue::Time(CqlTime(8 * 3_600 * 1_000_000_000)),
+            NativeType::Duration => CqlValue::Duration(CqlDuration {
+                months: 0,
+                days: 0,
+                nanoseconds: 3_600 * 1_000_000_000,
+            }),
+            NativeType::Inet => CqlValue::Inet(IpAddr::V4(Ipv4Addr::LOCALHOST)),
+            _ => return None,
+        },
+        ColumnType::Collection { typ, .. } => match typ {
+            CollectionType::List(inner) => CqlValue::List(vec![sample(inner)?]),
+            CollectionType::Set(inner) => CqlValue::Set(vec![sample(inner)?]),
+            CollectionType::Map(k, v) => CqlValue::Map(vec![(sample(k)?, sample(v)?)]),
+            _ => return None,
+        },
+        ColumnType::Tuple(fields) => CqlValue::Tuple(
+            fields
+                .iter()
+                .map(|f| sample(f).map(Some))
+                .collect::<Option<_>>()?,
+        ),
+        ColumnType::Vector { typ, dimensions } => CqlValue::Vector(
+            (0..*dimensions)
+                .map(|_| sample(typ))
+                .collect::<Option<Vec<_>>>()?,
+        ),
+        ColumnType::UserDefinedType { definition, .. } => CqlValue::UserDefinedType {
+            keyspace: definition.keyspace.to_string(),
+            name: definition.name.to_string(),
+            fields: definition
+                .field_types
+                .iter()
+                .map(|(name, typ)| Some((name.to_string(), Some(sample(typ)?))))
+                .collect::<Option<_>>()?,
+        },
+        _ => return None,
+    })
 }
 
-/// Replaces each `?` of a generated statement with a sample literal of the bound column's type.
-fn bind_samples(cql: &str, table: &DesignTable) -> String {
-    let ty = |col: &str| {
-        let col = col.trim_matches('"');
-        table
-            .columns
-            .iter()
-            .find(|c| c.name == col)
-            .map(|c| c.cql_type.clone())
-            .unwrap_or_else(|| "text".into())
-    };
-    // INSERT … (cols) VALUES (?, …): the markers follow the column list.
-    if let (Some(open), Some(values)) = (cql.find('('), cql.find(" VALUES (")) {
-        if cql.starts_with("INSERT") {
-            let cols: Vec<&str> = cql[open + 1..values - 1].split(", ").collect();
-            let lits: Vec<String> = cols.iter().map(|c| sample(&ty(c))).collect();
-            return format!("{} VALUES ({})", &cql[..values], lits.join(", "));
-        }
-    }
-    // Otherwise every marker follows `col op`: `col = ?`, `col IN ?`, `col >= ?`.
-    let mut out = String::new();
-    let tokens: Vec<&str> = cql.split(' ').collect();
-    for (i, tok) in tokens.iter().enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        if *tok == "?" || tok.starts_with('?') {
-            let col = tokens.get(i.wrapping_sub(2)).copied().unwrap_or_default();
-            let op = tokens.get(i.wrapping_sub(1)).copied().unwrap_or_default();
-            let lit = sample(&ty(col));
-            out.push_str(&if op == "IN" { format!("({lit})") } else { lit });
-            out.push_str(&tok[1..]);
-        } else {
-            out.push_str(tok);
-        }
-    }
-    out
+/// The uuid every `uuid`/`timeuuid` marker gets (a version-1 uuid, so it is a valid timeuuid).
+const SAMPLE_UUID: u128 = 0x1b4e28ba_2fa1_11d2_883f_0016d3cca427;
+
+/// One typed sample value per bind marker of a prepared statement, in marker order; names the
+/// first marker whose type has no sample.
+fn bind_samples(prepared: &PreparedStatement) -> Result<Vec<Option<CqlValue>>, String> {
+    prepared
+        .get_variable_col_specs()
+        .iter()
+        .map(|spec| {
+            sample(spec.typ())
+                .map(Some)
+                .ok_or_else(|| format!("no sample for marker {}: {:?}", spec.name(), spec.typ()))
+        })
+        .collect()
+}
+
+/// The bind markers' names and types, for a failure message.
+fn marker_types(prepared: &PreparedStatement) -> String {
+    prepared
+        .get_variable_col_specs()
+        .iter()
+        .map(|spec| format!("{}: {:?}", spec.name(), spec.typ()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 async fn check(label: &str, args: &[&str]) {
@@ -135,17 +172,31 @@ async fn check(label: &str, args: &[&str]) {
         }
     }
     assert!(!statements.is_empty());
+    // Every statement runs as the prepared statement itself (what an application would send),
+    // with values typed from the server's metadata for each marker: no text substitution, so
+    // every marker shape (`IN ?`, `LIMIT ?`, counter deltas) is bound the way the driver binds it.
+    let mut markers = 0;
     for (cql, t) in &statements {
-        session
+        let prepared = session
             .prepare(cql.as_str())
             .await
             .unwrap_or_else(|e| panic!("{label}: prepare: {e}\n{cql}"));
-        let literal = bind_samples(cql, t);
+        let values =
+            bind_samples(&prepared).unwrap_or_else(|e| panic!("{label}: bind: {e}\n{cql}"));
+        markers += values.len();
         session
-            .query_unpaged(literal.as_str(), &[])
+            .execute_unpaged(&prepared, &values)
             .await
-            .unwrap_or_else(|e| panic!("{label}: run: {e}\n{literal}"));
+            .unwrap_or_else(|e| {
+                panic!(
+                    "{label}: run on {}: {e}\n{cql}\nmarkers: {}\nvalues: {values:?}",
+                    t.name,
+                    marker_types(&prepared)
+                )
+            });
     }
+    // The plan's statements take their keys as markers, so some values were really bound.
+    assert!(markers > 0, "{label}: no statement has a bind marker");
     ks.cleanup().await.unwrap_or_else(|e| panic!("{e}"));
 }
 
