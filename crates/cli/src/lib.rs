@@ -11,10 +11,23 @@ use std::process::ExitCode;
 /// Exit code: the input could not be used (missing file, nothing found).
 pub const EXIT_UNUSABLE_INPUT: u8 = 2;
 
-/// remodel: from a Postgres schema and the queries an application really runs, to a query-first
-/// Cassandra/ScyllaDB design, a reviewed plan, a lossless backfill and a report.
+/// The command line as clap sees it.
 #[derive(Debug, Parser)]
-#[command(name = "remodel", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "remodel",
+    version,
+    about = "From a Postgres schema and the queries an application really runs to a query-first \
+             Cassandra/ScyllaDB design",
+    long_about = "From a Postgres schema and the queries an application really runs to a query-first \
+                  Cassandra/ScyllaDB design.\n\n\
+                  Each subcommand runs the pipeline up to one stage: `schema` (DDL front end), \
+                  `workload` (query files and logs), `analyze` (access patterns, embed or reference), \
+                  `plan` (tables, keys, query mapping, write paths; writes plan.json and schema.cql). \
+                  No database is needed for any of them.\n\n\
+                  Exit codes: 0 done (diagnostics may have been printed), 2 unusable input.",
+    after_help = "Start with: remodel plan examples/rideshare --out out/rideshare",
+    propagate_version = true
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
