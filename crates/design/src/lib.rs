@@ -8,6 +8,7 @@
 //! ([`sizing`]), the query mapping ([`queries`]) and the write paths ([`writes`]).
 
 pub mod cql;
+pub mod embed;
 pub mod keys;
 pub mod naming;
 pub mod queries;
@@ -123,6 +124,9 @@ enum Served {
     Table(usize, Box<shape::Shape>, keys::KeyPlan),
     /// Cannot be designed: the reason.
     Unservable(String),
+    /// Served from the parent's row in table `usize`, whose collection embeds the children
+    /// (embedding `usize`).
+    Embedded(usize, usize),
 }
 
 fn diag(p: &AccessPattern, severity: Severity, message: String) -> Diagnostic {
@@ -170,11 +174,35 @@ pub fn design(
     let mut diagnostics = Vec::new();
     let mut builds: Vec<TableBuild> = Vec::new();
     let mut served: Vec<(usize, Served)> = Vec::new();
+    let embeds = embed::collect(schema, relationships);
+    // (table, embedding) pairs: the parent tables that hold an embedded collection.
+    let mut hosts: Vec<(usize, usize)> = Vec::new();
 
     // 1. One table per read pattern, merged into an existing one where it serves it.
     for (pi, p) in workload.patterns.iter().enumerate() {
         if p.kind != StatementKind::Select {
             continue;
+        }
+        // A read of a parent with its embedded children is a read of the parent's row.
+        if let Some(ei) = embed::read_of(p, &embeds) {
+            if let Some(idx) = ensure_primary_lookup(schema, &mut builds, &embeds[ei].parent) {
+                let parent_cols: Vec<remodel_model::ColumnRef> = p
+                    .analysis
+                    .projection
+                    .iter()
+                    .filter(|c| c.table.eq_ignore_ascii_case(&embeds[ei].parent))
+                    .filter_map(|c| shape::canonical(schema, c))
+                    .collect();
+                builds[idx].add_needed(&parent_cols, &[]);
+                if !builds[idx].serves.contains(&p.id) {
+                    builds[idx].serves.push(p.id.clone());
+                }
+                if !hosts.contains(&(idx, ei)) {
+                    hosts.push((idx, ei));
+                }
+                served.push((pi, Served::Embedded(idx, ei)));
+                continue;
+            }
         }
         let shape = match shape::derive(schema, p, relationships) {
             Ok(s) => s,
@@ -276,6 +304,14 @@ pub fn design(
                 buckets: None,
                 notes: Vec::new(),
             }),
+            Served::Embedded(idx, ei) => {
+                queries.push(embed::query_mapping(
+                    &config.keyspace,
+                    p,
+                    &builds[*idx],
+                    &embeds[*ei],
+                ));
+            }
             Served::Table(idx, shape, key) => {
                 let t = &builds[*idx];
                 let lookups: Vec<queries::LookupRead<'_>> = shape
@@ -307,7 +343,8 @@ pub fn design(
     // 4. Write paths.
     let mut write_paths = Vec::new();
     for p in workload.patterns.iter().filter(|p| p.kind.is_write()) {
-        let (w, _) = writes::plan(schema, &config.keyspace, p, &builds, &sizer);
+        let (mut w, _) = writes::plan(schema, &config.keyspace, p, &builds, &sizer);
+        embed_write(&mut w, schema, config, p, &embeds, &hosts, &builds);
         if w.targets.is_empty() {
             diagnostics.push(diag(
                 p,
@@ -322,15 +359,26 @@ pub fn design(
 
     // 5. The tables of the model, with estimates and warnings.
     let mut out_tables = Vec::new();
-    for b in &builds {
+    let mut user_types: Vec<remodel_model::UserType> = Vec::new();
+    for (bi, b) in builds.iter().enumerate() {
         let (estimates, warnings) = sizer.estimate(b);
+        let mut columns = b.design_columns();
+        let mut extra = Vec::new();
+        for (_, ei) in hosts.iter().filter(|(h, _)| *h == bi) {
+            let e = &embeds[*ei];
+            columns.push(embed::column(e));
+            extra.push(embed::source_parts(schema, e, "t0"));
+            if !user_types.iter().any(|u| u.name == e.udt.name) {
+                user_types.push(e.udt.clone());
+            }
+        }
         out_tables.push(DesignTable {
             name: b.name.clone(),
             partition_key: b.partition_key(),
             clustering: b.clustering_key(),
-            columns: b.design_columns(),
+            columns,
             serves: b.serves.clone(),
-            source_sql: tables::source_sql(schema, b),
+            source_sql: tables::source_sql_with(schema, b, &extra),
             estimates,
             warnings,
         });
@@ -342,7 +390,7 @@ pub fn design(
             replication: config.replication.clone(),
         },
         tables: out_tables,
-        types: Vec::new(),
+        types: user_types,
         queries,
         writes: write_paths,
         suggestions,
@@ -350,6 +398,55 @@ pub fn design(
     DesignOutput {
         design,
         diagnostics,
+    }
+}
+
+/// Adds to a write path the collection writes of an embedded child: the parent tables holding
+/// its collection are updated (append for an INSERT, rewrite after a read for UPDATE/DELETE).
+fn embed_write(
+    w: &mut remodel_model::WritePath,
+    schema: &Schema,
+    config: &DesignConfig,
+    p: &AccessPattern,
+    embeds: &[embed::Embedding],
+    hosts: &[(usize, usize)],
+    builds: &[TableBuild],
+) {
+    let Some(info) = &p.analysis.write else {
+        return;
+    };
+    let Some(child) = schema.table(&info.table) else {
+        return;
+    };
+    for (ei, e) in embeds.iter().enumerate() {
+        if e.child != child.name {
+            continue;
+        }
+        let tables: Vec<&TableBuild> = hosts
+            .iter()
+            .filter(|(_, x)| *x == ei)
+            .map(|(h, _)| &builds[*h])
+            .collect();
+        if tables.is_empty() {
+            continue;
+        }
+        let had_targets = !w.targets.is_empty();
+        let (targets, reads, note) = embed::write(&config.keyspace, p, e, &tables);
+        let entry_bytes: f64 = e
+            .fields
+            .iter()
+            .filter_map(|f| child.column(f))
+            .map(|c| types::default_width(&c.sql_type))
+            .sum();
+        // One entry per statement, plus 16 bytes for the map key and cell overhead.
+        w.batch_bytes += (entry_bytes.ceil() as u64 + 16) * targets.len() as u64;
+        w.fits_batch = w.batch_bytes <= config.thresholds.batch_warn_bytes;
+        w.targets.extend(targets);
+        w.read_before_write.extend(reads);
+        w.note = match (had_targets, w.note.take()) {
+            (true, Some(n)) => Some(format!("{n}; {note}")),
+            _ => Some(note),
+        };
     }
 }
 

@@ -482,6 +482,12 @@ pub fn name_tables(schema: &Schema, tables: &mut [TableBuild]) {
 
 /// The Postgres SELECT whose rows fill the table (read by the backfill).
 pub fn source_sql(schema: &Schema, t: &TableBuild) -> String {
+    source_sql_with(schema, t, &[])
+}
+
+/// [`source_sql`] with extra (SELECT item, join) pairs appended after the root's own joins; the
+/// joins may refer to the root as `t0` (embedded collections built by a LATERAL aggregate).
+pub fn source_sql_with(schema: &Schema, t: &TableBuild, extra: &[(String, String)]) -> String {
     let Some(root) = schema.table(&t.root) else {
         return String::new();
     };
@@ -585,6 +591,10 @@ pub fn source_sql(schema: &Schema, t: &TableBuild) -> String {
         } else {
             select.push(format!("{expr} AS {}", naming::pg_quote(name)));
         }
+    }
+    for (item, join) in extra {
+        select.push(item.clone());
+        joins.push(join.clone());
     }
     let mut sql = format!("SELECT {} FROM {} t0", select.join(", "), qual(&root.name));
     for j in joins {

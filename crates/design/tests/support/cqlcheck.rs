@@ -96,6 +96,9 @@ fn lex(src: &str) -> Result<Vec<Tok>, String> {
                 out.push(Tok::Op(c.to_string()));
                 i += 1;
             }
+        } else if c == '+' {
+            out.push(Tok::Op("+".into()));
+            i += 1;
         } else if "(),;.=*?{}:".contains(c) {
             out.push(Tok::Sym(c));
             i += 1;
@@ -279,10 +282,21 @@ impl<'a> P<'a> {
     }
     fn cql_type(&mut self, cat: &Catalog) -> Result<String, String> {
         let name = self.ident()?;
+        // Cassandra rejects a non-frozen user type inside a collection.
+        let bare_udt = |t: &str| {
+            if cat.types.iter().any(|u| u == t) {
+                Err(format!("user type `{t}` in a collection must be frozen"))
+            } else {
+                Ok(())
+            }
+        };
         if matches!(name.as_str(), "list" | "set" | "frozen") {
             self.expect_op("<")?;
             let inner = self.cql_type(cat)?;
             self.expect_op(">")?;
+            if name != "frozen" {
+                bare_udt(&inner)?;
+            }
             return Ok(format!("{name}<{inner}>"));
         }
         if name == "map" {
@@ -291,6 +305,8 @@ impl<'a> P<'a> {
             self.expect_sym(',')?;
             let v = self.cql_type(cat)?;
             self.expect_op(">")?;
+            bare_udt(&k)?;
+            bare_udt(&v)?;
             return Ok(format!("map<{k}, {v}>"));
         }
         if TYPES.contains(&name.as_str()) || cat.types.contains(&name) {
@@ -575,6 +591,16 @@ impl Catalog {
                 let c = p.ident()?;
                 self.col(def, &c)?;
                 p.expect_sym('=')?;
+                // `c = c + ?`: an append to a non-frozen collection column.
+                if matches!(p.peek(), Some(Tok::Ident(x)) if *x == c) {
+                    p.i += 1;
+                    p.expect_op("+")?;
+                    let ty = def.columns.get(&c).map(String::as_str).unwrap_or("");
+                    let collection = ["list<", "set<", "map<"].iter().any(|k| ty.starts_with(k));
+                    if !collection {
+                        return Err(format!("`{c} = {c} + ?` on a non-collection column"));
+                    }
+                }
                 p.expect_sym('?')?;
                 set.push(c);
                 if !p.sym(',') {

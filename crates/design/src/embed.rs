@@ -1,0 +1,432 @@
+//! Bounded one-to-many data embedded in the parent's rows: a collection of a frozen user type.
+//!
+//! The analyzer decides `Embed` for a one-to-many relationship when the parent's reads also read
+//! its few, bounded children. The designer then stores the children in a collection column of the
+//! parent's table and serves those reads from the parent's one partition.
+//!
+//! Collection rule: a `map<child key, frozen<entry>>` when the child's primary key is its FK to the
+//! parent plus exactly one column of its own (a map put is idempotent, so an INSERT retried after
+//! a timeout does not duplicate the entry); otherwise a `list<frozen<entry>>` (an append, which is
+//! not idempotent on retry). The entry type holds the child's columns except the FK.
+
+use crate::naming;
+use crate::tables::TableBuild;
+use crate::types;
+use remodel_model::{
+    AccessPattern, Cardinality, ColumnRef, Decision, DesignColumn, EqualityOp, ReadBeforeWrite,
+    Relationship, Schema, StatementKind, UserType, WriteTarget,
+};
+
+/// One embedded one-to-many relationship.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Embedding {
+    /// Parent (one side) table.
+    pub parent: String,
+    /// Child (many side) table.
+    pub child: String,
+    /// Child FK columns, in the order of `parent_key`.
+    pub fk: Vec<String>,
+    /// The parent columns the FK references (the parent's primary key).
+    pub parent_key: Vec<String>,
+    /// Collection column name in the parent's table (`addresses`).
+    pub column: String,
+    /// The entry type (`address_entry`).
+    pub udt: UserType,
+    /// The map key (child column and CQL type) for the map form; `None` for a list.
+    pub map_key: Option<(String, String)>,
+    /// Child columns stored in each entry, in the UDT's field order.
+    pub fields: Vec<String>,
+}
+
+impl Embedding {
+    /// The CQL type of the collection column.
+    pub fn cql_type(&self) -> String {
+        match &self.map_key {
+            Some((_, kt)) => format!("map<{kt}, frozen<{}>>", naming::quote(&self.udt.name)),
+            None => format!("list<frozen<{}>>", naming::quote(&self.udt.name)),
+        }
+    }
+}
+
+/// The embeddings the relationships decide: one per one-to-many `Embed` whose FK references the
+/// parent's whole primary key.
+pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding> {
+    let mut out: Vec<Embedding> = Vec::new();
+    for r in relationships {
+        if r.decision != Decision::Embed || r.cardinality != Cardinality::OneToMany {
+            continue;
+        }
+        let (Some(parent), Some(child)) = (schema.table(&r.from), schema.table(&r.to)) else {
+            continue;
+        };
+        let Some(fk) = child.foreign_keys.iter().find(|fk| {
+            schema
+                .table(&fk.ref_table)
+                .is_some_and(|t| t.name == parent.name)
+                && fk.columns.len() == r.columns.len()
+                && fk
+                    .columns
+                    .iter()
+                    .zip(&r.columns)
+                    .all(|(a, b)| a.eq_ignore_ascii_case(b))
+        }) else {
+            continue;
+        };
+        // The parent's rows are found by its primary key: the FK must reference exactly it.
+        let refs_pk = !parent.primary_key.is_empty()
+            && fk.ref_columns.len() == parent.primary_key.len()
+            && parent
+                .primary_key
+                .iter()
+                .all(|k| fk.ref_columns.iter().any(|c| c.eq_ignore_ascii_case(k)));
+        if !refs_pk || out.iter().any(|e| e.child == child.name) {
+            continue;
+        }
+        let is_fk = |c: &str| fk.columns.iter().any(|f| f.eq_ignore_ascii_case(c));
+        let fields: Vec<String> = child
+            .columns
+            .iter()
+            .filter(|c| !is_fk(&c.name))
+            .map(|c| c.name.clone())
+            .collect();
+        if fields.is_empty() {
+            continue;
+        }
+        let own_key: Vec<&String> = child.primary_key.iter().filter(|k| !is_fk(k)).collect();
+        let fk_in_key = fk
+            .columns
+            .iter()
+            .all(|f| child.primary_key.iter().any(|k| k.eq_ignore_ascii_case(f)));
+        let map_key = match (own_key.as_slice(), fk_in_key) {
+            ([k], true) => child
+                .column(k)
+                .map(|c| (c.name.clone(), types::cql_type(&c.sql_type, schema))),
+            _ => None,
+        };
+        let prefix = format!("{}_", naming::singular(&parent.name));
+        let lower = child.name.to_ascii_lowercase();
+        let stem = lower
+            .strip_prefix(&prefix)
+            .filter(|s| !s.is_empty())
+            .unwrap_or(&lower);
+        let mut column = naming::sanitize(stem);
+        if parent.column(&column).is_some() {
+            column = format!("{column}_entries");
+        }
+        let udt_fields = child
+            .columns
+            .iter()
+            .filter(|c| !is_fk(&c.name))
+            .map(|c| {
+                let t = types::cql_type(&c.sql_type, schema);
+                (naming::sanitize(&c.name), types::frozen_if_collection(&t))
+            })
+            .collect();
+        let parent_key: Vec<String> = fk.ref_columns.clone();
+        out.push(Embedding {
+            parent: parent.name.clone(),
+            child: child.name.clone(),
+            fk: fk.columns.clone(),
+            parent_key,
+            udt: UserType {
+                name: naming::fit_length(&format!("{}_entry", naming::singular(&column))),
+                fields: udt_fields,
+            },
+            column,
+            map_key,
+            fields,
+        });
+    }
+    out
+}
+
+fn same(a: &str, b: &str) -> bool {
+    a.eq_ignore_ascii_case(b)
+}
+
+/// The embedding a read is served by: a plain read of exactly the parent and its embedded child
+/// (no aggregate) that binds the parent's whole key by equality, on the parent's or the FK columns.
+pub fn read_of(p: &AccessPattern, embeds: &[Embedding]) -> Option<usize> {
+    if p.kind != StatementKind::Select {
+        return None;
+    }
+    let a = &p.analysis;
+    if !a.aggregates.is_empty() || !a.group_by.is_empty() || a.tables.len() != 2 {
+        return None;
+    }
+    embeds.iter().position(|e| {
+        let has = |t: &str| a.tables.iter().any(|x| same(x, t));
+        has(&e.parent)
+            && has(&e.child)
+            && e.parent_key.iter().zip(&e.fk).all(|(pk, fk)| {
+                a.equality.iter().any(|q| {
+                    q.op == EqualityOp::Eq
+                        && ((same(&q.column.table, &e.parent) && same(&q.column.column, pk))
+                            || (same(&q.column.table, &e.child) && same(&q.column.column, fk)))
+                })
+            })
+    })
+}
+
+/// The WHERE clause of the host table's partition (`id = ?`), from its key columns' sources.
+fn key_where(host: &TableBuild) -> Vec<String> {
+    let cols = host.design_columns();
+    host.partition_key()
+        .iter()
+        .chain(host.clustering_key().iter())
+        .map(|k| {
+            let name = cols
+                .iter()
+                .find(|c| c.name == k.column)
+                .map(|c| c.name.as_str())
+                .unwrap_or(&k.column);
+            format!("{} = ?", naming::quote(name))
+        })
+        .collect()
+}
+
+/// The query mapping of a read served from the parent's row: its projected parent columns and the
+/// collection, one partition.
+pub fn query_mapping(
+    keyspace: &str,
+    p: &AccessPattern,
+    host: &TableBuild,
+    e: &Embedding,
+) -> remodel_model::QueryMapping {
+    let mut select: Vec<String> = Vec::new();
+    let mut child_cols: Vec<String> = Vec::new();
+    for c in &p.analysis.projection {
+        if same(&c.table, &e.child) {
+            if !child_cols.contains(&c.column) {
+                child_cols.push(c.column.clone());
+            }
+            continue;
+        }
+        let src = ColumnRef::new(e.parent.clone(), c.column.clone());
+        let name = host.col_name(&src).map(str::to_string).or_else(|| {
+            host.design_columns()
+                .iter()
+                .find(|d| {
+                    d.source
+                        .as_ref()
+                        .is_some_and(|s| same(&s.column, &c.column))
+                })
+                .map(|d| d.name.clone())
+        });
+        if let Some(n) = name {
+            let q = naming::quote(&n);
+            if !select.contains(&q) {
+                select.push(q);
+            }
+        }
+    }
+    select.push(naming::quote(&e.column));
+    let cql = format!(
+        "SELECT {} FROM {}.{} WHERE {}",
+        select.join(", "),
+        naming::quote(keyspace),
+        naming::quote(&host.name),
+        key_where(host).join(" AND ")
+    );
+    let form = match &e.map_key {
+        Some((k, _)) => format!("a map keyed by {k}"),
+        None => "a list".to_string(),
+    };
+    let mut notes = vec![format!(
+        "the {} rows are embedded in the {} row as `{}` ({form} of {}): the client reads {} from its entries; a {} row without {} rows is returned with an empty collection, where the SQL inner join returns no row",
+        e.child,
+        e.parent,
+        e.column,
+        e.udt.name,
+        if child_cols.is_empty() { "nothing".to_string() } else { child_cols.join(", ") },
+        e.parent,
+        e.child
+    )];
+    let a = &p.analysis;
+    if !a.order_by.is_empty() || a.limit.is_some() || !a.ranges.is_empty() {
+        notes.push(format!(
+            "ORDER BY, LIMIT and range filters on the {} entries are applied on the client (the collection is small by the analyzer's bound)",
+            e.child
+        ));
+    }
+    remodel_model::QueryMapping {
+        pattern: p.id.clone(),
+        table: Some(host.name.clone()),
+        cql: Some(cql),
+        single_partition: true,
+        reason: None,
+        buckets: None,
+        notes,
+    }
+}
+
+/// The collection column added to a host table.
+pub fn column(e: &Embedding) -> DesignColumn {
+    DesignColumn {
+        name: e.column.clone(),
+        cql_type: e.cql_type(),
+        source: None,
+        is_static: false,
+    }
+}
+
+/// The SELECT item and LATERAL join that build the collection in Postgres for the backfill,
+/// given the parent's alias (`t0`). The children are aggregated per parent with `json_object_agg`
+/// (map form: `{key: entry}`) or `json_agg` (list form, in child-key order), each entry a
+/// `json_build_object` with the UDT's field names, so the backfill decodes the JSON straight into
+/// the collection; a parent without children gets NULL (an empty collection).
+pub fn source_parts(schema: &Schema, e: &Embedding, parent_alias: &str) -> (String, String) {
+    let alias = "e0";
+    let c = "c";
+    let fields: Vec<String> = e
+        .fields
+        .iter()
+        .map(|f| {
+            format!(
+                "'{}', {c}.{}",
+                naming::sanitize(f).replace('\'', "''"),
+                naming::pg_quote(f)
+            )
+        })
+        .collect();
+    let entry = format!("json_build_object({})", fields.join(", "));
+    let child = schema.table(&e.child);
+    let agg = match &e.map_key {
+        Some((k, _)) => format!("json_object_agg({c}.{}, {entry})", naming::pg_quote(k)),
+        None => {
+            let order: Vec<String> = child
+                .map(|t| {
+                    t.primary_key
+                        .iter()
+                        .map(|k| format!("{c}.{}", naming::pg_quote(k)))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if order.is_empty() {
+                format!("json_agg({entry})")
+            } else {
+                format!("json_agg({entry} ORDER BY {})", order.join(", "))
+            }
+        }
+    };
+    let qual = child
+        .map(|t| match &t.schema {
+            Some(s) => format!("{}.{}", naming::pg_quote(s), naming::pg_quote(&t.name)),
+            None => naming::pg_quote(&t.name),
+        })
+        .unwrap_or_else(|| naming::pg_quote(&e.child));
+    let on: Vec<String> =
+        e.fk.iter()
+            .zip(&e.parent_key)
+            .map(|(f, k)| {
+                format!(
+                    "{c}.{} = {parent_alias}.{}",
+                    naming::pg_quote(f),
+                    naming::pg_quote(k)
+                )
+            })
+            .collect();
+    let col = naming::pg_quote(&e.column);
+    (
+        format!("{alias}.{col}"),
+        format!(
+            "LEFT JOIN LATERAL (SELECT {agg} AS {col} FROM {qual} {c} WHERE {}) {alias} ON true",
+            on.join(" AND ")
+        ),
+    )
+}
+
+/// The write targets and reads before write of a write to an embedded child, on each host table.
+pub fn write(
+    keyspace: &str,
+    p: &AccessPattern,
+    e: &Embedding,
+    hosts: &[&TableBuild],
+) -> (Vec<WriteTarget>, Vec<ReadBeforeWrite>, String) {
+    let mut targets = Vec::new();
+    let mut reads = Vec::new();
+    let Some(w) = &p.analysis.write else {
+        return (targets, reads, String::new());
+    };
+    let col = naming::quote(&e.column);
+    let knows_parent = |cols: &[String]| e.fk.iter().all(|f| cols.iter().any(|c| same(c, f)));
+    let note;
+    if p.kind == StatementKind::Insert {
+        for h in hosts {
+            targets.push(WriteTarget {
+                table: h.name.clone(),
+                cql: format!(
+                    "UPDATE {}.{} SET {col} = {col} + ? WHERE {}",
+                    naming::quote(keyspace),
+                    naming::quote(&h.name),
+                    key_where(h).join(" AND ")
+                ),
+            });
+        }
+        note = match &e.map_key {
+            Some((k, _)) => format!(
+                "the {} row is added to the `{}` map of its {} row (bind a one-entry map {{{k}: {}}}); a map put is idempotent, so a retried INSERT does not duplicate it",
+                e.child, e.column, e.parent, e.udt.name
+            ),
+            None => format!(
+                "the {} row is appended to the `{}` list of its {} row (bind a one-element list of {}); a list append is not idempotent: a retry after a timeout can add it twice",
+                e.child, e.column, e.parent, e.udt.name
+            ),
+        };
+        if !knows_parent(&w.columns_written) {
+            return (
+                Vec::new(),
+                reads,
+                format!(
+                    "the INSERT does not give {} ({}), so the {} row whose `{}` it extends is unknown",
+                    e.fk.join(", "),
+                    e.child,
+                    e.parent,
+                    e.column
+                ),
+            );
+        }
+    } else {
+        for h in hosts {
+            reads.push(ReadBeforeWrite {
+                table: h.name.clone(),
+                columns: vec![e.column.clone()],
+                for_tables: vec![h.name.clone()],
+                note: Some(format!(
+                    "the whole `{}` collection: change the {} entries on the client, then write it back",
+                    e.column, e.child
+                )),
+            });
+            targets.push(WriteTarget {
+                table: h.name.clone(),
+                cql: format!(
+                    "UPDATE {}.{} SET {col} = ? WHERE {}",
+                    naming::quote(keyspace),
+                    naming::quote(&h.name),
+                    key_where(h).join(" AND ")
+                ),
+            });
+        }
+        let mut n = format!(
+            "{} of {} rows rewrites the `{}` collection of their {} row after reading it (read-before-write; concurrent writers to one {} row can lose an update)",
+            if p.kind == StatementKind::Delete {
+                "a DELETE"
+            } else {
+                "an UPDATE"
+            },
+            e.child,
+            e.column,
+            e.parent,
+            e.parent
+        );
+        if !knows_parent(&w.key_columns) {
+            n.push_str(&format!(
+                "; the statement does not bind {}, so the {} key must be found first",
+                e.fk.join(", "),
+                e.parent
+            ));
+        }
+        note = n;
+    }
+    (targets, reads, note)
+}
