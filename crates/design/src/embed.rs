@@ -36,6 +36,10 @@ pub struct Embedding {
     pub map_key: Option<(String, String)>,
     /// Child columns stored in each entry, in the UDT's field order.
     pub fields: Vec<String>,
+    /// Children per parent as the analyzer measured or was told (1 when it gave none).
+    pub fanout: f64,
+    /// Declared bytes of one entry (the child's non-FK column widths, without statistics).
+    pub entry_bytes: f64,
 }
 
 impl Embedding {
@@ -123,6 +127,12 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
             })
             .collect();
         let parent_key: Vec<String> = fk.ref_columns.clone();
+        let entry_bytes = child
+            .columns
+            .iter()
+            .filter(|c| !is_fk(&c.name))
+            .map(|c| types::default_width(&c.sql_type))
+            .sum();
         out.push(Embedding {
             parent: parent.name.clone(),
             child: child.name.clone(),
@@ -135,6 +145,12 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
             column,
             map_key,
             fields,
+            fanout: r
+                .rationale
+                .fanout
+                .filter(|f| f.is_finite() && *f > 0.0)
+                .unwrap_or(1.0),
+            entry_bytes,
         });
     }
     out

@@ -361,12 +361,20 @@ pub fn design(
     let mut out_tables = Vec::new();
     let mut user_types: Vec<remodel_model::UserType> = Vec::new();
     for (bi, b) in builds.iter().enumerate() {
-        let (estimates, warnings) = sizer.estimate(b);
+        let (mut estimates, warnings) = sizer.estimate(b);
         let mut columns = b.design_columns();
         let mut extra = Vec::new();
         for (_, ei) in hosts.iter().filter(|(h, _)| *h == bi) {
             let e = &embeds[*ei];
             columns.push(embed::column(e));
+            // Each row carries its children: fan-out × entry bytes more per row.
+            let per_row = e.fanout * e.entry_bytes;
+            estimates.bytes_per_partition_avg = (estimates.bytes_per_partition_avg
+                + estimates.rows_per_partition_avg * per_row)
+                .round();
+            estimates.bytes_per_partition_max = (estimates.bytes_per_partition_max
+                + estimates.rows_per_partition_max * per_row)
+                .round();
             extra.push(embed::source_parts(schema, e, "t0"));
             if !user_types.iter().any(|u| u.name == e.udt.name) {
                 user_types.push(e.udt.clone());
@@ -432,12 +440,7 @@ fn embed_write(
         }
         let had_targets = !w.targets.is_empty();
         let (targets, reads, note) = embed::write(&config.keyspace, p, e, &tables);
-        let entry_bytes: f64 = e
-            .fields
-            .iter()
-            .filter_map(|f| child.column(f))
-            .map(|c| types::default_width(&c.sql_type))
-            .sum();
+        let entry_bytes = e.entry_bytes;
         // One entry per statement, plus 16 bytes for the map key and cell overhead.
         w.batch_bytes += (entry_bytes.ceil() as u64 + 16) * targets.len() as u64;
         w.fits_batch = w.batch_bytes <= config.thresholds.batch_warn_bytes;

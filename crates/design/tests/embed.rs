@@ -65,6 +65,14 @@ fn bounded_children_read_with_their_parent_become_a_map_of_a_frozen_udt() {
          'city', c.city)) AS addresses FROM customer_addresses c WHERE c.customer_id = t0.id) e0 ON true"
     );
 
+    // Each customer row carries its 2.5 addresses of three text columns.
+    let entry = 3.0 * remodel_design::types::default_width("text");
+    assert!(
+        t.estimates.bytes_per_partition_avg >= 2.5 * entry,
+        "{:?}",
+        t.estimates
+    );
+
     // The join is one partition of the parent's table, the collection projected.
     let q1 = d.queries.iter().find(|q| q.pattern == "q1").expect("q1");
     assert!(q1.single_partition);
