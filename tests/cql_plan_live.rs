@@ -249,3 +249,9 @@ async fn smallbank_plan_runs_on_cassandra() {
 async fn auctionmark_plan_runs_on_cassandra() {
     check_corpus("auctionmark").await;
 }
+
+#[tokio::test]
+async fn embedded_children_plan_runs_on_cassandra() {
+    // The UDT, the frozen map column and the collection append of a one-to-few embed.
+    check("plan_embed", &["fixtures/plan/embed_one_to_few"]).await;
+}
