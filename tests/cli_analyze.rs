@@ -1,19 +1,9 @@
 //! End-to-end: the `remodel analyze` binary on the rideshare example.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn remodel(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_remodel"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the remodel binary runs")
-}
+use std::path::PathBuf;
+use support::{remodel, root};
 
 const SCHEMA: &str = "examples/rideshare/schema.sql";
 const QUERIES: &str = "examples/rideshare/queries.sql";

@@ -2,13 +2,10 @@
 
 use remodel_model::Plan;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_remodel"));
-    c.current_dir(env!("CARGO_MANIFEST_DIR"));
-    c
-}
+mod support;
+
+use support::command as bin;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("remodel-cli-plan-{}-{name}", std::process::id()));

@@ -1,23 +1,8 @@
 //! End-to-end tests of `remodel schema`: the real binary on real inputs, its output and exit codes.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn remodel(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_remodel"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the remodel binary runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use support::{remodel, root, text};
 
 #[test]
 fn rideshare_summary_exits_0() {
@@ -102,7 +87,7 @@ fn no_table_exits_2() {
             "remodel: error: no table found",
         ),
     ] {
-        assert!(Path::new(&root()).join(file).exists(), "{file}");
+        assert!(root().join(file).exists(), "{file}");
         let out = remodel(&["schema", file]);
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{file}: {stderr}");

@@ -3,6 +3,8 @@
 //! runs as that prepared statement, with a typed sample value bound to each marker. Needs
 //! `REMODEL_CQL_URL` (`eval "$(scripts/db env)"`).
 
+mod support;
+
 use remodel_model::{DesignTable, Plan};
 use remodel_testdb::scylla::frame::response::result::{CollectionType, ColumnType, NativeType};
 use remodel_testdb::scylla::statement::prepared::PreparedStatement;
@@ -13,13 +15,11 @@ use remodel_testdb::scylla::value::{
 use remodel_testdb::CqlKeyspace;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::PathBuf;
-use std::process::Command;
 
 /// Runs `remodel plan` into a scratch folder with the test keyspace's name; returns the plan and CQL.
 fn plan(args: &[&str], keyspace: &str, label: &str) -> (Plan, String) {
     let out = std::env::temp_dir().join(format!("remodel-live-{}-{label}", std::process::id()));
-    let run = Command::new(env!("CARGO_BIN_EXE_remodel"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+    let run = support::command()
         .arg("plan")
         .args(args)
         .args(["--keyspace", keyspace, "--out"])
