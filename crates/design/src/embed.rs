@@ -185,20 +185,13 @@ pub fn read_of(p: &AccessPattern, embeds: &[Embedding]) -> Option<usize> {
 }
 
 /// The WHERE clause of the host table's partition (`id = ?`), from its key columns' sources.
-fn key_where(host: &TableBuild) -> Vec<String> {
-    let cols = host.design_columns();
+fn key_where(host: &TableBuild) -> String {
     host.partition_key()
         .iter()
         .chain(host.clustering_key().iter())
-        .map(|k| {
-            let name = cols
-                .iter()
-                .find(|c| c.name == k.column)
-                .map(|c| c.name.as_str())
-                .unwrap_or(&k.column);
-            format!("{} = ?", naming::quote(name))
-        })
-        .collect()
+        .map(|k| format!("{} = ?", naming::quote(&k.column)))
+        .collect::<Vec<_>>()
+        .join(" AND ")
 }
 
 /// The query mapping of a read served from the parent's row: its projected parent columns and the
@@ -242,7 +235,7 @@ pub fn query_mapping(
         select.join(", "),
         naming::quote(keyspace),
         naming::quote(&host.name),
-        key_where(host).join(" AND ")
+        key_where(host)
     );
     let form = match &e.map_key {
         Some((k, _)) => format!("a map keyed by {k}"),
@@ -375,7 +368,7 @@ pub fn write(
                     "UPDATE {}.{} SET {col} = {col} + ? WHERE {}",
                     naming::quote(keyspace),
                     naming::quote(&h.name),
-                    key_where(h).join(" AND ")
+                    key_where(h)
                 ),
             });
         }
@@ -415,11 +408,11 @@ pub fn write(
             });
             targets.push(WriteTarget {
                 table: h.name.clone(),
-                cql: format!(
-                    "UPDATE {}.{} SET {col} = ? WHERE {}",
-                    naming::quote(keyspace),
-                    naming::quote(&h.name),
-                    key_where(h).join(" AND ")
+                cql: crate::writes::update_cql(
+                    &naming::quote(keyspace),
+                    h,
+                    std::slice::from_ref(&e.column),
+                    &key_where(h),
                 ),
             });
         }

@@ -122,7 +122,7 @@ fn delete_cql(ks: &str, t: &TableBuild, where_key: &str) -> String {
 }
 
 /// An UPDATE of `cols` of `t` in the rows `where_key` selects.
-fn update_cql(ks: &str, t: &TableBuild, cols: &[String], where_key: &str) -> String {
+pub(crate) fn update_cql(ks: &str, t: &TableBuild, cols: &[String], where_key: &str) -> String {
     let sets: Vec<String> = cols.iter().map(|c| format!("{} = ?", quote(c))).collect();
     format!(
         "UPDATE {ks}.{} SET {} WHERE {where_key}",
