@@ -25,6 +25,13 @@ pub struct AnalyzeConfig {
     pub min_join_evidence: usize,
     /// Infer foreign keys from `<entity>_id` / `<pk name>` column naming against primary keys. Default true.
     pub infer_fk_from_naming: bool,
+    /// A statement run fewer times than this is a one-off (a data load, a migration step) when it
+    /// also carries less than `one_off_share` of the workload's calls: it shapes no table and no
+    /// write path. Default 2.
+    pub min_calls: u64,
+    /// The share (0..1) of all calls under which a statement below `min_calls` is a one-off.
+    /// Default 0.001 (0.1%), so a query file without call counts keeps every statement.
+    pub one_off_share: f64,
 }
 
 impl Default for AnalyzeConfig {
@@ -37,6 +44,8 @@ impl Default for AnalyzeConfig {
             infer_fk_from_joins: true,
             min_join_evidence: 1,
             infer_fk_from_naming: true,
+            min_calls: 2,
+            one_off_share: 0.001,
         }
     }
 }
@@ -77,6 +86,12 @@ impl AnalyzeConfig {
 
     /// Checks that every threshold is in range.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if !(0.0..=1.0).contains(&self.one_off_share) {
+            return Err(ConfigError::Range(format!(
+                "one_off_share must be between 0 and 1, not {}",
+                self.one_off_share
+            )));
+        }
         if !(0.0..=1.0).contains(&self.min_co_access_share) {
             return Err(ConfigError::Range(format!(
                 "min_co_access_share must be between 0 and 1, got {}",

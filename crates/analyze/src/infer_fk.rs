@@ -4,6 +4,7 @@
 use crate::config::AnalyzeConfig;
 use crate::joins::match_fk;
 use remodel_model::{AccessPattern, FkOrigin, ForeignKey, Schema, Table};
+use std::collections::HashMap;
 
 /// One inferred foreign key, for the table that holds it.
 #[derive(Debug, Clone, PartialEq)]
@@ -137,55 +138,42 @@ fn from_joins(
     }
 }
 
+/// Naming inference, indexed by table name and by primary-key name so it stays linear in the
+/// number of columns: a column named like a single-column primary key elsewhere
+/// (`member_id` → `members(member_id)`, also behind a role prefix: `reviewer_member_id`), or like
+/// a table (`user_id`, `user` → `users(id)`; `lender_member_id` → `members`). A table's own
+/// primary key is never taken for a reference, and an ambiguous name infers nothing.
 fn from_naming(schema: &Schema, out: &mut Vec<InferredFk>) {
+    let mut by_table: HashMap<String, Vec<&Table>> = HashMap::new();
+    let mut by_pk: HashMap<String, Vec<&Table>> = HashMap::new();
+    for t in schema.tables.iter().filter(|t| t.primary_key.len() == 1) {
+        let bare = t.name.rsplit('.').next().unwrap_or(&t.name).to_lowercase();
+        by_table.entry(bare).or_default().push(t);
+        let pk = t.primary_key[0].to_lowercase();
+        if pk != "id" {
+            by_pk.entry(pk).or_default().push(t);
+        }
+    }
     for t in &schema.tables {
         for c in &t.columns {
+            let own_key =
+                t.primary_key.len() == 1 && t.primary_key[0].eq_ignore_ascii_case(&c.name);
             let covered = t
                 .foreign_keys
                 .iter()
-                .any(|fk| fk.columns.iter().any(|x| x.eq_ignore_ascii_case(&c.name)))
-                || out.iter().any(|i| {
-                    i.table == t.name
-                        && i.fk.columns.iter().any(|x| x.eq_ignore_ascii_case(&c.name))
-                });
-            if covered {
+                .chain(out.iter().filter(|i| i.table == t.name).map(|i| &i.fk))
+                .any(|fk| fk.columns.iter().any(|x| x.eq_ignore_ascii_case(&c.name)));
+            if own_key || covered {
                 continue;
             }
-            let name = c.name.to_lowercase();
-            let mut candidates: Vec<(&Table, String, String)> = Vec::new();
-            for target in &schema.tables {
-                if target.name == t.name || target.primary_key.len() != 1 {
-                    continue;
-                }
-                let pk = &target.primary_key[0];
-                let pkl = pk.to_lowercase();
-                let entity = name.strip_suffix("_id").unwrap_or(&name);
-                let names_table = names_entity(&target.name.to_lowercase(), entity);
-                let why = if pkl != "id" && name == pkl && t.primary_key != [c.name.clone()] {
-                    format!(
-                        "{}.{} has the name of the primary key {}({pk})",
-                        t.name, c.name, target.name
-                    )
-                } else if names_table && (pkl == "id" || pkl == name) {
-                    format!(
-                        "{}.{} names the table {} (primary key {pk})",
-                        t.name, c.name, target.name
-                    )
-                } else {
-                    continue;
-                };
-                if types_compatible(t, &c.name, target, pk) {
-                    candidates.push((target, pk.clone(), why));
-                }
-            }
-            if let [(target, pk, why)] = candidates.as_slice() {
+            if let Some((target, why)) = naming_target(t, &c.name, &by_table, &by_pk) {
                 out.push(InferredFk {
                     table: t.name.clone(),
                     fk: ForeignKey {
                         name: None,
                         columns: vec![c.name.clone()],
                         ref_table: target.name.clone(),
-                        ref_columns: vec![pk.clone()],
+                        ref_columns: vec![target.primary_key[0].clone()],
                         origin: FkOrigin::Inferred {
                             evidence: format!("naming: {why}"),
                         },
@@ -197,27 +185,115 @@ fn from_naming(schema: &Schema, out: &mut Vec<InferredFk>) {
     }
 }
 
+/// The one table a column's name points to, with the reason; rules in order of strength, the
+/// first rule with any candidate decides (two candidates there: none).
+fn naming_target<'s>(
+    t: &Table,
+    column: &str,
+    by_table: &HashMap<String, Vec<&'s Table>>,
+    by_pk: &HashMap<String, Vec<&'s Table>>,
+) -> Option<(&'s Table, String)> {
+    let name = column.to_lowercase();
+    let fits = |target: &&Table| {
+        target.name != t.name && types_compatible(t, column, target, &target.primary_key[0])
+    };
+    // Suffixes at word boundaries, longest first: `lender_member_id`, `member_id`, `id`.
+    let suffixes: Vec<&str> = std::iter::once(name.as_str())
+        .chain(name.match_indices('_').map(|(i, _)| &name[i + 1..]))
+        .filter(|s| !s.is_empty())
+        .collect();
+    for (i, suffix) in suffixes.iter().enumerate() {
+        let role = if i == 0 {
+            String::new()
+        } else {
+            format!(
+                " behind the role prefix `{}`",
+                &name[..name.len() - suffix.len() - 1]
+            )
+        };
+        // The name of another table's primary key (`member_id`).
+        let by_key: Vec<&Table> = by_pk
+            .get(*suffix)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(fits)
+            .collect();
+        if let Some(found) = unique(by_key, |target| {
+            format!(
+                "{}.{column} has the name of the primary key {target}({suffix}){role}",
+                t.name
+            )
+        }) {
+            return found;
+        }
+        // The name of a table, `_id` or not (`member_id`, `member` → `members(id)`); behind a
+        // role prefix only with `_id` (`max_bid`, `nb_of_bids` are values, not references).
+        let entity = match suffix.strip_suffix("_id") {
+            Some(e) => e,
+            None if i == 0 => suffix,
+            None => continue,
+        };
+        let by_name: Vec<&Table> = plural_forms(entity)
+            .iter()
+            .filter_map(|n| by_table.get(n))
+            .flatten()
+            .copied()
+            .filter(|x| {
+                let pk = x.primary_key[0].to_lowercase();
+                pk == "id" || pk == *suffix
+            })
+            .filter(fits)
+            .collect();
+        if let Some(found) = unique(by_name, |target| {
+            format!("{}.{column} names the table {target}{role}", t.name)
+        }) {
+            return found;
+        }
+    }
+    None
+}
+
+/// `Some(Some(..))` for exactly one candidate, `Some(None)` for several (ambiguous: stop),
+/// `None` for none (try the next rule).
+fn unique(
+    mut found: Vec<&Table>,
+    why: impl Fn(&str) -> String,
+) -> Option<Option<(&Table, String)>> {
+    found.dedup_by(|a, b| a.name == b.name);
+    match found.as_slice() {
+        [] => None,
+        [one] => Some(Some((
+            *one,
+            format!("{} (primary key {})", why(&one.name), one.primary_key[0]),
+        ))),
+        _ => Some(None),
+    }
+}
+
+/// The table names that name `entity`: itself and its plurals (`user` → `users`,
+/// `category` → `categories`, `address` → `addresses`).
+fn plural_forms(entity: &str) -> Vec<String> {
+    if entity.is_empty() {
+        return Vec::new();
+    }
+    let mut forms = vec![
+        entity.to_string(),
+        format!("{entity}s"),
+        format!("{entity}es"),
+    ];
+    if let Some(stem) = entity.strip_suffix('y') {
+        forms.push(format!("{stem}ies"));
+    }
+    forms
+}
+
 /// True when `cols` are exactly the table's primary key.
 fn is_pk(t: &Table, cols: &[String]) -> bool {
     t.primary_key.len() == cols.len()
         && t.primary_key
             .iter()
             .all(|k| cols.iter().any(|c| c.eq_ignore_ascii_case(k)))
-}
-
-/// True when `table` (a table name) is `entity` or a plural of it (`user` → `users`,
-/// `category` → `categories`, `address` → `addresses`).
-fn names_entity(table: &str, entity: &str) -> bool {
-    if entity.is_empty() {
-        return false;
-    }
-    let table = table.rsplit('.').next().unwrap_or(table);
-    table == entity
-        || table == format!("{entity}s")
-        || table == format!("{entity}es")
-        || entity
-            .strip_suffix('y')
-            .is_some_and(|stem| table == format!("{stem}ies"))
 }
 
 /// A coarse type family, so `integer` matches `bigint` and `varchar(20)` matches `text`.
@@ -252,12 +328,11 @@ mod tests {
 
     #[test]
     fn plurals() {
-        assert!(names_entity("users", "user"));
-        assert!(names_entity("categories", "category"));
-        assert!(names_entity("addresses", "address"));
-        assert!(names_entity("public.item", "item"));
-        assert!(!names_entity("items", "seller"));
-        assert!(!names_entity("items", ""));
+        assert!(plural_forms("user").contains(&"users".to_string()));
+        assert!(plural_forms("category").contains(&"categories".to_string()));
+        assert!(plural_forms("address").contains(&"addresses".to_string()));
+        assert!(!plural_forms("seller").contains(&"items".to_string()));
+        assert!(plural_forms("").is_empty());
     }
 
     #[test]

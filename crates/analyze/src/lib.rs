@@ -44,6 +44,7 @@ pub fn analyze(schema: &Schema, workload: &Workload, config: &AnalyzeConfig) -> 
         diagnostics.append(&mut d);
     }
 
+    mark_one_offs(&mut wl, config);
     let mut schema = schema.clone();
     for inf in infer_fk::infer(&schema, &wl.patterns, config) {
         if let remodel_model::FkOrigin::Inferred { evidence } = &inf.fk.origin {
@@ -75,6 +76,26 @@ pub fn analyze(schema: &Schema, workload: &Workload, config: &AnalyzeConfig) -> 
         workload: wl,
         relationships,
         diagnostics,
+    }
+}
+
+/// Marks the statements run too rarely to shape the design (a data load among thousands of
+/// calls), with the numbers that made them one-offs.
+fn mark_one_offs(wl: &mut Workload, config: &AnalyzeConfig) {
+    let total = wl.total_calls().max(1);
+    for p in &mut wl.patterns {
+        let share = p.calls as f64 / total as f64;
+        if p.calls < config.min_calls && share < config.one_off_share {
+            p.analysis.one_off = Some(format!(
+                "run {} time{} of {} calls in the workload ({:.3}%, under min_calls {} and one_off_share {}%)",
+                p.calls,
+                if p.calls == 1 { "" } else { "s" },
+                render::thousands(total),
+                share * 100.0,
+                config.min_calls,
+                config.one_off_share * 100.0
+            ));
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use crate::joins::{self, Edge};
 use crate::predicates::{and_terms, Conjuncts, RangeAcc};
 use remodel_model::{
     AccessPattern, Aggregate, ColumnRef, EqualityOp, OrderBy, PatternAnalysis, Predicate, Schema,
-    StatementKind, Table, WriteInfo,
+    StatementKind, Table, WriteInfo, WrittenValue,
 };
 use sqlparser::ast::{
     AssignmentTarget, Delete, Distinct, Expr, FromTable, Function, FunctionArg, FunctionArgExpr,
@@ -290,12 +290,14 @@ impl<'s> Ctx<'s> {
                 LimitClause::OffsetCommaLimit { offset, limit } => (Some(limit), Some(offset)),
             };
             if let Some(l) = limit {
+                self.res.analysis.limit_sql = Some(l.to_string());
                 match const_u64(l) {
                     Some(n) => self.res.analysis.limit = Some(n),
                     None => self.res.limit_param = true,
                 }
             }
             if let Some(o) = offset {
+                self.res.analysis.offset_sql = Some(o.to_string());
                 match const_u64(o) {
                     Some(n) => self.res.analysis.offset = Some(n),
                     None => self.res.offset_param = true,
@@ -303,6 +305,9 @@ impl<'s> Ctx<'s> {
             }
         }
         if let Some(f) = &q.fetch {
+            if !f.percent {
+                self.res.analysis.limit_sql = f.quantity.as_ref().map(|e| e.to_string());
+            }
             match f.quantity.as_ref().map(const_u64) {
                 Some(Some(n)) if !f.percent => self.res.analysis.limit = Some(n),
                 Some(None) => self.res.limit_param = true,
@@ -768,6 +773,7 @@ impl<'s> Ctx<'s> {
         }
         let columns: Vec<String> = columns.iter().map(|c| canonical_column(table, c)).collect();
         let mut reads = Vec::new();
+        let mut values = Vec::new();
         if let Some(src) = &ins.source {
             if !matches!(src.body.as_ref(), SetExpr::Values(_)) {
                 let before = self.res.analysis.tables.len();
@@ -783,6 +789,17 @@ impl<'s> Ctx<'s> {
                     for e in &row.content {
                         self.expr_subqueries(e);
                     }
+                }
+                if let [row] = v.rows.as_slice() {
+                    values = columns
+                        .iter()
+                        .zip(&row.content)
+                        .map(|(c, e)| WrittenValue {
+                            column: c.clone(),
+                            sql: e.to_string(),
+                            reads_current: false,
+                        })
+                        .collect();
                 }
             }
         }
@@ -802,6 +819,7 @@ impl<'s> Ctx<'s> {
             on_conflict: matches!(ins.on, Some(OnInsert::OnConflict(_))),
             returning,
             reads,
+            values,
         });
     }
 
@@ -814,12 +832,15 @@ impl<'s> Ctx<'s> {
         };
         let table = self.table(&target);
         let mut written = Vec::new();
+        let mut values = Vec::new();
         for a in &up.assignments {
             let names: Vec<String> = match &a.target {
                 AssignmentTarget::ColumnName(n) => vec![bare_name(n)],
                 AssignmentTarget::Tuple(ns) => ns.iter().map(bare_name).collect(),
             };
-            written.extend(names.iter().map(|n| canonical_column(table, n)));
+            let names: Vec<String> = names.iter().map(|n| canonical_column(table, n)).collect();
+            values.extend(assigned_values(&names, &a.value, table));
+            written.extend(names);
             self.expr_subqueries(&a.value);
         }
         for j in &up.table.joins {
@@ -838,6 +859,9 @@ impl<'s> Ctx<'s> {
         }
         let returning = self.returning(up.returning.as_deref(), table);
         self.finish_write(target, target_rel, written, reads, returning, false);
+        if let Some(w) = self.res.analysis.write.as_mut() {
+            w.values = values;
+        }
     }
 
     fn delete(&mut self, del: &Delete) {
@@ -943,6 +967,7 @@ impl<'s> Ctx<'s> {
             on_conflict,
             returning,
             reads,
+            values: Vec::new(),
         });
     }
 
@@ -1194,4 +1219,26 @@ fn projection_parts(e: &Expr) -> (Vec<Vec<String>>, Vec<AggFound>) {
     let real: Vec<Vec<String>> = column_paths(e);
     p.paths.retain(|x| real.contains(x));
     (p.paths, p.aggs)
+}
+
+/// The values an assignment gives its columns: `a = expr`, or `(a, b) = (x, y)` split by position
+/// (a tuple set from a subquery has no per-column value and yields none).
+fn assigned_values(names: &[String], value: &Expr, table: Option<&Table>) -> Vec<WrittenValue> {
+    let parts: Vec<&Expr> = match (names.len(), value) {
+        (1, e) => vec![e],
+        (n, Expr::Tuple(items)) if items.len() == n => items.iter().collect(),
+        _ => return Vec::new(),
+    };
+    names
+        .iter()
+        .zip(parts)
+        .map(|(name, e)| WrittenValue {
+            column: name.clone(),
+            sql: e.to_string(),
+            reads_current: column_paths(e).iter().any(|p| {
+                p.last()
+                    .is_some_and(|last| table.is_none_or(|t| t.column(last).is_some()))
+            }),
+        })
+        .collect()
 }

@@ -70,12 +70,18 @@ fn infer_fk_from_joins_and_naming() {
         fks.contains(&"users(region) -> regions(id)".to_string()),
         "{fks:?}"
     );
-    // No evidence for comments.to_user_id: not inferred.
+    // A role prefix before a referencing name resolves to the named table (issue: role-prefixed
+    // names such as `reviewer_member_id`); values named after a table (`max_bid`, `nb_of_bids`) do not.
     assert!(
-        !fks.iter().any(|f| f.starts_with("comments(to_user_id)")),
+        fks.contains(&"comments(to_user_id) -> users(id)".to_string()),
         "{fks:?}"
     );
-    assert_eq!(fks.len(), 7, "{fks:?}");
+    assert!(
+        !fks.iter()
+            .any(|f| f.starts_with("items(max_bid)") || f.starts_with("items(nb_of_bids)")),
+        "{fks:?}"
+    );
+    assert_eq!(fks.len(), 8, "{fks:?}");
     // The evidence says where it came from.
     let seller = a
         .schema
@@ -116,4 +122,39 @@ fn junction_is_many_to_many_and_few_children_embed() {
         phones.rationale.text
     );
     assert_eq!(phones.rationale.bounded, Some(true));
+}
+
+/// A table's own primary key is never a reference by naming (`accounts.id` next to a table
+/// `ids`), and role-prefixed names resolve through the table or its key's name.
+#[test]
+fn naming_inference_skips_own_keys_and_reads_role_prefixes() {
+    let schema = remodel_sql::ddl::load_str("inline.sql", 
+        "CREATE TABLE ids (id int PRIMARY KEY);
+         CREATE TABLE accounts (id int PRIMARY KEY, owner text);
+         CREATE TABLE members (member_id int PRIMARY KEY, name text);
+         CREATE TABLE loans (loan_id int PRIMARY KEY, lender_member_id int, reviewer_member_id int, max_member int);",
+    )
+    .schema;
+    let a = remodel_analyze::analyze(
+        &schema,
+        &remodel_model::Workload::default(),
+        &remodel_analyze::AnalyzeConfig::default(),
+    );
+    let fks = inferred(&a);
+    assert!(
+        !fks.iter().any(|f| f.starts_with("accounts(id)")),
+        "{fks:?}"
+    );
+    assert!(
+        fks.contains(&"loans(lender_member_id) -> members(member_id)".to_string()),
+        "{fks:?}"
+    );
+    assert!(
+        fks.contains(&"loans(reviewer_member_id) -> members(member_id)".to_string()),
+        "{fks:?}"
+    );
+    assert!(
+        !fks.iter().any(|f| f.starts_with("loans(max_member)")),
+        "{fks:?}"
+    );
 }

@@ -13,8 +13,8 @@ use crate::naming;
 use crate::tables::TableBuild;
 use crate::types;
 use remodel_model::{
-    AccessPattern, Cardinality, ColumnRef, Decision, DesignColumn, EqualityOp, ReadBeforeWrite,
-    Relationship, Schema, StatementKind, UserType, WriteTarget,
+    AccessPattern, Bind, BindValue, Cardinality, ColumnRef, Decision, DesignColumn, EqualityOp,
+    ReadBeforeWrite, Relationship, Schema, StatementKind, UserType, WriteAction, WriteTarget,
 };
 
 /// One embedded one-to-many relationship.
@@ -230,6 +230,52 @@ pub fn query_mapping(
         }
     }
     select.push(naming::quote(&e.column));
+    let a = &p.analysis;
+    // The host's key columns are the parent's key: bound by `=` on it or on the child's FK.
+    let mut binds = Vec::new();
+    let mut bound: Vec<&remodel_model::Predicate> = Vec::new();
+    for k in host
+        .partition_key()
+        .iter()
+        .chain(host.clustering_key().iter())
+    {
+        let src = host
+            .design_columns()
+            .into_iter()
+            .find(|d| d.name == k.column)
+            .and_then(|d| d.source);
+        let pred = src.and_then(|s| {
+            let fk = e
+                .parent_key
+                .iter()
+                .position(|pk| same(pk, &s.column))
+                .map(|i| e.fk[i].clone());
+            a.equality.iter().find(|q| {
+                q.op == EqualityOp::Eq
+                    && q.expression.is_none()
+                    && ((same(&q.column.table, &e.parent) && same(&q.column.column, &s.column))
+                        || (same(&q.column.table, &e.child)
+                            && fk.as_deref().is_some_and(|f| same(&q.column.column, f))))
+            })
+        });
+        if let Some(q) = pred {
+            bound.push(q);
+            binds.push(remodel_model::Bind {
+                column: k.column.clone(),
+                value: BindValue::Sql {
+                    sql: q.value.clone().unwrap_or_default(),
+                },
+            });
+        }
+    }
+    let mut client_filters: Vec<String> = a
+        .equality
+        .iter()
+        .filter(|q| !bound.contains(q))
+        .map(crate::shape::predicate_sql)
+        .collect();
+    client_filters.extend(a.ranges.iter().map(crate::shape::range_sql));
+    client_filters.extend(a.residual.iter().cloned());
     let cql = format!(
         "SELECT {} FROM {}.{} WHERE {}",
         select.join(", "),
@@ -251,11 +297,17 @@ pub fn query_mapping(
         e.parent,
         e.child
     )];
-    let a = &p.analysis;
     if !a.order_by.is_empty() || a.limit.is_some() || !a.ranges.is_empty() {
         notes.push(format!(
             "ORDER BY, LIMIT and range filters on the {} entries are applied on the client (the collection is small by the analyzer's bound)",
             e.child
+        ));
+    }
+    if !client_filters.is_empty() {
+        notes.push(format!(
+            "the client filters the {} entries with {}",
+            e.child,
+            client_filters.join(" AND ")
         ));
     }
     remodel_model::QueryMapping {
@@ -263,9 +315,10 @@ pub fn query_mapping(
         table: Some(host.name.clone()),
         cql: Some(cql),
         single_partition: true,
-        reason: None,
-        buckets: None,
         notes,
+        binds,
+        client_filters,
+        ..Default::default()
     }
 }
 
@@ -276,6 +329,7 @@ pub fn column(e: &Embedding) -> DesignColumn {
         cql_type: e.cql_type(),
         source: None,
         is_static: false,
+        embeds: Some(e.child.clone()),
     }
 }
 
@@ -345,97 +399,210 @@ pub fn source_parts(schema: &Schema, e: &Embedding, parent_alias: &str) -> (Stri
     )
 }
 
-/// The write targets and reads before write of a write to an embedded child, on each host table.
+/// The write targets, reads before write and note of a write to an embedded child, on each host
+/// table; `Err` says why the write cannot be applied (the parent key is not known).
 pub fn write(
     keyspace: &str,
     p: &AccessPattern,
     e: &Embedding,
     hosts: &[&TableBuild],
-) -> (Vec<WriteTarget>, Vec<ReadBeforeWrite>, String) {
+) -> Result<(Vec<WriteTarget>, Vec<ReadBeforeWrite>, String), String> {
     let mut targets = Vec::new();
     let mut reads = Vec::new();
     let Some(w) = &p.analysis.write else {
-        return (targets, reads, String::new());
+        return Ok((targets, reads, String::new()));
     };
+    let ks = naming::quote(keyspace);
     let col = naming::quote(&e.column);
-    let knows_parent = |cols: &[String]| e.fk.iter().all(|f| cols.iter().any(|c| same(c, f)));
-    let note;
+    let child = |c: &str| ColumnRef::new(e.child.clone(), c.to_string());
+    let knows =
+        |cols: &[String], need: &[String]| need.iter().all(|f| cols.iter().any(|c| same(c, f)));
+    let key_eq: Vec<String> = p
+        .analysis
+        .equality
+        .iter()
+        .filter(|q| q.op == EqualityOp::Eq && same(&q.column.table, &e.child))
+        .map(|q| q.column.column.clone())
+        .collect();
+    // The host's key is the parent's primary key, whose values are the child's FK values.
+    let host_key = |h: &TableBuild, v: &dyn Fn(ColumnRef) -> BindValue| -> (String, Vec<Bind>) {
+        let mut conds = Vec::new();
+        let mut binds = Vec::new();
+        for k in h.partition_key().iter().chain(h.clustering_key().iter()) {
+            let src = h
+                .design_columns()
+                .into_iter()
+                .find(|d| d.name == k.column)
+                .and_then(|d| d.source);
+            let fk = src
+                .and_then(|s| e.parent_key.iter().position(|pk| same(pk, &s.column)))
+                .map(|i| e.fk[i].clone());
+            conds.push(format!("{} = ?", naming::quote(&k.column)));
+            binds.push(Bind {
+                column: k.column.clone(),
+                value: v(child(fk.as_deref().unwrap_or(&k.column))),
+            });
+        }
+        (conds.join(" AND "), binds)
+    };
+    let new = |c: ColumnRef| BindValue::New { column: c };
+    let current = |c: ColumnRef| BindValue::Current { column: c };
+    let entry = |v: &dyn Fn(ColumnRef) -> BindValue| BindValue::Entry {
+        key: e.map_key.as_ref().map(|(k, _)| Box::new(v(child(k)))),
+        fields: e
+            .fields
+            .iter()
+            .map(|f| (naming::sanitize(f), new(child(f))))
+            .collect(),
+    };
     if p.kind == StatementKind::Insert {
+        if !knows(&w.columns_written, &e.fk) {
+            return Err(format!(
+                "the INSERT does not give {} ({}), so the {} row whose `{}` it extends is unknown",
+                e.fk.join(", "),
+                e.child,
+                e.parent,
+                e.column
+            ));
+        }
         for h in hosts {
+            let (wk, kb) = host_key(h, &new);
+            let mut binds = vec![Bind {
+                column: e.column.clone(),
+                value: entry(&new),
+            }];
+            binds.extend(kb);
             targets.push(WriteTarget {
                 table: h.name.clone(),
                 cql: format!(
-                    "UPDATE {}.{} SET {col} = {col} + ? WHERE {}",
-                    naming::quote(keyspace),
-                    naming::quote(&h.name),
-                    key_where(h)
+                    "UPDATE {ks}.{} SET {col} = {col} + ? WHERE {wk}",
+                    naming::quote(&h.name)
                 ),
+                action: WriteAction::Update,
+                binds,
+                for_each: None,
+                guard: None,
             });
         }
-        note = match &e.map_key {
+        let note = match &e.map_key {
             Some((k, _)) => format!(
-                "the {} row is added to the `{}` map of its {} row (bind a one-entry map {{{k}: {}}}); a map put is idempotent, so a retried INSERT does not duplicate it",
+                "the {} row is added to the `{}` map of its {} row (a one-entry map {{{k}: {}}}); a map put is idempotent, so a retried INSERT does not duplicate it",
                 e.child, e.column, e.parent, e.udt.name
             ),
             None => format!(
-                "the {} row is appended to the `{}` list of its {} row (bind a one-element list of {}); a list append is not idempotent: a retry after a timeout can add it twice",
+                "the {} row is appended to the `{}` list of its {} row (a one-element list of {}); a list append is not idempotent: a retry after a timeout can add it twice",
                 e.child, e.column, e.parent, e.udt.name
             ),
         };
-        if !knows_parent(&w.columns_written) {
-            return (
-                Vec::new(),
-                reads,
-                format!(
-                    "the INSERT does not give {} ({}), so the {} row whose `{}` it extends is unknown",
-                    e.fk.join(", "),
-                    e.child,
-                    e.parent,
-                    e.column
-                ),
-            );
-        }
-    } else {
-        for h in hosts {
+        return Ok((targets, reads, note));
+    }
+    if !knows(&key_eq, &e.fk)
+        || w.columns_written
+            .iter()
+            .any(|c| e.fk.iter().any(|f| same(f, c)))
+    {
+        return Err(format!(
+                "the statement does not bind {} by `=` (or moves the {} row to another {}), so the {} row whose `{}` holds it is not known by key",
+                e.fk.join(", "),
+                e.child,
+                e.parent,
+                e.parent,
+                e.column
+            ));
+    }
+    let map_key_bound = e.map_key.as_ref().is_some_and(|(k, _)| {
+        knows(&key_eq, std::slice::from_ref(k)) && !w.columns_written.iter().any(|c| same(c, k))
+    });
+    for h in hosts {
+        let (wk, kb) = host_key(h, &current);
+        let h_name = naming::quote(&h.name);
+        let (cql, mut binds, action) = match (&e.map_key, map_key_bound, p.kind) {
+            (Some((k, _)), true, StatementKind::Delete) => (
+                format!("DELETE {col}[?] FROM {ks}.{h_name} WHERE {wk}"),
+                vec![Bind {
+                    column: e.column.clone(),
+                    value: current(child(k)),
+                }],
+                WriteAction::Delete,
+            ),
+            (Some((k, _)), true, _) => (
+                format!("UPDATE {ks}.{h_name} SET {col}[?] = ? WHERE {wk}"),
+                vec![
+                    Bind {
+                        column: e.column.clone(),
+                        value: current(child(k)),
+                    },
+                    Bind {
+                        column: e.column.clone(),
+                        value: BindValue::Entry {
+                            key: None,
+                            fields: e
+                                .fields
+                                .iter()
+                                .map(|f| (naming::sanitize(f), new(child(f))))
+                                .collect(),
+                        },
+                    },
+                ],
+                WriteAction::Update,
+            ),
+            _ => (
+                format!("UPDATE {ks}.{h_name} SET {col} = ? WHERE {wk}"),
+                vec![Bind {
+                    column: e.column.clone(),
+                    value: BindValue::Rewritten {
+                        column: e.column.clone(),
+                    },
+                }],
+                WriteAction::Update,
+            ),
+        };
+        // The entry's other fields (UPDATE of a map entry) or the whole list are read first.
+        let sets_all = map_key_bound
+            && e.fields.iter().all(|f| {
+                e.map_key.as_ref().is_some_and(|(k, _)| same(k, f))
+                    || w.columns_written.iter().any(|c| same(c, f))
+            });
+        if action != WriteAction::Delete && !sets_all {
             reads.push(ReadBeforeWrite {
                 table: h.name.clone(),
                 columns: vec![e.column.clone()],
                 for_tables: vec![h.name.clone()],
                 note: Some(format!(
-                    "the whole `{}` collection: change the {} entries on the client, then write it back",
+                    "the `{}` collection: the current {} entries, changed on the client and written back",
                     e.column, e.child
                 )),
-            });
-            targets.push(WriteTarget {
-                table: h.name.clone(),
-                cql: crate::writes::update_cql(
-                    &naming::quote(keyspace),
-                    h,
-                    std::slice::from_ref(&e.column),
-                    &key_where(h),
-                ),
+                cql: format!("SELECT {col} FROM {ks}.{h_name} WHERE {wk}"),
+                binds: kb.clone(),
+                many: false,
+                reads_new: false,
             });
         }
-        let mut n = format!(
-            "{} of {} rows rewrites the `{}` collection of their {} row after reading it (read-before-write; concurrent writers to one {} row can lose an update)",
-            if p.kind == StatementKind::Delete {
-                "a DELETE"
-            } else {
-                "an UPDATE"
-            },
-            e.child,
-            e.column,
-            e.parent,
-            e.parent
-        );
-        if !knows_parent(&w.key_columns) {
-            n.push_str(&format!(
-                "; the statement does not bind {}, so the {} key must be found first",
-                e.fk.join(", "),
-                e.parent
-            ));
-        }
-        note = n;
+        binds.extend(kb);
+        targets.push(WriteTarget {
+            table: h.name.clone(),
+            cql,
+            action,
+            binds,
+            for_each: None,
+            guard: None,
+        });
     }
-    (targets, reads, note)
+    let note = format!(
+        "{} of {} rows changes the `{}` collection of their {} row{}",
+        if p.kind == StatementKind::Delete {
+            "a DELETE"
+        } else {
+            "an UPDATE"
+        },
+        e.child,
+        e.column,
+        e.parent,
+        if map_key_bound {
+            " by its map key"
+        } else {
+            " after reading it (read-before-write; concurrent writers to one row can lose an update)"
+        }
+    );
+    Ok((targets, reads, note))
 }

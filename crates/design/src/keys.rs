@@ -97,11 +97,12 @@ pub fn bucket_for(window: TimeWindow) -> (Bucket, u32) {
 /// Lays out the key of one pattern's table.
 pub fn plan(schema: &Schema, shape: &Shape) -> KeyPlan {
     let mut notes = Vec::new();
-    let all_in = !shape.eq.is_empty() && shape.eq.iter().all(|(_, op)| *op == EqualityOp::In);
+    let all_in = !shape.eq.is_empty() && shape.eq.iter().all(|e| e.op == EqualityOp::In);
     let mut partition: Vec<KeySrc> = Vec::new();
     let mut clustering: Vec<(ColumnRef, Option<SortOrder>)> = Vec::new();
-    for (c, op) in &shape.eq {
-        if *op == EqualityOp::In && !all_in {
+    for e in &shape.eq {
+        let c = &e.column;
+        if e.op == EqualityOp::In && !all_in {
             // An IN next to equalities stays inside one partition as a clustering restriction.
             clustering.push((c.clone(), None));
         } else {
@@ -169,7 +170,7 @@ pub fn plan(schema: &Schema, shape: &Shape) -> KeyPlan {
         shape
             .eq
             .iter()
-            .any(|(x, op)| x == c && *op == EqualityOp::In)
+            .any(|e| e.column == *c && e.op == EqualityOp::In)
     }) && !shape.order.is_empty()
     {
         notes.push(

@@ -16,13 +16,14 @@ pub mod shape;
 pub mod sizing;
 pub mod tables;
 pub mod types;
+pub mod validate;
 pub mod writes;
 
 pub use cql::emit_cql;
 
 use remodel_model::{
     AccessPattern, Design, DesignTable, Diagnostic, Keyspace, Plan, QueryMapping, Relationship,
-    Schema, Severity, StatementKind, Statistics, Workload, PLAN_FORMAT_VERSION,
+    Schema, Severity, StatementKind, Statistics, Workload, WritePath, PLAN_FORMAT_VERSION,
 };
 use serde::{Deserialize, Serialize};
 use tables::TableBuild;
@@ -120,6 +121,8 @@ pub struct DesignOutput {
 }
 
 enum Served {
+    /// A one-off statement (a data load): shapes nothing; the reason.
+    OneOff(String),
     /// Served by table `usize` with this shape and key layout.
     Table(usize, Box<shape::Shape>, keys::KeyPlan),
     /// Cannot be designed: the reason.
@@ -163,7 +166,30 @@ pub fn plan(
     (plan, diagnostics)
 }
 
-/// Designs the query-first Cassandra model for a schema and its analysed workload.
+/// The inputs every pass reads.
+struct Inputs<'a> {
+    schema: &'a Schema,
+    workload: &'a Workload,
+    relationships: &'a [Relationship],
+    config: &'a DesignConfig,
+    sizer: sizing::Sizer<'a>,
+    embeds: Vec<embed::Embedding>,
+}
+
+/// What the passes build up: the tables, how each read is served, the embedded collections.
+#[derive(Default)]
+struct Build {
+    tables: Vec<TableBuild>,
+    served: Vec<(usize, Served)>,
+    /// (table, embedding) pairs: the parent tables that hold an embedded collection.
+    hosts: Vec<(usize, usize)>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// Designs the query-first Cassandra model for a schema and its analysed workload, in passes:
+/// a table per read ([`read_tables`]), the lookups write paths need ([`write_lookups`]), then the
+/// query mapping, the write paths and the tables with their estimates (emission), and last the
+/// [`validate`] pass, whose findings are errors.
 pub fn design(
     schema: &Schema,
     workload: &Workload,
@@ -171,167 +197,275 @@ pub fn design(
     stats: Option<&Statistics>,
     config: &DesignConfig,
 ) -> DesignOutput {
-    let mut diagnostics = Vec::new();
-    let mut builds: Vec<TableBuild> = Vec::new();
-    let mut served: Vec<(usize, Served)> = Vec::new();
-    let embeds = embed::collect(schema, relationships);
-    // (table, embedding) pairs: the parent tables that hold an embedded collection.
-    let mut hosts: Vec<(usize, usize)> = Vec::new();
+    let inputs = Inputs {
+        schema,
+        workload,
+        relationships,
+        config,
+        sizer: sizing::Sizer {
+            schema,
+            stats,
+            config,
+        },
+        embeds: embed::collect(schema, relationships),
+    };
+    let mut build = Build::default();
+    read_tables(&inputs, &mut build);
+    for b in build.tables.iter_mut() {
+        tables::finish(schema, b, config.copy_entity_columns);
+    }
+    write_lookups(&inputs, &mut build);
+    let (queries, suggestions) = map_queries(&inputs, &build);
+    let writes = write_paths(&inputs, &mut build);
+    let design = Design {
+        keyspace: Keyspace {
+            name: config.keyspace.clone(),
+            replication: config.replication.clone(),
+        },
+        tables: emit_tables(&inputs, &build),
+        types: build
+            .hosts
+            .iter()
+            .map(|(_, ei)| inputs.embeds[*ei].udt.clone())
+            .fold(Vec::new(), |mut acc, u| {
+                if !acc.contains(&u) {
+                    acc.push(u);
+                }
+                acc
+            }),
+        queries,
+        writes,
+        suggestions,
+    };
+    let mut diagnostics = build.diagnostics;
+    for v in validate::validate(schema, workload, &design) {
+        diagnostics.push(Diagnostic {
+            severity: Severity::Error,
+            location: None,
+            message: format!("plan check ({}): {}", v.check, v.message),
+        });
+    }
+    DesignOutput {
+        design,
+        diagnostics,
+    }
+}
 
-    // 1. One table per read pattern, merged into an existing one where it serves it.
-    for (pi, p) in workload.patterns.iter().enumerate() {
+/// Pass 1: one table per read pattern, merged into an existing one where it serves it; reads of
+/// a parent with its embedded children are served by the parent's row.
+fn read_tables(inp: &Inputs<'_>, build: &mut Build) {
+    let schema = inp.schema;
+    for (pi, p) in inp.workload.patterns.iter().enumerate() {
         if p.kind != StatementKind::Select {
             continue;
         }
-        // A read of a parent with its embedded children is a read of the parent's row.
-        if let Some(ei) = embed::read_of(p, &embeds) {
-            if let Some(idx) = ensure_primary_lookup(schema, &mut builds, &embeds[ei].parent) {
+        if let Some(why) = &p.analysis.one_off {
+            build.served.push((pi, Served::OneOff(why.clone())));
+            continue;
+        }
+        if let Some(ei) = embed::read_of(p, &inp.embeds) {
+            if let Some(idx) =
+                ensure_primary_lookup(schema, &mut build.tables, &inp.embeds[ei].parent)
+            {
                 let parent_cols: Vec<remodel_model::ColumnRef> = p
                     .analysis
                     .projection
                     .iter()
-                    .filter(|c| c.table.eq_ignore_ascii_case(&embeds[ei].parent))
+                    .filter(|c| c.table.eq_ignore_ascii_case(&inp.embeds[ei].parent))
                     .filter_map(|c| shape::canonical(schema, c))
                     .collect();
-                builds[idx].add_needed(&parent_cols, &[]);
-                if !builds[idx].serves.contains(&p.id) {
-                    builds[idx].serves.push(p.id.clone());
+                let b = &mut build.tables[idx];
+                b.add_needed(&parent_cols, &[]);
+                b.add_serves(&p.id);
+                if !build.hosts.contains(&(idx, ei)) {
+                    build.hosts.push((idx, ei));
                 }
-                if !hosts.contains(&(idx, ei)) {
-                    hosts.push((idx, ei));
-                }
-                served.push((pi, Served::Embedded(idx, ei)));
+                build.served.push((pi, Served::Embedded(idx, ei)));
                 continue;
             }
         }
-        let shape = match shape::derive(schema, p, relationships) {
+        let shape = match shape::derive(schema, p, inp.relationships) {
             Ok(s) => s,
             Err(why) => {
-                diagnostics.push(diag(
+                build.diagnostics.push(diag(
                     p,
                     Severity::Warning,
                     format!("no table designed: {why}"),
                 ));
-                served.push((pi, Served::Unservable(why)));
+                build.served.push((pi, Served::Unservable(why)));
                 continue;
             }
         };
         let key = keys::plan(schema, &shape);
         let idx = if key.partition.is_empty() {
             // No equality and no bucketable range: served by a scan of the entity's lookup table.
-            ensure_primary_lookup(schema, &mut builds, &shape.root)
+            ensure_primary_lookup(schema, &mut build.tables, &shape.root)
         } else {
-            match builds.iter_mut().position(|b| b.try_merge(&shape, &key)) {
+            match build
+                .tables
+                .iter_mut()
+                .position(|b| b.try_merge(&shape, &key))
+            {
                 Some(i) => Some(i),
                 None => {
-                    builds.push(TableBuild::new(&shape, &key));
-                    Some(builds.len() - 1)
+                    build.tables.push(TableBuild::new(&shape, &key));
+                    Some(build.tables.len() - 1)
                 }
             }
         };
         let Some(idx) = idx else {
             let why = format!("`{}` has no columns to build a table from", shape.root);
-            served.push((pi, Served::Unservable(why)));
+            build.served.push((pi, Served::Unservable(why)));
             continue;
         };
         if key.partition.is_empty() {
-            builds[idx].add_needed(&shape.needed, &shape.edges);
-            if !builds[idx].serves.contains(&p.id) {
-                builds[idx].serves.push(p.id.clone());
-            }
+            build.tables[idx].add_needed(&shape.needed, &shape.edges);
+            build.tables[idx].add_serves(&p.id);
         }
         for l in &shape.lookups {
-            if let Some(li) = ensure_primary_lookup(schema, &mut builds, &l.table) {
-                builds[li].add_needed(&l.columns, &[]);
-                if !builds[li].serves.contains(&p.id) {
-                    builds[li].serves.push(p.id.clone());
-                }
+            if let Some(li) = ensure_primary_lookup(schema, &mut build.tables, &l.table) {
+                build.tables[li].add_needed(&l.columns, &[]);
+                build.tables[li].add_serves(&p.id);
             }
         }
-        served.push((pi, Served::Table(idx, Box::new(shape), key)));
+        build
+            .served
+            .push((pi, Served::Table(idx, Box::new(shape), key)));
     }
+}
 
-    // 2. Finish the tables, then add the lookups that write paths need and no read provides.
-    for b in builds.iter_mut() {
-        tables::finish(schema, b, config.copy_entity_columns);
-    }
-    let sizer = sizing::Sizer {
-        schema,
-        stats,
-        config,
-    };
-    for _round in 0..2 {
-        tables::name_tables(schema, &mut builds);
+/// Pass 2: the lookups write paths need and no read provides (a table that finds the rows a
+/// write changes, with the columns it must read first), until every write path can be planned.
+fn write_lookups(inp: &Inputs<'_>, build: &mut Build) {
+    for _round in 0..4 {
+        tables::name_tables(inp.schema, &mut build.tables);
         let mut added = false;
-        for p in workload.patterns.iter().filter(|p| p.kind.is_write()) {
-            let (_, missing) = writes::plan(schema, &config.keyspace, p, &builds, &sizer);
-            for (table, by) in missing {
-                let Some(t) = schema.table(&table) else {
-                    continue;
-                };
-                let covers_pk = !t.primary_key.is_empty()
-                    && t.primary_key
-                        .iter()
-                        .all(|k| by.iter().any(|b| b.eq_ignore_ascii_case(k)));
-                if covers_pk && writes::finder(&builds, &t.name, &by).is_none() {
-                    if let Some(mut b) = TableBuild::by_primary_key(schema, &t.name) {
-                        b.serves.push(p.id.clone());
-                        tables::finish(schema, &mut b, config.copy_entity_columns);
-                        builds.push(b);
-                        added = true;
-                    }
-                }
+        for p in inp.workload.patterns.iter().filter(|p| p.kind.is_write()) {
+            let (_, missing) = writes::plan(
+                inp.schema,
+                &inp.config.keyspace,
+                p,
+                &build.tables,
+                &inp.sizer,
+            );
+            for m in missing {
+                added |= provide_lookup(inp, &mut build.tables, &m, &p.id);
             }
         }
         if !added {
             break;
         }
     }
-    tables::name_tables(schema, &mut builds);
+    tables::name_tables(inp.schema, &mut build.tables);
+}
 
-    // 3. The query mapping.
+/// Adds (or widens) the table a write path is missing; true when something changed.
+fn provide_lookup(
+    inp: &Inputs<'_>,
+    tables: &mut Vec<TableBuild>,
+    m: &writes::Missing,
+    pattern: &str,
+) -> bool {
+    let Some(t) = inp.schema.table(&m.entity) else {
+        return false;
+    };
+    let by_key = t.is_unique_on(&m.by)
+        || (!t.primary_key.is_empty()
+            && t.primary_key
+                .iter()
+                .all(|k| m.by.iter().any(|b| b.eq_ignore_ascii_case(k))));
+    let idx = if by_key {
+        ensure_primary_lookup(inp.schema, tables, &t.name)
+    } else {
+        let by: Vec<remodel_model::ColumnRef> =
+            m.by.iter()
+                .filter_map(|c| {
+                    t.column(c)
+                        .map(|col| remodel_model::ColumnRef::new(&t.name, &col.name))
+                })
+                .collect();
+        let existing = tables.iter().position(|b| {
+            b.root == t.name
+                && b.null_filter.is_empty()
+                && b.extra_keys.is_empty()
+                && b.partition.len() == by.len()
+                && b.partition
+                    .iter()
+                    .all(|k| matches!(k, keys::KeySrc::Col(c) if by.contains(c)))
+        });
+        match existing {
+            Some(i) => Some(i),
+            None => {
+                tables.push(TableBuild::lookup(&t.name, &by));
+                Some(tables.len() - 1)
+            }
+        }
+    };
+    let Some(idx) = idx else { return false };
+    let b = &mut tables[idx];
+    let before = (b.needed.len(), b.columns.len());
+    b.add_needed(&m.columns, &[]);
+    b.add_serves(pattern);
+    tables::finish(inp.schema, b, inp.config.copy_entity_columns);
+    (b.needed.len(), b.columns.len()) != before || b.name.is_empty()
+}
+
+/// Emission: the query mapping of every read, with the counter/summary suggestions.
+fn map_queries(
+    inp: &Inputs<'_>,
+    build: &Build,
+) -> (Vec<QueryMapping>, Vec<remodel_model::Suggestion>) {
+    let ks = &inp.config.keyspace;
     let mut queries = Vec::new();
     let mut suggestions = Vec::new();
-    for (pi, s) in &served {
-        let p = &workload.patterns[*pi];
+    for (pi, s) in &build.served {
+        let p = &inp.workload.patterns[*pi];
         match s {
+            Served::OneOff(why) => queries.push(QueryMapping {
+                pattern: p.id.clone(),
+                reason: Some(format!("one-off statement, not part of the design: {why}")),
+                one_off: true,
+                ..Default::default()
+            }),
             Served::Unservable(why) => queries.push(QueryMapping {
                 pattern: p.id.clone(),
-                table: None,
-                cql: None,
-                single_partition: false,
                 reason: Some(why.clone()),
-                buckets: None,
-                notes: Vec::new(),
+                ..Default::default()
             }),
             Served::Embedded(idx, ei) => {
                 queries.push(embed::query_mapping(
-                    &config.keyspace,
+                    ks,
                     p,
-                    &builds[*idx],
-                    &embeds[*ei],
+                    &build.tables[*idx],
+                    &inp.embeds[*ei],
                 ));
             }
             Served::Table(idx, shape, key) => {
-                let t = &builds[*idx];
+                let t = &build.tables[*idx];
                 let lookups: Vec<queries::LookupRead<'_>> = shape
                     .lookups
                     .iter()
                     .filter_map(|l| {
-                        builds
+                        build
+                            .tables
                             .iter()
-                            .find(|b| b.root == l.table && b.is_primary_lookup(schema))
+                            .find(|b| b.root == l.table && b.is_primary_lookup(inp.schema))
                             .map(|b| queries::LookupRead {
                                 table: b,
+                                columns: &l.columns,
+                                via: l.via.clone(),
                                 rationale: l.rationale.clone(),
                             })
                     })
                     .collect();
-                let est = key.partitions_read.is_none().then(|| sizer.estimate(t).0);
+                let est = key
+                    .partitions_read
+                    .is_none()
+                    .then(|| inp.sizer.estimate(t).0);
                 let scan_rows = est.as_ref().map(|e| (e.rows, e.basis.as_str()));
-                let m = queries::map(&config.keyspace, p, shape, key, t, &lookups, scan_rows);
+                let m = queries::map(ks, p, shape, key, t, &lookups, scan_rows);
                 if !m.single_partition {
-                    if let Some(sg) = queries::suggest(&config.keyspace, p, shape, t) {
+                    if let Some(sg) = queries::suggest(ks, p, shape, t) {
                         suggestions.push(sg);
                     }
                 }
@@ -339,14 +473,33 @@ pub fn design(
             }
         }
     }
+    (queries, suggestions)
+}
 
-    // 4. Write paths.
-    let mut write_paths = Vec::new();
-    for p in workload.patterns.iter().filter(|p| p.kind.is_write()) {
-        let (mut w, _) = writes::plan(schema, &config.keyspace, p, &builds, &sizer);
-        embed_write(&mut w, schema, config, p, &embeds, &hosts, &builds);
-        if w.targets.is_empty() {
-            diagnostics.push(diag(
+/// Emission: the write path of every write pattern.
+fn write_paths(inp: &Inputs<'_>, build: &mut Build) -> Vec<WritePath> {
+    let mut out = Vec::new();
+    for p in inp.workload.patterns.iter().filter(|p| p.kind.is_write()) {
+        let (mut w, _) = writes::plan(
+            inp.schema,
+            &inp.config.keyspace,
+            p,
+            &build.tables,
+            &inp.sizer,
+        );
+        if !w.one_off {
+            embed_write(
+                &mut w,
+                inp.schema,
+                inp.config,
+                p,
+                &inp.embeds,
+                &build.hosts,
+                &build.tables,
+            );
+        }
+        if w.targets.is_empty() && !w.one_off {
+            build.diagnostics.push(diag(
                 p,
                 Severity::Note,
                 w.note
@@ -354,18 +507,25 @@ pub fn design(
                     .unwrap_or_else(|| "writes no designed table".into()),
             ));
         }
-        write_paths.push(w);
+        if let Some(why) = &w.unsupported {
+            build
+                .diagnostics
+                .push(diag(p, Severity::Warning, why.clone()));
+        }
+        out.push(w);
     }
+    out
+}
 
-    // 5. The tables of the model, with estimates and warnings.
-    let mut out_tables = Vec::new();
-    let mut user_types: Vec<remodel_model::UserType> = Vec::new();
-    for (bi, b) in builds.iter().enumerate() {
-        let (mut estimates, warnings) = sizer.estimate(b);
+/// Emission: the tables of the model, with estimates, warnings and their embedded collections.
+fn emit_tables(inp: &Inputs<'_>, build: &Build) -> Vec<DesignTable> {
+    let mut out = Vec::new();
+    for (bi, b) in build.tables.iter().enumerate() {
+        let (mut estimates, warnings) = inp.sizer.estimate(b);
         let mut columns = b.design_columns();
         let mut extra = Vec::new();
-        for (_, ei) in hosts.iter().filter(|(h, _)| *h == bi) {
-            let e = &embeds[*ei];
+        for (_, ei) in build.hosts.iter().filter(|(h, _)| *h == bi) {
+            let e = &inp.embeds[*ei];
             columns.push(embed::column(e));
             // Each row carries its children: fan-out × entry bytes more per row.
             let per_row = e.fanout * e.entry_bytes;
@@ -375,38 +535,21 @@ pub fn design(
             estimates.bytes_per_partition_max = (estimates.bytes_per_partition_max
                 + estimates.rows_per_partition_max * per_row)
                 .round();
-            extra.push(embed::source_parts(schema, e, "t0"));
-            if !user_types.iter().any(|u| u.name == e.udt.name) {
-                user_types.push(e.udt.clone());
-            }
+            extra.push(embed::source_parts(inp.schema, e, "t0"));
         }
-        out_tables.push(DesignTable {
+        out.push(DesignTable {
             name: b.name.clone(),
+            entity: b.root.clone(),
             partition_key: b.partition_key(),
             clustering: b.clustering_key(),
             columns,
             serves: b.serves.clone(),
-            source_sql: tables::source_sql_with(schema, b, &extra),
+            source_sql: tables::source_sql_with(inp.schema, b, &extra),
             estimates,
             warnings,
         });
     }
-
-    let design = Design {
-        keyspace: Keyspace {
-            name: config.keyspace.clone(),
-            replication: config.replication.clone(),
-        },
-        tables: out_tables,
-        types: user_types,
-        queries,
-        writes: write_paths,
-        suggestions,
-    };
-    DesignOutput {
-        design,
-        diagnostics,
-    }
+    out
 }
 
 /// Adds to a write path the collection writes of an embedded child: the parent tables holding
@@ -439,7 +582,13 @@ fn embed_write(
             continue;
         }
         let had_targets = !w.targets.is_empty();
-        let (targets, reads, note) = embed::write(&config.keyspace, p, e, &tables);
+        let (targets, reads, note) = match embed::write(&config.keyspace, p, e, &tables) {
+            Ok(parts) => parts,
+            Err(why) => {
+                w.unsupported = Some(why);
+                continue;
+            }
+        };
         let entry_bytes = e.entry_bytes;
         // One entry per statement, plus 16 bytes for the map key and cell overhead.
         w.batch_bytes += (entry_bytes.ceil() as u64 + 16) * targets.len() as u64;

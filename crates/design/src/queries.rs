@@ -3,14 +3,22 @@
 
 use crate::keys::{KeyPlan, KeySrc};
 use crate::naming::quote;
-use crate::shape::Shape;
+use crate::shape::{range_sql, Shape};
 use crate::tables::TableBuild;
-use remodel_model::{AccessPattern, Bucket, EqualityOp, QueryMapping, SortOrder, Suggestion};
+use remodel_model::{
+    AccessPattern, Bind, BindValue, Bucket, ColumnRef, EqualityOp, QueryMapping, ReadStep,
+    SortOrder, Suggestion,
+};
 
 /// A parent read by key after the main table (kept by reference).
 pub struct LookupRead<'a> {
     /// The parent table's design table.
     pub table: &'a TableBuild,
+    /// The parent columns read.
+    pub columns: &'a [ColumnRef],
+    /// For each partition-key column of `table`, its value (a column of the rows read first,
+    /// or a parameter).
+    pub via: Vec<BindValue>,
     /// Why it is a reference.
     pub rationale: String,
 }
@@ -70,6 +78,137 @@ fn select_list(shape: &Shape, t: &TableBuild, notes: &mut Vec<String>) -> String
     }
 }
 
+/// A CQL restriction with the value its bind marker takes.
+struct Cond {
+    sql: String,
+    bind: Bind,
+}
+
+impl Cond {
+    fn new(name: &str, op: &str, value: BindValue) -> Self {
+        Cond {
+            sql: format!("{} {op} ?", quote(name)),
+            bind: Bind {
+                column: name.to_string(),
+                value,
+            },
+        }
+    }
+}
+
+fn sql(v: &str) -> BindValue {
+    BindValue::Sql { sql: v.to_string() }
+}
+
+/// The WHERE restrictions the key serves, in CQL order (partition, clustering `=`/`IN`, range),
+/// and the SQL predicates left to the client.
+fn restrictions(
+    shape: &Shape,
+    key: &KeyPlan,
+    t: &TableBuild,
+    notes: &mut Vec<String>,
+) -> (Vec<Cond>, Vec<String>) {
+    let mut conds: Vec<Cond> = Vec::new();
+    let mut client: Vec<String> = shape.client.clone();
+    if key.partitions_read.is_none() {
+        // A scan restricts nothing: every predicate is a client filter.
+        for e in &shape.eq {
+            let op = if e.op == EqualityOp::In { "IN" } else { "=" };
+            client.push(format!("{} {op} {}", e.column, e.value));
+        }
+        if let Some((_, rp)) = &shape.range {
+            client.push(range_sql(rp));
+        }
+    } else {
+        let eq_of = |c: &ColumnRef| shape.eq.iter().find(|e| e.column == *c);
+        let lower = shape
+            .range
+            .as_ref()
+            .and_then(|(_, rp)| rp.lower.as_ref())
+            .map(|b| b.value.clone());
+        for k in &t.partition {
+            let Some(name) = t.name_of(k) else { continue };
+            match k {
+                KeySrc::Col(c) => {
+                    if let Some(e) = eq_of(c) {
+                        let op = if e.op == EqualityOp::In { "IN" } else { "=" };
+                        conds.push(Cond::new(name, op, sql(&e.value)));
+                    }
+                }
+                KeySrc::Bucket(_, b) => conds.push(Cond::new(
+                    name,
+                    "=",
+                    BindValue::Bucket {
+                        bucket: *b,
+                        of: Box::new(sql(lower.as_deref().unwrap_or("NULL"))),
+                    },
+                )),
+            }
+        }
+        for (c, _) in &key.clustering {
+            if let (Some(e), Some(name)) = (eq_of(c), t.col_name(c)) {
+                let op = if e.op == EqualityOp::In { "IN" } else { "=" };
+                conds.push(Cond::new(name, op, sql(&e.value)));
+            }
+        }
+        if let Some((rc, rp)) = &shape.range {
+            match t.col_name(rc) {
+                Some(name) if rp.prefix => {
+                    let pattern = rp
+                        .lower
+                        .as_ref()
+                        .map(|b| b.value.as_str())
+                        .unwrap_or("NULL");
+                    // `LIKE 'abc%'` = `>= 'abc' AND < 'abd'` (the prefix with its last character incremented).
+                    let prefix = format!("left({pattern}, -1)");
+                    conds.push(Cond::new(name, ">=", sql(&prefix)));
+                    conds.push(Cond::new(
+                        name,
+                        "<",
+                        sql(&format!(
+                            "left({prefix}, -1) || chr(ascii(right({prefix}, 1)) + 1)"
+                        )),
+                    ));
+                    notes.push(format!(
+                        "LIKE prefix on {rc}: read as the range of strings with that prefix"
+                    ));
+                }
+                Some(name) => {
+                    if let Some(l) = &rp.lower {
+                        conds.push(Cond::new(
+                            name,
+                            if l.inclusive { ">=" } else { ">" },
+                            sql(&l.value),
+                        ));
+                    }
+                    if let Some(u) = &rp.upper {
+                        conds.push(Cond::new(
+                            name,
+                            if u.inclusive { "<=" } else { "<" },
+                            sql(&u.value),
+                        ));
+                    }
+                }
+                None => client.push(range_sql(rp)),
+            }
+        }
+    }
+    for (_, rp) in &shape.extra_ranges {
+        client.push(range_sql(rp));
+    }
+    for c in &shape.null_filter {
+        if t.null_filter.contains(c) {
+            notes.push(format!(
+                "{c} IS NULL holds for every row of {} (the table keeps only those rows)",
+                t.name
+            ));
+        } else {
+            client.push(format!("{c} IS NULL"));
+        }
+    }
+    (conds, client)
+}
+
 /// Maps a read pattern served by `t` (keys laid out by `key`).
 pub fn map(
     keyspace: &str,
@@ -83,82 +222,15 @@ pub fn map(
     let mut notes: Vec<String> = shape.notes.clone();
     notes.extend(key.notes.iter().cloned());
     let select = select_list(shape, t, &mut notes);
-    let mut conds: Vec<String> = Vec::new();
-    // A scan (no partition key restricted) restricts nothing: any predicate is a client filter.
     let scan = key.partitions_read.is_none();
-    let mut client_filter = !shape.extra_ranges.is_empty();
-    if scan {
-        for (c, _) in &shape.eq {
-            notes.push(format!("{c} = ? is filtered on the client"));
-            client_filter = true;
-        }
-        if let Some((rc, _)) = &shape.range {
-            notes.push(format!("the range on {rc} is filtered on the client"));
-            client_filter = true;
-        }
-    } else {
-        for k in &t.partition {
-            let Some(name) = t.name_of(k) else { continue };
-            let op = match k {
-                KeySrc::Col(c)
-                    if shape
-                        .eq
-                        .iter()
-                        .any(|(x, op)| x == c && *op == EqualityOp::In) =>
-                {
-                    "IN ?"
-                }
-                _ => "= ?",
-            };
-            conds.push(format!("{} {op}", quote(name)));
-        }
-        for (c, _) in &key.clustering {
-            if let Some((_, op)) = shape.eq.iter().find(|(x, _)| x == c) {
-                if let Some(name) = t.col_name(c) {
-                    conds.push(format!(
-                        "{} {}",
-                        quote(name),
-                        if *op == EqualityOp::In { "IN ?" } else { "= ?" }
-                    ));
-                }
-            }
-        }
-        if let Some((rc, rp)) = &shape.range {
-            if let Some(name) = t.col_name(rc) {
-                let n = quote(name);
-                if rp.prefix {
-                    conds.push(format!("{n} >= ?"));
-                    conds.push(format!("{n} < ?"));
-                    notes.push(format!(
-                        "LIKE prefix on {rc}: bind the prefix and the prefix with its last character incremented"
-                    ));
-                } else {
-                    if let Some(l) = &rp.lower {
-                        conds.push(format!("{n} {} ?", if l.inclusive { ">=" } else { ">" }));
-                    }
-                    if let Some(u) = &rp.upper {
-                        conds.push(format!("{n} {} ?", if u.inclusive { "<=" } else { "<" }));
-                    }
-                }
-            }
-        }
+    let (conds, client_filters) = restrictions(shape, key, t, &mut notes);
+    if !client_filters.is_empty() {
+        notes.push(format!(
+            "the client filters the rows read with {}",
+            client_filters.join(" AND ")
+        ));
     }
-    for c in &shape.extra_ranges {
-        if !notes.iter().any(|n| n.contains(&c.to_string())) {
-            notes.push(format!("range on {c} is filtered on the client"));
-        }
-    }
-    for c in &shape.null_filter {
-        if t.null_filter.contains(c) {
-            notes.push(format!(
-                "{c} IS NULL holds for every row of {} (the table keeps only those rows)",
-                t.name
-            ));
-        } else {
-            notes.push(format!("{c} IS NULL is filtered on the client"));
-            client_filter = true;
-        }
-    }
+    let client_filter = !client_filters.is_empty();
 
     // ORDER BY only when it names a prefix of the clustering, all declared or all reversed.
     let order: Vec<(String, bool)> = shape
@@ -168,7 +240,7 @@ pub fn map(
         .filter_map(|(c, d)| t.col_name(c).map(|n| (n.to_string(), *d)))
         .collect();
     let mut order_sql = String::new();
-    if !order.is_empty() && !key.partition_in && key.partitions_read.is_some() {
+    if !order.is_empty() && !key.partition_in && !scan {
         let prefix_ok = order.len() <= t.clustering.len()
             && order
                 .iter()
@@ -201,71 +273,160 @@ pub fn map(
     } else if !order.is_empty() && key.partition_in {
         notes.push("several partitions are read: their rows are merged in the requested order on the client".into());
     }
-    let group: Vec<&remodel_model::ColumnRef> = shape.group_by.iter().collect();
-    let mut group_sql = String::new();
-    if !group.is_empty() {
-        let mut names = Vec::new();
-        let mut all_keyed = true;
-        for g in &group {
-            match t.col_name(g) {
-                Some(n) => names.push(n.to_string()),
-                None => all_keyed = false,
-            }
-        }
-        let key_names: Vec<String> = t
-            .key_elements()
-            .iter()
-            .filter_map(|k| t.name_of(k).map(str::to_string))
-            .collect();
-        let bound: Vec<&String> = names
-            .iter()
-            .filter(|n| {
-                conds
-                    .iter()
-                    .any(|c| c.starts_with(&format!("{} ", quote(n))))
-            })
-            .collect();
-        if all_keyed && bound.len() == names.len() {
-            // Grouped by bound key columns only: the whole partition is one group.
-        } else if all_keyed
-            && key.partitions_read == Some(1)
-            && names.len() <= key_names.len()
-            && names.iter().zip(&key_names).all(|(a, b)| a == b)
-        {
-            let items: Vec<String> = names.iter().map(|n| quote(n)).collect();
-            group_sql = format!(" GROUP BY {}", items.join(", "));
-        } else {
-            notes.push("GROUP BY is done on the client".into());
-        }
-    }
+    let group_sql = group_by(shape, key, t, &conds, &mut notes);
     let client_sort = key.client_sort
         || notes
             .iter()
             .any(|n| n.contains("sorted on the client") || n.contains("merged on the client"));
-    let limit_sql = match p.analysis.limit {
-        Some(l) if client_filter || client_sort || !group_sql.is_empty() && scan => {
+    let mut binds: Vec<Bind> = conds.iter().map(|c| c.bind.clone()).collect();
+    // With an OFFSET the client skips the first rows itself: CQL reads LIMIT + OFFSET rows.
+    let limit_value = p
+        .analysis
+        .limit_sql
+        .clone()
+        .or_else(|| p.analysis.limit.map(|l| l.to_string()))
+        .map(|l| match &p.analysis.offset_sql {
+            Some(o) => format!("{l} + {o}"),
+            None => l,
+        });
+    let limit_sql = match limit_value {
+        Some(l) if client_filter || client_sort || (!group_sql.is_empty() && scan) => {
             notes.push(format!(
                 "LIMIT {l} is applied on the client, after filtering and sorting"
             ));
             String::new()
         }
-        Some(l) => format!(" LIMIT {l}"),
+        Some(l) => {
+            binds.push(Bind {
+                column: "limit".into(),
+                value: sql(&l),
+            });
+            " LIMIT ?".to_string()
+        }
         None => String::new(),
     };
-    if p.analysis.offset.is_some() {
-        notes.push("OFFSET: skip rows on the client or page with the paging state".into());
+    if let Some(o) = &p.analysis.offset_sql {
+        notes.push(format!(
+            "OFFSET {o} has no CQL equivalent: the client skips the first {o} rows read (or pages with the driver's paging state)"
+        ));
     }
     let where_sql = if conds.is_empty() {
         String::new()
     } else {
-        format!(" WHERE {}", conds.join(" AND "))
+        let parts: Vec<&str> = conds.iter().map(|c| c.sql.as_str()).collect();
+        format!(" WHERE {}", parts.join(" AND "))
     };
     let cql = format!(
         "SELECT {select} FROM {}.{}{where_sql}{group_sql}{order_sql}{limit_sql}",
         quote(keyspace),
         quote(&t.name)
     );
+    let reasons = not_single_reasons(key, t, lookups, scan_rows);
+    let buckets = bucket_note(shape, key, t);
+    let then = lookups.iter().map(|l| lookup_step(keyspace, l)).collect();
+    let single = reasons.is_empty();
+    QueryMapping {
+        pattern: p.id.clone(),
+        table: Some(t.name.clone()),
+        cql: Some(cql),
+        single_partition: single,
+        reason: (!single).then(|| reasons.join("; ")),
+        buckets,
+        notes,
+        binds,
+        client_filters,
+        then,
+        one_off: false,
+    }
+}
 
+/// The read of a parent kept by reference, by the key each row read names.
+fn lookup_step(keyspace: &str, l: &LookupRead<'_>) -> ReadStep {
+    let t = l.table;
+    let cols: Vec<String> = l
+        .columns
+        .iter()
+        .filter_map(|c| t.col_name(c).map(quote))
+        .collect();
+    let mut conds = Vec::new();
+    let mut binds = Vec::new();
+    for (k, via) in t.partition.iter().zip(&l.via) {
+        let Some(name) = t.name_of(k) else { continue };
+        conds.push(format!("{} = ?", quote(name)));
+        binds.push(Bind {
+            column: name.to_string(),
+            value: via.clone(),
+        });
+    }
+    ReadStep {
+        table: t.name.clone(),
+        cql: format!(
+            "SELECT {} FROM {}.{} WHERE {}",
+            if cols.is_empty() {
+                "*".to_string()
+            } else {
+                cols.join(", ")
+            },
+            quote(keyspace),
+            quote(&t.name),
+            conds.join(" AND ")
+        ),
+        binds,
+        note: Some(format!("kept by reference: {}", l.rationale)),
+    }
+}
+
+/// GROUP BY in CQL when it groups by a prefix of the key within one partition; else a note.
+fn group_by(
+    shape: &Shape,
+    key: &KeyPlan,
+    t: &TableBuild,
+    conds: &[Cond],
+    notes: &mut Vec<String>,
+) -> String {
+    if shape.group_by.is_empty() {
+        return String::new();
+    }
+    let mut names = Vec::new();
+    let mut all_keyed = true;
+    for g in &shape.group_by {
+        match t.col_name(g) {
+            Some(n) => names.push(n.to_string()),
+            None => all_keyed = false,
+        }
+    }
+    let key_names: Vec<String> = t
+        .key_elements()
+        .iter()
+        .filter_map(|k| t.name_of(k).map(str::to_string))
+        .collect();
+    let bound = names
+        .iter()
+        .filter(|n| conds.iter().any(|c| c.bind.column == **n))
+        .count();
+    if all_keyed && bound == names.len() {
+        // Grouped by bound key columns only: the whole partition is one group.
+        String::new()
+    } else if all_keyed
+        && key.partitions_read == Some(1)
+        && names.len() <= key_names.len()
+        && names.iter().zip(&key_names).all(|(a, b)| a == b)
+    {
+        let items: Vec<String> = names.iter().map(|n| quote(n)).collect();
+        format!(" GROUP BY {}", items.join(", "))
+    } else {
+        notes.push("GROUP BY is done on the client".into());
+        String::new()
+    }
+}
+
+/// Why a read is not one partition (empty when it is).
+fn not_single_reasons(
+    key: &KeyPlan,
+    t: &TableBuild,
+    lookups: &[LookupRead<'_>],
+    scan_rows: Option<(f64, &str)>,
+) -> Vec<String> {
     let mut reasons = Vec::new();
     if key.partitions_read.is_none() {
         let size = match scan_rows {
@@ -296,40 +457,34 @@ pub fn map(
             l.table.root, l.table.name, l.rationale
         ));
     }
-    let buckets = key.bucket.and_then(|(b, n)| {
-        let (rc, _) = shape.range.as_ref()?;
-        let bcol = t.partition.iter().find_map(|k| {
-            if let KeySrc::Bucket(..) = k {
-                t.name_of(k)
-            } else {
-                None
-            }
-        })?;
-        Some(if n == 1 {
-            format!(
-                "{bcol} = the {} (UTC) of the lower bound of {}",
-                bucket_name(b),
-                rc.column
-            )
+    reasons
+}
+
+/// How the reader computes the bucket value(s) of a bucketed partition key.
+fn bucket_note(shape: &Shape, key: &KeyPlan, t: &TableBuild) -> Option<String> {
+    let (b, n) = key.bucket?;
+    let (rc, _) = shape.range.as_ref()?;
+    let bcol = t.partition.iter().find_map(|k| {
+        if let KeySrc::Bucket(..) = k {
+            t.name_of(k)
         } else {
-            format!(
-                "{bcol} = each {} (UTC) from the lower bound of {} for {n} {}s",
-                bucket_name(b),
-                rc.column,
-                bucket_name(b)
-            )
-        })
-    });
-    let single = reasons.is_empty();
-    QueryMapping {
-        pattern: p.id.clone(),
-        table: Some(t.name.clone()),
-        cql: Some(cql),
-        single_partition: single,
-        reason: (!single).then(|| reasons.join("; ")),
-        buckets,
-        notes,
-    }
+            None
+        }
+    })?;
+    Some(if n == 1 {
+        format!(
+            "{bcol} = the {} (UTC) of the lower bound of {}",
+            bucket_name(b),
+            rc.column
+        )
+    } else {
+        format!(
+            "{bcol} = each {} (UTC) from the lower bound of {} for {n} {}s",
+            bucket_name(b),
+            rc.column,
+            bucket_name(b)
+        )
+    })
 }
 
 /// A counter or summary table for an aggregate that cannot be answered from one partition.

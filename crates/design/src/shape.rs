@@ -2,7 +2,8 @@
 //! the columns it reads and the parents it embeds or looks up.
 
 use remodel_model::{
-    AccessPattern, ColumnRef, Decision, EqualityOp, RangePredicate, Relationship, Schema, Table,
+    AccessPattern, BindValue, ColumnRef, Decision, EqualityOp, RangePredicate, Relationship,
+    Schema, Table,
 };
 use std::collections::BTreeMap;
 
@@ -73,8 +74,23 @@ pub struct Lookup {
     pub table: String,
     /// Parent columns the pattern projects.
     pub columns: Vec<ColumnRef>,
+    /// For each primary-key column of the looked-up table, its value: a column of the rows read
+    /// first (`current`) or a parameter of the statement (`sql`).
+    pub via: Vec<BindValue>,
     /// The decision text that made it a reference.
     pub rationale: String,
+}
+
+/// An equality the key serves: the column (its representative), the operator and the value
+/// side as normalized SQL (what the CQL bind marker takes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EqPred {
+    /// The column.
+    pub column: ColumnRef,
+    /// `=` or `IN`.
+    pub op: EqualityOp,
+    /// The value side (`$1`; for `IN`, the list).
+    pub value: String,
 }
 
 /// The needs of one read pattern.
@@ -84,14 +100,16 @@ pub struct Shape {
     pub pattern: String,
     /// The table whose rows are the result rows.
     pub root: String,
-    /// Equality columns (representatives) with their operator, `IS NULL` excluded.
-    pub eq: Vec<(ColumnRef, EqualityOp)>,
+    /// Equalities (on representatives), `IS NULL` excluded.
+    pub eq: Vec<EqPred>,
+    /// Predicates the key does not serve, as SQL: the client applies them to the rows read.
+    pub client: Vec<String>,
     /// `IS NULL` columns: the table holds only those rows.
     pub null_filter: Vec<ColumnRef>,
     /// The range served by the clustering key.
     pub range: Option<(ColumnRef, RangePredicate)>,
     /// Further ranges (filtered on the client).
-    pub extra_ranges: Vec<ColumnRef>,
+    pub extra_ranges: Vec<(ColumnRef, RangePredicate)>,
     /// ORDER BY (column, desc).
     pub order: Vec<(ColumnRef, bool)>,
     /// Projected columns (representatives), in order.
@@ -282,20 +300,40 @@ pub fn derive(
             .unwrap_or_else(|| c.clone())
     };
 
+    let row_lookups = row_lookups(schema, a, &tables, &determined, &equiv, &rep);
+    let looked_up = |c: &ColumnRef| row_lookups.iter().any(|(t, _)| *t == c.table);
     let mut notes = Vec::new();
-    let mut eq: Vec<(ColumnRef, EqualityOp)> = Vec::new();
+    let mut client: Vec<String> = a.residual.clone();
+    let mut eq: Vec<EqPred> = Vec::new();
     let mut null_filter = Vec::new();
     for p in &a.equality {
         let Some(c) = canon(&p.column) else {
             notes.push(format!("equality on unknown column {} ignored", p.column));
+            client.push(predicate_sql(p));
             continue;
         };
         let r = rep(&c);
+        if looked_up(&r) {
+            // Bound in the lookup of that table's row (a key column), or compared after it.
+            let keyed = row_lookups.iter().any(|(t, via)| {
+                *t == r.table
+                    && via.iter().any(|(k, v)| {
+                        same(k, &r.column)
+                            && matches!(v, BindValue::Sql { sql } if Some(sql) == p.value.as_ref())
+                    })
+            });
+            if !keyed {
+                client.push(predicate_sql(p));
+            }
+            continue;
+        }
         if p.expression.is_some() {
             notes.push(format!(
-                "equality on an expression of {r} ({}): bound as a value of the column; the application computes it",
-                p.expression.as_deref().unwrap_or_default()
+                "{} is on an expression of {r}: the client compares it",
+                predicate_sql(p)
             ));
+            client.push(predicate_sql(p));
+            continue;
         }
         match p.op {
             EqualityOp::IsNull => {
@@ -304,12 +342,23 @@ pub fn derive(
                 }
             }
             op => {
-                if let Some(existing) = eq.iter_mut().find(|(x, _)| *x == r) {
-                    if op == EqualityOp::Eq {
-                        existing.1 = EqualityOp::Eq;
+                let value = p.value.clone().unwrap_or_default();
+                match eq.iter_mut().find(|x| x.column == r) {
+                    // `a = $1 AND a IN (…)`: the `=` is served, the other is a filter.
+                    Some(existing) => {
+                        if op == EqualityOp::Eq && existing.op == EqualityOp::In {
+                            client.push(format!("{} IN {}", existing.column, existing.value));
+                            existing.op = op;
+                            existing.value = value;
+                        } else {
+                            client.push(predicate_sql(p));
+                        }
                     }
-                } else {
-                    eq.push((r, op));
+                    None => eq.push(EqPred {
+                        column: r,
+                        op,
+                        value,
+                    }),
                 }
             }
         }
@@ -326,7 +375,8 @@ pub fn derive(
                 usize::MAX
             }
         };
-        eq.sort_by_key(|(c, _)| pos(c));
+        eq.sort_by_key(|e| pos(&e.column));
+        unique_key_only(rt, &mut eq, &mut client, &mut notes);
     }
 
     let mut range = None;
@@ -334,25 +384,25 @@ pub fn derive(
     for r in &a.ranges {
         let Some(c) = canon(&r.column) else { continue };
         let c = rep(&c);
-        if eq.iter().any(|(x, _)| *x == c) {
-            continue;
-        }
-        if range.is_none() {
+        if range.is_none() && !eq.iter().any(|x| x.column == c) && !looked_up(&c) {
             let mut rp = r.clone();
             rp.column = c.clone();
             range = Some((c, rp));
         } else {
-            notes.push(format!(
-                "range on {c} is filtered on the client (a read can restrict one clustering range)"
-            ));
-            extra_ranges.push(c);
+            let mut rp = r.clone();
+            rp.column = c.clone();
+            extra_ranges.push((c, rp));
         }
     }
-    let order: Vec<(ColumnRef, bool)> = a
+    let mut order: Vec<(ColumnRef, bool)> = a
         .order_by
         .iter()
         .filter_map(|o| canon(&o.column).map(|c| (rep(&c), o.desc)))
         .collect();
+    if order.iter().any(|(c, _)| looked_up(c)) {
+        notes.push("ORDER BY a column read by a lookup: rows are sorted on the client".into());
+        order.clear();
+    }
 
     let mut projection: Vec<ColumnRef> = Vec::new();
     for c in &a.projection {
@@ -366,10 +416,10 @@ pub fn derive(
     let mut needed: Vec<ColumnRef> = projection.clone();
     let extra = eq
         .iter()
-        .map(|(c, _)| c.clone())
+        .map(|e| e.column.clone())
         .chain(null_filter.iter().cloned())
         .chain(range.iter().map(|(c, _)| c.clone()))
-        .chain(extra_ranges.iter().cloned())
+        .chain(extra_ranges.iter().map(|(c, _)| c.clone()))
         .chain(order.iter().map(|(c, _)| c.clone()))
         .chain(
             a.aggregates
@@ -382,11 +432,26 @@ pub fn derive(
             needed.push(c);
         }
     }
+    let mut lookups = Vec::new();
+    for (t, via) in &row_lookups {
+        let columns: Vec<ColumnRef> = needed.iter().filter(|c| c.table == *t).cloned().collect();
+        needed.retain(|c| c.table != *t);
+        notes.push(format!(
+            "{t} is read by key for each row ({}): a join to a table the rows do not determine is not copied",
+            via.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(", ")
+        ));
+        lookups.push(Lookup {
+            table: t.clone(),
+            columns,
+            via: via.iter().map(|(_, v)| v.clone()).collect(),
+            rationale: format!("one {t} row per row read, found by its key"),
+        });
+    }
 
     // Uniqueness keys of tables the root does not determine (children or unrelated tables).
     let mut extra_keys = Vec::new();
     for t in &tables {
-        if determined.contains(t) {
+        if determined.contains(t) || row_lookups.iter().any(|(x, _)| x == t) {
             continue;
         }
         if let Some(st) = schema.table(t) {
@@ -405,7 +470,6 @@ pub fn derive(
     }
 
     // Parents kept by reference: direct parents of the root whose columns are only projected.
-    let mut lookups = Vec::new();
     for e in edges.iter().filter(|e| e.directed && e.child == root) {
         let Some(rel) = relationships
             .iter()
@@ -419,10 +483,13 @@ pub fn derive(
         // The partition key pins the parent (1-N read from the parent): its columns are static,
         // one copy per partition, so keeping them here duplicates nothing.
         let pinned = e.child_cols.iter().all(|cc| {
-            eq.iter().any(|(c, op)| {
-                *op == EqualityOp::Eq && c.table == root && c.column.eq_ignore_ascii_case(cc)
+            eq.iter().any(|x| {
+                x.op == EqualityOp::Eq
+                    && x.column.table == root
+                    && x.column.column.eq_ignore_ascii_case(cc)
             })
-        }) && eq.iter().all(|(c, _)| {
+        }) && eq.iter().all(|x| {
+            let c = &x.column;
             c.table == root
                 && e.child_cols
                     .iter()
@@ -444,15 +511,27 @@ pub fn derive(
             continue;
         }
         let only_projected = parent_cols.iter().all(|c| projection.contains(c))
-            && !eq.iter().any(|(c, _)| c.table == e.parent)
+            && !eq.iter().any(|x| x.column.table == e.parent)
             && !order.iter().any(|(c, _)| c.table == e.parent)
             && range.as_ref().is_none_or(|(c, _)| c.table != e.parent)
             && !edges.iter().any(|x| x.child == e.parent);
         if only_projected {
             needed.retain(|c| c.table != e.parent);
+            let via = schema
+                .table(&e.parent)
+                .map(|pt| {
+                    pt.primary_key
+                        .iter()
+                        .filter_map(|k| e.parent_cols.iter().position(|c| same(c, k)))
+                        .filter_map(|i| canon(&ColumnRef::new(&root, &e.child_cols[i])))
+                        .map(|column| BindValue::Current { column })
+                        .collect()
+                })
+                .unwrap_or_default();
             lookups.push(Lookup {
                 table: e.parent.clone(),
                 columns: parent_cols,
+                via,
                 rationale: rel.rationale.text.clone(),
             });
         } else {
@@ -491,6 +570,7 @@ pub fn derive(
         pattern: pattern.id.clone(),
         root,
         eq,
+        client,
         null_filter,
         range,
         extra_ranges,
@@ -503,6 +583,136 @@ pub fn derive(
         notes,
         equiv,
     })
+}
+
+/// Tables the root does not determine whose primary key is nevertheless fixed for each row
+/// read — by columns the join equates with a determined table, or by `=` parameters
+/// (`stock` in `order_line JOIN stock ON s_i_id = ol_i_id WHERE s_w_id = $5`): read by key per
+/// row rather than copied (a copy of them could not be kept in step). Each with, per key column,
+/// the value it is read by.
+fn row_lookups(
+    schema: &Schema,
+    a: &remodel_model::PatternAnalysis,
+    tables: &[String],
+    determined: &[String],
+    equiv: &Equiv,
+    rep: &dyn Fn(&ColumnRef) -> ColumnRef,
+) -> Vec<(String, Vec<(String, BindValue)>)> {
+    let mut out = Vec::new();
+    for t in tables.iter().filter(|t| !determined.contains(t)) {
+        let Some(st) = schema.table(t) else { continue };
+        if st.primary_key.is_empty() {
+            continue;
+        }
+        let mut via = Vec::new();
+        for k in &st.primary_key {
+            let Some(kc) = canonical(schema, &ColumnRef::new(&st.name, k)) else {
+                break;
+            };
+            let from_row = equiv
+                .class(&kc)
+                .into_iter()
+                .find(|x| determined.contains(&x.table))
+                .map(|x| BindValue::Current { column: rep(&x) });
+            let from_param = a
+                .equality
+                .iter()
+                .filter(|p| p.op == EqualityOp::Eq && p.expression.is_none())
+                .find(|p| canonical(schema, &p.column).as_ref() == Some(&kc))
+                .and_then(|p| p.value.clone())
+                .map(|sql| BindValue::Sql { sql });
+            match from_row.or(from_param) {
+                Some(v) => via.push((kc.column.clone(), v)),
+                None => break,
+            }
+        }
+        if via.len() == st.primary_key.len() {
+            out.push((st.name.clone(), via));
+        }
+    }
+    out
+}
+
+/// An equality predicate as SQL (`members.pin = $2`), as the client applies it.
+pub fn predicate_sql(p: &remodel_model::Predicate) -> String {
+    let lhs = p.expression.clone().unwrap_or_else(|| p.column.to_string());
+    let v = p.value.as_deref().unwrap_or_default();
+    match p.op {
+        EqualityOp::Eq => format!("{lhs} = {v}"),
+        EqualityOp::In => format!("{lhs} IN {v}"),
+        EqualityOp::IsNull => format!("{lhs} IS NULL"),
+    }
+}
+
+/// A range predicate as SQL (`trips.started_at >= $2 AND trips.started_at < $3`).
+pub fn range_sql(r: &RangePredicate) -> String {
+    let lhs = r.expression.clone().unwrap_or_else(|| r.column.to_string());
+    if r.prefix {
+        let v = r
+            .lower
+            .as_ref()
+            .map(|b| b.value.as_str())
+            .unwrap_or_default();
+        return format!("{lhs} LIKE {v}");
+    }
+    let mut parts = Vec::new();
+    if let Some(l) = &r.lower {
+        parts.push(format!(
+            "{lhs} {} {}",
+            if l.inclusive { ">=" } else { ">" },
+            l.value
+        ));
+    }
+    if let Some(u) = &r.upper {
+        parts.push(format!(
+            "{lhs} {} {}",
+            if u.inclusive { "<=" } else { "<" },
+            u.value
+        ));
+    }
+    parts.join(" AND ")
+}
+
+/// When the `=` columns cover a unique key of the root (its primary key first), the read
+/// returns at most one row: only that key partitions; the other equalities are compared on
+/// the client (a table per combination, `(email, pin)`, would copy the row for nothing and
+/// put the other values — a PIN, say — into a key).
+fn unique_key_only(
+    root: &Table,
+    eq: &mut Vec<EqPred>,
+    client: &mut Vec<String>,
+    notes: &mut Vec<String>,
+) {
+    let bound = |k: &String| {
+        eq.iter().any(|e| {
+            e.op == EqualityOp::Eq
+                && e.column.table == root.name
+                && e.column.column.eq_ignore_ascii_case(k)
+        })
+    };
+    let key = std::iter::once(&root.primary_key)
+        .chain(root.unique_keys.iter().map(|u| &u.columns))
+        .filter(|k| !k.is_empty())
+        .find(|k| k.iter().all(bound));
+    let Some(key) = key else { return };
+    let (keep, rest): (Vec<EqPred>, Vec<EqPred>) = eq.drain(..).partition(|e| {
+        e.column.table == root.name && key.iter().any(|k| e.column.column.eq_ignore_ascii_case(k))
+    });
+    *eq = keep;
+    if rest.is_empty() {
+        return;
+    }
+    let cols: Vec<String> = rest.iter().map(|e| e.column.to_string()).collect();
+    notes.push(format!(
+        "({}) is unique in {}: the read returns at most one row, found by that key; {} compared on the client",
+        key.join(", "),
+        root.name,
+        cols.join(", ")
+    ));
+    for e in rest {
+        let op = if e.op == EqualityOp::In { "IN" } else { "=" };
+        client.push(format!("{} {op} {}", e.column, e.value));
+    }
 }
 
 /// The root table of the schema (exists by construction of the shape).

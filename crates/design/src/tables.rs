@@ -105,6 +105,32 @@ impl TableBuild {
         })
     }
 
+    /// A table of `root` rows partitioned by `by` (a lookup a write path needs: the rows it
+    /// changes, found by the columns the statement binds); clustered by the primary key.
+    pub fn lookup(root: &str, by: &[ColumnRef]) -> Self {
+        TableBuild {
+            root: root.to_string(),
+            partition: by.iter().map(|c| KeySrc::Col(c.clone())).collect(),
+            required: Vec::new(),
+            null_filter: Vec::new(),
+            extra_keys: Vec::new(),
+            needed: Vec::new(),
+            edges: Vec::new(),
+            serves: Vec::new(),
+            clustering: Vec::new(),
+            columns: Vec::new(),
+            name: String::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Records that the table serves pattern `id` (once).
+    pub fn add_serves(&mut self, id: &str) {
+        if !self.serves.iter().any(|s| s == id) {
+            self.serves.push(id.to_string());
+        }
+    }
+
     /// True when this is `root`'s plain lookup-by-primary-key table.
     pub fn is_primary_lookup(&self, schema: &Schema) -> bool {
         let Some(t) = schema.table(&self.root) else {
@@ -220,6 +246,7 @@ impl TableBuild {
             derived_from,
             bucket,
             order,
+            constant: None,
         }
     }
 
@@ -235,6 +262,7 @@ impl TableBuild {
                     KeySrc::Bucket(..) => None,
                 },
                 is_static: *st,
+                embeds: None,
             })
             .collect()
     }
@@ -311,11 +339,28 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
                 .collect();
         }
     }
-    if uniq.is_empty() && !t.warnings.iter().any(|(c, _)| c == "no_source_key") {
-        t.warnings.push((
-            "no_source_key".into(),
-            format!("`{}` has no primary or unique key: rows with the same key columns overwrite each other", root.name),
-        ));
+    if uniq.is_empty() {
+        // No declared key: every NOT NULL column (all columns when none is) keeps rows distinct;
+        // rows equal in all of them are duplicates Cassandra stores once.
+        let mut cols: Vec<&remodel_model::Column> =
+            root.columns.iter().filter(|c| !c.nullable).collect();
+        if cols.is_empty() {
+            cols = root.columns.iter().collect();
+        }
+        uniq = cols
+            .iter()
+            .map(|c| ColumnRef::new(&root.name, &c.name))
+            .collect();
+        if !t.warnings.iter().any(|(c, _)| c == "no_source_key") {
+            t.warnings.push((
+                "no_source_key".into(),
+                format!(
+                    "`{}` has no primary or unique key: the key holds its NOT NULL columns ({}), so rows equal in all of them are stored once",
+                    root.name,
+                    cols.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
     }
     uniq.extend(t.extra_keys.iter().cloned());
     for c in uniq {

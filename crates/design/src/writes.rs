@@ -1,148 +1,94 @@
-//! Write paths: each INSERT/UPDATE/DELETE → the statements it fans out to, the values it must read
-//! first (read-before-write) and whether the fan-out fits one batch under the 5 KiB warning.
+//! Write paths: each INSERT/UPDATE/DELETE → the CQL statements it fans out to, what every bind
+//! marker takes (the statement's values, values read first, current and new key values), the
+//! reads it needs before writing, and whether the fan-out fits one batch.
+//!
+//! Values are named by source column and version ([`BindValue::Current`] before the write,
+//! [`BindValue::New`] after it), so a reader of the plan — the validator, the replay, the
+//! application's developer — can tell where each value comes from. A read before write is planned
+//! only from a table that has the columns, by a key whose values are known at that point.
 
 use crate::keys::KeySrc;
 use crate::naming::quote;
+use crate::shape::Edge;
 use crate::sizing::Sizer;
 use crate::tables::TableBuild;
 use remodel_model::{
-    AccessPattern, ColumnRef, ReadBeforeWrite, Schema, StatementKind, WritePath, WriteTarget,
+    AccessPattern, Bind, BindValue, ColumnRef, Guard, ReadBeforeWrite, Schema, StatementKind,
+    Table, WriteAction, WritePath, WriteTarget,
 };
 
-/// A lookup the write needs that no table provides: (source table, columns it is found by).
-pub type Missing = (String, Vec<String>);
-
-/// Finds a table holding whole `root` rows, partitioned only by columns the statement knows.
-pub fn finder(tables: &[TableBuild], root: &str, known: &[String]) -> Option<usize> {
-    let mut best: Option<(usize, usize)> = None;
-    for (i, t) in tables.iter().enumerate() {
-        if t.root != root
-            || !t.null_filter.is_empty()
-            || !t.extra_keys.is_empty()
-            || t.partition.is_empty()
-        {
-            continue;
-        }
-        let ok = t.partition.iter().all(|k| matches!(k, KeySrc::Col(c) if c.table == root && known.iter().any(|x| x.eq_ignore_ascii_case(&c.column))));
-        if ok {
-            // Prefer the table whose rows are identified by the most known columns (fewest rows to read).
-            let score = t.partition.len() * 100 + t.key_elements().iter().filter(|k| matches!(k, KeySrc::Col(c) if known.iter().any(|x| x.eq_ignore_ascii_case(&c.column)))).count();
-            if best.is_none_or(|(_, s)| score > s) {
-                best = Some((i, score));
-            }
-        }
-    }
-    best.map(|(i, _)| i)
+/// A lookup a write path needs and no table provides: rows of `entity` found by `by` (its
+/// columns), holding `columns`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Missing {
+    /// The source table whose rows are looked up.
+    pub entity: String,
+    /// The columns of `entity` they are found by.
+    pub by: Vec<String>,
+    /// The source columns the lookup must return.
+    pub columns: Vec<ColumnRef>,
 }
 
-fn where_key(t: &TableBuild, elems: &[KeySrc]) -> String {
-    elems
-        .iter()
-        .filter_map(|k| t.name_of(k))
-        .map(|n| format!("{} = ?", quote(n)))
-        .collect::<Vec<_>>()
-        .join(" AND ")
+/// Which value of a column: before the write or after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Version {
+    Current,
+    New,
 }
 
-struct Rbw {
-    table: String,
-    columns: Vec<String>,
-    for_tables: Vec<String>,
-    note: Option<String>,
+/// A child → parent column pair (`books.owner_branch` → `branches.branch_id`): the parent row of
+/// a row is found by the child's value.
+#[derive(Debug, Clone, PartialEq)]
+struct Link {
+    child: ColumnRef,
+    parent: ColumnRef,
 }
 
-fn add_rbw(
-    list: &mut Vec<Rbw>,
-    table: &str,
-    cols: &[String],
-    for_table: &str,
-    note: Option<String>,
-) {
-    let entry = match list.iter_mut().position(|r| r.table == table) {
-        Some(i) => &mut list[i],
-        None => {
-            list.push(Rbw {
-                table: table.to_string(),
-                columns: Vec::new(),
-                for_tables: Vec::new(),
-                note,
-            });
-            let last = list.len() - 1;
-            &mut list[last]
-        }
-    };
-    for c in cols {
-        if !entry.columns.contains(c) {
-            entry.columns.push(c.clone());
-        }
-    }
-    if !entry.for_tables.iter().any(|t| t == for_table) {
-        entry.for_tables.push(for_table.to_string());
+/// The written statement: its table, the columns its WHERE binds by `=` and the columns it sets.
+struct Stmt<'a> {
+    kind: StatementKind,
+    table: &'a Table,
+    /// Columns the WHERE binds by `=`: their current values are known.
+    key_eq: Vec<String>,
+    /// Columns set, with true when the new value is computed from the current row.
+    set: Vec<(String, bool)>,
+    /// True when `key_eq` covers the primary key or a unique key (one row).
+    by_primary_key: bool,
+}
+
+impl Stmt<'_> {
+    fn sets(&self, c: &ColumnRef) -> bool {
+        c.table == self.table.name && self.set.iter().any(|(s, _)| *s == c.column)
     }
 }
 
-/// Records reading `cols` of every `t.root` row that copies the written `tname` row: from the
-/// table that lists those rows by `by`, else from the source with `fallback` as the note.
-fn read_copiers(
-    rbw: &mut Vec<Rbw>,
-    tables: &[TableBuild],
-    t: &TableBuild,
-    tname: &str,
-    by: &[String],
-    cols: &[String],
-    fallback: String,
-) {
-    match finder(tables, &t.root, by) {
-        Some(i) if !by.is_empty() => add_rbw(
-            rbw,
-            &tables[i].name,
-            cols,
-            &t.name,
-            Some(format!("every {} row that copies the {tname} row", t.root)),
-        ),
-        _ => add_rbw(
-            rbw,
-            &format!("postgres:{}", t.root),
-            cols,
-            &t.name,
-            Some(fallback),
-        ),
-    }
+/// The statements of one write path while they are planned.
+struct Planner<'a> {
+    schema: &'a Schema,
+    ks: String,
+    tables: &'a [TableBuild],
+    stmt: Stmt<'a>,
+    links: Vec<Link>,
+    reads: Vec<ReadBeforeWrite>,
+    /// What each read provides: (read index, source column, version).
+    provided: Vec<(usize, ColumnRef, Version)>,
+    targets: Vec<WriteTarget>,
+    missing: Vec<Missing>,
+    notes: Vec<String>,
+    bytes: f64,
+    /// The read of the written rows when the statement picks several (not by primary key):
+    /// every target on the written entity's tables runs once per row it returns.
+    rows: Option<usize>,
+    /// Why the statement cannot be applied by keyed statements.
+    unsupported: Option<String>,
+    /// The WHERE clause of each read (its CQL is written once its columns are final).
+    read_where: Vec<String>,
+    /// The target table whose statements are being planned: the reads made now serve it.
+    for_table: Option<String>,
 }
 
-/// The INSERT of a whole row of `t` (every column bound), the second half of moving a row.
-fn insert_whole_row(ks: &str, t: &TableBuild) -> String {
-    let all: Vec<String> = t.columns.iter().map(|(_, n, ..)| n.clone()).collect();
-    insert_cql(ks, t, &all)
-}
-
-/// A DELETE of the rows of `t` that `where_key` selects.
-fn delete_cql(ks: &str, t: &TableBuild, where_key: &str) -> String {
-    format!("DELETE FROM {ks}.{} WHERE {where_key}", quote(&t.name))
-}
-
-/// An UPDATE of `cols` of `t` in the rows `where_key` selects.
-pub(crate) fn update_cql(ks: &str, t: &TableBuild, cols: &[String], where_key: &str) -> String {
-    let sets: Vec<String> = cols.iter().map(|c| format!("{} = ?", quote(c))).collect();
-    format!(
-        "UPDATE {ks}.{} SET {} WHERE {where_key}",
-        quote(&t.name),
-        sets.join(", ")
-    )
-}
-
-/// An INSERT into `t` binding `cols`.
-fn insert_cql(ks: &str, t: &TableBuild, cols: &[String]) -> String {
-    let names: Vec<String> = cols.iter().map(|c| quote(c)).collect();
-    let marks = vec!["?"; names.len()].join(", ");
-    format!(
-        "INSERT INTO {ks}.{} ({}) VALUES ({marks})",
-        quote(&t.name),
-        names.join(", ")
-    )
-}
-
-/// Plans one write pattern over the finished, named tables; also returns lookups no table provides.
+/// Plans one write pattern over the finished, named tables; also returns the lookups it needs
+/// and no table provides (the designer adds them and plans again).
 pub fn plan(
     schema: &Schema,
     keyspace: &str,
@@ -157,387 +103,1089 @@ pub fn plan(
         batch_bytes: 0,
         fits_batch: true,
         note: None,
+        one_off: false,
+        unsupported: None,
     };
-    let mut missing_lookups: Vec<Missing> = Vec::new();
+    if let Some(why) = &p.analysis.one_off {
+        path.one_off = true;
+        path.note = Some(format!("one-off statement, not part of the design: {why}"));
+        return (path, Vec::new());
+    }
     let Some(w) = &p.analysis.write else {
         path.note = Some(p.analysis.unmodeled.clone().map_or_else(
             || "the analyzer found no write target for this statement".to_string(),
             |u| format!("not modelled by the analyzer: {u}"),
         ));
-        return (path, missing_lookups);
+        return (path, Vec::new());
     };
     let Some(st) = schema.table(&w.table) else {
         path.note = Some(format!("writes `{}`, which is not in the schema", w.table));
-        return (path, missing_lookups);
+        return (path, Vec::new());
     };
-    let tname = st.name.clone();
-    let norm = |cols: &[String]| -> Vec<String> {
-        cols.iter()
-            .filter_map(|c| st.column(c).map(|cc| cc.name.clone()))
-            .collect()
-    };
-    let written = norm(&w.columns_written);
-    let keycols = norm(&w.key_columns);
-    let mut known: Vec<String> = keycols.clone();
-    for c in &written {
-        if !known.contains(c) {
-            known.push(c.clone());
-        }
-    }
-    let is_known = |k: &KeySrc, set: &[String]| {
-        k.source().table == tname && set.iter().any(|x| x == &k.source().column)
-    };
-    let mut notes: Vec<String> = Vec::new();
-    let mut rbw: Vec<Rbw> = Vec::new();
-    let mut bytes = 0.0;
-    let ks = quote(keyspace);
-    let mut push =
-        |path: &mut WritePath, t: &TableBuild, cql: String, cols: Option<Vec<String>>| {
-            bytes += sizer.row_bytes(t, cols.as_deref()) + 16.0;
-            path.targets.push(WriteTarget {
-                table: t.name.clone(),
-                cql,
-            });
-        };
-    // Reads the missing values of `t` from a table that finds rows by the statement's key columns.
-    let need = |rbw: &mut Vec<Rbw>,
-                missing_lookups: &mut Vec<Missing>,
-                t: &TableBuild,
-                cols: Vec<String>,
-                by: &[String]| {
-        if cols.is_empty() {
-            return;
-        }
-        match finder(tables, &tname, by) {
-            Some(i) if tables[i].name != t.name => {
-                add_rbw(rbw, &tables[i].name, &cols, &t.name, None)
-            }
-            Some(_) => {}
-            None => {
-                missing_lookups.push((tname.clone(), by.to_vec()));
-                add_rbw(
-                    rbw,
-                    &format!("postgres:{tname}"),
-                    &cols,
-                    &t.name,
-                    Some(format!("no table finds {tname} rows by ({}): read the values from the source or add a lookup table", by.join(", "))),
-                );
-            }
-        }
-    };
-
-    // `SET n = n + 1` needs the old value: read it first (or keep it in a counter table).
-    let rmw: Vec<String> = if p.kind == StatementKind::Update {
-        remodel_analyze::assignments::self_referencing_sets(&p.sql)
-            .into_iter()
-            .filter_map(|c| st.column(&c).map(|cc| cc.name.clone()))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    if !rmw.is_empty() {
-        let holder = finder(tables, &tname, &keycols);
-        if let Some(i) = holder {
-            let names: Vec<String> = rmw
+    let canon = |c: &String| st.column(c).map(|cc| cc.name.clone());
+    let key_eq: Vec<String> = p
+        .analysis
+        .equality
+        .iter()
+        .filter(|e| {
+            e.op == remodel_model::EqualityOp::Eq
+                && e.expression.is_none()
+                && e.value.is_some()
+                && schema
+                    .table(&e.column.table)
+                    .is_some_and(|t| t.name == st.name)
+        })
+        .filter_map(|e| canon(&e.column.column))
+        .collect();
+    let set: Vec<(String, bool)> = w
+        .columns_written
+        .iter()
+        .filter_map(canon)
+        .map(|c| {
+            let reads = w
+                .values
                 .iter()
-                .filter_map(|c| {
-                    tables[i]
-                        .col_name(&ColumnRef::new(&tname, c))
-                        .map(str::to_string)
-                })
-                .collect();
-            let first_target = tables
-                .iter()
-                .find(|t| t.root == tname)
-                .map(|t| t.name.clone())
-                .unwrap_or_default();
-            add_rbw(
-                &mut rbw,
-                &tables[i].name,
-                &names,
-                &first_target,
-                Some("the current value, for SET col = col ± …".into()),
-            );
-        }
-        notes.push(format!(
-            "SET {} from the old value is a read-modify-write in Cassandra: read it first and write with IF {} = <old> (a lightweight transaction) when updates race, or keep a counter table when it only counts",
-            rmw.join(", "),
-            rmw.first().map(String::as_str).unwrap_or_default()
-        ));
-    }
-    for t in tables {
-        let keys = t.key_elements();
-        if t.root == tname {
-            match p.kind {
-                StatementKind::Insert => {
-                    if !t.null_filter.is_empty() {
-                        let names: Vec<String> =
-                            t.null_filter.iter().map(|c| c.to_string()).collect();
-                        notes.push(format!(
-                            "insert into {} only rows where {} IS NULL",
-                            t.name,
-                            names.join(", ")
-                        ));
-                    }
-                    // Key columns always: a value Postgres would generate must come from the application.
-                    let mut cols = Vec::new();
-                    for (i, (k, n, ..)) in t.columns.iter().enumerate() {
-                        if i < keys.len()
-                            || k.source().table != tname
-                            || written.contains(&k.source().column)
-                        {
-                            cols.push(n.clone());
-                        }
-                    }
-                    for k in &keys {
-                        if k.source().table == tname && !written.contains(&k.source().column) {
-                            let generated = st
-                                .column(&k.source().column)
-                                .is_some_and(|c| c.identity.is_some() || c.default.is_some());
-                            let msg = if generated {
-                                format!("{}.{} is a key of {} but generated by Postgres (default/serial): the application must supply it (for example a uuid)", tname, k.source().column, t.name)
-                            } else {
-                                format!(
-                                    "{}.{} is a key of {} but the INSERT does not set it",
-                                    tname,
-                                    k.source().column,
-                                    t.name
-                                )
-                            };
-                            if !notes.contains(&msg) {
-                                notes.push(msg);
-                            }
-                        }
-                    }
-                    // Embedded parent columns are read from the parent's table first.
-                    let mut parents: Vec<String> = Vec::new();
-                    for (k, ..) in &t.columns {
-                        let pt = &k.source().table;
-                        if *pt != tname && !parents.contains(pt) {
-                            parents.push(pt.clone());
-                        }
-                    }
-                    for pt in parents {
-                        let cols_p: Vec<String> = t
-                            .columns
-                            .iter()
-                            .filter(|(k, ..)| k.source().table == pt)
-                            .map(|(_, n, ..)| n.clone())
-                            .collect();
-                        let pkey = schema
-                            .table(&pt)
-                            .map(|x| x.primary_key.clone())
-                            .unwrap_or_default();
-                        match finder(tables, &pt, &pkey) {
-                            Some(i) => add_rbw(
-                                &mut rbw,
-                                &tables[i].name,
-                                &cols_p,
-                                &t.name,
-                                Some(format!("copied from {pt}")),
-                            ),
-                            None => {
-                                missing_lookups.push((pt.clone(), pkey.clone()));
-                                add_rbw(
-                                    &mut rbw,
-                                    &format!("postgres:{pt}"),
-                                    &cols_p,
-                                    &t.name,
-                                    Some(format!("copied from {pt}; no table finds it by key")),
-                                );
-                            }
-                        }
-                    }
-                    let cql = insert_cql(&ks, t, &cols);
-                    push(&mut path, t, cql, Some(cols));
-                }
-                StatementKind::Update | StatementKind::Delete => {
-                    let key_change = p.kind == StatementKind::Update
-                        && keys.iter().any(|k| is_known(k, &written));
-                    let set_cols: Vec<String> = t
-                        .columns
-                        .iter()
-                        .skip(keys.len())
-                        .filter(|(k, ..)| matches!(k, KeySrc::Col(c) if c.table == tname && written.contains(&c.column)))
-                        .map(|(_, n, ..)| n.clone())
-                        .collect();
-                    if p.kind == StatementKind::Update && set_cols.is_empty() && !key_change {
-                        continue;
-                    }
-                    let missing: Vec<String> = keys
-                        .iter()
-                        .filter(|k| !is_known(k, &keycols))
-                        .filter_map(|k| match k {
-                            KeySrc::Col(c) => t.col_name(c).map(str::to_string),
-                            KeySrc::Bucket(c, _) => Some(
-                                t.col_name(c)
-                                    .map(str::to_string)
-                                    .unwrap_or_else(|| c.column.clone()),
-                            ),
-                        })
-                        .collect();
-                    let mut missing_dedup: Vec<String> = Vec::new();
-                    for m in missing {
-                        if !missing_dedup.contains(&m) {
-                            missing_dedup.push(m);
-                        }
-                    }
-                    let wk = where_key(t, &keys);
-                    // Setting a column the table is filtered on (`IS NULL`) moves the row out of it.
-                    let leaves: Vec<&ColumnRef> = t
-                        .null_filter
-                        .iter()
-                        .filter(|c| {
-                            p.kind == StatementKind::Update
-                                && c.table == tname
-                                && written.contains(&c.column)
-                        })
-                        .collect();
-                    if !leaves.is_empty() && !key_change {
-                        need(&mut rbw, &mut missing_lookups, t, missing_dedup, &keycols);
-                        push(&mut path, t, delete_cql(&ks, t, &wk), Some(Vec::new()));
-                        let names: Vec<String> = leaves.iter().map(|c| c.column.clone()).collect();
-                        notes.push(format!(
-                            "{} keeps only rows where {} IS NULL: a non-NULL value removes the row (DELETE, shown); a NULL value puts it back (INSERT of the whole row)",
-                            t.name,
-                            names.join(", ")
-                        ));
-                        continue;
-                    }
-                    if key_change {
-                        let all: Vec<String> = t
-                            .columns
-                            .iter()
-                            .map(|(_, n, ..)| n.clone())
-                            .filter(|n| !known.contains(n))
-                            .collect();
-                        need(&mut rbw, &mut missing_lookups, t, all, &keycols);
-                        push(&mut path, t, delete_cql(&ks, t, &wk), Some(Vec::new()));
-                        push(&mut path, t, insert_whole_row(&ks, t), None);
-                        notes.push(format!("the UPDATE changes a key column of {}: the row moves (DELETE + INSERT)", t.name));
-                    } else {
-                        need(&mut rbw, &mut missing_lookups, t, missing_dedup, &keycols);
-                        let cql = if p.kind == StatementKind::Update {
-                            update_cql(&ks, t, &set_cols, &wk)
-                        } else {
-                            delete_cql(&ks, t, &wk)
-                        };
-                        push(&mut path, t, cql, Some(set_cols));
-                    }
-                }
-                StatementKind::Select => {}
-            }
-        } else if matches!(p.kind, StatementKind::Update | StatementKind::Delete) {
-            // The written table is a parent whose columns are copied into this table.
-            let copies: Vec<String> = t
-                .columns
-                .iter()
-                .filter(|(k, ..)| {
-                    matches!(k, KeySrc::Col(c) if c.table == tname && (p.kind == StatementKind::Delete || written.contains(&c.column)))
-                })
-                .map(|(_, n, ..)| n.clone())
-                .collect();
-            if copies.is_empty() {
-                continue;
-            }
-            if p.kind == StatementKind::Delete {
-                notes.push(format!("{} keeps copies of the deleted {tname} row's columns until its own rows are removed", t.name));
-                continue;
-            }
-            let edge = t
-                .edges
-                .iter()
-                .find(|e| e.directed && e.child == t.root && e.parent == tname);
-            let by: Vec<String> = edge.map(|e| e.child_cols.clone()).unwrap_or_default();
-            let key_names: Vec<String> = keys
-                .iter()
-                .filter_map(|k| t.name_of(k).map(str::to_string))
-                .collect();
-            if copies.iter().any(|c| key_names.contains(c)) {
-                // A copied column is part of the key: each copying row moves (DELETE + INSERT).
-                notes.push(format!(
-                    "a copied {tname} column is part of {}'s key: each row that copies the {tname} row moves (DELETE + INSERT)",
-                    t.name
-                ));
-                let all: Vec<String> = t.columns.iter().map(|(_, n, ..)| n.clone()).collect();
-                read_copiers(
-                    &mut rbw,
-                    tables,
-                    t,
-                    &tname,
-                    &by,
-                    &all,
-                    format!(
-                        "no table lists the {} rows of a {tname}: read them from the source",
-                        t.root
-                    ),
-                );
-                let wk = where_key(t, &keys);
-                push(&mut path, t, delete_cql(&ks, t, &wk), Some(Vec::new()));
-                push(&mut path, t, insert_whole_row(&ks, t), None);
-                continue;
-            }
-            let static_case = edge.is_some_and(|e| {
-                t.partition.len() == e.child_cols.len()
-                    && t.partition.iter().all(|k| matches!(k, KeySrc::Col(c) if c.table == t.root && e.child_cols.iter().any(|x| x.eq_ignore_ascii_case(&c.column))))
-                    && e.parent_cols.iter().all(|pc| keycols.iter().any(|k| k.eq_ignore_ascii_case(pc)))
-            });
-            let wk = if static_case {
-                where_key(t, &t.partition)
-            } else {
-                read_copiers(
-                    &mut rbw,
-                    tables,
-                    t,
-                    &tname,
-                    &by,
-                    &key_names,
-                    format!("no table lists the {} rows of a {tname}: read their keys from the source, or accept stale copies", t.root),
-                );
-                notes.push(format!(
-                    "one UPDATE of {} per {} row that copies the {tname} row",
-                    t.name, t.root
-                ));
-                where_key(t, &keys)
-            };
-            push(&mut path, t, update_cql(&ks, t, &copies, &wk), Some(copies));
-        }
-    }
-    if matches!(p.kind, StatementKind::Update | StatementKind::Delete)
-        && !w.by_primary_key
-        && !path.targets.is_empty()
-    {
-        notes.push(format!(
-            "rows are chosen by ({}), not by the primary key of {tname}: find their keys first (from the source or a table keyed by those columns); each is then one keyed CQL write",
-            if keycols.is_empty() { "a non-equality predicate".to_string() } else { keycols.join(", ") }
-        ));
-    }
-    if path.targets.is_empty() {
-        notes.push(format!("no designed table holds {tname} data this statement changes: nothing to write in Cassandra"));
-    } else if path.targets.len() > 1 {
-        notes.push(format!(
-            "{} statements over {} tables: send them as one logged batch so the copies stay in step",
-            path.targets.len(),
-            path.targets.iter().map(|t| &t.table).collect::<std::collections::BTreeSet<_>>().len()
-        ));
-    }
-    path.batch_bytes = bytes.round() as u64;
-    path.fits_batch = path.batch_bytes <= sizer.config.thresholds.batch_warn_bytes;
-    if !path.fits_batch {
-        notes.push(format!(
-            "the batch is about {} B, over the {} B warning: send the statements separately",
-            path.batch_bytes, sizer.config.thresholds.batch_warn_bytes
-        ));
-    }
-    path.read_before_write = rbw
-        .into_iter()
-        .map(|r| ReadBeforeWrite {
-            table: r.table,
-            columns: r.columns,
-            for_tables: r.for_tables,
-            note: r.note,
+                .any(|v| v.reads_current && v.column.eq_ignore_ascii_case(&c));
+            (c, reads)
         })
         .collect();
-    path.note = (!notes.is_empty()).then(|| notes.join("; "));
-    (path, missing_lookups)
+    let mut planner = Planner {
+        schema,
+        ks: quote(keyspace),
+        tables,
+        stmt: Stmt {
+            kind: p.kind,
+            table: st,
+            // One row: the WHERE binds the primary key or a unique key.
+            by_primary_key: w.by_primary_key
+                || std::iter::once(&st.primary_key)
+                    .chain(st.unique_keys.iter().map(|u| &u.columns))
+                    .any(|k| !k.is_empty() && k.iter().all(|c| key_eq.contains(c))),
+            key_eq,
+            set,
+        },
+        links: links(schema, tables),
+        reads: Vec::new(),
+        provided: Vec::new(),
+        targets: Vec::new(),
+        missing: Vec::new(),
+        notes: Vec::new(),
+        bytes: 0.0,
+        rows: None,
+        unsupported: None,
+        read_where: Vec::new(),
+        for_table: None,
+    };
+    planner.plan_all(sizer);
+    let missing = planner.finish(&mut path, sizer);
+    (path, missing)
+}
+
+/// Child → parent links from the tables' join edges and the schema's foreign keys.
+fn links(schema: &Schema, tables: &[TableBuild]) -> Vec<Link> {
+    let mut out: Vec<Link> = Vec::new();
+    let mut add = |child: ColumnRef, parent: ColumnRef| {
+        let l = Link { child, parent };
+        if !out.contains(&l) {
+            out.push(l);
+        }
+    };
+    for e in tables.iter().flat_map(|t| &t.edges).filter(|e| e.directed) {
+        for (c, p) in e.child_cols.iter().zip(&e.parent_cols) {
+            if let (Some(c), Some(p)) = (column(schema, &e.child, c), column(schema, &e.parent, p))
+            {
+                add(c, p);
+            }
+        }
+    }
+    for (t, fk) in schema.foreign_keys() {
+        let Some(rt) = schema.table(&fk.ref_table) else {
+            continue;
+        };
+        for (c, p) in fk.columns.iter().zip(&fk.ref_columns) {
+            if let (Some(c), Some(p)) = (column(schema, &t.name, c), column(schema, &rt.name, p)) {
+                add(c, p);
+            }
+        }
+    }
+    out
+}
+
+/// The canonical reference to a column of the schema.
+fn column(schema: &Schema, table: &str, col: &str) -> Option<ColumnRef> {
+    let t = schema.table(table)?;
+    Some(ColumnRef::new(&t.name, &t.column(col)?.name))
+}
+
+impl Planner<'_> {
+    fn plan_all(&mut self, sizer: &Sizer<'_>) {
+        let s = self.stmt.table.name.clone();
+        if self.stmt.kind != StatementKind::Insert
+            && !self.stmt.by_primary_key
+            && !self.written_rows()
+        {
+            return;
+        }
+        if self.stmt.kind == StatementKind::Update {
+            let rmw: Vec<String> = self
+                .stmt
+                .set
+                .iter()
+                .filter(|(_, r)| *r)
+                .map(|(c, _)| c.clone())
+                .collect();
+            if !rmw.is_empty() {
+                let cols: Vec<ColumnRef> = rmw.iter().map(|c| ColumnRef::new(&s, c)).collect();
+                self.ensure(
+                    &cols,
+                    Version::Current,
+                    "the current value, for SET col = f(col)",
+                );
+                self.notes.push(format!(
+                    "SET {} from the current value is a read-modify-write in Cassandra: read it first and write with IF {} = <current> (a lightweight transaction) when updates race, or keep a counter table when it only counts",
+                    rmw.join(", "),
+                    rmw[0]
+                ));
+            }
+        }
+        for t in self.tables {
+            if t.root == s {
+                self.own(t, sizer);
+            } else if let Some(edge) = t
+                .edges
+                .iter()
+                .find(|e| e.directed && e.child == t.root && e.parent == s)
+            {
+                self.copies(t, edge, sizer);
+            } else if t.columns.iter().any(|(k, ..)| {
+                matches!(k, KeySrc::Col(c) if self.stmt.sets(c) || (self.stmt.kind == StatementKind::Delete && c.table == s))
+            }) {
+                self.notes.push(format!(
+                    "{} holds {s} columns through a join this write path does not maintain: review it",
+                    t.name
+                ));
+            }
+        }
+    }
+
+    /// True when the value of `c` in `version` is known: given by the statement, implied by a
+    /// known value through a parent link, or provided by a planned read.
+    fn known(&self, c: &ColumnRef, v: Version) -> bool {
+        self.known_depth(c, v, 0)
+    }
+
+    fn known_depth(&self, c: &ColumnRef, v: Version, depth: usize) -> bool {
+        depth <= 8
+            && (self.direct(c, v, depth)
+                || self.links.iter().filter(|l| l.parent == *c).any(|l| {
+                    self.reaches_written(&l.child.table) && self.known_depth(&l.child, v, depth + 1)
+                }))
+    }
+
+    /// True when the value of `c` is known without following a parent link: from the
+    /// statement, a planned read, or (for a value the write leaves alone) its current value.
+    fn direct(&self, c: &ColumnRef, v: Version, depth: usize) -> bool {
+        let s = &self.stmt;
+        let own = c.table == s.table.name;
+        let from_stmt = match (v, s.kind) {
+            // A new row: every value is new (columns the INSERT omits are NULL or defaulted).
+            (_, StatementKind::Insert) if own => v == Version::New,
+            (Version::Current, _) if own => s.key_eq.contains(&c.column),
+            (Version::New, _) if own => match s.set.iter().find(|(x, _)| *x == c.column) {
+                Some((_, reads)) => !reads || self.known_depth(c, Version::Current, depth + 1),
+                None => self.known_depth(c, Version::Current, depth + 1),
+            },
+            // A parent's value is new only when the link to it changes.
+            (Version::New, _) if !self.link_changes(c) => {
+                self.known_depth(c, Version::Current, depth + 1)
+            }
+            _ => false,
+        };
+        from_stmt || self.provided.iter().any(|(_, x, pv)| x == c && *pv == v)
+    }
+
+    /// The column a bind names for the value of `c`: `c` itself when it is known directly,
+    /// else the child column whose value it is (through a parent link), so that every bind
+    /// names a value the statement or a read gives.
+    fn bind_col(&self, c: &ColumnRef, v: Version) -> ColumnRef {
+        if self.direct(c, v, 0) {
+            return c.clone();
+        }
+        self.links
+            .iter()
+            .filter(|l| l.parent == *c && self.reaches_written(&l.child.table))
+            .find(|l| self.known(&l.child, v))
+            .map(|l| self.bind_col(&l.child, v))
+            .unwrap_or_else(|| c.clone())
+    }
+
+    /// True when `table` is the written table or one of its ancestors (by parent links).
+    fn reaches_written(&self, table: &str) -> bool {
+        let mut frontier = vec![self.stmt.table.name.clone()];
+        let mut seen = frontier.clone();
+        while let Some(t) = frontier.pop() {
+            if t == table {
+                return true;
+            }
+            for l in self.links.iter().filter(|l| l.child.table == t) {
+                if !seen.contains(&l.parent.table) {
+                    seen.push(l.parent.table.clone());
+                    frontier.push(l.parent.table.clone());
+                }
+            }
+        }
+        false
+    }
+
+    /// True when the write changes which row of `c`'s table belongs to the written row (an
+    /// INSERT, or an UPDATE of the link column).
+    fn link_changes(&self, c: &ColumnRef) -> bool {
+        self.link_changes_depth(&c.table, 0)
+    }
+
+    fn link_changes_depth(&self, table: &str, depth: usize) -> bool {
+        if table == self.stmt.table.name || depth > 8 {
+            return false;
+        }
+        self.stmt.kind == StatementKind::Insert
+            || self
+                .links
+                .iter()
+                .filter(|l| l.parent.table == table && l.child.table != table)
+                .filter(|l| self.reaches_written(&l.child.table))
+                .any(|l| {
+                    self.stmt.sets(&l.child) || self.link_changes_depth(&l.child.table, depth + 1)
+                })
+    }
+
+    /// The bind value of a key element or column in a version.
+    fn value(&self, k: &KeySrc, v: Version) -> BindValue {
+        let of = |c: &ColumnRef| match v {
+            Version::Current => BindValue::Current {
+                column: self.bind_col(c, v),
+            },
+            Version::New => BindValue::New {
+                column: self.bind_col(c, v),
+            },
+        };
+        match k {
+            KeySrc::Col(c) => of(c),
+            KeySrc::Bucket(c, b) => BindValue::Bucket {
+                bucket: *b,
+                of: Box::new(of(c)),
+            },
+        }
+    }
+
+    /// Plans reads so that every column of `need` is known in `version`; what no table can
+    /// provide is recorded as missing.
+    fn ensure(&mut self, need: &[ColumnRef], version: Version, why: &str) {
+        if version == Version::New {
+            // A value the write does not change is its current one: read it as such.
+            let (new, same): (Vec<ColumnRef>, Vec<ColumnRef>) =
+                need.iter().cloned().partition(|c| self.changes(c));
+            self.ensure(&same, Version::Current, why);
+            if new.is_empty() {
+                return;
+            }
+            return self.ensure_version(&new, Version::New, why);
+        }
+        self.ensure_version(need, version, why)
+    }
+
+    fn ensure_version(&mut self, need: &[ColumnRef], version: Version, why: &str) {
+        // A parent's columns are found through the written row's link columns: need those too.
+        let mut need: Vec<ColumnRef> = need.to_vec();
+        let mut i = 0;
+        while i < need.len() {
+            let c = need[i].clone();
+            for l in &self.links {
+                if l.parent.table == c.table
+                    && c.table != self.stmt.table.name
+                    && self.reaches_written(&l.child.table)
+                    && !need.contains(&l.child)
+                {
+                    need.push(l.child.clone());
+                }
+            }
+            i += 1;
+        }
+        loop {
+            let open: Vec<ColumnRef> = need
+                .iter()
+                .filter(|c| !self.known(c, version))
+                .cloned()
+                .collect();
+            if open.is_empty() {
+                return;
+            }
+            if self.extend_read(&open, version) {
+                continue;
+            }
+            match self.best_source(&open, version) {
+                Some(i) => self.add_read(i, &open, version, why),
+                None => {
+                    let entity = open[0].table.clone();
+                    let by = self
+                        .schema
+                        .table(&entity)
+                        .map(|t| t.primary_key.clone())
+                        .unwrap_or_default();
+                    let columns: Vec<ColumnRef> =
+                        open.iter().filter(|c| c.table == entity).cloned().collect();
+                    let cols: Vec<String> = open.iter().map(|c| c.to_string()).collect();
+                    self.notes.push(format!(
+                        "no table gives {} by a key this write knows: a lookup table is needed",
+                        cols.join(", ")
+                    ));
+                    self.missing.push(Missing {
+                        entity,
+                        by,
+                        columns,
+                    });
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Adds columns of `open` to a one-row read already planned whose table has them (one read
+    /// of a row rather than two); true when it did.
+    fn extend_read(&mut self, open: &[ColumnRef], version: Version) -> bool {
+        for (ri, r) in self.reads.iter_mut().enumerate() {
+            if r.many || r.reads_new != (version == Version::New) {
+                continue;
+            }
+            let Some(t) = self.tables.iter().find(|t| t.name == r.table) else {
+                continue;
+            };
+            let gives: Vec<&ColumnRef> = open.iter().filter(|c| t.col_name(c).is_some()).collect();
+            if gives.is_empty() {
+                continue;
+            }
+            for c in gives {
+                if let Some(n) = t.col_name(c) {
+                    if !r.columns.iter().any(|x| x == n) {
+                        r.columns.push(n.to_string());
+                    }
+                }
+                self.provided.push((ri, c.clone(), version));
+            }
+            if let Some(ft) = &self.for_table {
+                if !r.for_tables.contains(ft) {
+                    r.for_tables.push(ft.clone());
+                }
+            }
+            return true;
+        }
+        false
+    }
+
+    /// The table to read (one row) that provides the most of `open`, keyed by known values.
+    fn best_source(&self, open: &[ColumnRef], version: Version) -> Option<usize> {
+        let mut best: Option<(usize, usize, usize)> = None;
+        for (i, t) in self.tables.iter().enumerate() {
+            if !t.null_filter.is_empty() || !t.extra_keys.is_empty() || t.partition.is_empty() {
+                continue;
+            }
+            let keyed = |ks: &[KeySrc]| ks.iter().all(|k| self.known(k.source(), version));
+            if !keyed(&t.partition) {
+                continue;
+            }
+            // Tables of the written entity hold the copies made through its current links:
+            // they give no new values of a parent it moves to.
+            if version == Version::New && t.root == self.stmt.table.name {
+                continue;
+            }
+            let one_row = self
+                .schema
+                .table(&t.root)
+                .is_some_and(|rt| crate::keys::pins_unique_key(&t.partition, rt))
+                || keyed(&t.key_elements());
+            if !one_row || !self.reaches_written(&t.root) {
+                continue;
+            }
+            let gives = open.iter().filter(|c| t.col_name(c).is_some()).count();
+            if gives == 0 {
+                continue;
+            }
+            // Most columns first, then the shortest key (a lookup by id), then the narrowest table.
+            let score = (
+                gives,
+                usize::MAX - t.key_elements().len() * 1000 - t.columns.len(),
+            );
+            if best.is_none_or(|(_, g, w)| score > (g, w)) {
+                best = Some((i, score.0, score.1));
+            }
+        }
+        best.map(|(i, ..)| i)
+    }
+
+    /// Adds a one-row read of `tables[i]` for the columns of `open` it has.
+    fn add_read(&mut self, i: usize, open: &[ColumnRef], version: Version, why: &str) {
+        let t = &self.tables[i];
+        let key = if self
+            .schema
+            .table(&t.root)
+            .is_some_and(|rt| crate::keys::pins_unique_key(&t.partition, rt))
+        {
+            t.partition.clone()
+        } else {
+            t.key_elements()
+        };
+        let (wk, binds) = self.where_key(t, &key, version);
+        self.add_select(t, open, wk, binds, false, version, why.to_string());
+    }
+
+    /// Adds a read of the columns of `want` that `t` has, by `wk`; returns its index.
+    #[allow(clippy::too_many_arguments)]
+    fn add_select(
+        &mut self,
+        t: &TableBuild,
+        want: &[ColumnRef],
+        wk: String,
+        binds: Vec<Bind>,
+        many: bool,
+        version: Version,
+        why: String,
+    ) -> usize {
+        let cols: Vec<ColumnRef> = want
+            .iter()
+            .filter(|c| t.col_name(c).is_some())
+            .cloned()
+            .collect();
+        let names: Vec<String> = cols
+            .iter()
+            .filter_map(|c| t.col_name(c).map(str::to_string))
+            .collect();
+        let idx = self.reads.len();
+        self.read_where.push(wk);
+        self.reads.push(ReadBeforeWrite {
+            table: t.name.clone(),
+            // Written when the path is finished: later needs may add columns to this read.
+            cql: String::new(),
+            columns: names,
+            for_tables: self.for_table.iter().cloned().collect(),
+            note: Some(why),
+            binds,
+            many,
+            reads_new: version == Version::New,
+        });
+        for c in cols {
+            self.provided.push((idx, c, version));
+        }
+        idx
+    }
+
+    /// `k1 = ? AND k2 = ?` over key elements, with their binds.
+    fn where_key(&self, t: &TableBuild, key: &[KeySrc], v: Version) -> (String, Vec<Bind>) {
+        let mut conds = Vec::new();
+        let mut binds = Vec::new();
+        for k in key {
+            let Some(name) = t.name_of(k) else { continue };
+            conds.push(format!("{} = ?", quote(name)));
+            binds.push(Bind {
+                column: name.to_string(),
+                value: self.value(k, v),
+            });
+        }
+        (conds.join(" AND "), binds)
+    }
+
+    fn push(
+        &mut self,
+        t: &TableBuild,
+        mut target: WriteTarget,
+        cols: Option<&[String]>,
+        sizer: &Sizer<'_>,
+    ) {
+        self.bytes += sizer.row_bytes(t, cols) + 16.0;
+        if t.root == self.stmt.table.name && target.for_each.is_none() {
+            target.for_each = self.rows;
+        }
+        self.targets.push(target);
+    }
+
+    /// The source columns of a table's plain and bucketed columns (embedded collections aside).
+    fn sources(t: &TableBuild) -> Vec<ColumnRef> {
+        let mut out: Vec<ColumnRef> = Vec::new();
+        for (k, ..) in &t.columns {
+            if !out.contains(k.source()) {
+                out.push(k.source().clone());
+            }
+        }
+        out
+    }
+
+    /// An INSERT of the whole row of `t` with new values.
+    fn insert_row(&self, t: &TableBuild, only: Option<&dyn Fn(&KeySrc) -> bool>) -> WriteTarget {
+        let mut names = Vec::new();
+        let mut binds = Vec::new();
+        for (k, n, ..) in &t.columns {
+            if only.is_some_and(|f| !f(k)) {
+                continue;
+            }
+            names.push(quote(n));
+            binds.push(Bind {
+                column: n.clone(),
+                value: self.value(k, Version::New),
+            });
+        }
+        WriteTarget {
+            table: t.name.clone(),
+            cql: format!(
+                "INSERT INTO {}.{} ({}) VALUES ({})",
+                self.ks,
+                quote(&t.name),
+                names.join(", "),
+                vec!["?"; names.len()].join(", ")
+            ),
+            action: WriteAction::Insert,
+            binds,
+            for_each: None,
+            guard: None,
+        }
+    }
+
+    /// A DELETE of the row of `t` that the current key values address.
+    fn delete_row(&self, t: &TableBuild, guard: Option<Guard>) -> WriteTarget {
+        let (wk, binds) = self.where_key(t, &t.key_elements(), Version::Current);
+        WriteTarget {
+            table: t.name.clone(),
+            cql: format!("DELETE FROM {}.{} WHERE {wk}", self.ks, quote(&t.name)),
+            action: WriteAction::Delete,
+            binds,
+            for_each: None,
+            guard,
+        }
+    }
+
+    /// An UPDATE of `t` setting `sets` (new values) in the row the current key addresses.
+    fn update_row(
+        &self,
+        t: &TableBuild,
+        sets: &[(String, BindValue)],
+        key: &[KeySrc],
+    ) -> WriteTarget {
+        let (wk, key_binds) = self.where_key(t, key, Version::Current);
+        let mut binds: Vec<Bind> = sets
+            .iter()
+            .map(|(n, v)| Bind {
+                column: n.clone(),
+                value: v.clone(),
+            })
+            .collect();
+        binds.extend(key_binds);
+        WriteTarget {
+            table: t.name.clone(),
+            cql: update_cql(
+                &self.ks,
+                t,
+                &sets.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>(),
+                &wk,
+            ),
+            action: WriteAction::Update,
+            binds,
+            for_each: None,
+            guard: None,
+        }
+    }
+
+    /// The targets of a table of the written entity.
+    fn own(&mut self, t: &TableBuild, sizer: &Sizer<'_>) {
+        self.for_table = Some(t.name.clone());
+        let keys = t.key_elements();
+        let s = self.stmt.table.name.clone();
+        let sources = Self::sources(t);
+        match self.stmt.kind {
+            StatementKind::Insert => {
+                self.note_unset_keys(t, &keys);
+                let set = |k: &KeySrc| {
+                    let c = k.source();
+                    c.table != s || self.stmt.sets(c) || keys.contains(k)
+                };
+                let target = self.insert_row(t, Some(&set));
+                let needed: Vec<ColumnRef> =
+                    sources.iter().filter(|c| c.table != s).cloned().collect();
+                self.ensure(&needed, Version::New, "copied from the parent row");
+                let guard = t
+                    .null_filter
+                    .iter()
+                    .find(|c| self.stmt.sets(c))
+                    .map(|c| Guard::NewIsNull { column: c.clone() });
+                let cols: Vec<String> = target.binds.iter().map(|b| b.column.clone()).collect();
+                self.push(t, WriteTarget { guard, ..target }, Some(&cols), sizer);
+            }
+            StatementKind::Delete => {
+                let key_src: Vec<ColumnRef> = keys.iter().map(|k| k.source().clone()).collect();
+                self.ensure(
+                    &key_src,
+                    Version::Current,
+                    &format!("the key of the {} row", t.name),
+                );
+                let target = self.delete_row(t, None);
+                self.push(t, target, Some(&[]), sizer);
+            }
+            StatementKind::Update => self.own_update(t, &keys, &sources, sizer),
+            StatementKind::Select => {}
+        }
+    }
+
+    /// For a statement that picks its rows by columns other than the primary key: plans one read
+    /// that returns every such row with all that the targets need, so each target runs once per
+    /// row. False (nothing planned) when no keyed read can find the rows.
+    fn written_rows(&mut self) -> bool {
+        let s = self.stmt.table;
+        if self.stmt.key_eq.is_empty() {
+            self.unsupported = Some(format!(
+                "rows of {} are chosen by a range or an expression, not by `=` on columns: no keyed CQL statement finds them (use a TTL, or a job that reads their keys from a table ordered by that column)",
+                s.name
+            ));
+            return false;
+        }
+        let mut need: Vec<ColumnRef> = s
+            .primary_key
+            .iter()
+            .map(|k| ColumnRef::new(&s.name, k))
+            .collect();
+        for t in self.tables.iter().filter(|t| t.root == s.name) {
+            for c in Self::sources(t) {
+                if !need.contains(&c) {
+                    need.push(c);
+                }
+            }
+        }
+        let by: Vec<ColumnRef> = self
+            .stmt
+            .key_eq
+            .iter()
+            .map(|c| ColumnRef::new(&s.name, c))
+            .collect();
+        let found = self
+            .tables
+            .iter()
+            .filter(|x| {
+                x.root == s.name
+                    && x.null_filter.is_empty()
+                    && x.extra_keys.is_empty()
+                    && !x.partition.is_empty()
+                    && x.partition
+                        .iter()
+                        .all(|k| matches!(k, KeySrc::Col(c) if by.contains(c)))
+                    && need.iter().all(|c| x.col_name(c).is_some())
+            })
+            .min_by_key(|x| x.columns.len());
+        let Some(table) = found else {
+            self.missing.push(Missing {
+                entity: s.name.clone(),
+                by: self.stmt.key_eq.clone(),
+                columns: need,
+            });
+            self.notes.push(format!(
+                "rows are chosen by ({}), not by the primary key of {}: a table that lists them by those columns is needed",
+                self.stmt.key_eq.join(", "),
+                s.name
+            ));
+            return false;
+        };
+        let (wk, binds) = self.where_key(table, &table.partition, Version::Current);
+        let idx = self.add_select(
+            table,
+            &need,
+            wk,
+            binds,
+            true,
+            Version::Current,
+            format!(
+                "every {} row the statement picks by ({})",
+                s.name,
+                self.stmt.key_eq.join(", ")
+            ),
+        );
+        self.rows = Some(idx);
+        self.notes.push(format!(
+            "rows are chosen by ({}), not by the primary key of {}: read them first, then write each",
+            self.stmt.key_eq.join(", "),
+            s.name
+        ));
+        true
+    }
+
+    /// True when the write changes the value of `c` for the written row.
+    fn changes(&self, c: &ColumnRef) -> bool {
+        self.stmt.sets(c) || (c.table != self.stmt.table.name && self.link_changes(c))
+    }
+
+    fn own_update(
+        &mut self,
+        t: &TableBuild,
+        keys: &[KeySrc],
+        sources: &[ColumnRef],
+        sizer: &Sizer<'_>,
+    ) {
+        let key_changed: Vec<ColumnRef> = keys
+            .iter()
+            .map(|k| k.source().clone())
+            .filter(|c| self.changes(c))
+            .collect();
+        let leaves: Vec<ColumnRef> = t
+            .null_filter
+            .iter()
+            .filter(|c| self.stmt.sets(c))
+            .cloned()
+            .collect();
+        let set_cols: Vec<(String, BindValue)> = t
+            .columns
+            .iter()
+            .skip(keys.len())
+            .filter(|(k, ..)| self.changes(k.source()))
+            .map(|(k, n, ..)| (n.clone(), self.value(k, Version::New)))
+            .collect();
+        if key_changed.is_empty() && leaves.is_empty() && set_cols.is_empty() {
+            return;
+        }
+        let key_src: Vec<ColumnRef> = keys.iter().map(|k| k.source().clone()).collect();
+        self.ensure(
+            &key_src,
+            Version::Current,
+            &format!("the key of the {} row", t.name),
+        );
+        if !key_changed.is_empty() || !leaves.is_empty() {
+            // The row moves (a key changes) or leaves/joins the table (its IS NULL filter):
+            // DELETE it by its current key, INSERT it whole with the new values.
+            self.ensure(
+                sources,
+                Version::New,
+                &format!("every column of the {} row, to write it again", t.name),
+            );
+            let (del_guard, ins_guard) = match leaves.first() {
+                Some(c) if key_changed.is_empty() => (
+                    Some(Guard::NewIsNotNull { column: c.clone() }),
+                    Some(Guard::NewIsNull { column: c.clone() }),
+                ),
+                _ => (
+                    Some(Guard::KeyChanged {
+                        columns: key_changed.clone(),
+                    }),
+                    None,
+                ),
+            };
+            let del = self.delete_row(t, del_guard);
+            self.push(t, del, Some(&[]), sizer);
+            let ins = self.insert_row(t, None);
+            self.push(
+                t,
+                WriteTarget {
+                    guard: ins_guard,
+                    ..ins
+                },
+                None,
+                sizer,
+            );
+            if !key_changed.is_empty() {
+                let names: Vec<String> = key_changed.iter().map(|c| c.to_string()).collect();
+                self.notes.push(format!(
+                    "the UPDATE changes {} in the key of {}: the row moves (DELETE by the current key when it changed, INSERT with the new values)",
+                    names.join(", "),
+                    t.name
+                ));
+            }
+            return;
+        }
+        let needed: Vec<ColumnRef> = t
+            .columns
+            .iter()
+            .skip(keys.len())
+            .filter(|(k, ..)| self.changes(k.source()))
+            .map(|(k, ..)| k.source().clone())
+            .collect();
+        self.ensure(&needed, Version::New, "the new values of copied columns");
+        let cols: Vec<String> = set_cols.iter().map(|(n, _)| n.clone()).collect();
+        let target = self.update_row(t, &set_cols, keys);
+        self.push(t, target, Some(&cols), sizer);
+    }
+
+    /// Notes INSERTs that leave a key column of `t` to Postgres.
+    fn note_unset_keys(&mut self, t: &TableBuild, keys: &[KeySrc]) {
+        let s = self.stmt.table;
+        for k in keys {
+            let c = k.source();
+            if c.table != s.name || self.stmt.sets(c) {
+                continue;
+            }
+            let generated = s
+                .column(&c.column)
+                .is_some_and(|col| col.identity.is_some() || col.default.is_some());
+            let msg = if generated {
+                format!("{c} is a key of {} but generated by Postgres (default/serial): the application must supply it (for example a uuid)", t.name)
+            } else {
+                format!("{c} is a key of {} but the INSERT does not set it", t.name)
+            };
+            if !self.notes.contains(&msg) {
+                self.notes.push(msg);
+            }
+        }
+    }
+
+    /// The targets of a table whose rows (of a child entity) copy the written row's columns.
+    fn copies(&mut self, t: &TableBuild, edge: &Edge, sizer: &Sizer<'_>) {
+        self.for_table = Some(t.name.clone());
+        let s = self.stmt.table.name.clone();
+        match self.stmt.kind {
+            StatementKind::Insert => return,
+            StatementKind::Delete => {
+                if t.columns.iter().any(|(k, ..)| k.source().table == s) {
+                    self.notes.push(format!(
+                        "{} keeps copies of the deleted {s} row's columns until its own rows are removed",
+                        t.name
+                    ));
+                }
+                return;
+            }
+            _ => {}
+        }
+        let copied: Vec<(KeySrc, String)> = t
+            .columns
+            .iter()
+            .filter(|(k, ..)| k.source().table == s && self.stmt.sets(k.source()))
+            .map(|(k, n, ..)| (k.clone(), n.clone()))
+            .collect();
+        if copied.is_empty() {
+            return;
+        }
+        let parent_key: Vec<ColumnRef> = edge
+            .parent_cols
+            .iter()
+            .filter_map(|c| column(self.schema, &s, c))
+            .collect();
+        self.ensure(
+            &parent_key,
+            Version::Current,
+            &format!("the key of the {s} row"),
+        );
+        let keys = t.key_elements();
+        let in_key = copied.iter().any(|(k, _)| keys.contains(k));
+        let sets: Vec<(String, BindValue)> = copied
+            .iter()
+            .map(|(k, n)| (n.clone(), self.value(k, Version::New)))
+            .collect();
+        let child_fk: Vec<ColumnRef> = edge
+            .child_cols
+            .iter()
+            .filter_map(|c| column(self.schema, &t.root, c))
+            .collect();
+        let static_case = !in_key
+            && t.partition.len() == child_fk.len()
+            && t.partition
+                .iter()
+                .all(|k| matches!(k, KeySrc::Col(c) if child_fk.contains(c)));
+        if static_case {
+            // The partition is the parent's key: its copied columns are static, one UPDATE.
+            let mut target = self.update_row(t, &sets, &t.partition);
+            for (b, p) in target.binds.iter_mut().skip(sets.len()).zip(&parent_key) {
+                b.value = BindValue::Current { column: p.clone() };
+            }
+            let cols: Vec<String> = sets.iter().map(|(n, _)| n.clone()).collect();
+            self.push(t, target, Some(&cols), sizer);
+            return;
+        }
+        // One write per child row that copies the parent: read those rows first.
+        let need: Vec<ColumnRef> = if in_key {
+            Self::sources(t)
+                .into_iter()
+                .filter(|c| c.table != s)
+                .collect()
+        } else {
+            keys.iter()
+                .map(|k| k.source().clone())
+                .filter(|c| c.table != s)
+                .collect()
+        };
+        let Some(ri) = self.children_read(t, &child_fk, &parent_key, &need) else {
+            self.missing.push(Missing {
+                entity: t.root.clone(),
+                by: child_fk.iter().map(|c| c.column.clone()).collect(),
+                columns: need.iter().filter(|c| c.table == t.root).cloned().collect(),
+            });
+            self.notes.push(format!(
+                "no table lists the {} rows of a {s} row by ({}): a lookup table is needed to update their copies in {}",
+                t.root,
+                edge.child_cols.join(", "),
+                t.name
+            ));
+            return;
+        };
+        // The written row's values the statements need: its key columns in the table (all its
+        // columns when the rows move), read from the written row.
+        let own_needed: Vec<ColumnRef> = if in_key {
+            Self::sources(t)
+                .into_iter()
+                .filter(|c| c.table == s)
+                .collect()
+        } else {
+            keys.iter()
+                .map(|k| k.source().clone())
+                .filter(|c| c.table == s)
+                .collect()
+        };
+        self.ensure(
+            &own_needed,
+            Version::Current,
+            &format!("the current {s} values that {} copies", t.name),
+        );
+        if in_key {
+            // A copied column is in the key: each copying row moves.
+            let copied_src: Vec<ColumnRef> =
+                copied.iter().map(|(k, _)| k.source().clone()).collect();
+            let del = WriteTarget {
+                for_each: Some(ri),
+                ..self.delete_row(
+                    t,
+                    Some(Guard::KeyChanged {
+                        columns: copied_src,
+                    }),
+                )
+            };
+            self.push(t, del, Some(&[]), sizer);
+            let ins = WriteTarget {
+                for_each: Some(ri),
+                ..self.insert_row(t, None)
+            };
+            self.push(t, ins, None, sizer);
+            self.notes.push(format!(
+                "a copied {s} column is part of {}'s key: each row that copies the {s} row moves (DELETE + INSERT per row)",
+                t.name
+            ));
+        } else {
+            let target = WriteTarget {
+                for_each: Some(ri),
+                ..self.update_row(t, &sets, &keys)
+            };
+            let cols: Vec<String> = sets.iter().map(|(n, _)| n.clone()).collect();
+            self.push(t, target, Some(&cols), sizer);
+            self.notes.push(format!(
+                "one UPDATE of {} per {} row that copies the {s} row",
+                t.name, t.root
+            ));
+        }
+    }
+
+    /// A read of every child row of the written parent (by the child's link columns) with the
+    /// columns `need`; its index, or `None` when no table lists them.
+    fn children_read(
+        &mut self,
+        t: &TableBuild,
+        child_fk: &[ColumnRef],
+        parent_key: &[ColumnRef],
+        need: &[ColumnRef],
+    ) -> Option<usize> {
+        let table = self
+            .tables
+            .iter()
+            .filter(|x| {
+                x.root == t.root
+                    && x.null_filter.is_empty()
+                    && x.extra_keys.is_empty()
+                    && !x.partition.is_empty()
+                    && x.partition
+                        .iter()
+                        .all(|k| matches!(k, KeySrc::Col(c) if child_fk.contains(c)))
+                    && need.iter().all(|c| x.col_name(c).is_some())
+            })
+            .min_by_key(|x| x.columns.len())?;
+        let mut conds = Vec::new();
+        let mut binds = Vec::new();
+        for k in &table.partition {
+            let (KeySrc::Col(c), Some(name)) = (k, table.name_of(k)) else {
+                continue;
+            };
+            let Some(pos) = child_fk.iter().position(|x| x == c) else {
+                continue;
+            };
+            conds.push(format!("{} = ?", quote(name)));
+            binds.push(Bind {
+                column: name.to_string(),
+                value: BindValue::Current {
+                    column: parent_key[pos].clone(),
+                },
+            });
+        }
+        let why = format!(
+            "every {} row that copies the {} row",
+            t.root, self.stmt.table.name
+        );
+        let idx = self.add_select(
+            table,
+            need,
+            conds.join(" AND "),
+            binds,
+            true,
+            Version::Current,
+            why,
+        );
+        // Its columns are the child rows' own: per row, not values of the written row.
+        self.provided.retain(|(i, ..)| *i != idx);
+        self.reads[idx].for_tables = vec![t.name.clone()];
+        Some(idx)
+    }
+
+    /// Fills the write path: targets, reads (with the tables each serves), batch size, notes;
+    /// returns the lookups no table provides.
+    fn finish(mut self, path: &mut WritePath, sizer: &Sizer<'_>) -> Vec<Missing> {
+        let mut all_targets: Vec<String> = Vec::new();
+        for t in &self.targets {
+            if !all_targets.contains(&t.table) {
+                all_targets.push(t.table.clone());
+            }
+        }
+        for (r, wk) in self.reads.iter_mut().zip(&self.read_where) {
+            if r.for_tables.is_empty() {
+                r.for_tables = all_targets.clone();
+            }
+            let cols: Vec<String> = r.columns.iter().map(|n| quote(n)).collect();
+            r.cql = format!(
+                "SELECT {} FROM {}.{} WHERE {wk}",
+                cols.join(", "),
+                self.ks,
+                quote(&r.table)
+            );
+        }
+        let tname = &self.stmt.table.name;
+        path.unsupported = self.unsupported.take();
+        if self.targets.is_empty() && path.unsupported.is_none() {
+            self.notes.push(format!(
+                "no designed table holds {tname} data this statement changes: nothing to write in Cassandra"
+            ));
+        } else if self.targets.len() > 1 {
+            let tables: std::collections::BTreeSet<&String> =
+                self.targets.iter().map(|t| &t.table).collect();
+            self.notes.push(format!(
+                "{} statements over {} tables: send them as one logged batch so the copies stay in step",
+                self.targets.len(),
+                tables.len()
+            ));
+        }
+        path.batch_bytes = self.bytes.round() as u64;
+        path.fits_batch = path.batch_bytes <= sizer.config.thresholds.batch_warn_bytes;
+        if !path.fits_batch {
+            self.notes.push(format!(
+                "the batch is about {} B, over the {} B warning: send the statements separately",
+                path.batch_bytes, sizer.config.thresholds.batch_warn_bytes
+            ));
+        }
+        path.targets = self.targets;
+        path.read_before_write = self.reads;
+        path.note = (!self.notes.is_empty()).then(|| self.notes.join("; "));
+        self.missing
+    }
+}
+
+/// An UPDATE of `cols` of `t` in the rows `where_key` selects.
+pub(crate) fn update_cql(ks: &str, t: &TableBuild, cols: &[String], where_key: &str) -> String {
+    let sets: Vec<String> = cols.iter().map(|c| format!("{} = ?", quote(c))).collect();
+    format!(
+        "UPDATE {ks}.{} SET {} WHERE {where_key}",
+        quote(&t.name),
+        sets.join(", ")
+    )
 }

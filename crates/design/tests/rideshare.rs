@@ -36,6 +36,8 @@ fn keys(plan: &Plan, table: &str) -> (Vec<String>, Vec<(String, Option<SortOrder
 fn rideshare_reaches_the_expert_design() {
     let (plan, _) = plan_rideshare(None);
     let d = &plan.design;
+    let violations = remodel_design::validate::validate(&plan.schema, &plan.workload, d);
+    assert!(violations.is_empty(), "{violations:#?}");
     let id = |sql_start: &str| {
         plan.workload
             .patterns

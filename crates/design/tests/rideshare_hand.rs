@@ -61,25 +61,27 @@ fn workload() -> Workload {
          "tables": ["trips"], "write": {"table": "trips", "columns_written": trips_all, "key_columns": [], "by_primary_key": false}},
         {"id": "q3", "fingerprint": "3", "kind": "select", "calls": 300000,
          "sql": "SELECT * FROM trips WHERE trip_id = $1", "tables": ["trips"], "key_lookup": true,
-         "equality": [{"column": col("trips", "trip_id"), "op": "eq"}],
+         "equality": [{"column": col("trips", "trip_id"), "op": "eq", "value": "$1"}],
          "projection": trips_all.iter().map(|c| col("trips", c)).collect::<Vec<_>>()},
         {"id": "q4", "fingerprint": "4", "kind": "select", "calls": 150000,
          "sql": "SELECT d.full_name, d.rating, c.country FROM drivers d JOIN cities c ON c.city = d.home_city WHERE d.driver_id = $1",
          "tables": ["drivers", "cities"],
          "join_path": [{"left_table": "cities", "left_columns": ["city"], "right_table": "drivers", "right_columns": ["home_city"], "foreign_key": "drivers(home_city) -> cities(city)"}],
-         "equality": [{"column": col("drivers", "driver_id"), "op": "eq"}],
+         "equality": [{"column": col("drivers", "driver_id"), "op": "eq", "value": "$1"}],
          "projection": [col("drivers", "full_name"), col("drivers", "rating"), col("cities", "country")]},
         {"id": "q2", "fingerprint": "2", "kind": "select", "calls": 86400,
          "sql": "SELECT started_at, driver_id, fare_usd FROM trips WHERE city = $1 AND started_at >= $2 AND started_at < $3 ORDER BY started_at DESC LIMIT $4",
-         "tables": ["trips"], "equality": [{"column": col("trips", "city"), "op": "eq"}],
+         "tables": ["trips"], "equality": [{"column": col("trips", "city"), "op": "eq", "value": "$1"}],
          "ranges": [{"column": col("trips", "started_at"), "lower": {"inclusive": true, "value": "$2"}, "upper": {"inclusive": false, "value": "$3"}, "window": "day"}],
          "order_by": [{"column": col("trips", "started_at"), "desc": true}], "limit": 100,
          "projection": [col("trips", "started_at"), col("trips", "driver_id"), col("trips", "fare_usd")]},
         {"id": "q6", "fingerprint": "6", "kind": "update", "calls": 2000,
          "sql": "UPDATE trips SET status = $1 WHERE trip_id = $2", "tables": ["trips"],
+         "equality": [{"column": col("trips", "trip_id"), "op": "eq", "value": "$2"}],
          "write": {"table": "trips", "columns_written": ["status"], "key_columns": ["trip_id"], "by_primary_key": true}},
         {"id": "q7", "fingerprint": "7", "kind": "update", "calls": 50,
          "sql": "UPDATE drivers SET rating = $1 WHERE driver_id = $2", "tables": ["drivers"],
+         "equality": [{"column": col("drivers", "driver_id"), "op": "eq", "value": "$2"}],
          "write": {"table": "drivers", "columns_written": ["rating"], "key_columns": ["driver_id"], "by_primary_key": true}}
     ]});
     serde_json::from_value(v).expect("workload json")
@@ -110,6 +112,8 @@ fn hand_design() -> DesignOutput {
 fn rideshare_by_hand_reaches_the_expert_design() {
     let out = hand_design();
     let d = &out.design;
+    let violations = remodel_design::validate::validate(&schema(), &workload(), d);
+    assert!(violations.is_empty(), "{violations:#?}");
     let names: Vec<&str> = d.tables.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(
         names,
@@ -175,7 +179,12 @@ fn rideshare_by_hand_reaches_the_expert_design() {
     let q2 = d.queries.iter().find(|q| q.pattern == "q2").expect("q2");
     assert_eq!(
         q2.cql.as_deref(),
-        Some("SELECT started_at, driver_id, fare_usd FROM remodel.trips_by_city_date WHERE city = ? AND trip_date = ? AND started_at >= ? AND started_at < ? ORDER BY started_at DESC LIMIT 100")
+        Some("SELECT started_at, driver_id, fare_usd FROM remodel.trips_by_city_date WHERE city = ? AND trip_date = ? AND started_at >= ? AND started_at < ? ORDER BY started_at DESC LIMIT ?")
+    );
+    // The LIMIT is bound (the application may pass another value), to the statement's own.
+    assert!(
+        q2.binds.last().is_some_and(|b| b.column == "limit"),
+        "{q2:#?}"
     );
 
     let w5 = d.writes.iter().find(|w| w.pattern == "q5").expect("q5");

@@ -52,6 +52,16 @@ pub struct PatternAnalysis {
     /// `OFFSET` when it is a constant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<u64>,
+    /// The `LIMIT` expression of the normalized statement (`$3`): what a CQL `LIMIT ?` binds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_sql: Option<String>,
+    /// The `OFFSET` expression of the normalized statement (`$4`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset_sql: Option<String>,
+    /// Set when the statement is a one-off (a data load, a migration step): the reason. It shapes
+    /// no table and no write path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub one_off: Option<String>,
     /// Projected columns (`*` expanded from the schema).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub projection: Vec<ColumnRef>,
@@ -219,4 +229,21 @@ pub struct WriteInfo {
     /// Other tables read by the write (`UPDATE … FROM`, `INSERT … SELECT`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reads: Vec<String>,
+    /// The value each written column takes (single-row `INSERT … VALUES` and `UPDATE … SET`),
+    /// as column-free SQL of the parameters unless `reads_current` says otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<WrittenValue>,
+}
+
+/// The value a write gives one column.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WrittenValue {
+    /// The column (as in the schema).
+    pub column: String,
+    /// The value expression as normalized SQL (`$1`, `now()`, `DEFAULT`, `n + 1`).
+    pub sql: String,
+    /// True when the expression reads columns of the row it writes (`SET n = n + 1`): the new
+    /// value depends on the current one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reads_current: bool,
 }

@@ -79,6 +79,9 @@ pub struct KeyColumn {
     /// Clustering direction (clustering columns only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<SortOrder>,
+    /// For a constant partition key (a small table read whole from one partition): its value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constant: Option<String>,
 }
 
 /// A column of a target table.
@@ -95,6 +98,9 @@ pub struct DesignColumn {
     /// `STATIC` (one value per partition).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_static: bool,
+    /// For a collection of embedded child rows: the child table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embeds: Option<String>,
 }
 
 /// Size estimates of a target table.
@@ -130,6 +136,9 @@ pub struct Warning {
 pub struct DesignTable {
     /// Name, `<entity>_by_<key>`.
     pub name: String,
+    /// The source table whose rows it holds, one CQL row per source row (joined parents are copied in).
+    #[serde(default)]
+    pub entity: String,
     /// Partition key columns.
     pub partition_key: Vec<KeyColumn>,
     /// Clustering columns with their order.
@@ -158,7 +167,7 @@ pub struct UserType {
 }
 
 /// How one read pattern is served.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct QueryMapping {
     /// Pattern id.
     pub pattern: String,
@@ -179,6 +188,127 @@ pub struct QueryMapping {
     /// Work left to the client (sorting, filtering, computed values), one sentence each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// What each `?` of `cql` is bound to, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub binds: Vec<Bind>,
+    /// SQL predicates the key does not serve: the client applies them to the rows read, as SQL.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub client_filters: Vec<String>,
+    /// Reads that follow the first one, each bound to values of the rows read before it
+    /// (a parent kept by reference, or the full rows behind an index table).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub then: Vec<ReadStep>,
+    /// True when the pattern shapes no table (a one-off statement such as a data load).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub one_off: bool,
+}
+
+/// A read after the first read of a query (a lookup by key of values the first rows name).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadStep {
+    /// The table read.
+    pub table: String,
+    /// The CQL (with `?` bind markers).
+    pub cql: String,
+    /// What each `?` is bound to: `current` values are those of each row read by the step before.
+    pub binds: Vec<Bind>,
+    /// Why the data is read by a second step rather than copied into the first table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// One bind marker (`?`) of a CQL statement and the value it takes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bind {
+    /// The target column it restricts or sets (`limit` for a LIMIT).
+    pub column: String,
+    /// Where the value comes from.
+    pub value: BindValue,
+}
+
+/// Where a bound value comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "from", rename_all = "snake_case")]
+pub enum BindValue {
+    /// A column-free SQL expression of the statement's parameters (`$2`,
+    /// `now() - interval '14 days'`): the application computes it as Postgres would.
+    Sql {
+        /// The expression.
+        sql: String,
+    },
+    /// A source column's value after the write: the statement's new value where it sets the
+    /// column, else its current value.
+    New {
+        /// The source column.
+        column: ColumnRef,
+    },
+    /// A source column's current value (before the write): bound by the statement's WHERE `=`,
+    /// else taken from a read-before-write (or, in a read step, from the rows read before).
+    Current {
+        /// The source column.
+        column: ColumnRef,
+    },
+    /// The time bucket a value falls in (UTC).
+    Bucket {
+        /// The bucket width.
+        bucket: Bucket,
+        /// The value bucketed.
+        of: Box<BindValue>,
+    },
+    /// A constant.
+    Const {
+        /// The value as CQL text.
+        value: String,
+    },
+    /// A one-entry collection of an embedded child row: `{key: {fields}}` for a map, `[{fields}]`
+    /// for a list.
+    Entry {
+        /// The map key, absent for a list.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<Box<BindValue>>,
+        /// The entry's fields (UDT field name, value).
+        fields: Vec<(String, BindValue)>,
+    },
+    /// The collection read first, with the statement applied to its entries on the client.
+    Rewritten {
+        /// The collection column.
+        column: String,
+    },
+}
+
+/// What a write statement does to its table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WriteAction {
+    /// `INSERT` (an upsert in CQL).
+    Insert,
+    /// `UPDATE … SET`.
+    Update,
+    /// `DELETE`.
+    Delete,
+}
+
+/// A condition under which a write statement runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "when", rename_all = "snake_case")]
+pub enum Guard {
+    /// Only when a new value differs from the current one for one of these columns: the DELETE
+    /// of a moved row (a DELETE and an INSERT of the same row in one batch share a timestamp,
+    /// and the tombstone would win).
+    KeyChanged {
+        /// The source columns compared.
+        columns: Vec<ColumnRef>,
+    },
+    /// Only when the new value of the column is NULL.
+    NewIsNull {
+        /// The source column.
+        column: ColumnRef,
+    },
+    /// Only when the new value of the column is not NULL.
+    NewIsNotNull {
+        /// The source column.
+        column: ColumnRef,
+    },
 }
 
 /// One statement a write fans out to.
@@ -188,6 +318,25 @@ pub struct WriteTarget {
     pub table: String,
     /// The CQL statement (with `?` bind markers).
     pub cql: String,
+    /// What the statement does.
+    #[serde(default = "WriteTarget::default_action")]
+    pub action: WriteAction,
+    /// What each `?` is bound to, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub binds: Vec<Bind>,
+    /// Run once per row returned by this read-before-write (index into `read_before_write`);
+    /// `current` values then come from that row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub for_each: Option<usize>,
+    /// Run only under this condition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard: Option<Guard>,
+}
+
+impl WriteTarget {
+    fn default_action() -> WriteAction {
+        WriteAction::Update
+    }
 }
 
 /// Values a write must read first because the statement does not carry them.
@@ -195,17 +344,30 @@ pub struct WriteTarget {
 pub struct ReadBeforeWrite {
     /// The table to read them from.
     pub table: String,
-    /// The columns needed.
+    /// The columns needed (names in that table).
     pub columns: Vec<String>,
     /// Which target tables need them.
     pub for_tables: Vec<String>,
     /// How the read works, or why no table can serve it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The CQL SELECT (with `?` bind markers).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub cql: String,
+    /// What each `?` is bound to (statement values, or values read by an earlier step).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub binds: Vec<Bind>,
+    /// True when it returns several rows (every row that copies the written one).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub many: bool,
+    /// True when it is keyed by values the write sets (the parent a row moves to): the values
+    /// it reads are `new` values; otherwise they are `current` ones.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reads_new: bool,
 }
 
 /// How one write pattern is applied to the target tables.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct WritePath {
     /// Pattern id.
     pub pattern: String,
@@ -221,6 +383,13 @@ pub struct WritePath {
     /// Notes for the reviewer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// True when the pattern shapes no write path (a one-off statement such as a data load).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub one_off: bool,
+    /// Why the write cannot be applied to the designed tables by keyed CQL statements (rows
+    /// chosen by a range, say): stated for the reviewer instead of a path that would miss rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsupported: Option<String>,
 }
 
 /// A suggested extra table (counter or summary) for a pattern that cannot be one partition.
@@ -233,4 +402,53 @@ pub struct Suggestion {
     /// CQL of the suggested table, when one is proposed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cql: Option<String>,
+}
+
+impl std::fmt::Display for BindValue {
+    /// A compact form for summaries: `$2`, `cur(trips.city)`, `new(trips.status)`, `day($2)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BindValue::Sql { sql } => write!(f, "{sql}"),
+            BindValue::New { column } => write!(f, "new({column})"),
+            BindValue::Current { column } => write!(f, "cur({column})"),
+            BindValue::Bucket { bucket, of } => {
+                let unit = match bucket {
+                    Bucket::Hour => "hour",
+                    Bucket::Day => "day",
+                    Bucket::Month => "month",
+                };
+                write!(f, "{unit}({of})")
+            }
+            BindValue::Const { value } => write!(f, "{value}"),
+            BindValue::Entry { key, fields } => {
+                let parts: Vec<String> = fields.iter().map(|(n, v)| format!("{n}: {v}")).collect();
+                match key {
+                    Some(k) => write!(f, "{{{k}: {{{}}}}}", parts.join(", ")),
+                    None => write!(f, "[{{{}}}]", parts.join(", ")),
+                }
+            }
+            BindValue::Rewritten { column } => write!(f, "rewritten({column})"),
+        }
+    }
+}
+
+impl std::fmt::Display for Bind {
+    /// `column=value`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}={}", self.column, self.value)
+    }
+}
+
+impl std::fmt::Display for Guard {
+    /// `when t.c changed`, `when new t.c IS NULL`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Guard::KeyChanged { columns } => {
+                let names: Vec<String> = columns.iter().map(|c| c.to_string()).collect();
+                write!(f, "when {} changed", names.join(", "))
+            }
+            Guard::NewIsNull { column } => write!(f, "when new {column} IS NULL"),
+            Guard::NewIsNotNull { column } => write!(f, "when new {column} IS NOT NULL"),
+        }
+    }
 }

@@ -93,12 +93,14 @@ fn sample_plan() -> Plan {
         design: Design {
             tables: vec![DesignTable {
                 name: "trips_by_id".into(),
+                entity: "trips".into(),
                 partition_key: vec![KeyColumn {
                     column: "trip_day".into(),
                     cql_type: "date".into(),
                     derived_from: Some("started_at".into()),
                     bucket: Some(Bucket::Day),
                     order: None,
+                    constant: None,
                 }],
                 clustering: vec![],
                 columns: vec![],

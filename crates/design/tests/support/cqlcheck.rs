@@ -99,7 +99,7 @@ fn lex(src: &str) -> Result<Vec<Tok>, String> {
         } else if c == '+' {
             out.push(Tok::Op("+".into()));
             i += 1;
-        } else if "(),;.=*?{}:".contains(c) {
+        } else if "(),;.=*?{}:[]".contains(c) {
             out.push(Tok::Sym(c));
             i += 1;
         } else {
@@ -590,6 +590,12 @@ impl Catalog {
             loop {
                 let c = p.ident()?;
                 self.col(def, &c)?;
+                // `c[?] = ?`: one element of a non-frozen map or list.
+                if p.sym('[') {
+                    element_of(def, &c)?;
+                    p.expect_sym('?')?;
+                    p.expect_sym(']')?;
+                }
                 p.expect_sym('=')?;
                 // `c = c + ?`: an append to a non-frozen collection column.
                 if matches!(p.peek(), Some(Tok::Ident(x)) if *x == c) {
@@ -618,7 +624,20 @@ impl Catalog {
             let only_static = set.iter().all(|c| def.statics.contains(c));
             self.write_key(def, &rels, only_static)
         } else if p.kw("delete") {
-            p.expect_kw("from")?;
+            // `DELETE c[?] FROM …`: one element of a non-frozen map or list.
+            if !p.kw("from") {
+                let c = p.ident()?;
+                p.expect_sym('[')?;
+                p.expect_sym('?')?;
+                p.expect_sym(']')?;
+                p.expect_kw("from")?;
+                let def = self.table(&mut p)?;
+                element_of(def, &c)?;
+                p.expect_kw("where")?;
+                let rels = relations(&mut p)?;
+                p.end()?;
+                return self.write_key(def, &rels, false);
+            }
             let def = self.table(&mut p)?;
             p.expect_kw("where")?;
             let rels = relations(&mut p)?;
@@ -870,6 +889,18 @@ fn relations(p: &mut P<'_>) -> Result<Vec<(String, String)>, String> {
         }
     }
     Ok(out)
+}
+
+/// `c[…]` needs `c` to be a non-frozen map or list.
+fn element_of(def: &TableDef, c: &str) -> Result<(), String> {
+    let ty = def.columns.get(c).map(String::as_str).unwrap_or("");
+    if ty.starts_with("map<") || ty.starts_with("list<") {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{c}[?]` on a column that is not a non-frozen map or list ({ty})"
+        ))
+    }
 }
 
 fn first_line(s: &str) -> &str {

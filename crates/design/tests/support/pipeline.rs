@@ -60,6 +60,12 @@ pub fn plan_rideshare(stats: Option<&Statistics>) -> (Plan, Vec<Diagnostic>) {
     )
 }
 
+/// `[a=$1, b=cur(t.b)]`.
+fn binds(b: &[remodel_model::Bind]) -> String {
+    let parts: Vec<String> = b.iter().map(|b| b.to_string()).collect();
+    format!("[{}]", parts.join(", "))
+}
+
 /// A one-line-per-decision rendering of a design, for reviewable fixture diffs.
 pub fn mapping_text(plan: &Plan) -> String {
     let mut s = String::new();
@@ -75,6 +81,18 @@ pub fn mapping_text(plan: &Plan) -> String {
             q.table.as_deref().unwrap_or("-"),
             q.cql.as_deref().unwrap_or("-")
         ));
+        if !q.binds.is_empty() {
+            s.push_str(&format!("    binds {}\n", binds(&q.binds)));
+        }
+        for step in &q.then {
+            s.push_str(&format!("    then {} {}\n", step.cql, binds(&step.binds)));
+        }
+        if !q.client_filters.is_empty() {
+            s.push_str(&format!(
+                "    client filters: {}\n",
+                q.client_filters.join(" AND ")
+            ));
+        }
         if let Some(r) = &q.reason {
             s.push_str(&format!("    reason: {r}\n"));
         }
@@ -93,16 +111,29 @@ pub fn mapping_text(plan: &Plan) -> String {
                 " (over batch warning)"
             }
         ));
-        for t in &w.targets {
-            s.push_str(&format!("    {}\n", t.cql));
-        }
-        for r in &w.read_before_write {
+        for (i, r) in w.read_before_write.iter().enumerate() {
             s.push_str(&format!(
-                "    first read {} from {} for {}\n",
-                r.columns.join(", "),
-                r.table,
-                r.for_tables.join(", ")
+                "    read {i}{}{}: {} {}\n",
+                if r.many { " (rows)" } else { "" },
+                if r.reads_new { " (new)" } else { "" },
+                r.cql,
+                binds(&r.binds)
             ));
+        }
+        for t in &w.targets {
+            let each = t
+                .for_each
+                .map(|i| format!(" for each row of read {i}"))
+                .unwrap_or_default();
+            let guard = t
+                .guard
+                .as_ref()
+                .map(|g| format!(" {g}"))
+                .unwrap_or_default();
+            s.push_str(&format!("    {}{each}{guard} {}\n", t.cql, binds(&t.binds)));
+        }
+        if let Some(u) = &w.unsupported {
+            s.push_str(&format!("    unsupported: {u}\n"));
         }
         if let Some(n) = &w.note {
             s.push_str(&format!("    note: {n}\n"));

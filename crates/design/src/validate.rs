@@ -1,0 +1,643 @@
+//! The plan validator: checks a finished design against the schema and the workload before it
+//! is written. Every finding is an error — a plan that fails here would lose rows, leave stale
+//! copies, read columns a table lacks or change what a query returns.
+//!
+//! It reads the plan model only (tables, query mappings, write paths with their binds) and
+//! applies the meaning the plan format gives each bind ([`BindValue`]): a `current` value is
+//! bound by the statement's WHERE `=` or read by an earlier read-before-write; a `new` value is
+//! set by the statement, read by a read keyed by new values, or unchanged.
+//!
+//! The checks, named as in the plan-correctness issue:
+//! - (a) every table's primary key holds a unique key of each source row it stores;
+//! - (b) every read before write reads columns its table has, by a key whose values are known;
+//! - (c) every bind of every write statement has a value, and the statement addresses whole rows;
+//! - (d) every key column an UPDATE changes moves the row (DELETE by the current key, INSERT);
+//! - (e) every SQL predicate of a read is served by the key or applied on the client;
+//! - (f) every table that holds data a write changes is written by its path.
+
+use crate::naming::pg_quote;
+use crate::shape::{predicate_sql, range_sql};
+use remodel_model::{
+    AccessPattern, BindValue, ColumnRef, Design, DesignTable, EqualityOp, Guard, QueryMapping,
+    ReadBeforeWrite, Schema, StatementKind, Table, Workload, WriteAction, WritePath,
+};
+
+/// One failed check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// The check: `a` … `f` (see the module documentation).
+    pub check: &'static str,
+    /// What is wrong, naming the table or pattern.
+    pub message: String,
+}
+
+/// Checks a design; an empty list means the plan is safe to execute.
+pub fn validate(schema: &Schema, workload: &Workload, design: &Design) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for t in &design.tables {
+        keys_unique(schema, t, &mut out);
+    }
+    for w in &design.writes {
+        let Some(p) = workload.pattern(&w.pattern) else {
+            continue;
+        };
+        if w.one_off {
+            continue;
+        }
+        write_path(schema, design, p, w, &mut out);
+    }
+    for q in &design.queries {
+        let Some(p) = workload.pattern(&q.pattern) else {
+            continue;
+        };
+        predicates_kept(design, p, q, &mut out);
+    }
+    out
+}
+
+fn v(out: &mut Vec<Violation>, check: &'static str, message: String) {
+    out.push(Violation { check, message });
+}
+
+fn same(a: &str, b: &str) -> bool {
+    a.eq_ignore_ascii_case(b)
+}
+
+/// The unique keys of a source table: primary key, unique constraints, unique plain indexes;
+/// for a table with none, all of its NOT NULL columns.
+fn unique_keys(t: &Table) -> Vec<Vec<String>> {
+    let mut keys: Vec<Vec<String>> = Vec::new();
+    if !t.primary_key.is_empty() {
+        keys.push(t.primary_key.clone());
+    }
+    keys.extend(t.unique_keys.iter().map(|u| u.columns.clone()));
+    if keys.is_empty() {
+        let nn: Vec<String> = t
+            .columns
+            .iter()
+            .filter(|c| !c.nullable)
+            .map(|c| c.name.clone())
+            .collect();
+        if !nn.is_empty() {
+            keys.push(nn);
+        }
+    }
+    keys
+}
+
+/// True when `parent` is reachable from `child` along foreign keys (declared or inferred).
+fn is_ancestor(schema: &Schema, child: &str, parent: &str) -> bool {
+    let mut frontier = vec![child.to_string()];
+    let mut seen = frontier.clone();
+    while let Some(t) = frontier.pop() {
+        let Some(table) = schema.table(&t) else {
+            continue;
+        };
+        for fk in &table.foreign_keys {
+            let Some(rt) = schema.table(&fk.ref_table) else {
+                continue;
+            };
+            if same(&rt.name, parent) {
+                return true;
+            }
+            if !seen.contains(&rt.name) {
+                seen.push(rt.name.clone());
+                frontier.push(rt.name.clone());
+            }
+        }
+    }
+    false
+}
+
+/// (a) The key holds a unique key of the entity, and of every other source table that is not
+/// one of the entity's parents (those are one row per entity row).
+fn keys_unique(schema: &Schema, t: &DesignTable, out: &mut Vec<Violation>) {
+    let key_names: Vec<&str> = t
+        .partition_key
+        .iter()
+        .chain(&t.clustering)
+        .map(|k| k.column.as_str())
+        .collect();
+    let key_src: Vec<&ColumnRef> = t
+        .columns
+        .iter()
+        .filter(|c| key_names.contains(&c.name.as_str()))
+        .filter_map(|c| c.source.as_ref())
+        .collect();
+    let covered = |table: &Table| {
+        let keys = unique_keys(table);
+        keys.is_empty()
+            || keys.iter().any(|k| {
+                k.iter().all(|col| {
+                    key_src
+                        .iter()
+                        .any(|s| same(&s.table, &table.name) && same(&s.column, col))
+                })
+            })
+    };
+    let Some(entity) = schema.table(&t.entity) else {
+        v(
+            out,
+            "a",
+            format!(
+                "table {} stores `{}`, which is not in the schema",
+                t.name, t.entity
+            ),
+        );
+        return;
+    };
+    if !covered(entity) {
+        v(out, "a", format!(
+            "table {}: its key ({}) holds no primary or unique key of {}: two {} rows with the same key values would collapse into one CQL row",
+            t.name,
+            key_names.join(", "),
+            entity.name,
+            entity.name
+        ));
+    }
+    let mut others: Vec<&str> = t
+        .columns
+        .iter()
+        .filter_map(|c| c.source.as_ref())
+        .map(|s| s.table.as_str())
+        .filter(|s| !same(s, &entity.name))
+        .collect();
+    others.sort();
+    others.dedup();
+    for o in others {
+        let Some(ot) = schema.table(o) else { continue };
+        if !is_ancestor(schema, &entity.name, &ot.name) && !covered(ot) {
+            v(out, "a", format!(
+                "table {}: it holds rows of {} joined to {} without a parent link, and its key holds no unique key of {}",
+                t.name, ot.name, entity.name, ot.name
+            ));
+        }
+    }
+}
+
+/// What the written statement binds and sets.
+struct Facts<'a> {
+    kind: StatementKind,
+    table: &'a Table,
+    /// Columns bound by the WHERE's `=`: their current values are known.
+    key_eq: Vec<String>,
+    /// Columns set by the statement (for an INSERT, every column is new).
+    set: Vec<String>,
+}
+
+impl Facts<'_> {
+    fn of<'s>(schema: &'s Schema, p: &AccessPattern) -> Option<Facts<'s>> {
+        let w = p.analysis.write.as_ref()?;
+        let table = schema.table(&w.table)?;
+        let key_eq = p
+            .analysis
+            .equality
+            .iter()
+            .filter(|e| {
+                e.op == EqualityOp::Eq
+                    && e.expression.is_none()
+                    && e.value.is_some()
+                    && same(&e.column.table, &table.name)
+            })
+            .map(|e| e.column.column.clone())
+            .collect();
+        let set = w
+            .columns_written
+            .iter()
+            .filter(|c| {
+                !w.values
+                    .iter()
+                    .any(|v| same(&v.column, c) && v.reads_current)
+            })
+            .cloned()
+            .collect();
+        Some(Facts {
+            kind: p.kind,
+            table,
+            key_eq,
+            set,
+        })
+    }
+
+    fn own(&self, c: &ColumnRef) -> bool {
+        same(&c.table, &self.table.name)
+    }
+
+    /// True when the write changes which row of `table` its row links to (so a `new` value of
+    /// that table cannot be its current one).
+    fn relinks(&self, table: &str) -> bool {
+        !same(table, &self.table.name)
+            && (self.kind == StatementKind::Insert
+                || self.table.foreign_keys.iter().any(|fk| {
+                    same(&fk.ref_table, table)
+                        && fk
+                            .columns
+                            .iter()
+                            .any(|c| self.set.iter().any(|s| same(s, c)))
+                }))
+    }
+}
+
+/// True when the read step gives the value of source column `c`.
+fn provides(design: &Design, r: &ReadBeforeWrite, c: &ColumnRef) -> bool {
+    let Some(t) = design.tables.iter().find(|t| t.name == r.table) else {
+        return false;
+    };
+    r.columns.iter().any(|name| {
+        t.columns.iter().any(|dc| {
+            dc.name == *name
+                && (dc
+                    .source
+                    .as_ref()
+                    .is_some_and(|s| same(&s.table, &c.table) && same(&s.column, &c.column))
+                    || dc.embeds.as_deref().is_some_and(|e| same(e, &c.table)))
+        })
+    })
+}
+
+/// Why a bound value has no source at this point of the path (`None`: it has one).
+fn unresolved(
+    design: &Design,
+    f: &Facts<'_>,
+    before: &[&ReadBeforeWrite],
+    row: Option<&ReadBeforeWrite>,
+    value: &BindValue,
+) -> Option<String> {
+    let current = |c: &ColumnRef| {
+        (f.own(c) && f.key_eq.iter().any(|k| same(k, &c.column)))
+            || row.is_some_and(|r| provides(design, r, c))
+            || before
+                .iter()
+                .any(|r| !r.many && !r.reads_new && provides(design, r, c))
+    };
+    match value {
+        BindValue::Sql { .. } | BindValue::Const { .. } => None,
+        BindValue::Bucket { of, .. } => unresolved(design, f, before, row, of),
+        BindValue::Entry { key, fields } => key
+            .iter()
+            .map(|k| k.as_ref())
+            .chain(fields.iter().map(|(_, v)| v))
+            .find_map(|v| unresolved(design, f, before, row, v)),
+        BindValue::Rewritten { column } => {
+            (!before.iter().any(|r| r.columns.iter().any(|c| c == column)))
+                .then(|| format!("the collection `{column}` is rewritten but never read first"))
+        }
+        BindValue::Current { column } => (!current(column)).then(|| {
+            format!(
+                "the current value of {column} is neither bound by the statement nor read first"
+            )
+        }),
+        BindValue::New { column } => {
+            let set = f.own(column)
+                && (f.kind == StatementKind::Insert
+                    || f.set.iter().any(|s| same(s, &column.column)));
+            let read_new = before
+                .iter()
+                .any(|r| r.reads_new && provides(design, r, column));
+            let unchanged = !f.own(column) && !f.relinks(&column.table) || f.own(column) && !set;
+            (!(set || read_new || (unchanged && current(column))))
+                .then(|| format!("the new value of {column} is neither set by the statement, read first, nor unchanged and known"))
+        }
+    }
+}
+
+/// (b), (c), (d), (f) for one write path.
+fn write_path(
+    schema: &Schema,
+    design: &Design,
+    p: &AccessPattern,
+    w: &WritePath,
+    out: &mut Vec<Violation>,
+) {
+    let Some(f) = Facts::of(schema, p) else {
+        return;
+    };
+    let table = |name: &str| design.tables.iter().find(|t| t.name == name);
+    let mut before: Vec<&ReadBeforeWrite> = Vec::new();
+    for r in &w.read_before_write {
+        match table(&r.table) {
+            None => v(out, "b", format!(
+                "write {}: reads {} first, which is not a table of the design (a read of the source database is not a write path)",
+                w.pattern, r.table
+            )),
+            Some(t) => {
+                let missing: Vec<&String> = r
+                    .columns
+                    .iter()
+                    .filter(|c| !t.columns.iter().any(|dc| dc.name == **c))
+                    .collect();
+                if !missing.is_empty() {
+                    v(out, "b", format!(
+                        "write {}: the read before write asks {} for {}, which it does not have",
+                        w.pattern,
+                        t.name,
+                        missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                    ));
+                }
+                let whole = !r.many && !partition_pins_row(schema, t);
+                addresses(&w.pattern, t, &r.cql, &r.binds, whole, "b", out);
+                for b in &r.binds {
+                    if let Some(why) = unresolved(design, &f, &before, None, &b.value) {
+                        v(out, "b", format!("write {}: the read of {} by {}: {why}", w.pattern, t.name, b.column));
+                    }
+                }
+            }
+        }
+        before.push(r);
+    }
+    for target in &w.targets {
+        let Some(t) = table(&target.table) else {
+            v(
+                out,
+                "c",
+                format!(
+                    "write {}: writes {}, which is not a table of the design",
+                    w.pattern, target.table
+                ),
+            );
+            continue;
+        };
+        let row = target.for_each.and_then(|i| w.read_before_write.get(i));
+        if target.for_each.is_some() && row.is_none_or(|r| !r.many) {
+            v(out, "c", format!("write {}: a statement on {} runs per row of a read that is not a many-row read", w.pattern, t.name));
+        }
+        // An UPDATE of static columns only addresses the partition.
+        let statics_only = target.action == WriteAction::Update
+            && target.binds.iter().all(|b| {
+                t.partition_key.iter().any(|k| k.column == b.column)
+                    || t.columns.iter().any(|c| c.name == b.column && c.is_static)
+            });
+        addresses(
+            &w.pattern,
+            t,
+            &target.cql,
+            &target.binds,
+            !statics_only,
+            "c",
+            out,
+        );
+        for b in &target.binds {
+            if let Some(why) = unresolved(design, &f, &before, row, &b.value) {
+                v(
+                    out,
+                    "c",
+                    format!("write {}: {} of {}: {why}", w.pattern, b.column, t.name),
+                );
+            }
+        }
+    }
+    if w.unsupported.is_none() {
+        key_changes(design, &f, w, out);
+        copies_maintained(design, &f, w, out);
+    }
+}
+
+/// True when the partition key alone finds at most one row of the table's entity (it holds a
+/// unique key of it).
+fn partition_pins_row(schema: &Schema, t: &DesignTable) -> bool {
+    let Some(entity) = schema.table(&t.entity) else {
+        return false;
+    };
+    let part: Vec<&ColumnRef> = t
+        .partition_key
+        .iter()
+        .filter_map(|k| t.columns.iter().find(|c| c.name == k.column))
+        .filter_map(|c| c.source.as_ref())
+        .collect();
+    unique_keys(entity).iter().any(|k| {
+        k.iter().all(|col| {
+            part.iter()
+                .any(|s| same(&s.table, &entity.name) && same(&s.column, col))
+        })
+    })
+}
+
+/// The statement's bind markers match its binds, and they bind the partition key, and the
+/// clustering columns too when `whole_key`.
+fn addresses(
+    pattern: &str,
+    t: &DesignTable,
+    cql: &str,
+    binds: &[remodel_model::Bind],
+    whole_key: bool,
+    check: &'static str,
+    out: &mut Vec<Violation>,
+) {
+    let markers = cql.matches('?').count();
+    if markers != binds.len() {
+        v(
+            out,
+            check,
+            format!(
+                "write {pattern}: `{cql}` has {markers} bind markers but {} binds",
+                binds.len()
+            ),
+        );
+    }
+    let bound = |name: &str| binds.iter().any(|b| b.column == name);
+    let part_ok = t
+        .partition_key
+        .iter()
+        .all(|k| bound(&k.column) || k.constant.is_some());
+    let rows_ok = !whole_key || t.clustering.iter().all(|k| bound(&k.column));
+    if !part_ok || !rows_ok {
+        v(
+            out,
+            check,
+            format!(
+                "write {pattern}: `{cql}` does not bind the {} key of {}",
+                if part_ok {
+                    "whole primary"
+                } else {
+                    "partition"
+                },
+                t.name
+            ),
+        );
+    }
+}
+
+/// The source columns behind a table's key (bucket columns by the column they derive from).
+fn key_sources(t: &DesignTable) -> Vec<ColumnRef> {
+    let mut out = Vec::new();
+    for k in t.partition_key.iter().chain(&t.clustering) {
+        let name = k.derived_from.as_deref().unwrap_or(&k.column);
+        if let Some(src) = t
+            .columns
+            .iter()
+            .find(|c| c.name == name)
+            .and_then(|c| c.source.clone())
+        {
+            out.push(src);
+        }
+    }
+    out
+}
+
+/// (d) An UPDATE that changes a key column of a table moves its rows: a DELETE by the current
+/// key, guarded to run only when the key changed, and an INSERT of the new row.
+fn key_changes(design: &Design, f: &Facts<'_>, w: &WritePath, out: &mut Vec<Violation>) {
+    if f.kind != StatementKind::Update {
+        return;
+    }
+    for t in &design.tables {
+        // A parent's value in the key changes when the stored row is linked to another parent.
+        let stores_written = same(&t.entity, &f.table.name);
+        let changed: Vec<ColumnRef> = key_sources(t)
+            .into_iter()
+            .filter(|c| {
+                (f.own(c) && f.set.iter().any(|s| same(s, &c.column)))
+                    || (stores_written && f.relinks(&c.table))
+            })
+            .collect();
+        if changed.is_empty() {
+            continue;
+        }
+        let on_t: Vec<_> = w.targets.iter().filter(|x| x.table == t.name).collect();
+        let delete = on_t.iter().any(|x| {
+            x.action == WriteAction::Delete
+                && matches!(x.guard, Some(Guard::KeyChanged { .. }))
+                && x.binds
+                    .iter()
+                    .all(|b| !matches!(b.value, BindValue::New { .. }))
+        });
+        let insert = on_t.iter().any(|x| x.action == WriteAction::Insert);
+        if !delete || !insert {
+            let names: Vec<String> = changed.iter().map(|c| c.to_string()).collect();
+            v(
+                out,
+                "d",
+                format!(
+                    "write {}: it changes {} in the key of {}, but the path does not {}",
+                    w.pattern,
+                    names.join(", "),
+                    t.name,
+                    if delete {
+                        "insert the moved row"
+                    } else {
+                        "delete the row at its current key (guarded: only when the key changed)"
+                    }
+                ),
+            );
+        }
+    }
+}
+
+/// (f) Every table holding the written entity's rows (INSERT/DELETE) or a copy of a column the
+/// UPDATE sets is written by the path.
+fn copies_maintained(design: &Design, f: &Facts<'_>, w: &WritePath, out: &mut Vec<Violation>) {
+    for t in &design.tables {
+        let holds = |c: &remodel_model::DesignColumn| {
+            c.source
+                .as_ref()
+                .is_some_and(|s| f.own(s) && f.set.iter().any(|x| same(x, &s.column)))
+                || c.embeds.as_deref().is_some_and(|e| same(e, &f.table.name))
+        };
+        let needs = match f.kind {
+            StatementKind::Insert | StatementKind::Delete => {
+                same(&t.entity, &f.table.name)
+                    || t.columns
+                        .iter()
+                        .any(|c| c.embeds.as_deref().is_some_and(|e| same(e, &f.table.name)))
+            }
+            StatementKind::Update => t.columns.iter().any(holds),
+            StatementKind::Select => false,
+        };
+        if needs && !w.targets.iter().any(|x| x.table == t.name) {
+            v(out, "f", format!(
+                "write {}: {} holds {} data this statement changes, but the path does not write it (its copy would go stale)",
+                w.pattern, t.name, f.table.name
+            ));
+        }
+    }
+}
+
+/// True when the value SQL `v` is what some bind of the query takes.
+fn bound(q: &QueryMapping, v: &str) -> bool {
+    fn has(b: &BindValue, v: &str) -> bool {
+        match b {
+            BindValue::Sql { sql } => sql == v || sql.contains(v),
+            BindValue::Bucket { of, .. } => has(of, v),
+            _ => false,
+        }
+    }
+    q.binds
+        .iter()
+        .chain(q.then.iter().flat_map(|s| &s.binds))
+        .any(|b| has(&b.value, v))
+}
+
+/// (e) Every predicate of the SQL is served by the key (bound) or applied on the client.
+fn predicates_kept(design: &Design, p: &AccessPattern, q: &QueryMapping, out: &mut Vec<Violation>) {
+    if q.one_off || q.table.is_none() {
+        return;
+    }
+    let a = &p.analysis;
+    let client = |s: &str| q.client_filters.iter().any(|c| c == s);
+    let source_sql = design
+        .tables
+        .iter()
+        .find(|t| Some(&t.name) == q.table.as_ref())
+        .map(|t| t.source_sql.as_str())
+        .unwrap_or_default();
+    let mut lost: Vec<String> = Vec::new();
+    for e in &a.equality {
+        let text = predicate_sql(e);
+        let ok = match (e.op, &e.value) {
+            (EqualityOp::IsNull, _) => {
+                client(&text)
+                    || source_sql.contains(&format!(".{} IS NULL", pg_quote(&e.column.column)))
+            }
+            (_, Some(val)) => bound(q, val) || client(&text),
+            (_, None) => client(&text),
+        };
+        if !ok {
+            lost.push(text);
+        }
+    }
+    for r in &a.ranges {
+        let text = range_sql(r);
+        let values: Vec<&str> = r
+            .lower
+            .iter()
+            .chain(r.upper.iter())
+            .map(|b| b.value.as_str())
+            .collect();
+        if !(client(&text) || (!values.is_empty() && values.iter().all(|v| bound(q, v)))) {
+            lost.push(text);
+        }
+    }
+    for r in &a.residual {
+        if !client(r) {
+            lost.push(r.clone());
+        }
+    }
+    if let Some(l) = &a.limit_sql {
+        let limited = q
+            .binds
+            .iter()
+            .any(|b| {
+                // With an OFFSET the CQL reads LIMIT + OFFSET rows and the client skips some.
+                b.column == "limit"
+                    && matches!(&b.value, BindValue::Sql { sql } if sql == l || sql.starts_with(&format!("{l} + ")))
+            })
+            || q.notes
+                .iter()
+                .any(|n| n.contains("LIMIT") && n.contains("client"));
+        if !limited {
+            lost.push(format!("LIMIT {l}"));
+        }
+    }
+    if !lost.is_empty() {
+        v(
+            out,
+            "e",
+            format!(
+                "read {}: {} neither served by the key of {} nor applied on the client",
+                q.pattern,
+                lost.join(", "),
+                q.table.as_deref().unwrap_or_default()
+            ),
+        );
+    }
+}
