@@ -11,6 +11,9 @@ use std::process::ExitCode;
 /// Exit code: the input could not be used (missing file, nothing found).
 pub const EXIT_UNUSABLE_INPUT: u8 = 2;
 
+/// Exit code: the plan was written but fails its checks (it would lose or corrupt data).
+pub const EXIT_PLAN_FAILS_CHECKS: u8 = 3;
+
 /// The command line as clap sees it.
 #[derive(Debug, Parser)]
 #[command(
@@ -24,7 +27,8 @@ pub const EXIT_UNUSABLE_INPUT: u8 = 2;
                   `workload` (query files and logs), `analyze` (access patterns, embed or reference), \
                   `plan` (tables, keys, query mapping, write paths; writes plan.json and schema.cql). \
                   No database is needed for any of them.\n\n\
-                  Exit codes: 0 done (diagnostics may have been printed), 2 unusable input.",
+                  Exit codes: 0 done (diagnostics may have been printed), 2 unusable input, \
+                  3 the plan fails its checks (written for review, not to be executed).",
     after_help = "Start with: remodel plan examples/rideshare --out out/rideshare",
     propagate_version = true
 )]

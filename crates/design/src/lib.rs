@@ -217,7 +217,7 @@ pub fn design(
     write_lookups(&inputs, &mut build);
     let (queries, suggestions) = map_queries(&inputs, &build);
     let writes = write_paths(&inputs, &mut build);
-    let design = Design {
+    let mut design = Design {
         keyspace: Keyspace {
             name: config.keyspace.clone(),
             replication: config.replication.clone(),
@@ -236,9 +236,11 @@ pub fn design(
         queries,
         writes,
         suggestions,
+        violations: Vec::new(),
     };
     let mut diagnostics = build.diagnostics;
-    for v in validate::validate(schema, workload, &design) {
+    design.violations = validate::validate(schema, workload, &design);
+    for v in &design.violations {
         diagnostics.push(Diagnostic {
             severity: Severity::Error,
             location: None,

@@ -19,17 +19,8 @@ use crate::naming::pg_quote;
 use crate::shape::{predicate_sql, range_sql};
 use remodel_model::{
     AccessPattern, BindValue, ColumnRef, Design, DesignTable, EqualityOp, Guard, QueryMapping,
-    ReadBeforeWrite, Schema, StatementKind, Table, Workload, WriteAction, WritePath,
+    ReadBeforeWrite, Schema, StatementKind, Table, Violation, Workload, WriteAction, WritePath,
 };
-
-/// One failed check.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
-    /// The check: `a` … `f` (see the module documentation).
-    pub check: &'static str,
-    /// What is wrong, naming the table or pattern.
-    pub message: String,
-}
 
 /// Checks a design; an empty list means the plan is safe to execute.
 pub fn validate(schema: &Schema, workload: &Workload, design: &Design) -> Vec<Violation> {
@@ -55,8 +46,11 @@ pub fn validate(schema: &Schema, workload: &Workload, design: &Design) -> Vec<Vi
     out
 }
 
-fn v(out: &mut Vec<Violation>, check: &'static str, message: String) {
-    out.push(Violation { check, message });
+fn v(out: &mut Vec<Violation>, check: &str, message: String) {
+    out.push(Violation {
+        check: check.to_string(),
+        message,
+    });
 }
 
 fn same(a: &str, b: &str) -> bool {
@@ -420,7 +414,7 @@ fn addresses(
     cql: &str,
     binds: &[remodel_model::Bind],
     whole_key: bool,
-    check: &'static str,
+    check: &str,
     out: &mut Vec<Violation>,
 ) {
     let markers = cql.matches('?').count();

@@ -153,3 +153,92 @@ fn library_plan_is_safe_to_execute() {
     expect_test::expect_file![dir.join("schema.cql")].assert_eq(&remodel_design::emit_cql(d));
     expect_test::expect_file![dir.join("mapping.txt")].assert_eq(&mapping_text(&plan));
 }
+
+/// The checks the validator names, each of a plan broken on purpose from the library plan.
+fn checks_of(plan: &Plan) -> Vec<String> {
+    let mut c: Vec<String> =
+        remodel_design::validate::validate(&plan.schema, &plan.workload, &plan.design)
+            .into_iter()
+            .map(|v| v.check)
+            .collect();
+    c.sort();
+    c.dedup();
+    c
+}
+
+fn write_of<'p>(plan: &'p mut Plan, sql_start: &str) -> &'p mut remodel_model::WritePath {
+    let id = pattern_id(plan, sql_start);
+    plan.design
+        .writes
+        .iter_mut()
+        .find(|w| w.pattern == id)
+        .expect("write path")
+}
+
+#[test]
+fn validator_fails_broken_plans() {
+    let good = library();
+    assert!(checks_of(&good).is_empty());
+
+    // (a) A key that no longer holds a unique key of books: rows would collapse.
+    let mut p = good.clone();
+    let t = p
+        .design
+        .tables
+        .iter_mut()
+        .find(|t| t.name == "books_by_shelf")
+        .expect("books_by_shelf");
+    t.clustering.retain(|k| k.column != "book_id");
+    assert_eq!(checks_of(&p), ["a"]);
+
+    // (b) A read before write that asks a table for a column it lacks (city from books_by_id).
+    let mut p = good.clone();
+    let w = write_of(&mut p, "UPDATE books SET holds");
+    w.read_before_write[0].columns.push("city".into());
+    assert!(
+        checks_of(&p).contains(&"b".to_string()),
+        "{:?}",
+        checks_of(&p)
+    );
+
+    // (c) Without the read of the branch, the city in the key has no value.
+    let mut p = good.clone();
+    let w = write_of(&mut p, "UPDATE books SET holds");
+    w.read_before_write.retain(|r| r.table != "branches_by_id");
+    assert_eq!(checks_of(&p), ["c"]);
+
+    // (d) A key change written as a plain UPDATE of the old row: the moved row stays behind.
+    let mut p = good.clone();
+    let w = write_of(&mut p, "UPDATE books SET due_at");
+    w.targets
+        .retain(|t| !(t.table == "books_by_shelf" && t.action == WriteAction::Delete));
+    assert_eq!(checks_of(&p), ["d"]);
+
+    // (e) A predicate dropped from a read: the PIN is neither in the key nor filtered.
+    let mut p = good.clone();
+    let login = pattern_id(&p, "SELECT member_id FROM members");
+    let q = p
+        .design
+        .queries
+        .iter_mut()
+        .find(|q| q.pattern == login)
+        .expect("login");
+    q.client_filters.clear();
+    assert_eq!(checks_of(&p), ["e"]);
+
+    // (f) A copy the holds update no longer writes would go stale.
+    let mut p = good.clone();
+    let w = write_of(&mut p, "UPDATE books SET holds");
+    w.targets.retain(|t| t.table != "books_by_owner_branch");
+    assert_eq!(checks_of(&p), ["f"]);
+
+    // (c) A statement with more bind markers than binds.
+    let mut p = good;
+    let w = write_of(&mut p, "UPDATE books SET holds");
+    w.targets[0].binds.pop();
+    assert!(
+        checks_of(&p).contains(&"c".to_string()),
+        "{:?}",
+        checks_of(&p)
+    );
+}

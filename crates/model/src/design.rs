@@ -20,6 +20,20 @@ pub struct Design {
     /// Suggested counter or summary tables for aggregates that cannot be served from one partition.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub suggestions: Vec<Suggestion>,
+    /// Checks the plan fails (from the designer's validator). A plan with any must not be
+    /// executed: the backfill refuses it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub violations: Vec<Violation>,
+}
+
+/// A check a plan fails: it would lose rows, leave stale copies, read columns a table lacks or
+/// change what a query returns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Violation {
+    /// The check (`a` keys unique … `f` copies maintained; see the designer's validator).
+    pub check: String,
+    /// What is wrong, naming the table or pattern.
+    pub message: String,
 }
 
 /// Keyspace settings.

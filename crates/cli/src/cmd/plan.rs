@@ -236,6 +236,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     diagnostics.extend(design_diagnostics);
     print_summary(&plan, &diagnostics, args.verbose);
     println!("wrote {} and {}", plan_path.display(), cql_path.display());
+    if !plan.design.violations.is_empty() {
+        eprintln!(
+            "remodel plan: the plan fails {} check{} (listed above as `plan check` errors): it is written for review, but it would lose or corrupt data, and `remodel backfill` refuses it",
+            plan.design.violations.len(),
+            if plan.design.violations.len() == 1 { "" } else { "s" }
+        );
+        return Ok(ExitCode::from(crate::EXIT_PLAN_FAILS_CHECKS));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
