@@ -239,6 +239,7 @@ pub fn design(
         violations: Vec::new(),
     };
     let mut diagnostics = build.diagnostics;
+    diagnostics.extend(type_warnings(schema, &design));
     design.violations = validate::validate(schema, workload, &design);
     for v in &design.violations {
         diagnostics.push(Diagnostic {
@@ -251,6 +252,35 @@ pub fn design(
         design,
         diagnostics,
     }
+}
+
+/// A warning at the declaration of every stored column whose type has no CQL mapping rule (a
+/// type Postgres does not have, or an unknown one): carried as text, never silently.
+fn type_warnings(schema: &Schema, design: &Design) -> Vec<Diagnostic> {
+    let mut seen: Vec<remodel_model::ColumnRef> = Vec::new();
+    let mut out = Vec::new();
+    for src in design
+        .tables
+        .iter()
+        .flat_map(|t| &t.columns)
+        .filter_map(|c| c.source.as_ref())
+    {
+        if seen.contains(src) {
+            continue;
+        }
+        seen.push(src.clone());
+        let Some(col) = schema.table(&src.table).and_then(|t| t.column(&src.column)) else {
+            continue;
+        };
+        if let Some(note) = types::mapping_note(&col.sql_type, schema) {
+            out.push(Diagnostic {
+                severity: Severity::Warning,
+                location: col.location.clone(),
+                message: format!("{src}: {note}"),
+            });
+        }
+    }
+    out
 }
 
 /// Pass 1: one table per read pattern, merged into an existing one where it serves it; reads of

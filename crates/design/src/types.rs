@@ -9,16 +9,18 @@ pub fn cql_type(sql_type: &str, schema: &Schema) -> String {
         let inner = cql_type(elem, schema);
         return format!("list<{}>", frozen_if_collection(&inner));
     }
-    // Strip a type modifier such as `(3,2)` or `(255)` for the lookup.
-    let base = match t.find('(') {
-        Some(i) => {
-            let tail = t[i..].find(')').map(|j| &t[i + j + 1..]).unwrap_or("");
-            format!("{}{}", t[..i].trim_end(), tail)
-        }
-        None => t.clone(),
-    };
+    let base = strip_modifier(&t);
     let base = base.trim();
     let bare = base.rsplit('.').next().unwrap_or(base).trim_matches('"');
+    // MySQL's unsigned integers need the next wider CQL type to hold every value.
+    if let Some(signed) = bare.strip_suffix(" unsigned") {
+        return match cql_type(signed, schema).as_str() {
+            "tinyint" | "smallint" => "int",
+            "int" => "bigint",
+            _ => "varint",
+        }
+        .into();
+    }
     let mapped = match bare {
         "smallint" | "int2" | "smallserial" | "serial2" => "smallint",
         "integer" | "int" | "int4" | "serial" | "serial4" => "int",
@@ -34,6 +36,8 @@ pub fn cql_type(sql_type: &str, schema: &Schema) -> String {
         | "timestamp with time zone"
         | "timestamp without time zone" => "timestamp",
         "date" => "date",
+        // MySQL's datetime: a timestamp without time zone (warned by `mapping_note`).
+        "datetime" => "timestamp",
         "time" | "timetz" | "time with time zone" | "time without time zone" => "time",
         "interval" => "duration",
         "uuid" => "uuid",
@@ -48,6 +52,65 @@ pub fn cql_type(sql_type: &str, schema: &Schema) -> String {
         return "text".into();
     }
     mapped.into()
+}
+
+/// Why a column's type maps to `text` by default rather than by a rule: a type Postgres does
+/// not have (MySQL's `datetime`, `integer unsigned`, Oracle's `varchar2`) or one this mapping
+/// does not know (a domain, an extension type). `None` for a mapped type.
+pub fn mapping_note(sql_type: &str, schema: &Schema) -> Option<String> {
+    let t = sql_type.trim().to_ascii_lowercase();
+    let elem = t.trim_end_matches("[]").trim_end_matches(" array");
+    let base = strip_modifier(elem);
+    let base = base.trim();
+    let bare = base.rsplit('.').next().unwrap_or(base).trim_matches('"');
+    let foreign = match bare {
+        "datetime" => Some("MySQL's `datetime` (Postgres: timestamp)"),
+        "mediumint" | "tinytext" | "mediumtext" | "longtext" | "longblob" | "mediumblob"
+        | "tinyblob" | "year" => Some("a MySQL type"),
+        "varchar2" | "nvarchar2" | "number" | "clob" | "nclob" => Some("an Oracle type"),
+        "nvarchar" | "ntext" | "datetime2" | "uniqueidentifier" => Some("a SQL Server type"),
+        "double" => Some("MySQL's `double` (Postgres: double precision)"),
+        _ if bare.ends_with(" unsigned") || bare.contains(" unsigned") => {
+            Some("MySQL's `unsigned` (Postgres has no unsigned integers)")
+        }
+        _ => None,
+    };
+    if let Some(what) = foreign {
+        return Some(format!(
+            "`{sql_type}` is {what}, not a Postgres type: mapped to {}; check the DDL is the Postgres one",
+            cql_type(sql_type, schema)
+        ));
+    }
+    let mapped_by_rule = cql_type(elem, schema) != "text"
+        || is_known_text(bare)
+        || is_enum(bare, schema)
+        || matches!(
+            bare,
+            "json"
+                | "jsonb"
+                | "xml"
+                | "tsvector"
+                | "tsquery"
+                | "cidr"
+                | "macaddr"
+                | "macaddr8"
+                | "ltree"
+                | "name"
+        );
+    (!mapped_by_rule).then(|| {
+        format!("`{sql_type}` has no CQL mapping (a domain or an extension type?): carried as its text form")
+    })
+}
+
+/// The type without a modifier such as `(3,2)` or `(255)`: `int(10) unsigned` → `int unsigned`.
+fn strip_modifier(t: &str) -> String {
+    match t.find('(') {
+        Some(i) => {
+            let tail = t[i..].find(')').map(|j| &t[i + j + 1..]).unwrap_or("");
+            format!("{}{}", t[..i].trim_end(), tail)
+        }
+        None => t.to_string(),
+    }
 }
 
 fn is_known_text(t: &str) -> bool {
@@ -170,8 +233,36 @@ mod tests {
             ("serial", "int"),
             ("double precision", "double"),
             ("public.geometry", "text"),
+            ("integer unsigned", "bigint"),
+            ("bigint unsigned", "varint"),
+            ("datetime", "timestamp"),
         ] {
             assert_eq!(cql_type(pg, &s), cql, "{pg}");
+        }
+    }
+
+    #[test]
+    fn foreign_and_unknown_types_are_named() {
+        let s = Schema::default();
+        for t in [
+            "datetime",
+            "integer unsigned",
+            "int(10) unsigned",
+            "varchar2(20)",
+            "public.geometry",
+        ] {
+            assert!(mapping_note(t, &s).is_some(), "{t}");
+        }
+        for t in [
+            "int4",
+            "text",
+            "jsonb",
+            "varchar(20)",
+            "timestamptz",
+            "text[]",
+            "inet",
+        ] {
+            assert_eq!(mapping_note(t, &s), None, "{t}");
         }
     }
 }

@@ -242,3 +242,44 @@ fn validator_fails_broken_plans() {
         checks_of(&p)
     );
 }
+
+/// Types Postgres does not have, or that have no CQL mapping, are warned at the column's
+/// declaration (file:line:column) with the type chosen; mapped types are not.
+#[test]
+fn foreign_types_are_warned_where_declared() {
+    let dir = root().join("fixtures/plan/foreign_types");
+    let (plan, diags) = plan_files(
+        &[dir.join("schema.sql")],
+        &[dir.join("queries.sql")],
+        None,
+        "events",
+    );
+    let warned: Vec<String> = diags
+        .iter()
+        .filter(|d| d.severity == remodel_model::Severity::Warning)
+        .map(|d| {
+            let at = d.location.as_ref().map(|l| l.line).unwrap_or(0);
+            format!("{at}: {}", d.message)
+        })
+        .collect();
+    assert_eq!(warned.len(), 3, "{warned:#?}");
+    assert!(
+        warned[0].starts_with("5: events.happened: `datetime`")
+            && warned[0].contains("mapped to timestamp"),
+        "{warned:#?}"
+    );
+    assert!(
+        warned[1].starts_with("6: events.hits: `integer unsigned`")
+            && warned[1].contains("mapped to bigint"),
+        "{warned:#?}"
+    );
+    assert!(
+        warned[2].starts_with("7: events.place: `public.geometry`"),
+        "{warned:#?}"
+    );
+    let cql = remodel_design::emit_cql(&plan.design);
+    assert!(
+        cql.contains("happened timestamp") && cql.contains("hits bigint"),
+        "{cql}"
+    );
+}

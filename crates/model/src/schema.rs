@@ -147,6 +147,9 @@ pub struct Column {
     /// `COMMENT ON COLUMN`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
+    /// Where the column is declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
 }
 
 /// How a column's values are generated.

@@ -305,6 +305,7 @@ impl Loader {
             name: name.clone(),
             sql_type: type_string(&def.data_type),
             nullable: true,
+            location: Some(Self::span_location(file, st, def.name.span, loc)),
             ..Default::default()
         };
         if let Some(base) = serial_base(&col.sql_type) {
