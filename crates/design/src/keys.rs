@@ -13,13 +13,16 @@ pub enum KeySrc {
     Col(ColumnRef),
     /// A time bucket of a source column.
     Bucket(ColumnRef, Bucket),
+    /// A constant: the single partition of a small table read whole.
+    Const(String),
 }
 
 impl KeySrc {
-    /// The source column (the bucketed one for a bucket).
-    pub fn source(&self) -> &ColumnRef {
+    /// The source column (the bucketed one for a bucket; none for a constant).
+    pub fn source(&self) -> Option<&ColumnRef> {
         match self {
-            KeySrc::Col(c) | KeySrc::Bucket(c, _) => c,
+            KeySrc::Col(c) | KeySrc::Bucket(c, _) => Some(c),
+            KeySrc::Const(_) => None,
         }
     }
 
@@ -27,7 +30,7 @@ impl KeySrc {
     pub fn plain_column(&self) -> Option<&ColumnRef> {
         match self {
             KeySrc::Col(c) => Some(c),
-            KeySrc::Bucket(..) => None,
+            KeySrc::Bucket(..) | KeySrc::Const(_) => None,
         }
     }
 }
@@ -94,8 +97,12 @@ pub fn bucket_for(window: TimeWindow) -> (Bucket, u32) {
     }
 }
 
-/// Lays out the key of one pattern's table.
-pub fn plan(schema: &Schema, shape: &Shape) -> KeyPlan {
+/// The value of the constant partition key of a small table read whole.
+pub const ALL: &str = "all";
+
+/// Lays out the key of one pattern's table. `small_entity`: the root is a small table (reference
+/// data), so a read with nothing to partition by gets one constant partition instead of a scan.
+pub fn plan(schema: &Schema, shape: &Shape, small_entity: bool) -> KeyPlan {
     let mut notes = Vec::new();
     let all_in = !shape.eq.is_empty() && shape.eq.iter().all(|e| e.op == EqualityOp::In);
     let mut partition: Vec<KeySrc> = Vec::new();
@@ -179,6 +186,9 @@ pub fn plan(schema: &Schema, shape: &Shape) -> KeyPlan {
         );
     }
 
+    if partition.is_empty() && small_entity {
+        partition.push(KeySrc::Const(ALL.to_string()));
+    }
     let partition_in = all_in;
     let partitions_read = if partition.is_empty() {
         None

@@ -42,6 +42,9 @@ pub struct Thresholds {
     pub low_cardinality_limit: f64,
     /// Cassandra's `batch_size_warn_threshold`: 5 KiB.
     pub batch_warn_bytes: u64,
+    /// Most rows of a table read whole from one constant partition (reference data such as
+    /// categories or statuses); also the size assumed for such a table without statistics: 10,000.
+    pub one_partition_rows: u64,
 }
 
 impl Default for Thresholds {
@@ -52,6 +55,7 @@ impl Default for Thresholds {
             hot_key_share: 0.1,
             low_cardinality_limit: 100.0,
             batch_warn_bytes: 5 * 1024,
+            one_partition_rows: 10_000,
         }
     }
 }
@@ -328,7 +332,8 @@ fn read_tables(inp: &Inputs<'_>, build: &mut Build) {
                 continue;
             }
         };
-        let key = keys::plan(schema, &shape);
+        let small = small_entity(inp, &shape.root);
+        let key = keys::plan(schema, &shape, small.is_some());
         let idx = if key.partition.is_empty() {
             // No equality and no bucketable range: served by a scan of the entity's lookup table.
             ensure_primary_lookup(schema, &mut build.tables, &shape.root)
@@ -354,6 +359,18 @@ fn read_tables(inp: &Inputs<'_>, build: &mut Build) {
             build.tables[idx].add_needed(&shape.needed, &shape.edges);
             build.tables[idx].add_serves(&p.id);
         }
+        if let (Some(why), true) = (
+            small,
+            key.partition == [keys::KeySrc::Const(keys::ALL.into())],
+        ) {
+            let t = &mut build.tables[idx];
+            if !t.warnings.iter().any(|(c, _)| c == "one_partition") {
+                t.warnings.push((
+                    "one_partition".into(),
+                    format!("{} is read whole from one partition ({why}): fine up to about 10k rows / 100 MB; past that, partition it by a column the reads bind", shape.root),
+                ));
+            }
+        }
         for l in &shape.lookups {
             if let Some(li) = ensure_primary_lookup(schema, &mut build.tables, &l.table) {
                 build.tables[li].add_needed(&l.columns, &[]);
@@ -364,6 +381,31 @@ fn read_tables(inp: &Inputs<'_>, build: &mut Build) {
             .served
             .push((pi, Served::Table(idx, Box::new(shape), key)));
     }
+}
+
+/// Why `table` counts as small enough to live in one partition, or `None`: its row count from
+/// the statistics, or — without statistics — reference data the workload never inserts into.
+fn small_entity(inp: &Inputs<'_>, table: &str) -> Option<String> {
+    if let Some(ts) = inp.sizer.stats.and_then(|s| s.table(table)) {
+        let limit = inp.config.thresholds.one_partition_rows as f64;
+        return (ts.rows >= 0.0 && ts.rows <= limit).then(|| {
+            format!(
+                "about {} rows by the statistics",
+                sizing::human_count(ts.rows)
+            )
+        });
+    }
+    let inserted = inp.workload.patterns.iter().any(|p| {
+        p.kind == StatementKind::Insert
+            && p.analysis.one_off.is_none()
+            && p.analysis
+                .write
+                .as_ref()
+                .is_some_and(|w| w.table.eq_ignore_ascii_case(table))
+    });
+    (!inserted).then(|| {
+        "reference data: the workload never inserts into it; no statistics give its size (pass --stats to check)".to_string()
+    })
 }
 
 /// Pass 2: the lookups write paths need and no read provides (a table that finds the rows a

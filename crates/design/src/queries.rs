@@ -143,6 +143,13 @@ fn restrictions(
                         of: Box::new(sql(lower.as_deref().unwrap_or("NULL"))),
                     },
                 )),
+                KeySrc::Const(v) => conds.push(Cond::new(
+                    name,
+                    "=",
+                    BindValue::Const {
+                        value: format!("'{}'", v.replace('\'', "''")),
+                    },
+                )),
             }
         }
         for (c, _) in &key.clustering {

@@ -79,6 +79,7 @@ impl Sizer<'_> {
 
     fn width(&self, k: &KeySrc) -> f64 {
         match k {
+            KeySrc::Const(v) => v.len() as f64,
             KeySrc::Bucket(_, Bucket::Day) => 4.0,
             KeySrc::Bucket(..) => 8.0,
             KeySrc::Col(c) => {
@@ -120,6 +121,12 @@ impl Sizer<'_> {
     pub fn estimate(&self, t: &TableBuild) -> (Estimates, Vec<Warning>) {
         let th = &self.config.thresholds;
         let mut rows = self.rows(&t.root);
+        // A table read whole from one partition is reference data: without statistics it is
+        // assumed as large as that is allowed to be (its warning says so), not a million rows.
+        let one_partition = t.partition.iter().any(|k| matches!(k, KeySrc::Const(_)));
+        if one_partition && !self.has_stats(&t.root) {
+            rows = rows.min(th.one_partition_rows as f64);
+        }
         for k in &t.extra_keys {
             rows = rows.max(self.rows(&k.table));
         }
@@ -291,12 +298,16 @@ impl Sizer<'_> {
                 });
             }
         }
-        let time_clustered = t.clustering.iter().any(|(k, _)| {
-            self.schema
-                .table(&k.source().table)
-                .and_then(|tt| tt.column(&k.source().column))
-                .is_some_and(|c| is_time_type(&c.sql_type))
-        });
+        let time_clustered = t
+            .clustering
+            .iter()
+            .filter_map(|(k, _)| k.source())
+            .any(|c| {
+                self.schema
+                    .table(&c.table)
+                    .and_then(|tt| tt.column(&c.column))
+                    .is_some_and(|c| is_time_type(&c.sql_type))
+            });
         if !pins_unique && bucket.is_none() && time_clustered && !pcols.is_empty() {
             warnings.push(Warning {
                 code: "unbounded_growth".into(),

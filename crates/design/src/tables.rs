@@ -238,7 +238,7 @@ impl TableBuild {
                     .or(Some(c.column.clone())),
                 Some(*b),
             ),
-            KeySrc::Col(_) => (None, None),
+            KeySrc::Col(_) | KeySrc::Const(_) => (None, None),
         };
         KeyColumn {
             column: name,
@@ -246,7 +246,10 @@ impl TableBuild {
             derived_from,
             bucket,
             order,
-            constant: None,
+            constant: match k {
+                KeySrc::Const(v) => Some(v.clone()),
+                _ => None,
+            },
         }
     }
 
@@ -257,10 +260,7 @@ impl TableBuild {
             .map(|(s, n, t, st)| DesignColumn {
                 name: n.clone(),
                 cql_type: t.clone(),
-                source: match s {
-                    KeySrc::Col(c) => Some(c.clone()),
-                    KeySrc::Bucket(..) => None,
-                },
+                source: s.plain_column().cloned(),
                 is_static: *st,
                 embeds: None,
             })
@@ -411,6 +411,14 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
     let partition_cols = keys::plain_columns(&t.partition);
     for (i, k) in srcs.iter().enumerate() {
         let (name, ty, is_static) = match k {
+            // Named so as not to collide with a column of the entity.
+            KeySrc::Const(_) => {
+                let mut name = "part".to_string();
+                while root.column(&name).is_some() {
+                    name.push('_');
+                }
+                (name, "text".to_string(), false)
+            }
             KeySrc::Bucket(c, b) => {
                 let ty = if *b == Bucket::Day {
                     "date"
@@ -475,6 +483,7 @@ pub fn name_tables(schema: &Schema, tables: &mut [TableBuild]) {
                         naming::sanitize(&naming::key_word(&c.column, prefix.as_deref()))
                     }
                     KeySrc::Bucket(_, b) => naming::bucket_word(*b).to_string(),
+                    KeySrc::Const(_) => "all".to_string(),
                 })
                 .collect()
         };
@@ -491,7 +500,7 @@ pub fn name_tables(schema: &Schema, tables: &mut [TableBuild]) {
                 _ => w.clone(),
             })
             .collect();
-        let mut base = if words.is_empty() {
+        let mut base = if words.is_empty() || t.partition == [KeySrc::Const(keys::ALL.into())] {
             format!("{root_name}_all")
         } else {
             format!("{root_name}_by_{}", words.join("_"))
@@ -549,10 +558,9 @@ pub fn source_sql_with(schema: &Schema, t: &TableBuild, extra: &[(String, String
     let mut joins: Vec<String> = Vec::new();
     let wanted: Vec<String> = {
         let mut w: Vec<String> = Vec::new();
-        for (k, ..) in &t.columns {
-            let tb = &k.source().table;
-            if *tb != root.name && !w.contains(tb) {
-                w.push(tb.clone());
+        for src in t.columns.iter().filter_map(|(k, ..)| k.source()) {
+            if src.table != root.name && !w.contains(&src.table) {
+                w.push(src.table.clone());
             }
         }
         w
@@ -605,14 +613,24 @@ pub fn source_sql_with(schema: &Schema, t: &TableBuild, extra: &[(String, String
     };
     let mut select = Vec::new();
     for (k, name, ..) in &t.columns {
-        let src = k.source();
+        let Some(src) = k.source() else {
+            // The constant partition of a small table.
+            if let KeySrc::Const(v) = k {
+                select.push(format!(
+                    "'{}' AS {}",
+                    v.replace('\'', "''"),
+                    naming::pg_quote(name)
+                ));
+            }
+            continue;
+        };
         let Some(a) = alias_of(&src.table) else {
             select.push(format!("NULL AS {}", naming::pg_quote(name)));
             continue;
         };
         let col = format!("{a}.{}", naming::pg_quote(&src.column));
         let expr = match k {
-            KeySrc::Col(_) => col,
+            KeySrc::Col(_) | KeySrc::Const(_) => col,
             KeySrc::Bucket(c, b) => {
                 let ty = schema
                     .table(&c.table)

@@ -374,6 +374,9 @@ impl Planner<'_> {
                 bucket: *b,
                 of: Box::new(of(c)),
             },
+            KeySrc::Const(v) => BindValue::Const {
+                value: format!("'{}'", v.replace('\'', "''")),
+            },
         }
     }
 
@@ -488,7 +491,10 @@ impl Planner<'_> {
             if !t.null_filter.is_empty() || !t.extra_keys.is_empty() || t.partition.is_empty() {
                 continue;
             }
-            let keyed = |ks: &[KeySrc]| ks.iter().all(|k| self.known(k.source(), version));
+            let keyed = |ks: &[KeySrc]| {
+                ks.iter()
+                    .all(|k| k.source().is_none_or(|c| self.known(c, version)))
+            };
             if !keyed(&t.partition) {
                 continue;
             }
@@ -609,9 +615,9 @@ impl Planner<'_> {
     /// The source columns of a table's plain and bucketed columns (embedded collections aside).
     fn sources(t: &TableBuild) -> Vec<ColumnRef> {
         let mut out: Vec<ColumnRef> = Vec::new();
-        for (k, ..) in &t.columns {
-            if !out.contains(k.source()) {
-                out.push(k.source().clone());
+        for c in t.columns.iter().filter_map(|(k, ..)| k.source()) {
+            if !out.contains(c) {
+                out.push(c.clone());
             }
         }
         out
@@ -701,8 +707,9 @@ impl Planner<'_> {
             StatementKind::Insert => {
                 self.note_unset_keys(t, &keys);
                 let set = |k: &KeySrc| {
-                    let c = k.source();
-                    c.table != s || self.stmt.sets(c) || keys.contains(k)
+                    keys.contains(k)
+                        || k.source()
+                            .is_some_and(|c| c.table != s || self.stmt.sets(c))
                 };
                 let target = self.insert_row(t, Some(&set));
                 let needed: Vec<ColumnRef> =
@@ -717,7 +724,8 @@ impl Planner<'_> {
                 self.push(t, WriteTarget { guard, ..target }, Some(&cols), sizer);
             }
             StatementKind::Delete => {
-                let key_src: Vec<ColumnRef> = keys.iter().map(|k| k.source().clone()).collect();
+                let key_src: Vec<ColumnRef> =
+                    keys.iter().filter_map(|k| k.source().cloned()).collect();
                 self.ensure(
                     &key_src,
                     Version::Current,
@@ -825,7 +833,7 @@ impl Planner<'_> {
     ) {
         let key_changed: Vec<ColumnRef> = keys
             .iter()
-            .map(|k| k.source().clone())
+            .filter_map(|k| k.source().cloned())
             .filter(|c| self.changes(c))
             .collect();
         let leaves: Vec<ColumnRef> = t
@@ -838,13 +846,13 @@ impl Planner<'_> {
             .columns
             .iter()
             .skip(keys.len())
-            .filter(|(k, ..)| self.changes(k.source()))
+            .filter(|(k, ..)| k.source().is_some_and(|c| self.changes(c)))
             .map(|(k, n, ..)| (n.clone(), self.value(k, Version::New)))
             .collect();
         if key_changed.is_empty() && leaves.is_empty() && set_cols.is_empty() {
             return;
         }
-        let key_src: Vec<ColumnRef> = keys.iter().map(|k| k.source().clone()).collect();
+        let key_src: Vec<ColumnRef> = keys.iter().filter_map(|k| k.source().cloned()).collect();
         self.ensure(
             &key_src,
             Version::Current,
@@ -896,8 +904,8 @@ impl Planner<'_> {
             .columns
             .iter()
             .skip(keys.len())
-            .filter(|(k, ..)| self.changes(k.source()))
-            .map(|(k, ..)| k.source().clone())
+            .filter(|(k, ..)| k.source().is_some_and(|c| self.changes(c)))
+            .filter_map(|(k, ..)| k.source().cloned())
             .collect();
         self.ensure(&needed, Version::New, "the new values of copied columns");
         let cols: Vec<String> = set_cols.iter().map(|(n, _)| n.clone()).collect();
@@ -908,8 +916,7 @@ impl Planner<'_> {
     /// Notes INSERTs that leave a key column of `t` to Postgres.
     fn note_unset_keys(&mut self, t: &TableBuild, keys: &[KeySrc]) {
         let s = self.stmt.table;
-        for k in keys {
-            let c = k.source();
+        for c in keys.iter().filter_map(|k| k.source()) {
             if c.table != s.name || self.stmt.sets(c) {
                 continue;
             }
@@ -934,7 +941,10 @@ impl Planner<'_> {
         match self.stmt.kind {
             StatementKind::Insert => return,
             StatementKind::Delete => {
-                if t.columns.iter().any(|(k, ..)| k.source().table == s) {
+                if t.columns
+                    .iter()
+                    .any(|(k, ..)| k.source().is_some_and(|c| c.table == s))
+                {
                     self.notes.push(format!(
                         "{} keeps copies of the deleted {s} row's columns until its own rows are removed",
                         t.name
@@ -947,7 +957,10 @@ impl Planner<'_> {
         let copied: Vec<(KeySrc, String)> = t
             .columns
             .iter()
-            .filter(|(k, ..)| k.source().table == s && self.stmt.sets(k.source()))
+            .filter(|(k, ..)| {
+                k.source()
+                    .is_some_and(|c| c.table == s && self.stmt.sets(c))
+            })
             .map(|(k, n, ..)| (k.clone(), n.clone()))
             .collect();
         if copied.is_empty() {
@@ -997,7 +1010,7 @@ impl Planner<'_> {
                 .collect()
         } else {
             keys.iter()
-                .map(|k| k.source().clone())
+                .filter_map(|k| k.source().cloned())
                 .filter(|c| c.table != s)
                 .collect()
         };
@@ -1024,7 +1037,7 @@ impl Planner<'_> {
                 .collect()
         } else {
             keys.iter()
-                .map(|k| k.source().clone())
+                .filter_map(|k| k.source().cloned())
                 .filter(|c| c.table == s)
                 .collect()
         };
@@ -1035,8 +1048,10 @@ impl Planner<'_> {
         );
         if in_key {
             // A copied column is in the key: each copying row moves.
-            let copied_src: Vec<ColumnRef> =
-                copied.iter().map(|(k, _)| k.source().clone()).collect();
+            let copied_src: Vec<ColumnRef> = copied
+                .iter()
+                .filter_map(|(k, _)| k.source().cloned())
+                .collect();
             let del = WriteTarget {
                 for_each: Some(ri),
                 ..self.delete_row(
