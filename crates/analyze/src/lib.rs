@@ -4,7 +4,6 @@
 //! Architecture invariant: no I/O; reads and returns plan-model values only. Never panics on a
 //! statement: what it cannot model is marked `unmodeled` with a reason and reported.
 
-pub mod assignments;
 mod config;
 mod exprs;
 pub mod infer_fk;

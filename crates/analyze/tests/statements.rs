@@ -207,6 +207,58 @@ fn writes() {
     assert_eq!(w.key_columns, vec!["driver_id"]);
 }
 
+/// The value each written column takes, and whether it reads the row's current value
+/// (`SET n = n + 1`: a read-modify-write in Cassandra).
+#[test]
+fn written_values_and_reads_of_the_current_row() {
+    let values = |sql: &str| -> Vec<(String, String, bool)> {
+        one(sql, None)
+            .write
+            .expect("write")
+            .values
+            .into_iter()
+            .map(|v| (v.column, v.sql, v.reads_current))
+            .collect()
+    };
+    assert_eq!(
+        values("UPDATE trips SET distance_km = distance_km + $1, status = $2 WHERE trip_id = $3"),
+        [
+            (
+                "distance_km".to_string(),
+                "distance_km + $1".to_string(),
+                true
+            ),
+            ("status".to_string(), "$2".to_string(), false)
+        ]
+    );
+    assert_eq!(
+        values("UPDATE trips SET fare_usd = coalesce(trips.fare_usd, 0) - $1 WHERE trip_id = $2")
+            [0]
+        .2,
+        true
+    );
+    assert_eq!(
+        values("UPDATE trips SET (status, city) = ($1, $2) WHERE trip_id = $3"),
+        [
+            ("status".to_string(), "$1".to_string(), false),
+            ("city".to_string(), "$2".to_string(), false)
+        ]
+    );
+    assert_eq!(
+        values("INSERT INTO cities (city, country, timezone) VALUES ($1, $2, DEFAULT)"),
+        [
+            ("city".to_string(), "$1".to_string(), false),
+            ("country".to_string(), "$2".to_string(), false),
+            ("timezone".to_string(), "DEFAULT".to_string(), false)
+        ]
+    );
+    // Several rows or a query: no single value per column.
+    assert!(values(
+        "INSERT INTO cities (city, country, timezone) VALUES ($1, $2, $3), ($4, $5, $6)"
+    )
+    .is_empty());
+}
+
 #[test]
 fn whole_rideshare_in_code() {
     let schema = rideshare_schema(true);
