@@ -320,7 +320,7 @@ fn read_tables(inp: &Inputs<'_>, build: &mut Build) {
                 continue;
             }
         }
-        let shape = match shape::derive(schema, p, inp.relationships) {
+        let shape = match shape::derive(schema, p, inp.relationships, shape::Parents::AsDecided) {
             Ok(s) => s,
             Err(why) => {
                 build.diagnostics.push(diag(

@@ -53,6 +53,24 @@ fn select_list(shape: &Shape, t: &TableBuild, notes: &mut Vec<String>) -> String
             }
         }
     }
+    // What the client needs besides: the columns of its filters and the keys of the reads
+    // that follow (a parent kept by reference, a row looked up by key).
+    let via = shape
+        .lookups
+        .iter()
+        .flat_map(|l| &l.via)
+        .filter_map(|v| match v {
+            remodel_model::BindValue::Current { column } => Some(column),
+            _ => None,
+        });
+    for c in shape.client_columns.iter().chain(via) {
+        if let Some(n) = t.col_name(c) {
+            let q = quote(n);
+            if !items.contains(&q) {
+                items.push(q);
+            }
+        }
+    }
     for (f, c, distinct) in &shape.aggregates {
         let col = c.as_ref().and_then(|c| t.col_name(c).map(quote));
         let supported = matches!(f.as_str(), "count" | "min" | "max" | "sum" | "avg");

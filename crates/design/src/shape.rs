@@ -104,6 +104,8 @@ pub struct Shape {
     pub eq: Vec<EqPred>,
     /// Predicates the key does not serve, as SQL: the client applies them to the rows read.
     pub client: Vec<String>,
+    /// The columns those predicates need (read with the rows).
+    pub client_columns: Vec<ColumnRef>,
     /// `IS NULL` columns: the table holds only those rows.
     pub null_filter: Vec<ColumnRef>,
     /// The range served by the clustering key.
@@ -172,11 +174,133 @@ fn is_parent(
             .is_some_and(|pt| pt.is_unique_on(parent_cols)))
 }
 
-/// Derives the shape of a read pattern; `Err` is the reason it cannot be designed.
+/// How a read serves the columns of the root's parents it projects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Parents {
+    /// As the relationship's decision says: read by key after the rows when it is a reference.
+    AsDecided,
+    /// Copied into the read's table.
+    Copied,
+    /// Read by key after the rows wherever the read only projects them.
+    LookedUp,
+}
+
+/// What deciding the parent lookups of a read looks at.
+struct ParentReads<'a> {
+    schema: &'a Schema,
+    relationships: &'a [Relationship],
+    root: &'a str,
+    eq: &'a [EqPred],
+    range: Option<&'a (ColumnRef, RangePredicate)>,
+    order: &'a [(ColumnRef, bool)],
+    projection: &'a [ColumnRef],
+    edges: &'a [Edge],
+}
+
+impl ParentReads<'_> {
+    /// The direct parents of the root read by key after the rows (their columns leave
+    /// `needed`, the root's link columns join it), as `parents` asks and the read allows:
+    /// only parents whose columns are merely projected can be read afterwards.
+    fn lookups(
+        &self,
+        parents: Parents,
+        needed: &mut Vec<ColumnRef>,
+        notes: &mut Vec<String>,
+    ) -> Vec<Lookup> {
+        let mut out = Vec::new();
+        let root = self.root;
+        for e in self.edges.iter().filter(|e| e.directed && e.child == root) {
+            let rel = self
+                .relationships
+                .iter()
+                .find(|r| same(&r.from, &e.parent) && same(&r.to, &e.child));
+            let wanted = match parents {
+                Parents::AsDecided => rel.is_some_and(|r| r.decision == Decision::Reference),
+                Parents::Copied => false,
+                Parents::LookedUp => true,
+            };
+            if !wanted {
+                continue;
+            }
+            // The partition key pins the parent (1-N read from the parent): its columns are
+            // static, one copy per partition, so keeping them here duplicates nothing.
+            let pinned = e.child_cols.iter().all(|cc| {
+                self.eq.iter().any(|x| {
+                    x.op == EqualityOp::Eq && x.column.table == root && same(&x.column.column, cc)
+                })
+            }) && self.eq.iter().all(|x| {
+                x.column.table == root && e.child_cols.iter().any(|cc| same(&x.column.column, cc))
+            }) && self.range.is_none_or(|(_, r)| r.window.is_none());
+            if pinned {
+                notes.push(format!(
+                    "{} is kept by reference, but the partition key is its key: its columns are static, one copy per partition",
+                    e.parent
+                ));
+                continue;
+            }
+            let parent_cols: Vec<ColumnRef> = needed
+                .iter()
+                .filter(|c| c.table == e.parent)
+                .cloned()
+                .collect();
+            if parent_cols.is_empty() {
+                continue;
+            }
+            let only_projected = parent_cols.iter().all(|c| self.projection.contains(c))
+                && !self.eq.iter().any(|x| x.column.table == e.parent)
+                && !self.order.iter().any(|(c, _)| c.table == e.parent)
+                && self.range.is_none_or(|(c, _)| c.table != e.parent)
+                && !self.edges.iter().any(|x| x.child == e.parent);
+            if !only_projected {
+                notes.push(format!(
+                    "{} is kept by reference, but this read filters or sorts on it: its columns are copied here",
+                    e.parent
+                ));
+                continue;
+            }
+            needed.retain(|c| c.table != e.parent);
+            let via: Vec<ColumnRef> = self
+                .schema
+                .table(&e.parent)
+                .map(|pt| {
+                    pt.primary_key
+                        .iter()
+                        .filter_map(|k| e.parent_cols.iter().position(|c| same(c, k)))
+                        .filter_map(|i| {
+                            canonical(self.schema, &ColumnRef::new(root, &e.child_cols[i]))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            for c in &via {
+                if !needed.contains(c) {
+                    needed.push(c.clone());
+                }
+            }
+            out.push(Lookup {
+                table: e.parent.clone(),
+                columns: parent_cols,
+                via: via
+                    .into_iter()
+                    .map(|column| BindValue::Current { column })
+                    .collect(),
+                rationale: rel.map_or_else(
+                    || "read by key after the rows".to_string(),
+                    |r| r.rationale.text.clone(),
+                ),
+            });
+        }
+        out
+    }
+}
+
+/// Derives the shape of a read pattern, its parents served as `policy` says; `Err` is the
+/// reason it cannot be designed.
 pub fn derive(
     schema: &Schema,
     pattern: &AccessPattern,
     relationships: &[Relationship],
+    policy: Parents,
 ) -> Result<Shape, String> {
     let a = &pattern.analysis;
     if let Some(why) = &a.unmodeled {
@@ -304,6 +428,8 @@ pub fn derive(
     let looked_up = |c: &ColumnRef| row_lookups.iter().any(|(t, _)| *t == c.table);
     let mut notes = Vec::new();
     let mut client: Vec<String> = a.residual.clone();
+    // Columns the client needs to apply the filters it is left (they must be read).
+    let mut client_columns: Vec<ColumnRef> = Vec::new();
     let mut eq: Vec<EqPred> = Vec::new();
     let mut null_filter = Vec::new();
     for p in &a.equality {
@@ -324,6 +450,7 @@ pub fn derive(
             });
             if !keyed {
                 client.push(predicate_sql(p));
+                client_columns.push(r);
             }
             continue;
         }
@@ -333,6 +460,7 @@ pub fn derive(
                 predicate_sql(p)
             ));
             client.push(predicate_sql(p));
+            client_columns.push(r);
             continue;
         }
         match p.op {
@@ -353,6 +481,7 @@ pub fn derive(
                         } else {
                             client.push(predicate_sql(p));
                         }
+                        client_columns.push(r);
                     }
                     None => eq.push(EqPred {
                         column: r,
@@ -376,7 +505,9 @@ pub fn derive(
             }
         };
         eq.sort_by_key(|e| pos(&e.column));
-        unique_key_only(rt, &mut eq, &mut client, &mut notes);
+        for moved in unique_key_only(rt, &mut eq, &mut client, &mut notes) {
+            client_columns.push(moved);
+        }
     }
 
     let mut range = None;
@@ -427,7 +558,7 @@ pub fn derive(
                 .filter_map(|g| g.column.as_ref().and_then(canon).map(|c| rep(&c))),
         )
         .chain(a.group_by.iter().filter_map(|g| canon(g).map(|c| rep(&c))));
-    for c in extra {
+    for c in extra.chain(client_columns.iter().cloned()) {
         if !needed.contains(&c) {
             needed.push(c);
         }
@@ -469,78 +600,18 @@ pub fn derive(
         }
     }
 
-    // Parents kept by reference: direct parents of the root whose columns are only projected.
-    for e in edges.iter().filter(|e| e.directed && e.child == root) {
-        let Some(rel) = relationships
-            .iter()
-            .find(|r| same(&r.from, &e.parent) && same(&r.to, &e.child))
-        else {
-            continue;
-        };
-        if rel.decision != Decision::Reference {
-            continue;
-        }
-        // The partition key pins the parent (1-N read from the parent): its columns are static,
-        // one copy per partition, so keeping them here duplicates nothing.
-        let pinned = e.child_cols.iter().all(|cc| {
-            eq.iter().any(|x| {
-                x.op == EqualityOp::Eq
-                    && x.column.table == root
-                    && x.column.column.eq_ignore_ascii_case(cc)
-            })
-        }) && eq.iter().all(|x| {
-            let c = &x.column;
-            c.table == root
-                && e.child_cols
-                    .iter()
-                    .any(|cc| c.column.eq_ignore_ascii_case(cc))
-        }) && range.as_ref().is_none_or(|(_, r)| r.window.is_none());
-        if pinned {
-            notes.push(format!(
-                "{} is kept by reference, but the partition key is its key: its columns are static, one copy per partition",
-                e.parent
-            ));
-            continue;
-        }
-        let parent_cols: Vec<ColumnRef> = needed
-            .iter()
-            .filter(|c| c.table == e.parent)
-            .cloned()
-            .collect();
-        if parent_cols.is_empty() {
-            continue;
-        }
-        let only_projected = parent_cols.iter().all(|c| projection.contains(c))
-            && !eq.iter().any(|x| x.column.table == e.parent)
-            && !order.iter().any(|(c, _)| c.table == e.parent)
-            && range.as_ref().is_none_or(|(c, _)| c.table != e.parent)
-            && !edges.iter().any(|x| x.child == e.parent);
-        if only_projected {
-            needed.retain(|c| c.table != e.parent);
-            let via = schema
-                .table(&e.parent)
-                .map(|pt| {
-                    pt.primary_key
-                        .iter()
-                        .filter_map(|k| e.parent_cols.iter().position(|c| same(c, k)))
-                        .filter_map(|i| canon(&ColumnRef::new(&root, &e.child_cols[i])))
-                        .map(|column| BindValue::Current { column })
-                        .collect()
-                })
-                .unwrap_or_default();
-            lookups.push(Lookup {
-                table: e.parent.clone(),
-                columns: parent_cols,
-                via,
-                rationale: rel.rationale.text.clone(),
-            });
-        } else {
-            notes.push(format!(
-                "{} is kept by reference, but this read filters or sorts on it: its columns are copied here",
-                e.parent
-            ));
-        }
+    let found = ParentReads {
+        schema,
+        relationships,
+        root: &root,
+        eq: &eq,
+        range: range.as_ref(),
+        order: &order,
+        projection: &projection,
+        edges: &edges,
     }
+    .lookups(policy, &mut needed, &mut notes);
+    lookups.extend(found);
     if a.distinct {
         notes.push("DISTINCT: duplicates are removed on the client".into());
     }
@@ -571,6 +642,7 @@ pub fn derive(
         root,
         eq,
         client,
+        client_columns,
         null_filter,
         range,
         extra_ranges,
@@ -682,7 +754,7 @@ fn unique_key_only(
     eq: &mut Vec<EqPred>,
     client: &mut Vec<String>,
     notes: &mut Vec<String>,
-) {
+) -> Vec<ColumnRef> {
     let bound = |k: &String| {
         eq.iter().any(|e| {
             e.op == EqualityOp::Eq
@@ -694,13 +766,15 @@ fn unique_key_only(
         .chain(root.unique_keys.iter().map(|u| &u.columns))
         .filter(|k| !k.is_empty())
         .find(|k| k.iter().all(bound));
-    let Some(key) = key else { return };
+    let Some(key) = key else {
+        return Vec::new();
+    };
     let (keep, rest): (Vec<EqPred>, Vec<EqPred>) = eq.drain(..).partition(|e| {
         e.column.table == root.name && key.iter().any(|k| e.column.column.eq_ignore_ascii_case(k))
     });
     *eq = keep;
     if rest.is_empty() {
-        return;
+        return Vec::new();
     }
     let cols: Vec<String> = rest.iter().map(|e| e.column.to_string()).collect();
     notes.push(format!(
@@ -709,10 +783,12 @@ fn unique_key_only(
         root.name,
         cols.join(", ")
     ));
+    let moved = rest.iter().map(|e| e.column.clone()).collect();
     for e in rest {
         let op = if e.op == EqualityOp::In { "IN" } else { "=" };
         client.push(format!("{} {op} {}", e.column, e.value));
     }
+    moved
 }
 
 /// The root table of the schema (exists by construction of the shape).
