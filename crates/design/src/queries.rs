@@ -266,24 +266,43 @@ pub fn map(
         .collect();
     let mut order_sql = String::new();
     if !order.is_empty() && !key.partition_in && !scan {
-        let prefix_ok = order.len() <= t.clustering.len()
+        // Clustering columns bound by `=` come first; the order names the ones after them.
+        let skip = t
+            .clustering
+            .iter()
+            .take_while(|(k, _)| {
+                t.name_of(k).is_some_and(|n| {
+                    conds
+                        .iter()
+                        .any(|c| c.bind.column == n && c.sql.ends_with(" = ?"))
+                })
+            })
+            .count();
+        let prefix_ok = skip + order.len() <= t.clustering.len()
             && order
                 .iter()
                 .enumerate()
-                .all(|(i, (n, _))| t.name_of(&t.clustering[i].0) == Some(n.as_str()));
+                .all(|(i, (n, _))| t.name_of(&t.clustering[skip + i].0) == Some(n.as_str()));
         let rel: Vec<bool> = order
             .iter()
             .enumerate()
             .map(|(i, (_, d))| {
                 t.clustering
-                    .get(i)
+                    .get(skip + i)
                     .is_some_and(|(_, o)| (*o == SortOrder::Desc) == *d)
             })
             .collect();
         if prefix_ok && (rel.iter().all(|x| *x) || rel.iter().all(|x| !*x)) {
-            let items: Vec<String> = order
-                .iter()
-                .map(|(n, d)| format!("{} {}", quote(n), if *d { "DESC" } else { "ASC" }))
+            // The bound columns are named too, in the same relation to their declared order
+            // (Cassandra before 4.0 requires them).
+            let same = rel.first().copied().unwrap_or(true);
+            let bound = t.clustering[..skip].iter().filter_map(|(k, o)| {
+                let desc = (*o == SortOrder::Desc) == same;
+                t.name_of(k).map(|n| (n.to_string(), desc))
+            });
+            let items: Vec<String> = bound
+                .chain(order.iter().cloned())
+                .map(|(n, d)| format!("{} {}", quote(&n), if d { "DESC" } else { "ASC" }))
                 .collect();
             order_sql = format!(" ORDER BY {}", items.join(", "));
         } else if !notes
@@ -361,7 +380,7 @@ pub fn map(
         binds,
         client_filters,
         then,
-        one_off: false,
+        ..Default::default()
     }
 }
 

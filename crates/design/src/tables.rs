@@ -145,8 +145,19 @@ impl TableBuild {
             })
     }
 
-    /// Merges a pattern into this table when the same partitions and a compatible clustering serve it.
-    pub fn try_merge(&mut self, shape: &Shape, key: &KeyPlan) -> bool {
+    /// The layout one pattern asks for (key, filters, joins), without columns: the candidate
+    /// pass shares layouts between reads; the columns come from the reads chosen.
+    pub fn layout(shape: &Shape, key: &KeyPlan) -> Self {
+        TableBuild {
+            needed: Vec::new(),
+            serves: Vec::new(),
+            ..TableBuild::new(shape, key)
+        }
+    }
+
+    /// Merges a pattern's layout into this one when the same partitions and a compatible
+    /// clustering serve it (columns and served patterns are not touched).
+    pub fn merge_layout(&mut self, shape: &Shape, key: &KeyPlan) -> bool {
         if self.root != shape.root
             || self.partition != key.partition
             || !same_set(&self.null_filter, &shape.null_filter)
@@ -158,17 +169,11 @@ impl TableBuild {
             return false;
         };
         self.required = merged;
-        for c in &shape.needed {
-            if !self.needed.contains(c) {
-                self.needed.push(c.clone());
-            }
-        }
         for e in &shape.edges {
             if !self.edges.contains(e) {
                 self.edges.push(e.clone());
             }
         }
-        self.serves.push(shape.pattern.clone());
         true
     }
 

@@ -103,8 +103,7 @@ pub fn plan(
         batch_bytes: 0,
         fits_batch: true,
         note: None,
-        one_off: false,
-        unsupported: None,
+        ..Default::default()
     };
     if let Some(why) = &p.analysis.one_off {
         path.one_off = true;

@@ -60,7 +60,7 @@ fn bounded_children_read_with_their_parent_become_a_map_of_a_frozen_udt() {
     );
     assert_eq!(
         t.source_sql,
-        "SELECT t0.id, t0.name, t0.email, e0.addresses FROM customers t0 LEFT JOIN LATERAL \
+        "SELECT t0.id, t0.name, e0.addresses FROM customers t0 LEFT JOIN LATERAL \
          (SELECT json_object_agg(c.label, json_build_object('label', c.label, 'street', c.street, \
          'city', c.city)) AS addresses FROM customer_addresses c WHERE c.customer_id = t0.id) e0 ON true"
     );

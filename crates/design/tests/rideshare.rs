@@ -154,22 +154,23 @@ fn rideshare_reaches_the_expert_design() {
     assert!(insert.read_before_write.is_empty());
     assert!(insert.fits_batch);
 
-    // The status UPDATE reads driver_id, started_at, city from trips_by_id first.
+    // The status UPDATE writes every table that holds the status — with the tables narrowed
+    // to what their reads need, only trips_by_id (no read first: the statement binds its key).
     let status = d
         .writes
         .iter()
         .find(|w| w.pattern == id("UPDATE trips SET status"))
         .expect("status update");
-    assert_eq!(status.targets.len(), 3);
-    assert_eq!(status.read_before_write.len(), 1, "{status:#?}");
-    let rbw = &status.read_before_write[0];
-    assert_eq!(rbw.table, "trips_by_id");
-    let mut cols = rbw.columns.clone();
-    cols.sort();
-    assert_eq!(cols, ["city", "driver_id", "started_at"]);
-    let mut for_tables = rbw.for_tables.clone();
-    for_tables.sort();
-    assert_eq!(for_tables, ["trips_by_city_date", "trips_by_driver"]);
+    let holders: Vec<&str> = d
+        .tables
+        .iter()
+        .filter(|t| t.columns.iter().any(|c| c.name == "status"))
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(holders, ["trips_by_id"]);
+    let written: Vec<&str> = status.targets.iter().map(|t| t.table.as_str()).collect();
+    assert_eq!(written, holders);
+    assert!(status.read_before_write.is_empty(), "{status:#?}");
 
     // The rating UPDATE touches only drivers_by_id.
     let rating = d
@@ -262,4 +263,46 @@ fn rideshare_with_statistics() {
     );
     expect_test::expect_file![dir.join("schema.cql")].assert_eq(&remodel_design::emit_cql(d));
     expect_test::expect_file![dir.join("mapping.txt")].assert_eq(&mapping_text(&plan));
+}
+
+/// With whole trip rows in every table (`copy_entity_columns`), the expert's write path: the
+/// status UPDATE reaches the three trip tables, reading driver_id, started_at and city from
+/// trips_by_id first for the two keyed by them.
+#[test]
+fn rideshare_with_whole_rows_updates_every_copy() {
+    let dir = root().join("examples/rideshare");
+    let ddl = remodel_sql::ddl::load_files(&[dir.join("schema.sql")]).expect("schema");
+    let wl = remodel_sql::workload::read_files(
+        &[dir.join("queries.sql")],
+        remodel_sql::workload::Format::Auto,
+    )
+    .expect("workload");
+    let a = remodel_analyze::analyze(&ddl.schema, &wl.workload, &Default::default());
+    let config = remodel_design::DesignConfig {
+        keyspace: "rideshare".into(),
+        copy_entity_columns: true,
+        ..Default::default()
+    };
+    let (plan, _) = remodel_design::plan(a, None, &config);
+    let d = &plan.design;
+    assert!(d.violations.is_empty(), "{:#?}", d.violations);
+    let status = d
+        .writes
+        .iter()
+        .find(|w| {
+            plan.workload
+                .pattern(&w.pattern)
+                .is_some_and(|p| p.sql.starts_with("UPDATE trips SET status"))
+        })
+        .expect("status update");
+    assert_eq!(status.targets.len(), 3);
+    assert_eq!(status.read_before_write.len(), 1, "{status:#?}");
+    let rbw = &status.read_before_write[0];
+    assert_eq!(rbw.table, "trips_by_id");
+    let mut cols = rbw.columns.clone();
+    cols.sort();
+    assert_eq!(cols, ["city", "driver_id", "started_at"]);
+    let mut for_tables = rbw.for_tables.clone();
+    for_tables.sort();
+    assert_eq!(for_tables, ["trips_by_city_date", "trips_by_driver"]);
 }

@@ -196,14 +196,11 @@ fn rideshare_by_hand_reaches_the_expert_design() {
     );
     assert!(w5.read_before_write.is_empty());
 
+    // Only trips_by_id holds the status (the other tables hold what their reads need).
     let w6 = d.writes.iter().find(|w| w.pattern == "q6").expect("q6");
-    assert_eq!(w6.targets.len(), 3);
-    assert_eq!(w6.read_before_write.len(), 1, "{w6:#?}");
-    assert_eq!(w6.read_before_write[0].table, "trips_by_id");
-    assert_eq!(
-        w6.read_before_write[0].columns,
-        ["driver_id", "started_at", "city"]
-    );
+    let written: Vec<&str> = w6.targets.iter().map(|t| t.table.as_str()).collect();
+    assert_eq!(written, ["trips_by_id"]);
+    assert!(w6.read_before_write.is_empty(), "{w6:#?}");
 
     let w7 = d.writes.iter().find(|w| w.pattern == "q7").expect("q7");
     assert_eq!(

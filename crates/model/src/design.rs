@@ -24,6 +24,72 @@ pub struct Design {
     /// executed: the backfill refuses it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub violations: Vec<Violation>,
+    /// What the design costs on its workload, beside a normalized baseline, and how the
+    /// tables were chosen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<DesignCost>,
+}
+
+/// The workload's cost on a design, per 100 calls of the workload (each pattern weighted by its
+/// share of the calls).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CostFigures {
+    /// Partitions read by the reads (a lookup chain counts each hop).
+    pub partition_reads: f64,
+    /// Table writes (CQL statements) made by the writes.
+    pub table_writes: f64,
+    /// Reads the writes make first (read-before-write), partitions.
+    pub reads_before_write: f64,
+    /// Bytes stored (one replica), for the whole data set.
+    pub stored_bytes: f64,
+}
+
+/// How the set of tables was chosen.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Selection {
+    /// `ilp` (an integer program solved to optimality or within `gap`) or `greedy` (when the
+    /// program was too large or the solver gave up).
+    pub method: String,
+    /// Variables and constraints of the program.
+    pub variables: usize,
+    /// Constraints of the program.
+    pub constraints: usize,
+    /// Relative gap to the best bound when not proven optimal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gap: Option<f64>,
+    /// The weights of the objective: reads, writes (statements and reads before write), storage (per GiB).
+    pub weights: (f64, f64, f64),
+    /// Why greedy ran instead of the program, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The cost of a design and of the normalized baseline (one table per source table keyed as
+/// each read needs, no copies: joins are extra reads).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DesignCost {
+    /// This design.
+    pub design: CostFigures,
+    /// The normalized baseline.
+    pub baseline: CostFigures,
+    /// How the tables were chosen.
+    pub selection: Selection,
+}
+
+/// One way a read could have been served, with its cost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    /// `own table`, `own table, parents read by key`, `index table + row lookup`, `reuse`.
+    pub kind: String,
+    /// The table it reads first.
+    pub table: String,
+    /// Partitions read per call (lookups included).
+    pub partition_reads: f64,
+    /// Table writes and reads before write per 100 calls of the workload that this way adds to
+    /// keep its tables in step (its share when tables are shared).
+    pub write_cost: f64,
+    /// True for the way chosen.
+    pub chosen: bool,
 }
 
 /// A check a plan fails: it would lose rows, leave stale copies, read columns a table lacks or
@@ -215,6 +281,12 @@ pub struct QueryMapping {
     /// True when the pattern shapes no table (a one-off statement such as a data load).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub one_off: bool,
+    /// The ways considered to serve the read, with their costs (the chosen one marked).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<Candidate>,
+    /// Partitions read per call, lookups included (the cost the design is judged by).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition_reads: Option<f64>,
 }
 
 /// A read after the first read of a query (a lookup by key of values the first rows name).
@@ -404,6 +476,12 @@ pub struct WritePath {
     /// chosen by a range, say): stated for the reviewer instead of a path that would miss rows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unsupported: Option<String>,
+    /// Table writes per call (statements run once per row read count that row estimate).
+    #[serde(default)]
+    pub table_writes: f64,
+    /// Partitions read before writing, per call.
+    #[serde(default)]
+    pub reads_before_write: f64,
 }
 
 /// A suggested extra table (counter or summary) for a pattern that cannot be one partition.

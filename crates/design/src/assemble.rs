@@ -1,0 +1,245 @@
+//! Assembly: the tables of the chosen ways of serving the reads (each with the columns those
+//! reads need), then the lookups the write paths need and no read provides, until every write
+//! path can be planned.
+
+use crate::candidates::{Candidates, Fixed};
+use crate::keys;
+use crate::select::Chosen;
+use crate::shape;
+use crate::tables::{self, TableBuild};
+use crate::writes;
+use crate::Inputs;
+use remodel_model::{AccessPattern, Diagnostic, Schema, Severity, StatementKind};
+
+/// How one read is served.
+pub enum Served {
+    /// A one-off statement (a data load): shapes nothing; the reason.
+    OneOff(String),
+    /// Served by table `usize` with this shape and key layout.
+    Table(usize, Box<shape::Shape>, keys::KeyPlan),
+    /// Cannot be designed: the reason.
+    Unservable(String),
+    /// Served from the parent's row in table `usize`, whose collection embeds the children
+    /// (embedding `usize`).
+    Embedded(usize, usize),
+}
+
+/// What the passes build up: the tables, how each read is served, the embedded collections.
+#[derive(Default)]
+pub struct Build {
+    /// The tables.
+    pub tables: Vec<TableBuild>,
+    /// How each read (by workload index) is served.
+    pub served: Vec<(usize, Served)>,
+    /// (table, embedding) pairs: the parent tables that hold an embedded collection.
+    pub hosts: Vec<(usize, usize)>,
+    /// Problems and notes found on the way.
+    pub diagnostics: Vec<Diagnostic>,
+    /// For each candidate layout, the table it became (when a chosen read uses it).
+    pub layout_table: Vec<Option<usize>>,
+}
+
+/// The tables of the chosen options: each layout chosen once, with the columns of every read it
+/// serves; reads that were not a choice served as fixed.
+pub fn from_selection(inp: &Inputs<'_>, c: &Candidates, chosen: &Chosen) -> Build {
+    let mut build = Build::default();
+    let mut table_of: Vec<Option<usize>> = vec![None; c.layouts.len()];
+    let mut table = |build: &mut Build, li: usize| -> usize {
+        *table_of[li].get_or_insert_with(|| {
+            build.tables.push(c.layouts[li].clone());
+            build.tables.len() - 1
+        })
+    };
+    for (&pi, &oi) in &chosen.option {
+        let o = &c.options[oi];
+        let p = &inp.workload.patterns[pi];
+        let ti = table(&mut build, o.layout);
+        build.tables[ti].add_needed(&o.needs, &o.shape.edges);
+        build.tables[ti].add_serves(&p.id);
+        for l in &o.shape.lookups {
+            if let Some(&li) = c.primary.get(&l.table) {
+                let lt = table(&mut build, li);
+                build.tables[lt].add_needed(&l.columns, &[]);
+                build.tables[lt].add_serves(&p.id);
+            }
+        }
+        build.served.push((
+            pi,
+            Served::Table(ti, Box::new(o.shape.clone()), o.key.clone()),
+        ));
+    }
+    for (pi, f) in &c.fixed {
+        let p = &inp.workload.patterns[*pi];
+        let served = match f {
+            Fixed::OneOff(why) => Served::OneOff(why.clone()),
+            Fixed::Unservable(why) => Served::Unservable(why.clone()),
+            Fixed::Embedded(ei, cols) => {
+                let Some(host) =
+                    ensure_primary_lookup(inp.schema, &mut build.tables, &inp.embeds[*ei].parent)
+                else {
+                    continue;
+                };
+                build.tables[host].add_needed(cols, &[]);
+                build.tables[host].add_serves(&p.id);
+                if !build.hosts.contains(&(host, *ei)) {
+                    build.hosts.push((host, *ei));
+                }
+                Served::Embedded(host, *ei)
+            }
+        };
+        build.served.push((*pi, served));
+    }
+    for (pi, note) in &c.notes {
+        build.diagnostics.push(diag(
+            &inp.workload.patterns[*pi],
+            Severity::Warning,
+            note.clone(),
+        ));
+    }
+    build.served.sort_by_key(|(pi, _)| *pi);
+    build.layout_table = table_of;
+    for b in build.tables.iter_mut() {
+        tables::finish(inp.schema, b, inp.config.copy_entity_columns);
+        let one_partition = b.partition == [keys::KeySrc::Const(keys::ALL.into())];
+        if let Some(why) = small_entity(inp, &b.root).filter(|_| one_partition) {
+            b.warnings.push((
+                "one_partition".into(),
+                format!("{} is read whole from one partition ({why}): fine up to about {} rows / 100 MB; past that, partition it by a column the reads bind", b.root, inp.config.thresholds.one_partition_rows),
+            ));
+        }
+    }
+    build
+}
+
+/// Why `table` counts as small enough to live in one partition, or `None`: its row count from
+/// the statistics, or — without statistics — reference data the workload never inserts into.
+pub fn small_entity(inp: &Inputs<'_>, table: &str) -> Option<String> {
+    if let Some(ts) = inp.sizer.stats.and_then(|s| s.table(table)) {
+        let limit = inp.config.thresholds.one_partition_rows as f64;
+        return (ts.rows >= 0.0 && ts.rows <= limit).then(|| {
+            format!(
+                "about {} rows by the statistics",
+                crate::sizing::human_count(ts.rows)
+            )
+        });
+    }
+    let inserted = inp.workload.patterns.iter().any(|p| {
+        p.kind == StatementKind::Insert
+            && p.analysis.one_off.is_none()
+            && p.analysis
+                .write
+                .as_ref()
+                .is_some_and(|w| w.table.eq_ignore_ascii_case(table))
+    });
+    (!inserted).then(|| {
+        "reference data: the workload never inserts into it; no statistics give its size (pass --stats to check)".to_string()
+    })
+}
+
+/// The lookups write paths need and no read provides (a table that finds the rows a
+/// write changes, with the columns it must read first), until every write path can be planned.
+pub fn write_lookups(inp: &Inputs<'_>, build: &mut Build) {
+    for _round in 0..4 {
+        tables::name_tables(inp.schema, &mut build.tables);
+        let mut added = false;
+        for p in inp.workload.patterns.iter().filter(|p| p.kind.is_write()) {
+            let (_, missing) = writes::plan(
+                inp.schema,
+                &inp.config.keyspace,
+                p,
+                &build.tables,
+                &inp.sizer,
+            );
+            for m in missing {
+                added |= provide_lookup(inp, &mut build.tables, &m, &p.id);
+            }
+        }
+        if !added {
+            break;
+        }
+    }
+    tables::name_tables(inp.schema, &mut build.tables);
+}
+
+/// Adds (or widens) the table a write path is missing; true when something changed.
+fn provide_lookup(
+    inp: &Inputs<'_>,
+    tables: &mut Vec<TableBuild>,
+    m: &writes::Missing,
+    pattern: &str,
+) -> bool {
+    let Some(t) = inp.schema.table(&m.entity) else {
+        return false;
+    };
+    let by_key = t.is_unique_on(&m.by)
+        || (!t.primary_key.is_empty()
+            && t.primary_key
+                .iter()
+                .all(|k| m.by.iter().any(|b| b.eq_ignore_ascii_case(k))));
+    let idx = if by_key {
+        ensure_primary_lookup(inp.schema, tables, &t.name)
+    } else {
+        let by: Vec<remodel_model::ColumnRef> =
+            m.by.iter()
+                .filter_map(|c| {
+                    t.column(c)
+                        .map(|col| remodel_model::ColumnRef::new(&t.name, &col.name))
+                })
+                .collect();
+        let existing = tables.iter().position(|b| {
+            b.root == t.name
+                && b.null_filter.is_empty()
+                && b.extra_keys.is_empty()
+                && b.partition.len() == by.len()
+                && b.partition
+                    .iter()
+                    .all(|k| matches!(k, keys::KeySrc::Col(c) if by.contains(c)))
+        });
+        match existing {
+            Some(i) => Some(i),
+            None => {
+                tables.push(TableBuild::lookup(&t.name, &by));
+                Some(tables.len() - 1)
+            }
+        }
+    };
+    let Some(idx) = idx else { return false };
+    let b = &mut tables[idx];
+    let before = (b.needed.len(), b.columns.len());
+    b.add_needed(&m.columns, &[]);
+    b.add_serves(pattern);
+    tables::finish(inp.schema, b, inp.config.copy_entity_columns);
+    (b.needed.len(), b.columns.len()) != before || b.name.is_empty()
+}
+
+/// The index of `root`'s lookup-by-primary-key table, created when missing.
+pub fn ensure_primary_lookup(
+    schema: &Schema,
+    builds: &mut Vec<TableBuild>,
+    root: &str,
+) -> Option<usize> {
+    if let Some(i) = builds
+        .iter()
+        .position(|b| b.root == root && b.is_primary_lookup(schema))
+    {
+        return Some(i);
+    }
+    // A keyless table's stand-in (first column + the rest) is found by its warning.
+    if let Some(i) = builds
+        .iter()
+        .position(|b| b.root == root && b.warnings.iter().any(|(c, _)| c == "no_source_key"))
+    {
+        return Some(i);
+    }
+    builds.push(TableBuild::by_primary_key(schema, root)?);
+    Some(builds.len() - 1)
+}
+
+/// A diagnostic about a pattern, at its first location.
+pub fn diag(p: &AccessPattern, severity: Severity, message: String) -> Diagnostic {
+    Diagnostic {
+        severity,
+        location: p.locations.first().cloned(),
+        message: format!("{}: {message}", p.id),
+    }
+}

@@ -1,0 +1,262 @@
+//! Pass 2, costing: what each way of serving a read costs per call (partitions read, a lookup
+//! chain counting each hop), and what each table costs the writes that keep it in step (table
+//! writes, and the rows they must read first) — from the workload's calls, the statistics or the
+//! stated defaults. The selection pass weighs them; the evidence in `plan.json` quotes them.
+
+use crate::candidates::ReadOption;
+use crate::keys::KeySrc;
+use crate::sizing::Sizer;
+use crate::tables::{self, TableBuild};
+use remodel_model::{AccessPattern, ColumnRef, EqualityOp, Relationship, StatementKind, Workload};
+
+/// Partitions an `IN` on the partition key is assumed to read when the workload does not say.
+pub const IN_VALUES: f64 = 10.0;
+
+/// What a way of serving a read costs, per call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadCost {
+    /// Partitions read, lookups included.
+    pub partitions: f64,
+    /// Rows the first read returns (what the lookups multiply).
+    pub rows: f64,
+    /// Bytes the option's columns take in its table (for the storage term).
+    pub stored_bytes: f64,
+}
+
+/// What one write pattern pays, per call, on one table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WriteTerm {
+    /// Index of the write in the workload.
+    pub write: usize,
+    /// CQL statements on the table.
+    pub statements: f64,
+    /// Partitions read to find the rows that copy the written one.
+    pub many_reads: f64,
+    /// The entity whose row the write reads first (by key), shared by every table that needs it.
+    pub reads_row_of: Option<String>,
+}
+
+/// A write as costing sees it.
+struct Write<'a> {
+    index: usize,
+    kind: StatementKind,
+    table: &'a str,
+    set: Vec<String>,
+    key_eq: Vec<String>,
+}
+
+fn writes(workload: &Workload) -> Vec<Write<'_>> {
+    workload
+        .patterns
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.kind.is_write() && p.analysis.one_off.is_none())
+        .filter_map(|(index, p)| {
+            let w = p.analysis.write.as_ref()?;
+            Some(Write {
+                index,
+                kind: p.kind,
+                table: &w.table,
+                set: w.columns_written.clone(),
+                key_eq: key_eq(p, &w.table),
+            })
+        })
+        .collect()
+}
+
+/// Columns a write's WHERE binds by `=` (their values are known without reading).
+fn key_eq(p: &AccessPattern, table: &str) -> Vec<String> {
+    p.analysis
+        .equality
+        .iter()
+        .filter(|e| e.op == EqualityOp::Eq && e.column.table.eq_ignore_ascii_case(table))
+        .map(|e| e.column.column.clone())
+        .collect()
+}
+
+fn same(a: &str, b: &str) -> bool {
+    a.eq_ignore_ascii_case(b)
+}
+
+fn has(cols: &[String], c: &str) -> bool {
+    cols.iter().any(|x| same(x, c))
+}
+
+/// A layout finished with `needs` as its columns (for estimates and key columns).
+fn finished(sizer: &Sizer<'_>, layout: &TableBuild, needs: &[ColumnRef]) -> TableBuild {
+    let mut t = layout.clone();
+    t.needed = needs.to_vec();
+    tables::finish(sizer.schema, &mut t, false);
+    t
+}
+
+/// The cost per call of one way of serving a read.
+pub fn read_cost(
+    sizer: &Sizer<'_>,
+    p: &AccessPattern,
+    o: &ReadOption,
+    layout: &TableBuild,
+) -> ReadCost {
+    let t = finished(sizer, layout, &o.needs);
+    let (est, _) = sizer.estimate(&t);
+    let partitions = match o.key.partitions_read {
+        Some(u32::MAX) => IN_VALUES,
+        Some(n) => f64::from(n),
+        None => est.partitions,
+    };
+    let per_partition = est.rows_per_partition_avg.max(1.0);
+    let mut rows = per_partition * partitions;
+    if let Some(limit) = p.analysis.limit.filter(|_| !o.key.client_sort) {
+        rows = rows.min(limit as f64);
+    }
+    if let Some(r) = p.analysis.rows_expected {
+        rows = rows.min(r.max(1.0));
+    }
+    let lookups = o.shape.lookups.len() as f64 * rows;
+    ReadCost {
+        partitions: partitions + lookups,
+        rows,
+        stored_bytes: est.rows * sizer.row_bytes(&t, None),
+    }
+}
+
+/// The source columns of a finished table's key (bucket columns by the column they derive from).
+fn key_sources(t: &TableBuild) -> Vec<ColumnRef> {
+    t.key_elements()
+        .iter()
+        .filter_map(|k| k.source().cloned())
+        .collect()
+}
+
+/// The writes that touch a layout whatever columns it holds: inserts and deletes of its rows,
+/// updates of its key columns (the rows move).
+pub fn always_terms(sizer: &Sizer<'_>, workload: &Workload, layout: &TableBuild) -> Vec<WriteTerm> {
+    let t = finished(sizer, layout, &[]);
+    let keys = key_sources(&t);
+    let mut out = Vec::new();
+    for w in writes(workload) {
+        if !same(w.table, &t.root) {
+            continue;
+        }
+        let key_known = keys
+            .iter()
+            .filter(|k| same(&k.table, w.table))
+            .all(|k| has(&w.key_eq, &k.column));
+        let reads = |needed: bool| needed.then(|| t.root.clone());
+        let term = match w.kind {
+            StatementKind::Insert => Some((1.0, None)),
+            StatementKind::Delete => Some((1.0, reads(!key_known))),
+            StatementKind::Update
+                if keys
+                    .iter()
+                    .any(|k| same(&k.table, w.table) && has(&w.set, &k.column)) =>
+            {
+                Some((2.0, reads(true)))
+            }
+            _ => None,
+        };
+        if let Some((statements, reads_row_of)) = term {
+            out.push(WriteTerm {
+                write: w.index,
+                statements,
+                many_reads: 0.0,
+                reads_row_of,
+            });
+        }
+    }
+    out
+}
+
+/// The writes that touch a layout because it holds `needs`: updates of those columns of its own
+/// rows, updates of a parent's columns copied into it (once per copying row, or once when the
+/// partition is the parent's key), inserts that copy a parent's columns (a read of the parent).
+pub fn need_terms(
+    sizer: &Sizer<'_>,
+    workload: &Workload,
+    relationships: &[Relationship],
+    layout: &TableBuild,
+    needs: &[ColumnRef],
+) -> Vec<WriteTerm> {
+    let t = finished(sizer, layout, needs);
+    let keys = key_sources(&t);
+    let stored: Vec<&ColumnRef> = needs.iter().filter(|c| !keys.contains(c)).collect();
+    let mut out = Vec::new();
+    for w in writes(workload) {
+        let root_row = same(w.table, &t.root);
+        let sets_stored = stored
+            .iter()
+            .any(|c| same(&c.table, w.table) && has(&w.set, &c.column));
+        if root_row && w.kind == StatementKind::Update && sets_stored {
+            let key_known = keys
+                .iter()
+                .filter(|k| same(&k.table, w.table))
+                .all(|k| has(&w.key_eq, &k.column));
+            out.push(WriteTerm {
+                write: w.index,
+                statements: 1.0,
+                many_reads: 0.0,
+                reads_row_of: (!key_known).then(|| t.root.clone()),
+            });
+        }
+        if root_row && w.kind == StatementKind::Insert {
+            // Each parent whose columns are copied is read by key first.
+            let mut parents: Vec<&str> = needs
+                .iter()
+                .filter(|c| !same(&c.table, &t.root))
+                .map(|c| c.table.as_str())
+                .collect();
+            parents.dedup();
+            for parent in parents {
+                out.push(WriteTerm {
+                    write: w.index,
+                    statements: 0.0,
+                    many_reads: 0.0,
+                    reads_row_of: Some(parent.to_string()),
+                });
+            }
+        }
+        let Some(edge) = t
+            .edges
+            .iter()
+            .find(|e| e.directed && e.child == t.root && same(&e.parent, w.table))
+        else {
+            continue;
+        };
+        let copies: Vec<&ColumnRef> = needs
+            .iter()
+            .filter(|c| same(&c.table, w.table) && has(&w.set, &c.column))
+            .collect();
+        if w.kind != StatementKind::Update || copies.is_empty() {
+            continue;
+        }
+        let in_key = copies.iter().any(|c| keys.contains(c));
+        let static_case = !in_key
+            && t.partition.len() == edge.child_cols.len()
+            && t.partition.iter().all(|k| {
+                matches!(k, KeySrc::Col(c) if c.table == t.root && has(&edge.child_cols, &c.column))
+            });
+        let fanout = if static_case {
+            1.0
+        } else {
+            fanout(sizer, relationships, w.table, &t.root)
+        };
+        out.push(WriteTerm {
+            write: w.index,
+            statements: fanout * if in_key { 2.0 } else { 1.0 },
+            many_reads: if static_case { 0.0 } else { 1.0 },
+            reads_row_of: None,
+        });
+    }
+    out
+}
+
+/// Children per parent: the relationship's measured fan-out, else the statistics' or the
+/// default rows per key.
+pub fn fanout(sizer: &Sizer<'_>, relationships: &[Relationship], parent: &str, child: &str) -> f64 {
+    relationships
+        .iter()
+        .find(|r| same(&r.from, parent) && same(&r.to, child))
+        .and_then(|r| r.rationale.fanout)
+        .filter(|f| f.is_finite() && *f > 0.0)
+        .unwrap_or_else(|| (sizer.rows(child) / sizer.rows(parent)).max(1.0))
+}

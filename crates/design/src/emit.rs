@@ -1,0 +1,538 @@
+//! Emission: the query mapping of every read, the write path of every write, the tables with
+//! their estimates and warnings, the evidence of each choice and what the design costs.
+
+use crate::assemble::{diag, Build, Served};
+use crate::candidates::{Candidates, Kind};
+use crate::embed;
+use crate::queries;
+use crate::select::{Chosen, Costs};
+use crate::tables::{self, TableBuild};
+use crate::types;
+use crate::writes;
+use crate::{DesignConfig, Inputs};
+use remodel_model::{
+    AccessPattern, Candidate, CostFigures, Decision, Design, DesignCost, DesignTable, Diagnostic,
+    QueryMapping, Relationship, Schema, Severity, WritePath,
+};
+
+/// A warning at the declaration of every stored column whose type has no CQL mapping rule (a
+/// type Postgres does not have, or an unknown one): carried as text, never silently.
+pub fn type_warnings(schema: &Schema, design: &Design) -> Vec<Diagnostic> {
+    let mut seen: Vec<remodel_model::ColumnRef> = Vec::new();
+    let mut out = Vec::new();
+    for src in design
+        .tables
+        .iter()
+        .flat_map(|t| &t.columns)
+        .filter_map(|c| c.source.as_ref())
+    {
+        if seen.contains(src) {
+            continue;
+        }
+        seen.push(src.clone());
+        let Some(col) = schema.table(&src.table).and_then(|t| t.column(&src.column)) else {
+            continue;
+        };
+        if let Some(note) = types::mapping_note(&col.sql_type, schema) {
+            out.push(Diagnostic {
+                severity: Severity::Warning,
+                location: col.location.clone(),
+                message: format!("{src}: {note}"),
+            });
+        }
+    }
+    out
+}
+
+/// Emission: the query mapping of every read, with the counter/summary suggestions.
+pub fn map_queries(
+    inp: &Inputs<'_>,
+    build: &Build,
+) -> (Vec<QueryMapping>, Vec<remodel_model::Suggestion>) {
+    let ks = &inp.config.keyspace;
+    let mut queries = Vec::new();
+    let mut suggestions = Vec::new();
+    for (pi, s) in &build.served {
+        let p = &inp.workload.patterns[*pi];
+        match s {
+            Served::OneOff(why) => queries.push(QueryMapping {
+                pattern: p.id.clone(),
+                reason: Some(format!("one-off statement, not part of the design: {why}")),
+                one_off: true,
+                ..Default::default()
+            }),
+            Served::Unservable(why) => queries.push(QueryMapping {
+                pattern: p.id.clone(),
+                reason: Some(why.clone()),
+                ..Default::default()
+            }),
+            Served::Embedded(idx, ei) => {
+                queries.push(embed::query_mapping(
+                    ks,
+                    p,
+                    &build.tables[*idx],
+                    &inp.embeds[*ei],
+                ));
+            }
+            Served::Table(idx, shape, key) => {
+                let t = &build.tables[*idx];
+                let lookups: Vec<queries::LookupRead<'_>> = shape
+                    .lookups
+                    .iter()
+                    .filter_map(|l| {
+                        build
+                            .tables
+                            .iter()
+                            .find(|b| b.root == l.table && b.is_primary_lookup(inp.schema))
+                            .map(|b| queries::LookupRead {
+                                table: b,
+                                columns: &l.columns,
+                                via: l.via.clone(),
+                                rationale: l.rationale.clone(),
+                            })
+                    })
+                    .collect();
+                let est = key
+                    .partitions_read
+                    .is_none()
+                    .then(|| inp.sizer.estimate(t).0);
+                let scan_rows = est.as_ref().map(|e| (e.rows, e.basis.as_str()));
+                let m = queries::map(ks, p, shape, key, t, &lookups, scan_rows);
+                if !m.single_partition {
+                    if let Some(sg) = queries::suggest(ks, p, shape, t) {
+                        suggestions.push(sg);
+                    }
+                }
+                queries.push(m);
+            }
+        }
+    }
+    (queries, suggestions)
+}
+
+/// Emission: the write path of every write pattern.
+pub fn write_paths(inp: &Inputs<'_>, build: &mut Build) -> Vec<WritePath> {
+    let mut out = Vec::new();
+    for p in inp.workload.patterns.iter().filter(|p| p.kind.is_write()) {
+        let (mut w, _) = writes::plan(
+            inp.schema,
+            &inp.config.keyspace,
+            p,
+            &build.tables,
+            &inp.sizer,
+        );
+        if !w.one_off {
+            embed_write(
+                &mut w,
+                inp.schema,
+                inp.config,
+                p,
+                &inp.embeds,
+                &build.hosts,
+                &build.tables,
+            );
+        }
+        if w.targets.is_empty() && !w.one_off {
+            build.diagnostics.push(diag(
+                p,
+                Severity::Note,
+                w.note
+                    .clone()
+                    .unwrap_or_else(|| "writes no designed table".into()),
+            ));
+        }
+        write_cost(&mut w, &build.tables, &inp.sizer);
+        if let Some(why) = &w.unsupported {
+            build
+                .diagnostics
+                .push(diag(p, Severity::Warning, why.clone()));
+        }
+        out.push(w);
+    }
+    out
+}
+
+/// Emission: the tables of the model, with estimates, warnings and their embedded collections.
+pub fn emit_tables(inp: &Inputs<'_>, build: &Build) -> Vec<DesignTable> {
+    let mut out = Vec::new();
+    for (bi, b) in build.tables.iter().enumerate() {
+        let (mut estimates, warnings) = inp.sizer.estimate(b);
+        let mut columns = b.design_columns();
+        let mut extra = Vec::new();
+        for (_, ei) in build.hosts.iter().filter(|(h, _)| *h == bi) {
+            let e = &inp.embeds[*ei];
+            columns.push(embed::column(e));
+            // Each row carries its children: fan-out × entry bytes more per row.
+            let per_row = e.fanout * e.entry_bytes;
+            estimates.bytes_per_partition_avg = (estimates.bytes_per_partition_avg
+                + estimates.rows_per_partition_avg * per_row)
+                .round();
+            estimates.bytes_per_partition_max = (estimates.bytes_per_partition_max
+                + estimates.rows_per_partition_max * per_row)
+                .round();
+            extra.push(embed::source_parts(inp.schema, e, "t0"));
+        }
+        out.push(DesignTable {
+            name: b.name.clone(),
+            entity: b.root.clone(),
+            partition_key: b.partition_key(),
+            clustering: b.clustering_key(),
+            columns,
+            serves: b.serves.clone(),
+            source_sql: tables::source_sql_with(inp.schema, b, &extra),
+            estimates,
+            warnings,
+        });
+    }
+    out
+}
+
+/// Adds to a write path the collection writes of an embedded child: the parent tables holding
+/// its collection are updated (append for an INSERT, rewrite after a read for UPDATE/DELETE).
+fn embed_write(
+    w: &mut remodel_model::WritePath,
+    schema: &Schema,
+    config: &DesignConfig,
+    p: &AccessPattern,
+    embeds: &[embed::Embedding],
+    hosts: &[(usize, usize)],
+    builds: &[TableBuild],
+) {
+    let Some(info) = &p.analysis.write else {
+        return;
+    };
+    let Some(child) = schema.table(&info.table) else {
+        return;
+    };
+    for (ei, e) in embeds.iter().enumerate() {
+        if e.child != child.name {
+            continue;
+        }
+        let tables: Vec<&TableBuild> = hosts
+            .iter()
+            .filter(|(_, x)| *x == ei)
+            .map(|(h, _)| &builds[*h])
+            .collect();
+        if tables.is_empty() {
+            continue;
+        }
+        let had_targets = !w.targets.is_empty();
+        let (targets, reads, note) = match embed::write(&config.keyspace, p, e, &tables) {
+            Ok(parts) => parts,
+            Err(why) => {
+                w.unsupported = Some(why);
+                continue;
+            }
+        };
+        let entry_bytes = e.entry_bytes;
+        // One entry per statement, plus 16 bytes for the map key and cell overhead.
+        w.batch_bytes += (entry_bytes.ceil() as u64 + 16) * targets.len() as u64;
+        w.fits_batch = w.batch_bytes <= config.thresholds.batch_warn_bytes;
+        w.targets.extend(targets);
+        w.read_before_write.extend(reads);
+        w.note = match (had_targets, w.note.take()) {
+            (true, Some(n)) => Some(format!("{n}; {note}")),
+            _ => Some(note),
+        };
+    }
+}
+
+/// The design: query mapping (with the evidence of each choice), write paths, tables, types and
+/// what it all costs.
+pub fn design(
+    inp: &Inputs<'_>,
+    build: &mut Build,
+    cands: &Candidates,
+    costs: &Costs,
+    chosen: &Chosen,
+) -> Design {
+    let (mut queries, suggestions) = map_queries(inp, build);
+    evidence(inp, build, cands, costs, chosen, &mut queries);
+    let writes = write_paths(inp, build);
+    let tables = emit_tables(inp, build);
+    let mut types: Vec<remodel_model::UserType> = Vec::new();
+    for (_, ei) in &build.hosts {
+        let u = &inp.embeds[*ei].udt;
+        if !types.contains(u) {
+            types.push(u.clone());
+        }
+    }
+    let mut d = Design {
+        keyspace: remodel_model::Keyspace {
+            name: inp.config.keyspace.clone(),
+            replication: inp.config.replication.clone(),
+        },
+        tables,
+        types,
+        queries,
+        writes,
+        suggestions,
+        ..Default::default()
+    };
+    d.cost = Some(DesignCost {
+        design: design_figures(inp, &d),
+        baseline: baseline_figures(inp),
+        selection: chosen.info.clone(),
+    });
+    d
+}
+
+/// Per read: the ways considered, their costs, the one chosen, and its partitions per call.
+fn evidence(
+    inp: &Inputs<'_>,
+    build: &Build,
+    cands: &Candidates,
+    costs: &Costs,
+    chosen: &Chosen,
+    queries: &mut [QueryMapping],
+) {
+    for (pi, p) in inp.workload.patterns.iter().enumerate() {
+        let Some(q) = queries.iter_mut().find(|q| q.pattern == p.id) else {
+            continue;
+        };
+        let pick = chosen.option.get(&pi).copied();
+        for (oi, o) in cands
+            .options
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.pattern == pi)
+        {
+            let table = build
+                .layout_table
+                .get(o.layout)
+                .copied()
+                .flatten()
+                .map(|ti| build.tables[ti].name.clone())
+                .unwrap_or_else(|| layout_label(&cands.layouts[o.layout]));
+            q.candidates.push(Candidate {
+                kind: o.kind.label().to_string(),
+                table,
+                partition_reads: round2(costs.reads[oi].partitions),
+                write_cost: round2(costs.write_share(cands, oi)),
+                chosen: pick == Some(oi),
+            });
+        }
+        q.partition_reads = pick.map(|oi| round2(costs.reads[oi].partitions));
+    }
+}
+
+/// `books by (shelf, city)`: a layout no chosen read uses, named for the evidence.
+fn layout_label(t: &TableBuild) -> String {
+    let key: Vec<String> = t
+        .partition
+        .iter()
+        .map(|k| match k.source() {
+            Some(c) => c.column.clone(),
+            None => "all".into(),
+        })
+        .collect();
+    format!("{} by ({}) [not created]", t.root, key.join(", "))
+}
+
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// Calls of each pattern per 100 calls of the workload.
+fn shares<'a>(inp: &Inputs<'a>) -> std::collections::BTreeMap<&'a str, f64> {
+    let total = inp
+        .workload
+        .patterns
+        .iter()
+        .map(|p| p.calls as f64)
+        .sum::<f64>()
+        .max(1.0);
+    inp.workload
+        .patterns
+        .iter()
+        .map(|p| (p.id.as_str(), p.calls as f64 * 100.0 / total))
+        .collect()
+}
+
+/// The design's cost per 100 calls: the reads' partitions, the writes' statements and reads
+/// first, and the bytes its tables hold.
+fn design_figures(inp: &Inputs<'_>, d: &Design) -> CostFigures {
+    let share = shares(inp);
+    let mut f = CostFigures::default();
+    for q in d.queries.iter().filter(|q| !q.one_off && q.table.is_some()) {
+        f.partition_reads +=
+            share.get(q.pattern.as_str()).unwrap_or(&0.0) * q.partition_reads.unwrap_or(1.0);
+    }
+    for w in d.writes.iter().filter(|w| !w.one_off) {
+        let s = share.get(w.pattern.as_str()).unwrap_or(&0.0);
+        f.table_writes += s * w.table_writes;
+        f.reads_before_write += s * w.reads_before_write;
+    }
+    f.stored_bytes = d
+        .tables
+        .iter()
+        .map(|t| t.estimates.partitions * t.estimates.bytes_per_partition_avg)
+        .sum();
+    round_figures(f)
+}
+
+fn round_figures(f: CostFigures) -> CostFigures {
+    CostFigures {
+        partition_reads: round2(f.partition_reads),
+        table_writes: round2(f.table_writes),
+        reads_before_write: round2(f.reads_before_write),
+        stored_bytes: f.stored_bytes.round(),
+    }
+}
+
+/// The normalized baseline: one table per source table, keyed as each read needs, nothing
+/// copied — a read is one partition plus one read per joined row per other table; a write is
+/// one statement (a read first when it sets a column from its current value); each source table
+/// stored once.
+fn baseline_figures(inp: &Inputs<'_>) -> CostFigures {
+    let share = shares(inp);
+    let mut f = CostFigures::default();
+    let mut stored: Vec<&str> = Vec::new();
+    for p in inp
+        .workload
+        .patterns
+        .iter()
+        .filter(|p| p.analysis.one_off.is_none())
+    {
+        let s = share.get(p.id.as_str()).unwrap_or(&0.0);
+        let a = &p.analysis;
+        if p.kind.is_write() {
+            f.table_writes += s;
+            if a.write
+                .as_ref()
+                .is_some_and(|w| w.values.iter().any(|v| v.reads_current))
+            {
+                f.reads_before_write += s;
+            }
+        } else if let Some(root) = a.tables.first() {
+            let rows = a
+                .limit
+                .map(|l| l as f64)
+                .or(a.rows_expected)
+                .unwrap_or(1.0)
+                .max(1.0);
+            // As in the design: an IN reads a partition per value, no `=` reads them all.
+            let first = if a.equality.is_empty() && a.ranges.is_empty() {
+                inp.sizer.rows(root)
+            } else if a
+                .equality
+                .iter()
+                .any(|e| e.op == remodel_model::EqualityOp::In)
+            {
+                crate::cost::IN_VALUES
+            } else {
+                1.0
+            };
+            f.partition_reads += s * (first + rows * (a.tables.len() as f64 - 1.0).max(0.0));
+        }
+        for t in &a.tables {
+            if !stored.contains(&t.as_str()) {
+                stored.push(t);
+            }
+        }
+    }
+    for t in stored {
+        let Some(st) = inp.schema.table(t) else {
+            continue;
+        };
+        let width: f64 = st
+            .columns
+            .iter()
+            .map(|c| types::default_width(&c.sql_type) + 8.0)
+            .sum();
+        f.stored_bytes += inp.sizer.rows(&st.name) * width;
+    }
+    round_figures(f)
+}
+
+/// Relationship decisions that now follow from the costs: where a read could copy a parent's
+/// columns or read the parent by key, the choice made and its numbers replace the rule's.
+pub fn relationships(
+    inp: &Inputs<'_>,
+    cands: &Candidates,
+    costs: &Costs,
+    chosen: &Chosen,
+) -> Vec<Relationship> {
+    let mut out = inp.relationships.to_vec();
+    for (&pi, &oi) in &chosen.option {
+        let o = &cands.options[oi];
+        if !matches!(o.kind, Kind::Own | Kind::OwnParentsByKey) {
+            continue;
+        }
+        let Some(alt) = cands.options.iter().position(|x| {
+            x.pattern == pi
+                && matches!(x.kind, Kind::Own | Kind::OwnParentsByKey)
+                && x.kind != o.kind
+        }) else {
+            continue;
+        };
+        let (copy, by_key) = if o.kind == Kind::Own {
+            (oi, alt)
+        } else {
+            (alt, oi)
+        };
+        let p = &inp.workload.patterns[pi];
+        for l in &cands.options[by_key].shape.lookups {
+            let Some(r) = out.iter_mut().find(|r| {
+                r.from.eq_ignore_ascii_case(&l.table)
+                    && r.to.eq_ignore_ascii_case(&o.shape.root)
+                    && r.decision != Decision::Embed
+            }) else {
+                continue;
+            };
+            let cols: Vec<String> = l.columns.iter().map(|c| c.column.clone()).collect();
+            let copy_writes = costs.write_share(cands, copy) - costs.write_share(cands, by_key);
+            let extra_reads =
+                (costs.reads[by_key].partitions - costs.reads[copy].partitions) * costs.share[pi];
+            let copied = o.kind == Kind::Own;
+            r.decision = if copied {
+                Decision::DuplicateColumns
+            } else {
+                Decision::Reference
+            };
+            r.rationale.rule = "by cost".into();
+            r.rationale.columns = if copied { cols.clone() } else { Vec::new() };
+            r.rationale.text = format!(
+                "{} ({} calls): copying {} of {} into {}'s rows costs {:.2} table writes and reads first per 100 calls (updates of those columns, reads of the {} row on insert); reading {} by key instead costs {:.2} more partition reads per 100 calls. {}",
+                p.id,
+                remodel_analyze::render::thousands(p.calls),
+                cols.join(", "),
+                l.table,
+                o.shape.root,
+                copy_writes.max(0.0),
+                l.table,
+                l.table,
+                extra_reads.max(0.0),
+                if copied { "Copied: it is cheaper." } else { "Kept by reference: it is cheaper." }
+            );
+        }
+    }
+    out
+}
+
+/// A write path's statements and reads first per call: a statement run once per row of a
+/// many-row read counts the rows of the partition that read returns; of two statements guarded
+/// by opposite NULL tests, one runs.
+fn write_cost(w: &mut WritePath, tables: &[TableBuild], sizer: &crate::sizing::Sizer<'_>) {
+    let rows_of = |ri: usize| {
+        w.read_before_write
+            .get(ri)
+            .and_then(|r| tables.iter().find(|t| t.name == r.table))
+            .map(|t| sizer.estimate(t).0.rows_per_partition_avg.max(1.0))
+            .unwrap_or(1.0)
+    };
+    let writes: f64 = w
+        .targets
+        .iter()
+        .map(|t| {
+            let once = match t.guard {
+                Some(remodel_model::Guard::NewIsNull { .. })
+                | Some(remodel_model::Guard::NewIsNotNull { .. }) => 0.5,
+                _ => 1.0,
+            };
+            once * t.for_each.map(rows_of).unwrap_or(1.0)
+        })
+        .sum();
+    w.table_writes = round2(writes);
+    w.reads_before_write = w.read_before_write.len() as f64;
+}
