@@ -25,8 +25,9 @@ pub const EXIT_PLAN_FAILS_CHECKS: u8 = 3;
                   Cassandra/ScyllaDB design.\n\n\
                   Each subcommand runs the pipeline up to one stage: `schema` (DDL front end), \
                   `workload` (query files and logs), `analyze` (access patterns, embed or reference), \
-                  `plan` (tables, keys, query mapping, write paths; writes plan.json and schema.cql). \
-                  No database is needed for any of them.\n\n\
+                  `plan` (tables, keys, query mapping, write paths; writes plan.json, schema.cql \
+                  and the report's source), `report` (the mdBook migration report of a plan and \
+                  of a backfill run). No database is needed for any of them.\n\n\
                   Exit codes: 0 done (diagnostics may have been printed), 2 unusable input, \
                   3 the plan fails its checks (written for review, not to be executed).",
     after_help = "Start with: remodel plan examples/rideshare --out out/rideshare",
@@ -47,6 +48,8 @@ enum Command {
     Analyze(cmd::analyze::Args),
     /// Design the query-first Cassandra tables: writes plan.json and schema.cql (no database needed).
     Plan(cmd::plan::Args),
+    /// Write the mdBook migration report of a plan (and of a backfill run); --html builds it.
+    Report(cmd::report::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -57,6 +60,7 @@ pub fn main() -> ExitCode {
         Command::Workload(args) => cmd::workload::run(args),
         Command::Analyze(args) => cmd::analyze::run(args),
         Command::Plan(args) => cmd::plan::run(args),
+        Command::Report(args) => cmd::report::run(args),
     };
     match result {
         Ok(code) => code,

@@ -166,6 +166,7 @@ pub fn plan(
         workload: analysis.workload,
         relationships: analysis.relationships,
         design: out.design,
+        inputs: Vec::new(),
     };
     (plan, diagnostics)
 }
