@@ -62,20 +62,28 @@ pub fn bytes(b: f64) -> String {
     }
 }
 
-/// Text made safe for one markdown table cell: no line breaks, `|` escaped, HTML specials escaped.
+/// Text made safe for one markdown table cell: [`text`], on one line, `|` escaped.
 pub fn cell(s: &str) -> String {
-    html(s)
+    text(s)
         .replace('|', "\\|")
         .replace(['\n', '\r'], " ")
         .trim()
         .to_string()
 }
 
-/// Text made safe as markdown/HTML text (`<`, `>`, `&` escaped; `*`, `_`, `` ` ``, `[`, `]` escaped).
+/// Text made safe as markdown/HTML text: `<`, `>`, `&` as entities; `*`, `` ` ``, `[`, `]`, `\\`,
+/// `#` escaped; `_` escaped only at a word's edge (inside a word it never makes emphasis, and
+/// `trips_by_id` stays readable in the source).
 pub fn text(s: &str) -> String {
+    let chars: Vec<char> = html(s).chars().collect();
     let mut out = String::with_capacity(s.len());
-    for ch in html(s).chars() {
-        if matches!(ch, '*' | '_' | '`' | '[' | ']' | '\\' | '#') {
+    for (i, &ch) in chars.iter().enumerate() {
+        let word = |j: Option<usize>| {
+            j.and_then(|j| chars.get(j))
+                .is_some_and(|c| c.is_alphanumeric())
+        };
+        let edge_underscore = ch == '_' && !(word(i.checked_sub(1)) && word(Some(i + 1)));
+        if matches!(ch, '*' | '`' | '[' | ']' | '\\' | '#') || edge_underscore {
             out.push('\\');
         }
         out.push(ch);
@@ -188,6 +196,7 @@ mod tests {
         assert_eq!(code("x = `y`"), "`` x = `y` ``");
         assert_eq!(code("a|b"), "`a\\|b`");
         assert_eq!(text("<b> *x*"), "&lt;b&gt; \\*x\\*");
+        assert_eq!(text("trips_by_id _x_"), "trips_by_id \\_x\\_");
         assert_eq!(anchor("Q1 x.y"), "q1-x-y");
         assert!(block("sql", "SELECT 1").starts_with("```sql\nSELECT 1\n```"));
         assert!(block("", "```\nx\n```").starts_with("````\n"));

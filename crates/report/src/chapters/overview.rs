@@ -212,7 +212,10 @@ fn totals(ctx: &Ctx) -> String {
         ],
         vec!["replication".into(), md::code(&d.keyspace.replication)],
     ];
-    format!("## Totals\n\n{}\n", md::table(&["", ""], &rows))
+    format!(
+        "## Totals\n\n{}\n",
+        md::table(&["measure", "this plan"], &rows)
+    )
 }
 
 /// The files read, their sizes, and the time span the log covers.

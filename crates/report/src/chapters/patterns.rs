@@ -139,7 +139,7 @@ fn section(ctx: &Ctx, p: &AccessPattern) -> String {
         "served by".into(),
         served.unwrap_or_else(|| "not mapped".into()),
     ]);
-    s.push_str(&md::table(&["", ""], &facts));
+    s.push_str(&md::table(&["fact", "value"], &facts));
     s.push('\n');
     s.push_str("Normalized SQL:\n\n");
     s.push_str(&md::block("sql", &p.sql));

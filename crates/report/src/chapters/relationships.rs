@@ -123,7 +123,7 @@ fn section(r: &Relationship) -> String {
             .collect();
         facts.push(vec!["read together by".into(), links.join(", ")]);
     }
-    s.push_str(&md::table(&["evidence", ""], &facts));
+    s.push_str(&md::table(&["evidence", "value"], &facts));
     s.push('\n');
     s
 }

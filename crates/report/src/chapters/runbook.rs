@@ -1,7 +1,7 @@
 //! Cut-over runbook for this plan: create the schema, dual writes, backfill with a write timestamp
 //! so live writes win, verify, switch reads table by table, stop dual writes. Exact commands.
 
-use super::{mapping_link, table_link, write_tables, Ctx, RUNBOOK, WRITES};
+use super::{mapping_link, table_link, write_tables, Ctx, RUN, RUNBOOK, WRITES};
 use crate::book::Book;
 use crate::md;
 use remodel_model::DesignTable;
@@ -106,10 +106,13 @@ fn dual_writes(ctx: &Ctx) -> String {
         if !rbw.is_empty() {
             let _ = writeln!(
                 s,
-                "{} read before they write. Until the backfill has finished, rows older than the \
+                "{} {} before {} write{}. Until the backfill has finished, rows older than the \
                  dual writes are not in Cassandra yet: take those values from Postgres (the same \
                  values) during this window, or the write finds nothing to update.\n",
-                rbw.join(", ")
+                rbw.join(", "),
+                if rbw.len() == 1 { "reads" } else { "read" },
+                if rbw.len() == 1 { "it" } else { "they" },
+                if rbw.len() == 1 { "s" } else { "" },
             );
         }
         s.push_str(
@@ -136,7 +139,7 @@ fn backfill(ctx: &Ctx) -> String {
          finished ranges are skipped. Rows it cannot store go to the rejects files in `$RUN` \
          with their key and reason. Then compare counts and a sample of rows, looked up by the \
          new tables' keys (exit status 0 only when everything matches):\n\n{}\n\
-         Put the run in this report (a [Backfill and verification](backfill.md) chapter):\n\n{}\n",
+         Put the run in this report ({}):\n\n{}\n",
         md::block(
             "sh",
             "remodel backfill --plan \"$PLAN\" --source \"$SOURCE\" --target \"$TARGET\" \\\n    \
@@ -147,6 +150,11 @@ fn backfill(ctx: &Ctx) -> String {
             "remodel verify --plan \"$PLAN\" --source \"$SOURCE\" --target \"$TARGET\" \\\n    \
              --sample 1000 --run-dir \"$RUN\""
         ),
+        if ctx.input.run.is_some() {
+            format!("the [Backfill and verification]({RUN}) chapter")
+        } else {
+            "it adds a Backfill and verification chapter".to_string()
+        },
         md::block(
             "sh",
             "remodel report --plan \"$PLAN\" --run \"$RUN\" --out report --html"
@@ -181,7 +189,7 @@ fn switch_reads(ctx: &Ctx) -> String {
             .collect();
         let _ = writeln!(
             s,
-            "{}. {}: {} ({} calls). Largest partition expected: {}, {} rows.{}",
+            "{}. {}: {} ({} calls). Largest partition expected: {}, {} row(s).{}",
             i + 1,
             table_link(&t.name, 0),
             if patterns.is_empty() {

@@ -370,19 +370,22 @@ fn sizes(t: &DesignTable) -> String {
     let mut s = String::from("\n## Size estimates\n\n");
     let rows = vec![
         vec![
-            "rows per partition".into(),
+            "rows".into(),
             md::count(e.rows_per_partition_avg),
             md::count(e.rows_per_partition_max),
             md::count(PARTITION_ROWS_LIMIT),
         ],
         vec![
-            "bytes per partition (one replica)".into(),
+            "bytes (one replica)".into(),
             md::bytes(e.bytes_per_partition_avg),
             md::bytes(e.bytes_per_partition_max),
             md::bytes(PARTITION_BYTES_LIMIT),
         ],
     ];
-    s.push_str(&md::table(&["", "average", "largest", "limit"], &rows));
+    s.push_str(&md::table(
+        &["per partition", "average", "largest", "limit"],
+        &rows,
+    ));
     let n_c = t.columns.len();
     let n_pk = t.partition_key.len();
     let n_s = t.columns.iter().filter(|c| c.is_static).count();
