@@ -189,6 +189,12 @@ pub(crate) fn describe(p: &AccessPattern) -> String {
     }
 }
 
+/// What each `?` takes, as inline code: `` `city=$1`, `trip_date=day($2)` ``.
+pub(crate) fn binds(binds: &[remodel_model::Bind]) -> String {
+    let items: Vec<String> = binds.iter().map(|b| md::code(&b.to_string())).collect();
+    md::list_or_dash(&items)
+}
+
 /// The tables a write reaches, each once, in statement order.
 pub(crate) fn write_tables(w: &WritePath) -> Vec<&str> {
     let mut tables: Vec<&str> = Vec::new();

@@ -42,7 +42,18 @@ pub(super) fn render(ctx: &Ctx, book: &mut Book) {
 fn decisions(ctx: &Ctx) -> String {
     let plan = ctx.plan;
     let d = &plan.design;
-    let mut items: Vec<String> = Vec::new();
+    let mut items: Vec<String> = d
+        .violations
+        .iter()
+        .map(|v| {
+            format!(
+                "**The plan fails check {}**: {} Do not execute it: `remodel backfill` refuses it; \
+                 change the input or the design and plan again.",
+                md::text(&v.check),
+                md::text(&v.message)
+            )
+        })
+        .collect();
     for p in &ctx.ranked {
         if let Some(why) = &p.analysis.unmodeled {
             items.push(format!(
@@ -85,7 +96,14 @@ fn decisions(ctx: &Ctx) -> String {
         let Some(w) = ctx.write(&p.id) else {
             continue;
         };
-        if w.targets.is_empty() {
+        if let Some(why) = &w.unsupported {
+            items.push(format!(
+                "**{} cannot be applied by keyed CQL** ({} calls): {}",
+                mapping_link(&p.id, 0, &md::text(&p.id)),
+                md::thousands(p.calls),
+                md::text(why)
+            ));
+        } else if w.targets.is_empty() && !w.one_off {
             items.push(format!(
                 "**{} changes nothing in Cassandra** ({} calls): {}",
                 mapping_link(&p.id, 0, &md::text(&p.id)),

@@ -283,6 +283,9 @@ fn analysis_rows(a: &PatternAnalysis) -> Vec<Vec<String>> {
     if let Some(why) = &a.unmodeled {
         push("not analysed", vec![why.clone()]);
     }
+    if let Some(why) = &a.one_off {
+        push("one-off (shapes no table)", vec![why.clone()]);
+    }
     rows
 }
 

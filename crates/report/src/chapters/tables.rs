@@ -146,6 +146,9 @@ pub(crate) fn primary_key(t: &DesignTable) -> String {
 }
 
 fn bucket_note(k: &KeyColumn) -> String {
+    if let Some(c) = &k.constant {
+        return format!("= {c} (one partition)");
+    }
     match (&k.derived_from, k.bucket) {
         (Some(src), Some(b)) => format!(
             "= {}({src})",
@@ -173,8 +176,13 @@ fn role(t: &DesignTable, column: &str) -> (String, String) {
         };
         return (arrow.into(), bucket_note(k));
     }
-    let is_static = t.columns.iter().any(|c| c.name == column && c.is_static);
-    (if is_static { "S" } else { "" }.into(), String::new())
+    let col = t.columns.iter().find(|c| c.name == column);
+    let is_static = col.is_some_and(|c| c.is_static);
+    let note = col
+        .and_then(|c| c.embeds.as_deref())
+        .map(|child| format!("embeds {child} rows"))
+        .unwrap_or_default();
+    (if is_static { "S" } else { "" }.into(), note)
 }
 
 /// The Chebotko diagram: key columns first in key order, then the other columns.
@@ -278,10 +286,11 @@ fn columns(t: &DesignTable) -> String {
         .iter()
         .map(|c| {
             let (marker, note) = role(t, &c.name);
-            let from = match (&c.source, note.is_empty()) {
+            let from = match (&c.source, note.strip_prefix("= ")) {
                 (Some(src), _) => md::code(&src.to_string()),
-                (None, false) => md::code(note.trim_start_matches("= ")),
-                (None, true) => "-".into(),
+                (None, Some(expr)) => md::code(expr),
+                (None, None) if !note.is_empty() => md::cell(&note),
+                (None, None) => "-".into(),
             };
             vec![md::cell(&c.name), md::code(&c.cql_type), marker, from]
         })
