@@ -242,16 +242,25 @@ pub struct SizeBar {
     pub max: f64,
 }
 
+/// The log-scale axis of a size chart and the limit drawn on it.
+#[derive(Debug, Clone)]
+pub struct Axis {
+    /// The left end (and the first grid line).
+    pub floor: f64,
+    /// Ratio between grid lines (10 for counts, 32 for bytes: 32 B, 1 KiB, 32 KiB, 1 MiB …).
+    pub step: f64,
+    /// The limit (a dashed line).
+    pub limit: f64,
+    /// Its label.
+    pub limit_label: String,
+    /// How values are written.
+    pub unit: fn(f64) -> String,
+}
+
 /// Partition sizes on a log scale against a limit: a bar to the largest partition, a tick at the
 /// average, a dashed line at the limit; bars past the limit in red.
-pub fn size_chart(
-    title: &str,
-    bars: &[SizeBar],
-    floor: f64,
-    limit: f64,
-    limit_label: &str,
-    unit: fn(f64) -> String,
-) -> String {
+pub fn size_chart(title: &str, bars: &[SizeBar], axis: &Axis) -> String {
+    let (floor, limit, limit_label, unit) = (axis.floor, axis.limit, &axis.limit_label, axis.unit);
     const ROW: f64 = 22.0;
     const AREA: f64 = 360.0;
     let label_w = bars
@@ -276,9 +285,9 @@ pub fn size_chart(
     let hi = top_value.log10();
     let x = |v: f64| label_w + (v.max(floor).log10() - lo) / (hi - lo) * AREA;
     let mut s = open(width, height, title);
-    // Decade grid lines with their values, so the log scale reads as such.
-    let mut decade = 10f64.powf(lo.ceil());
-    while decade <= top_value {
+    // Grid lines with their values, so the log scale reads as such.
+    let mut decade = floor;
+    while decade <= top_value * 1.0001 {
         let gx = x(decade);
         let _ = writeln!(
             s,
@@ -289,7 +298,7 @@ pub fn size_chart(
             top + ROW * bars.len() as f64 + 14.0,
             esc(&unit(decade))
         );
-        decade *= 10.0;
+        decade *= axis.step;
     }
     let lx = x(limit);
     let _ = writeln!(
@@ -359,7 +368,18 @@ mod tests {
                 max: 1e9,
             },
         ];
-        let svg = size_chart("sizes", &bars, 1e2, 1e8, "limit", |v| format!("{v:.0}"));
+        let axis = Axis {
+            floor: 1e2,
+            step: 10.0,
+            limit: 1e8,
+            limit_label: "limit".into(),
+            unit: |v| format!("{v:.0}"),
+        };
+        let svg = size_chart("sizes", &bars, &axis);
+        assert!(
+            svg.contains(">100<") && svg.contains(">1000000000<"),
+            "{svg}"
+        );
         assert_eq!(svg.matches(OVER_FILL).count(), 3, "{svg}");
     }
 

@@ -14,16 +14,6 @@ const MDBOOK_VERSION: &str = "0.4.52";
 /// Arguments of `remodel report`.
 #[derive(Debug, clap::Args)]
 #[command(
-    long_about = "Writes the migration report of a plan as an mdBook source tree: book.toml, \
-                  src/SUMMARY.md and chapters (overview and the decisions it needs, source schema \
-                  with an ER diagram, access patterns by weight, relationships, one page per \
-                  proposed table with its key diagram, CQL and sizes, SQL-to-CQL mapping, write \
-                  paths, the backfill run when --run is given, and the cut-over runbook).\n\n\
-                  The book renders offline: pictures are SVG files and the Mermaid script is \
-                  bundled. --html builds it with the `mdbook` binary (0.4 or 0.5) into OUT/book/; \
-                  without --html, run `mdbook build OUT` or `mdbook serve OUT` yourself.\n\n\
-                  The report reads plan.json and the run folder only: it never re-runs analysis \
-                  or design. Same inputs, same bytes.",
     after_help = "Example: remodel report --plan out/rideshare/plan.json --out out/rideshare/report --html"
 )]
 pub struct Args {

@@ -7,7 +7,7 @@ use super::{
 };
 use crate::book::Book;
 use crate::md;
-use crate::svg::{self, KeyRow, SizeBar};
+use crate::svg::{self, Axis, KeyRow, SizeBar};
 use remodel_model::{Bucket, DesignTable, KeyColumn, SortOrder};
 use std::fmt::Write;
 
@@ -37,7 +37,6 @@ pub(super) fn render(ctx: &Ctx, book: &mut Book) {
                     .map(|p| pattern_link(p, 0))
                     .collect::<Vec<_>>()
                     .join(", "),
-                md::count(t.estimates.rows),
                 md::count(t.estimates.partitions),
                 md::bytes(t.estimates.bytes_per_partition_max),
                 t.warnings.len().to_string(),
@@ -49,7 +48,6 @@ pub(super) fn render(ctx: &Ctx, book: &mut Book) {
             "table",
             "primary key",
             "serves",
-            "rows",
             "partitions",
             "largest partition",
             "warnings",
@@ -103,25 +101,23 @@ fn size_chart(tables: &[DesignTable], rows: bool) -> String {
         })
         .collect();
     if rows {
-        let limit = format!("{} rows limit", md::count(PARTITION_ROWS_LIMIT));
-        svg::size_chart(
-            "Rows per partition",
-            &bars,
-            1.0,
-            PARTITION_ROWS_LIMIT,
-            &limit,
-            md::count,
-        )
+        let axis = Axis {
+            floor: 1.0,
+            step: 10.0,
+            limit: PARTITION_ROWS_LIMIT,
+            limit_label: format!("{} rows limit", md::count(PARTITION_ROWS_LIMIT)),
+            unit: md::count,
+        };
+        svg::size_chart("Rows per partition", &bars, &axis)
     } else {
-        let limit = format!("{} limit", md::bytes(PARTITION_BYTES_LIMIT));
-        svg::size_chart(
-            "Bytes per partition",
-            &bars,
-            100.0,
-            PARTITION_BYTES_LIMIT,
-            &limit,
-            md::bytes,
-        )
+        let axis = Axis {
+            floor: 32.0,
+            step: 32.0,
+            limit: PARTITION_BYTES_LIMIT,
+            limit_label: format!("{} limit", md::bytes(PARTITION_BYTES_LIMIT)),
+            unit: md::bytes,
+        };
+        svg::size_chart("Bytes per partition", &bars, &axis)
     }
 }
 
