@@ -189,3 +189,30 @@ fn run_folder_without_or_with_broken_files() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The user guide's chapter on the report quotes the real rideshare report: each ```markdown
+/// excerpt of `book/src/report.md` stands in one of the expected pages.
+#[test]
+fn user_guide_excerpts_are_the_real_report() {
+    let guide = std::fs::read_to_string(root().join("book/src/report.md")).expect("guide page");
+    let plan = rideshare();
+    let book = render(&input(&plan, None));
+    let mut excerpts = 0;
+    let mut rest = guide.as_str();
+    while let Some(start) = rest.find("```markdown\n") {
+        let body = &rest[start + "```markdown\n".len()..];
+        let end = body.find("\n```").expect("the excerpt closes");
+        let excerpt = &body[..end];
+        assert!(
+            book.pages().iter().any(|p| p.body.contains(excerpt)),
+            "book/src/report.md quotes text the rideshare report does not have:\n{excerpt}"
+        );
+        excerpts += 1;
+        rest = &body[end..];
+    }
+    assert!(excerpts >= 3, "only {excerpts} excerpts found");
+    assert!(
+        guide.contains(&format!("({} pages)", book.pages().len())),
+        "the example run's page count"
+    );
+}
