@@ -40,8 +40,39 @@ pub(super) fn render(ctx: &Ctx, book: &mut Book) {
 
 /// The items a reviewer must decide on, most serious first, each linked to its page.
 fn decisions(ctx: &Ctx) -> String {
-    let plan = ctx.plan;
-    let d = &plan.design;
+    let mut items = read_items(ctx);
+    items.extend(write_items(ctx));
+    items.extend(ctx.plan.design.suggestions.iter().map(|sug| {
+        format!(
+            "Suggested for {}: {}",
+            pattern_link(&sug.pattern, 0),
+            md::text(&sug.text)
+        )
+    }));
+    let mut s = String::from("## Needs a decision\n\n");
+    if items.is_empty() {
+        s.push_str(
+            "Nothing: every read is served from one partition, no table has a size warning and \
+             no write needs a read first.\n\n",
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "{} item(s), the most serious first. Each needs someone who knows the application to \
+             accept it or change the input (statistics, workload, schema) and plan again.\n",
+            items.len()
+        );
+        for (i, item) in items.iter().enumerate() {
+            let _ = writeln!(s, "{}. {item}", i + 1);
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// Failed checks, statements not analysed, reads not served from one partition, table warnings.
+fn read_items(ctx: &Ctx) -> Vec<String> {
+    let d = &ctx.plan.design;
     let mut items: Vec<String> = d
         .violations
         .iter()
@@ -72,7 +103,7 @@ fn decisions(ctx: &Ctx) -> String {
                 md::thousands(p.calls),
                 md::percent(ctx.share(p))
             )),
-            Some(q) if !q.single_partition => items.push(format!(
+            Some(q) if !q.single_partition && !q.one_off => items.push(format!(
                 "**{} reads more than one partition** ({} calls, {}): {}",
                 mapping_link(&p.id, 0, &md::text(&p.id)),
                 md::thousands(p.calls),
@@ -92,80 +123,54 @@ fn decisions(ctx: &Ctx) -> String {
             ));
         }
     }
+    items
+}
+
+/// Writes that cannot be applied, change nothing, overflow a batch, or must read first.
+fn write_items(ctx: &Ctx) -> Vec<String> {
+    let mut items = Vec::new();
     for p in ctx.ranked.iter().filter(|p| p.kind.is_write()) {
         let Some(w) = ctx.write(&p.id) else {
             continue;
         };
+        let link = mapping_link(&p.id, 0, &md::text(&p.id));
+        let calls = md::thousands(p.calls);
         if let Some(why) = &w.unsupported {
             items.push(format!(
-                "**{} cannot be applied by keyed CQL** ({} calls): {}",
-                mapping_link(&p.id, 0, &md::text(&p.id)),
-                md::thousands(p.calls),
+                "**{link} cannot be applied by keyed CQL** ({calls} calls): {}",
                 md::text(why)
             ));
         } else if w.targets.is_empty() && !w.one_off {
+            let why = w
+                .note
+                .as_deref()
+                .unwrap_or("no designed table holds its data");
             items.push(format!(
-                "**{} changes nothing in Cassandra** ({} calls): {}",
-                mapping_link(&p.id, 0, &md::text(&p.id)),
-                md::thousands(p.calls),
-                md::text(
-                    w.note
-                        .as_deref()
-                        .unwrap_or("no designed table holds its data")
-                )
+                "**{link} changes nothing in Cassandra** ({calls} calls): {}",
+                md::text(why)
             ));
         } else if !w.fits_batch {
             items.push(format!(
-                "**{} writes {} in one go**, over the 5 KiB batch warning ({} statements).",
-                mapping_link(&p.id, 0, &md::text(&p.id)),
+                "**{link} writes {} in one go**, over the 5 KiB batch warning ({} statements).",
                 md::bytes(w.batch_bytes as f64),
                 w.targets.len()
             ));
         }
         if !w.read_before_write.is_empty() {
-            let from: BTreeSet<&str> = w
+            let from: BTreeSet<String> = w
                 .read_before_write
                 .iter()
-                .map(|r| r.table.as_str())
+                .map(|r| md::code(&r.table))
                 .collect();
             items.push(format!(
-                "{} must read before it writes ({} calls): from {}. See [write paths]({WRITES}#{}).",
+                "{} must read before it writes ({calls} calls): from {}. See [write paths]({WRITES}#{}).",
                 pattern_link(&p.id, 0),
-                md::thousands(p.calls),
-                from.iter()
-                    .map(|t| md::code(t))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                from.into_iter().collect::<Vec<_>>().join(", "),
                 md::anchor(&p.id)
             ));
         }
     }
-    for sug in &d.suggestions {
-        items.push(format!(
-            "Suggested for {}: {}",
-            pattern_link(&sug.pattern, 0),
-            md::text(&sug.text)
-        ));
-    }
-    let mut s = String::from("## Needs a decision\n\n");
-    if items.is_empty() {
-        s.push_str(
-            "Nothing: every read is served from one partition, no table has a size warning and \
-             no write needs a read first.\n\n",
-        );
-    } else {
-        let _ = writeln!(
-            s,
-            "{} item(s), the most serious first. Each needs someone who knows the application to \
-             accept it or change the input (statistics, workload, schema) and plan again.\n",
-            items.len()
-        );
-        for (i, item) in items.iter().enumerate() {
-            let _ = writeln!(s, "{}. {item}", i + 1);
-        }
-        s.push('\n');
-    }
-    s
+    items
 }
 
 /// Counts and the share of traffic served from one partition.

@@ -5,7 +5,9 @@ use super::{describe, kind, mapping_link, table_link, write_tables, Ctx, PATTERN
 use crate::book::Book;
 use crate::md;
 use crate::svg::{self, Bar, BarKind};
-use remodel_model::{AccessPattern, EqualityOp, PatternAnalysis, RangeBound, TimeWindow};
+use remodel_model::{
+    AccessPattern, EqualityOp, PatternAnalysis, RangeBound, RangePredicate, TimeWindow,
+};
 use std::fmt::Write;
 
 /// Bars drawn in the traffic chart; the rest are summed into one.
@@ -184,38 +186,7 @@ fn analysis_rows(a: &PatternAnalysis) -> Vec<Vec<String>> {
             })
             .collect(),
     );
-    push(
-        "filter (range)",
-        a.ranges
-            .iter()
-            .map(|r| {
-                let col = r.expression.clone().unwrap_or_else(|| r.column.to_string());
-                let mut t = col.clone();
-                if r.prefix {
-                    t.push_str(" LIKE 'prefix%'");
-                }
-                if let Some(lo) = &r.lower {
-                    t = format!(
-                        "{t} {} {}",
-                        if lo.inclusive { ">=" } else { ">" },
-                        bound(lo)
-                    );
-                }
-                if let Some(hi) = &r.upper {
-                    let sep = if r.lower.is_some() { " and" } else { "" };
-                    t = format!(
-                        "{t}{sep} {} {}",
-                        if hi.inclusive { "<=" } else { "<" },
-                        bound(hi)
-                    );
-                }
-                if let Some(w) = r.window {
-                    t.push_str(&format!(" (one {})", window(w)));
-                }
-                t
-            })
-            .collect(),
-    );
+    push("filter (range)", a.ranges.iter().map(range).collect());
     push(
         "sort",
         a.order_by
@@ -287,6 +258,27 @@ fn analysis_rows(a: &PatternAnalysis) -> Vec<Vec<String>> {
         push("one-off (shapes no table)", vec![why.clone()]);
     }
     rows
+}
+
+/// `t.c >= $1 (e.g. …) and < $2 (one day)`.
+fn range(r: &RangePredicate) -> String {
+    let mut t = r.expression.clone().unwrap_or_else(|| r.column.to_string());
+    if r.prefix {
+        t.push_str(" LIKE 'prefix%'");
+    }
+    if let Some(lo) = &r.lower {
+        let op = if lo.inclusive { ">=" } else { ">" };
+        t = format!("{t} {op} {}", bound(lo));
+    }
+    if let Some(hi) = &r.upper {
+        let sep = if r.lower.is_some() { " and" } else { "" };
+        let op = if hi.inclusive { "<=" } else { "<" };
+        t = format!("{t}{sep} {op} {}", bound(hi));
+    }
+    if let Some(w) = r.window {
+        t.push_str(&format!(" (one {})", window(w)));
+    }
+    t
 }
 
 fn bound(b: &RangeBound) -> String {

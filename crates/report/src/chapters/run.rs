@@ -82,52 +82,13 @@ fn summary(ctx: &Ctx, dir: &str, sum: &RunSummary) -> String {
             .map(|t| format!(" Rows were written `USING TIMESTAMP {t}` so live writes win."))
             .unwrap_or_default()
     );
-    let mut rows: Vec<Vec<String>> = Vec::new();
-    let mut unbalanced: Vec<String> = Vec::new();
-    let (mut read, mut written, mut rejected) = (0u64, 0u64, 0u64);
-    for t in &sum.tables {
-        read += t.rows_read;
-        written += t.rows_written;
-        rejected += t.rows_rejected;
-        if t.rows_read != t.rows_written + t.rows_rejected {
-            unbalanced.push(md::code(&t.table));
-        }
-        rows.push(vec![
-            link(ctx, &t.table),
-            md::thousands(t.rows_read),
-            md::thousands(t.rows_written),
-            md::thousands(t.rows_rejected),
-            format!("{:.1} s", t.seconds),
-            rate(t.rows_written, t.seconds),
-            if t.ranges_total > 0 {
-                format!("{}/{}", t.ranges_done, t.ranges_total)
-            } else {
-                "-".into()
-            },
-            t.rejects_file
-                .as_deref()
-                .map(|f| md::code(&format!("{dir}/{f}")))
-                .unwrap_or_else(|| "-".into()),
-        ]);
-    }
-    rows.push(vec![
-        "**all**".into(),
-        md::thousands(read),
-        md::thousands(written),
-        md::thousands(rejected),
-        // Tables are filled side by side: their times do not add up to the run's.
-        String::new(),
-        String::new(),
-        String::new(),
-        String::new(),
-    ]);
-    s.push_str(&md::table(
-        &[
-            "table", "read", "written", "rejected", "time", "rows/s", "ranges", "rejects",
-        ],
-        &rows,
-    ));
-    s.push('\n');
+    s.push_str(&table_runs(ctx, dir, sum));
+    let unbalanced: Vec<String> = sum
+        .tables
+        .iter()
+        .filter(|t| t.rows_read != t.rows_written + t.rows_rejected)
+        .map(|t| md::code(&t.table))
+        .collect();
     if unbalanced.is_empty() {
         s.push_str("For every table, rows read = rows written + rows rejected.\n\n");
     } else {
@@ -153,13 +114,61 @@ fn summary(ctx: &Ctx, dir: &str, sum: &RunSummary) -> String {
             missing.join(", ")
         );
     }
-    if rejected > 0 {
+    if sum.tables.iter().any(|t| t.rows_rejected > 0) {
         s.push_str(
             "Each rejects file lists the rows that could not be stored, with the source key and \
              the reason (a NULL in a key column, a value CQL cannot hold, a row over the size \
              limit): fix the source or the plan, then resume.\n\n",
         );
     }
+    s
+}
+
+/// Per table: rows read, written, rejected, time, rate, ranges, rejects file; then the sums.
+fn table_runs(ctx: &Ctx, dir: &str, sum: &RunSummary) -> String {
+    let mut rows: Vec<Vec<String>> = sum
+        .tables
+        .iter()
+        .map(|t| {
+            vec![
+                link(ctx, &t.table),
+                md::thousands(t.rows_read),
+                md::thousands(t.rows_written),
+                md::thousands(t.rows_rejected),
+                format!("{:.1} s", t.seconds),
+                rate(t.rows_written, t.seconds),
+                if t.ranges_total > 0 {
+                    format!("{}/{}", t.ranges_done, t.ranges_total)
+                } else {
+                    "-".into()
+                },
+                t.rejects_file
+                    .as_deref()
+                    .map(|f| md::code(&format!("{dir}/{f}")))
+                    .unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect();
+    let total =
+        |f: fn(&remodel_model::TableRun) -> u64| md::thousands(sum.tables.iter().map(f).sum());
+    rows.push(vec![
+        "**all**".into(),
+        total(|t| t.rows_read),
+        total(|t| t.rows_written),
+        total(|t| t.rows_rejected),
+        // Tables are filled side by side: their times do not add up to the run's.
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+    ]);
+    let mut s = md::table(
+        &[
+            "table", "read", "written", "rejected", "time", "rows/s", "ranges", "rejects",
+        ],
+        &rows,
+    );
+    s.push('\n');
     s
 }
 

@@ -4,7 +4,7 @@
 use super::{Ctx, SCHEMA};
 use crate::book::Book;
 use crate::md;
-use remodel_model::{FkOrigin, ForeignKey, Schema, Table};
+use remodel_model::{Column, FkOrigin, ForeignKey, IndexKey, Schema, Table};
 use std::fmt::Write;
 
 /// Renders `source-schema.md`.
@@ -160,105 +160,111 @@ fn entity(t: &Table) -> String {
             md::code(&format!("{}:{}", l.file, l.line))
         );
     }
-    let rows: Vec<Vec<String>> = t
-        .columns
-        .iter()
-        .map(|c| {
-            let mut key = Vec::new();
-            if let Some(i) = t
-                .primary_key
-                .iter()
-                .position(|k| k.eq_ignore_ascii_case(&c.name))
-            {
-                key.push(if t.primary_key.len() > 1 {
-                    format!("PK ({})", i + 1)
-                } else {
-                    "PK".into()
-                });
-            }
-            for fk in &t.foreign_keys {
-                if fk.columns.iter().any(|k| k.eq_ignore_ascii_case(&c.name)) {
-                    key.push(format!("FK → {}", fk_target(fk)));
-                }
-            }
-            if t.unique_keys
-                .iter()
-                .any(|u| u.columns.iter().any(|k| k.eq_ignore_ascii_case(&c.name)))
-            {
-                key.push("unique".into());
-            }
-            let mut ty = md::code(&c.sql_type);
-            if c.identity.is_some() {
-                ty.push_str(" (generated id)");
-            }
-            if c.generated.is_some() {
-                ty.push_str(" (computed)");
-            }
-            vec![
-                md::cell(&c.name),
-                ty,
-                if c.nullable { "yes" } else { "no" }.into(),
-                c.default.as_deref().map(md::code).unwrap_or_default(),
-                md::cell(&key.join("; ")),
-            ]
-        })
-        .collect();
+    let rows: Vec<Vec<String>> = t.columns.iter().map(|c| column_row(t, c)).collect();
     s.push_str(&md::table(
         &["column", "type", "null", "default", "key"],
         &rows,
     ));
     s.push('\n');
-    if !t.foreign_keys.is_empty() {
-        s.push_str("Foreign keys:\n\n");
-        for fk in &t.foreign_keys {
-            let (what, evidence) = match &fk.origin {
-                FkOrigin::Declared => (
-                    "declared".to_string(),
-                    fk.location
-                        .as_ref()
-                        .map(|l| format!(" at {}", md::code(&format!("{}:{}", l.file, l.line))))
-                        .unwrap_or_default(),
-                ),
-                FkOrigin::Inferred { evidence } => (
-                    "**inferred**".to_string(),
-                    format!(": {}", md::text(evidence)),
-                ),
-            };
-            let _ = writeln!(
-                s,
-                "- ({}) → {}: {what}{evidence}",
-                md::text(&fk.columns.join(", ")),
-                md::text(&fk_target(fk))
-            );
-        }
-        s.push('\n');
-    }
-    if !t.indexes.is_empty() {
-        let idx: Vec<String> = t
-            .indexes
-            .iter()
-            .map(|i| {
-                let keys: Vec<String> = i
-                    .keys
-                    .iter()
-                    .map(|k| match k {
-                        remodel_model::IndexKey::Column { name, desc } => {
-                            format!("{name}{}", if *desc { " DESC" } else { "" })
-                        }
-                        remodel_model::IndexKey::Expression { sql } => sql.clone(),
-                    })
-                    .collect();
-                format!(
-                    "{}{} ({})",
-                    md::code(&i.name),
-                    if i.unique { " unique" } else { "" },
-                    md::text(&keys.join(", "))
-                )
-            })
-            .collect();
-        let _ = writeln!(s, "Indexes: {}.\n", idx.join("; "));
-    }
+    s.push_str(&foreign_keys(t));
+    s.push_str(&indexes(t));
     s
+}
+
+/// A column's row: name, type, nullability, default and its part in the keys.
+fn column_row(t: &Table, c: &Column) -> Vec<String> {
+    let named = |k: &String| k.eq_ignore_ascii_case(&c.name);
+    let mut key = Vec::new();
+    if let Some(i) = t.primary_key.iter().position(named) {
+        key.push(if t.primary_key.len() > 1 {
+            format!("PK ({})", i + 1)
+        } else {
+            "PK".into()
+        });
+    }
+    for fk in t
+        .foreign_keys
+        .iter()
+        .filter(|fk| fk.columns.iter().any(named))
+    {
+        key.push(format!("FK → {}", fk_target(fk)));
+    }
+    if t.unique_keys.iter().any(|u| u.columns.iter().any(named)) {
+        key.push("unique".into());
+    }
+    let mut ty = md::code(&c.sql_type);
+    if c.identity.is_some() {
+        ty.push_str(" (generated id)");
+    }
+    if c.generated.is_some() {
+        ty.push_str(" (computed)");
+    }
+    vec![
+        md::cell(&c.name),
+        ty,
+        if c.nullable { "yes" } else { "no" }.into(),
+        c.default.as_deref().map(md::code).unwrap_or_default(),
+        md::cell(&key.join("; ")),
+    ]
+}
+
+/// The foreign keys, declared (where) or inferred (from what).
+fn foreign_keys(t: &Table) -> String {
+    if t.foreign_keys.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("Foreign keys:\n\n");
+    for fk in &t.foreign_keys {
+        let (what, evidence) = match &fk.origin {
+            FkOrigin::Declared => (
+                "declared",
+                fk.location
+                    .as_ref()
+                    .map(|l| format!(" at {}", md::code(&format!("{}:{}", l.file, l.line))))
+                    .unwrap_or_default(),
+            ),
+            FkOrigin::Inferred { evidence } => {
+                ("**inferred**", format!(": {}", md::text(evidence)))
+            }
+        };
+        let _ = writeln!(
+            s,
+            "- ({}) → {}: {what}{evidence}",
+            md::text(&fk.columns.join(", ")),
+            md::text(&fk_target(fk))
+        );
+    }
+    s.push('\n');
+    s
+}
+
+fn indexes(t: &Table) -> String {
+    if t.indexes.is_empty() {
+        return String::new();
+    }
+    let idx: Vec<String> = t
+        .indexes
+        .iter()
+        .map(|i| {
+            let keys: Vec<String> = i
+                .keys
+                .iter()
+                .map(|k| match k {
+                    IndexKey::Column { name, desc } => {
+                        format!("{name}{}", if *desc { " DESC" } else { "" })
+                    }
+                    IndexKey::Expression { sql } => sql.clone(),
+                })
+                .collect();
+            format!(
+                "{}{} ({})",
+                md::code(&i.name),
+                if i.unique { " unique" } else { "" },
+                md::text(&keys.join(", "))
+            )
+        })
+        .collect();
+    format!("Indexes: {}.\n\n", idx.join("; "))
 }
 
 fn fk_target(fk: &ForeignKey) -> String {
