@@ -49,6 +49,20 @@ fn decisions(ctx: &Ctx) -> String {
             md::text(&sug.text)
         )
     }));
+    let one_off: Vec<String> = ctx
+        .ranked
+        .iter()
+        .filter(|p| p.analysis.one_off.is_some())
+        .map(|p| mapping_link(&p.id, 0, &md::text(&p.id)))
+        .collect();
+    if !one_off.is_empty() {
+        items.push(format!(
+            "{} statement(s) left out of the design as one-off (a data load, a migration step: \
+             too rare to shape a table); check that they are: {}.",
+            one_off.len(),
+            one_off.join(", ")
+        ));
+    }
     let mut s = String::from("## Needs a decision\n\n");
     if items.is_empty() {
         s.push_str(
