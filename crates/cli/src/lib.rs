@@ -25,8 +25,9 @@ pub const EXIT_PLAN_FAILS_CHECKS: u8 = 3;
                   Cassandra/ScyllaDB design.\n\n\
                   Each subcommand runs the pipeline up to one stage: `schema` (DDL front end), \
                   `workload` (query files and logs), `analyze` (access patterns, embed or reference), \
-                  `plan` (tables, keys, query mapping, write paths; writes plan.json and schema.cql). \
-                  No database is needed for any of them.\n\n\
+                  `plan` (tables, keys, query mapping, write paths; writes plan.json, schema.cql \
+                  and the report's source), `report` (the mdBook migration report of a plan and \
+                  of a backfill run). No database is needed for any of them.\n\n\
                   Exit codes: 0 done (diagnostics may have been printed), 2 unusable input, \
                   3 the plan fails its checks (written for review, not to be executed).",
     after_help = "Start with: remodel plan examples/rideshare --out out/rideshare",
@@ -45,8 +46,21 @@ enum Command {
     Workload(cmd::workload::Args),
     /// Access patterns by weight and embed/reference decisions, from a schema and a workload.
     Analyze(cmd::analyze::Args),
-    /// Design the query-first Cassandra tables: writes plan.json and schema.cql (no database needed).
+    /// Design the query-first Cassandra tables: writes plan.json, schema.cql and the report (no database needed).
     Plan(cmd::plan::Args),
+    /// Write the mdBook migration report of a plan (and of a backfill run); --html builds it.
+    ///
+    /// The report is an mdBook source tree: book.toml, src/SUMMARY.md and chapters (overview and
+    /// the decisions it needs, source schema with an ER diagram, access patterns by weight,
+    /// relationships, one page per proposed table with its key diagram, CQL and sizes, SQL beside
+    /// CQL for every statement, write paths, the backfill run when --run is given, and the
+    /// cut-over runbook with this plan's commands).
+    ///
+    /// It renders offline: pictures are SVG files and the Mermaid script is bundled. --html builds
+    /// it with the `mdbook` binary (0.4 or 0.5) into OUT/book/; without --html, run `mdbook build
+    /// OUT` or `mdbook serve OUT`. The report reads plan.json and the run folder only: it never
+    /// re-runs analysis or design, and the same inputs give the same bytes.
+    Report(cmd::report::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -57,6 +71,7 @@ pub fn main() -> ExitCode {
         Command::Workload(args) => cmd::workload::run(args),
         Command::Analyze(args) => cmd::analyze::run(args),
         Command::Plan(args) => cmd::plan::run(args),
+        Command::Report(args) => cmd::report::run(args),
     };
     match result {
         Ok(code) => code,

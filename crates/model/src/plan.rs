@@ -22,4 +22,18 @@ pub struct Plan {
     pub relationships: Vec<Relationship>,
     /// The proposed target design.
     pub design: Design,
+    /// The files the plan was made from, with their sizes (for the report's overview).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<InputFile>,
+}
+
+/// One input file of a plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputFile {
+    /// The path as given.
+    pub path: String,
+    /// What it was read as: `schema`, `queries` or `stats`.
+    pub role: String,
+    /// Size in bytes.
+    pub bytes: u64,
 }

@@ -111,6 +111,11 @@ fn sample_plan() -> Plan {
             }],
             ..Default::default()
         },
+        inputs: vec![InputFile {
+            path: "schema.sql".into(),
+            role: "schema".into(),
+            bytes: 512,
+        }],
     }
 }
 
@@ -128,6 +133,20 @@ fn plan_round_trips_through_json() {
         "day"
     );
     assert_eq!(v["design"]["tables"][0]["partition_key"][0]["type"], "date");
+}
+
+#[test]
+fn run_files_read_partial_and_newer_versions() {
+    // A run that stopped early writes only some fields; a newer backfill may add fields.
+    let s: RunSummary = serde_json::from_str(
+        r#"{"complete": false, "tables": [{"table": "t", "rows_read": 5}], "extra": 1}"#,
+    )
+    .expect("partial summary");
+    assert!(!s.complete);
+    assert_eq!(s.tables[0].rows_read, 5);
+    assert_eq!(s.tables[0].rows_written, 0);
+    let v: VerifyReport = serde_json::from_str("{}").expect("empty verify");
+    assert!(!v.passed && v.tables.is_empty());
 }
 
 #[test]

@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod plan;
+pub mod report;
 pub mod schema;
 pub mod workload;
 

@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Context};
 use remodel_design::{emit_cql, DesignConfig};
-use remodel_model::{Plan, Severity, Statistics};
+use remodel_model::{InputFile, Plan, Severity, Statistics};
 use remodel_sql::workload::Format;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -28,9 +28,12 @@ pub struct Args {
     /// Replication: `N` (SimpleStrategy, N replicas), `dc1=3,dc2=2` (NetworkTopologyStrategy) or a CQL map.
     #[arg(long, value_name = "SPEC", default_value = "1")]
     pub replication: String,
-    /// Output folder for plan.json and schema.cql [default: DIR/plan; required with --schema].
+    /// Output folder for plan.json, schema.cql and report/ [default: DIR/plan; required with --schema].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Do not write the report's source (OUT/report/; `remodel report` writes it later).
+    #[arg(long)]
+    pub no_report: bool,
     /// Print every diagnostic (notes included), not only warnings and errors.
     #[arg(long, short)]
     pub verbose: bool,
@@ -218,7 +221,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         replication,
         ..DesignConfig::default()
     };
-    let (plan, design_diagnostics) = remodel_design::plan(analysis, stats.as_ref(), &config);
+    let (mut plan, design_diagnostics) = remodel_design::plan(analysis, stats.as_ref(), &config);
+    plan.inputs = input_files(&inputs)?;
 
     std::fs::create_dir_all(&inputs.out)
         .with_context(|| format!("cannot create {}", inputs.out.display()))?;
@@ -236,6 +240,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     diagnostics.extend(design_diagnostics);
     print_summary(&plan, &diagnostics, args.verbose);
     println!("wrote {} and {}", plan_path.display(), cql_path.display());
+    if !args.no_report {
+        // Written for a failing plan too: the report is where a reviewer reads why it fails.
+        let dir = inputs.out.join("report");
+        super::report::write(&plan, &plan_path, &cql_path, None, &dir)?;
+        println!(
+            "wrote the report source to {} (build it: mdbook build {0})",
+            dir.display()
+        );
+    }
     if !plan.design.violations.is_empty() {
         eprintln!(
             "remodel plan: the plan fails {} check{} (listed above as `plan check` errors): it is written for review, but it would lose or corrupt data, and `remodel backfill` refuses it",
@@ -245,6 +258,28 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(crate::EXIT_PLAN_FAILS_CHECKS));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The files read, with their sizes, for the report's overview.
+fn input_files(inputs: &Inputs) -> anyhow::Result<Vec<InputFile>> {
+    let roles = [
+        ("schema", &inputs.schema[..]),
+        ("queries", &inputs.queries[..]),
+        ("stats", inputs.stats.as_slice()),
+    ];
+    let mut files = Vec::new();
+    for (role, paths) in roles {
+        for p in paths {
+            let meta =
+                std::fs::metadata(p).with_context(|| format!("cannot read {}", p.display()))?;
+            files.push(InputFile {
+                path: p.display().to_string(),
+                role: role.into(),
+                bytes: meta.len(),
+            });
+        }
+    }
+    Ok(files)
 }
 
 fn print_summary(plan: &Plan, diagnostics: &[remodel_model::Diagnostic], verbose: bool) {

@@ -1,0 +1,143 @@
+//! `remodel report`: the mdBook migration report of a plan (and of a backfill run), optionally
+//! built to HTML with the `mdbook` binary.
+
+use anyhow::{bail, Context};
+use remodel_model::{Design, Plan};
+use remodel_report::{read_plan, read_run, Cql, Paths, ReportInput, RunFolder};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+/// The mdBook version CI builds reports with; any 0.4.x or 0.5.x builds them too.
+const MDBOOK_VERSION: &str = "0.4.52";
+
+/// Arguments of `remodel report`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Example: remodel report --plan out/rideshare/plan.json --out out/rideshare/report --html"
+)]
+pub struct Args {
+    /// The plan to report on, as `remodel plan` wrote it.
+    #[arg(long, value_name = "FILE")]
+    pub plan: PathBuf,
+    /// A backfill run folder (summary.json, verify.json): adds the backfill and verification chapter.
+    #[arg(long, value_name = "DIR")]
+    pub run: Option<PathBuf>,
+    /// Where to write the book [default: report/ beside plan.json]; an earlier report there is replaced.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Also build the HTML (OUT/book/index.html) with the `mdbook` binary.
+    #[arg(long)]
+    pub html: bool,
+}
+
+/// Runs `remodel report`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let started = Instant::now();
+    let plan = read_plan(&args.plan)?;
+    let run = args
+        .run
+        .as_deref()
+        .map(read_run)
+        .transpose()
+        .context("reading the run folder")?;
+    let out = args.out.clone().unwrap_or_else(|| {
+        args.plan
+            .parent()
+            .unwrap_or_else(|| Path::new("."))
+            .join("report")
+    });
+    let schema_cql = args.plan.with_file_name("schema.cql");
+    let pages = write(&plan, &args.plan, &schema_cql, run.as_ref(), &out)?;
+    println!(
+        "wrote the report source ({pages} pages) to {} in {} ms",
+        out.display(),
+        started.elapsed().as_millis()
+    );
+    if args.html {
+        let index = build_html(&out)?;
+        println!("HTML: {}", index.display());
+    } else {
+        println!(
+            "build it with: mdbook build {} (or remodel report … --html)",
+            out.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The CQL of each table and type, from the designer's emitter (what schema.cql holds).
+fn cql_of(design: &Design) -> Cql {
+    let tables = design
+        .tables
+        .iter()
+        .map(|t| {
+            (
+                t.name.clone(),
+                remodel_design::cql::create_table(&design.keyspace.name, t),
+            )
+        })
+        .collect();
+    // emit_cql writes one `CREATE TYPE` line per user type, in the design's order.
+    let types = design
+        .types
+        .iter()
+        .map(|t| t.name.clone())
+        .zip(
+            remodel_design::emit_cql(design)
+                .lines()
+                .filter(|l| l.starts_with("CREATE TYPE"))
+                .map(str::to_string),
+        )
+        .collect();
+    Cql { tables, types }
+}
+
+/// Writes the report of `plan` to `out` and returns how many pages it has.
+pub fn write(
+    plan: &Plan,
+    plan_path: &Path,
+    schema_cql: &Path,
+    run: Option<&RunFolder>,
+    out: &Path,
+) -> anyhow::Result<usize> {
+    let input = ReportInput {
+        plan,
+        cql: cql_of(&plan.design),
+        paths: Paths {
+            plan: plan_path.display().to_string(),
+            schema_cql: schema_cql.display().to_string(),
+        },
+        run,
+    };
+    let book = remodel_report::render(&input);
+    book.write_to(out)
+        .with_context(|| format!("writing the report to {}", out.display()))?;
+    Ok(book.pages().len())
+}
+
+/// Runs `mdbook build OUT` and returns the index page.
+fn build_html(out: &Path) -> anyhow::Result<PathBuf> {
+    let result = Command::new("mdbook").arg("build").arg(out).output();
+    let output = match result {
+        Ok(o) => o,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+            "--html needs the `mdbook` binary, which is not on PATH. Install it with\n  \
+             cargo install mdbook --locked --version {MDBOOK_VERSION}\n\
+             then run `mdbook build {}` (the book's source is written already).",
+            out.display()
+        ),
+        Err(e) => return Err(e).context("running mdbook"),
+    };
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() {
+        bail!("mdbook build {} failed:\n{stderr}", out.display());
+    }
+    for line in stderr
+        .lines()
+        .filter(|l| l.contains("WARN") || l.contains("ERROR"))
+    {
+        eprintln!("mdbook: {line}");
+    }
+    Ok(out.join("book").join("index.html"))
+}

@@ -1,0 +1,111 @@
+//! The migration report: an mdBook source tree (`book.toml`, `src/SUMMARY.md`, chapters, SVG
+//! pictures and the bundled Mermaid script) that explains a plan to the people who approve it.
+//!
+//! Architecture invariant: the report reads the plan model only (`plan.json`, a backfill run
+//! folder): it never re-runs analysis or design, and it knows nothing of terminals. The CQL it
+//! shows is handed in by the caller ([`Cql`]), who got it from the designer's emitter, so a table
+//! page shows exactly what `schema.cql` holds. Same inputs, same bytes: no clock, stable order.
+
+mod book;
+mod chapters;
+pub mod md;
+pub mod run;
+pub mod svg;
+
+pub use book::{Book, BOOK_MARKER};
+pub use run::{read_run, Loaded, RunFolder};
+
+use remodel_model::Plan;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The CQL statements of a plan, as the designer emits them into `schema.cql`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cql {
+    /// `CREATE TABLE …` (with its leading comments) by table name.
+    pub tables: BTreeMap<String, String>,
+    /// `CREATE TYPE …` by type name.
+    pub types: BTreeMap<String, String>,
+}
+
+/// Where the plan's files are, as the runbook's commands should name them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Paths {
+    /// `plan.json`.
+    pub plan: String,
+    /// `schema.cql`.
+    pub schema_cql: String,
+}
+
+/// Everything a report is made from.
+#[derive(Debug, Clone)]
+pub struct ReportInput<'a> {
+    /// The plan.
+    pub plan: &'a Plan,
+    /// Its CQL.
+    pub cql: Cql,
+    /// Its files' paths.
+    pub paths: Paths,
+    /// A backfill run folder, when the report covers one.
+    pub run: Option<&'a RunFolder>,
+}
+
+/// What can go wrong reading inputs or writing the book.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// A file or folder could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// `plan.json` is not a plan.
+    #[error("{}:{line}:{column}: not a remodel plan: {message}", path.display())]
+    BadPlan {
+        /// The path.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What serde said.
+        message: String,
+    },
+    /// The output folder holds something other than an earlier report.
+    #[error(
+        "{} is not empty and holds no report written by remodel (its book.toml lacks the `{BOOK_MARKER}` line): \
+         give --out a new or empty folder",
+        path.display()
+    )]
+    NotAReport {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// `--run` does not name a folder.
+    #[error("{}: not a folder (expected a backfill run folder holding summary.json)", path.display())]
+    NotARunFolder {
+        /// The path.
+        path: PathBuf,
+    },
+}
+
+/// Reads `plan.json`.
+pub fn read_plan(path: &Path) -> Result<Plan, ReportError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ReportError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|e| ReportError::BadPlan {
+        path: path.to_path_buf(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })
+}
+
+/// Renders the whole book in memory.
+pub fn render(input: &ReportInput) -> Book {
+    chapters::render(input)
+}

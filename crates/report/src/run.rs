@@ -1,0 +1,65 @@
+//! Reading a backfill run folder: `summary.json` and `verify.json` ([`remodel_model::RunSummary`],
+//! [`remodel_model::VerifyReport`]), each of which may be missing (a run still going, verify not
+//! run yet) or unreadable (a newer or broken file): the report says which instead of failing.
+
+use crate::ReportError;
+use remodel_model::{RunSummary, VerifyReport};
+use serde::de::DeserializeOwned;
+use std::path::Path;
+
+/// A file of the run folder as the report found it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Loaded<T> {
+    /// Not there.
+    Missing,
+    /// There but not readable as expected: the reason.
+    Invalid(String),
+    /// Read.
+    Found(T),
+}
+
+impl<T> Loaded<T> {
+    /// The value, when read.
+    pub fn found(&self) -> Option<&T> {
+        match self {
+            Loaded::Found(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// A backfill run folder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunFolder {
+    /// The folder as given.
+    pub dir: String,
+    /// `summary.json`.
+    pub summary: Loaded<RunSummary>,
+    /// `verify.json`.
+    pub verify: Loaded<VerifyReport>,
+}
+
+/// Reads a run folder; only a path that is not a folder is an error.
+pub fn read_run(dir: &Path) -> Result<RunFolder, ReportError> {
+    if !dir.is_dir() {
+        return Err(ReportError::NotARunFolder {
+            path: dir.to_path_buf(),
+        });
+    }
+    Ok(RunFolder {
+        dir: dir.display().to_string(),
+        summary: load(&dir.join(RunSummary::FILE)),
+        verify: load(&dir.join(VerifyReport::FILE)),
+    })
+}
+
+fn load<T: DeserializeOwned>(path: &Path) -> Loaded<T> {
+    match std::fs::read_to_string(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Loaded::Missing,
+        Err(e) => Loaded::Invalid(e.to_string()),
+        Ok(text) => match serde_json::from_str(&text) {
+            Ok(v) => Loaded::Found(v),
+            Err(e) => Loaded::Invalid(e.to_string()),
+        },
+    }
+}
