@@ -87,6 +87,10 @@ fn side(ctx: &mut Ctx<'_>, e: &Expr) -> Side {
             }
             None => {
                 ctx.note(format!("column {} not resolved", paths[0].join(".")));
+                let name = paths[0].join(".");
+                if !ctx.res.analysis.unknown_columns.contains(&name) {
+                    ctx.res.analysis.unknown_columns.push(name);
+                }
                 Side::Other
             }
         },

@@ -83,6 +83,9 @@ pub struct Candidates {
     pub notes: Vec<(usize, String)>,
     /// The layout of each entity by its primary key (read by key after other reads).
     pub primary: std::collections::BTreeMap<String, usize>,
+    /// Layouts that list child rows by their link to a parent (entity, link columns): a write of
+    /// the parent reads them to update the children's copies of its columns.
+    pub finders: std::collections::BTreeMap<(String, Vec<ColumnRef>), usize>,
 }
 
 /// Enumerates the candidates of every read of the workload.
@@ -122,7 +125,56 @@ pub fn enumerate(
         index_option(&mut c, schema, pi, before);
     }
     reuse_options(&mut c, schema);
+    finder_layouts(&mut c);
     c
+}
+
+/// For every option that copies a parent's columns into a table not partitioned by the link to
+/// that parent, the layout listing the child rows by the link (an update of the parent reads it).
+fn finder_layouts(c: &mut Candidates) {
+    let mut wanted: Vec<(String, Vec<ColumnRef>)> = Vec::new();
+    for o in &c.options {
+        let layout = &c.layouts[o.layout];
+        for e in o
+            .shape
+            .edges
+            .iter()
+            .filter(|e| e.directed && e.child == o.shape.root)
+        {
+            if !o.needs.iter().any(|n| n.table == e.parent) {
+                continue;
+            }
+            let by: Vec<ColumnRef> = e
+                .child_cols
+                .iter()
+                .map(|col| ColumnRef::new(&o.shape.root, col))
+                .collect();
+            let partitioned_by_link = layout.partition.len() == by.len()
+                && layout.partition.iter().all(|k| {
+                    matches!(k, KeySrc::Col(col) if by.iter().any(|b| b.column.eq_ignore_ascii_case(&col.column)))
+                });
+            let key = (o.shape.root.clone(), by);
+            if !partitioned_by_link && !wanted.contains(&key) {
+                wanted.push(key);
+            }
+        }
+    }
+    for (root, by) in wanted {
+        let existing = c.layouts.iter().position(|l| {
+            l.root == root
+                && l.null_filter.is_empty()
+                && l.extra_keys.is_empty()
+                && l.partition.len() == by.len()
+                && l.partition.iter().all(|k| {
+                    matches!(k, KeySrc::Col(col) if by.iter().any(|b| b.column.eq_ignore_ascii_case(&col.column)))
+                })
+        });
+        let i = existing.unwrap_or_else(|| {
+            c.layouts.push(TableBuild::lookup(&root, &by));
+            c.layouts.len() - 1
+        });
+        c.finders.insert((root, by), i);
+    }
 }
 
 /// The layout of `shape` with `key`: an existing one it merges into, or a new one.

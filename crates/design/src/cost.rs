@@ -34,6 +34,9 @@ pub struct WriteTerm {
     pub many_reads: f64,
     /// The entity whose row the write reads first (by key), shared by every table that needs it.
     pub reads_row_of: Option<String>,
+    /// The table that lists the rows copying the written one (child rows by their link
+    /// columns): it must exist, and keeping it costs writes of its own.
+    pub finder: Option<(String, Vec<ColumnRef>)>,
 }
 
 /// A write as costing sees it.
@@ -161,6 +164,7 @@ pub fn always_terms(sizer: &Sizer<'_>, workload: &Workload, layout: &TableBuild)
                 statements,
                 many_reads: 0.0,
                 reads_row_of,
+                finder: None,
             });
         }
     }
@@ -196,6 +200,7 @@ pub fn need_terms(
                 statements: 1.0,
                 many_reads: 0.0,
                 reads_row_of: (!key_known).then(|| t.root.clone()),
+                finder: None,
             });
         }
         if root_row && w.kind == StatementKind::Insert {
@@ -212,6 +217,7 @@ pub fn need_terms(
                     statements: 0.0,
                     many_reads: 0.0,
                     reads_row_of: Some(parent.to_string()),
+                    finder: None,
                 });
             }
         }
@@ -245,18 +251,32 @@ pub fn need_terms(
             statements: fanout * if in_key { 2.0 } else { 1.0 },
             many_reads: if static_case { 0.0 } else { 1.0 },
             reads_row_of: None,
+            finder: (!static_case).then(|| (t.root.clone(), link_columns(sizer, &t.root, edge))),
         });
     }
     out
 }
 
-/// Children per parent: the relationship's measured fan-out, else the statistics' or the
-/// default rows per key.
+/// Children per parent: from the statistics when they size both tables, else the fan-out the
+/// analyzer measured, else the ratio of the default row counts.
 pub fn fanout(sizer: &Sizer<'_>, relationships: &[Relationship], parent: &str, child: &str) -> f64 {
+    let by_rows = (sizer.rows(child) / sizer.rows(parent)).max(1.0);
+    let sized = |t: &str| sizer.stats.and_then(|s| s.table(t)).is_some();
+    if sized(parent) && sized(child) {
+        return by_rows;
+    }
     relationships
         .iter()
         .find(|r| same(&r.from, parent) && same(&r.to, child))
         .and_then(|r| r.rationale.fanout)
         .filter(|f| f.is_finite() && *f > 0.0)
-        .unwrap_or_else(|| (sizer.rows(child) / sizer.rows(parent)).max(1.0))
+        .unwrap_or(by_rows)
+}
+
+/// The child's columns of a join edge (its link to the parent), as canonical references.
+pub fn link_columns(sizer: &Sizer<'_>, child: &str, edge: &crate::shape::Edge) -> Vec<ColumnRef> {
+    edge.child_cols
+        .iter()
+        .filter_map(|c| crate::shape::canonical(sizer.schema, &ColumnRef::new(child, c)))
+        .collect()
 }

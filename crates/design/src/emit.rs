@@ -245,7 +245,9 @@ pub fn design(
     cands: &Candidates,
     costs: &Costs,
     chosen: &Chosen,
+    relationships: &[Relationship],
 ) -> Design {
+    cost_rationales(build, relationships);
     let (mut queries, suggestions) = map_queries(inp, build);
     evidence(inp, build, cands, costs, chosen, &mut queries);
     let writes = write_paths(inp, build);
@@ -269,12 +271,37 @@ pub fn design(
         suggestions,
         ..Default::default()
     };
+    let rows: std::collections::BTreeMap<usize, f64> = chosen
+        .option
+        .iter()
+        .map(|(pi, oi)| (*pi, costs.reads[*oi].rows))
+        .collect();
     d.cost = Some(DesignCost {
         design: design_figures(inp, &d),
-        baseline: baseline_figures(inp),
+        baseline: baseline_figures(inp, &rows),
         selection: chosen.info.clone(),
     });
     d
+}
+
+/// A parent read by key because the costs said so says so, with the numbers, in place of the
+/// analyzer's rule.
+fn cost_rationales(build: &mut Build, relationships: &[Relationship]) {
+    for (_, served) in build.served.iter_mut() {
+        let Served::Table(_, shape, _) = served else {
+            continue;
+        };
+        let root = shape.root.clone();
+        for l in shape.lookups.iter_mut() {
+            if let Some(r) = relationships.iter().find(|r| {
+                r.rationale.rule == "by cost"
+                    && r.from.eq_ignore_ascii_case(&l.table)
+                    && r.to.eq_ignore_ascii_case(&root)
+            }) {
+                l.rationale = r.rationale.text.clone();
+            }
+        }
+    }
 }
 
 /// Per read: the ways considered, their costs, the one chosen, and its partitions per call.
@@ -384,18 +411,26 @@ fn round_figures(f: CostFigures) -> CostFigures {
 /// copied — a read is one partition plus one read per joined row per other table; a write is
 /// one statement (a read first when it sets a column from its current value); each source table
 /// stored once.
-fn baseline_figures(inp: &Inputs<'_>) -> CostFigures {
+fn baseline_figures(
+    inp: &Inputs<'_>,
+    rows_of: &std::collections::BTreeMap<usize, f64>,
+) -> CostFigures {
     let share = shares(inp);
     let mut f = CostFigures::default();
     let mut stored: Vec<&str> = Vec::new();
-    for p in inp
+    for (pi, p) in inp
         .workload
         .patterns
         .iter()
-        .filter(|p| p.analysis.one_off.is_none())
+        .enumerate()
+        .filter(|(_, p)| p.analysis.one_off.is_none())
     {
         let s = share.get(p.id.as_str()).unwrap_or(&0.0);
         let a = &p.analysis;
+        if !a.unknown_columns.is_empty() {
+            // Postgres rejects it too: no design serves it.
+            continue;
+        }
         if p.kind.is_write() {
             f.table_writes += s;
             if a.write
@@ -405,9 +440,11 @@ fn baseline_figures(inp: &Inputs<'_>) -> CostFigures {
                 f.reads_before_write += s;
             }
         } else if let Some(root) = a.tables.first() {
-            let rows = a
-                .limit
-                .map(|l| l as f64)
+            // The rows the design's estimate gives the read (joins are one read per row here).
+            let rows = rows_of
+                .get(&pi)
+                .copied()
+                .or(a.limit.map(|l| l as f64))
                 .or(a.rows_expected)
                 .unwrap_or(1.0)
                 .max(1.0);

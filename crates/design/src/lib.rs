@@ -44,7 +44,7 @@ pub use select::Weights;
 
 /// Limits the design is checked against.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Thresholds {
     /// Largest partition (one replica) before a `large_partition` warning: 100 MiB.
     pub max_partition_bytes: u64,
@@ -76,7 +76,7 @@ impl Default for Thresholds {
 
 /// Statistics assumed where `--stats` gives none (stated in each table's `estimates.basis`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct DefaultStatistics {
     /// Rows per table: 1,000,000.
     pub rows: f64,
@@ -101,7 +101,7 @@ impl Default for DefaultStatistics {
 
 /// Settings of the designer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct DesignConfig {
     /// Keyspace name.
     pub keyspace: String,
@@ -216,8 +216,8 @@ pub fn design(
     let chosen = select::select(&cands, &costs, &config.weights);
     let mut build = assemble::from_selection(&inputs, &cands, &chosen);
     assemble::write_lookups(&inputs, &mut build);
-    let mut design = emit::design(&inputs, &mut build, &cands, &costs, &chosen);
     let relationships = emit::relationships(&inputs, &cands, &costs, &chosen);
+    let mut design = emit::design(&inputs, &mut build, &cands, &costs, &chosen, &relationships);
     let mut diagnostics = build.diagnostics;
     diagnostics.extend(emit::type_warnings(schema, &design));
     design.violations = validate::validate(schema, workload, &design);

@@ -21,6 +21,7 @@ const TIME_LIMIT: Duration = Duration::from_secs(2);
 
 /// The weights of the objective (set by `--objective`).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Weights {
     /// Per partition read.
     pub read: f64,
@@ -31,13 +32,15 @@ pub struct Weights {
 }
 
 impl Weights {
-    /// `reads` favours fewer partition reads, `writes` fewer table writes, `balanced` (the
-    /// default) counts both alike.
+    /// `balanced` (the default) counts a table write as half a partition read: a Cassandra
+    /// write appends to the commit log and a memtable, a read may merge several SSTables.
+    /// `reads` makes writes cheaper still (copy more, read less), `writes` makes them as dear
+    /// as two reads (copy less, look up more). A read before a write counts as a read.
     pub fn named(name: &str) -> Option<Weights> {
         let (read, write) = match name {
-            "reads" => (1.0, 0.25),
-            "balanced" => (1.0, 1.0),
-            "writes" => (0.25, 1.0),
+            "reads" => (1.0, 0.125),
+            "balanced" => (1.0, 0.5),
+            "writes" => (1.0, 2.0),
             _ => return None,
         };
         Some(Weights {
@@ -123,14 +126,14 @@ pub fn costs(
 }
 
 impl Costs {
-    /// The weighted cost of a write term (statements and the reads that find copying rows).
+    /// The weighted cost of a write term (its statements, and the reads that find copying rows).
     fn term(&self, w: &Weights, t: &WriteTerm) -> f64 {
-        self.share[t.write] * w.write * (t.statements + t.many_reads)
+        self.share[t.write] * (w.write * t.statements + w.read * t.many_reads)
     }
 
     /// The weighted cost of reading a row first, for one write.
     fn row_read(&self, w: &Weights, write: usize) -> f64 {
-        self.share[write] * w.write
+        self.share[write] * w.read
     }
 
     /// The weighted read and storage cost of an option.
@@ -275,6 +278,11 @@ impl Program {
                 });
                 problem.add_constraint([(z, 1.0), (y[oi], -1.0)], ComparisonOp::Ge, 0.0);
                 constraints += 1;
+                // The rows copying the written one are listed by a table that must be kept too.
+                if let Some(fi) = finder_layout(c, t) {
+                    problem.add_constraint([(x[fi], 1.0), (z, -1.0)], ComparisonOp::Ge, 0.0);
+                    constraints += 1;
+                }
                 if let Some(e) = &t.reads_row_of {
                     let r = row_var(&mut problem, &mut variables, (t.write, e.clone()));
                     problem.add_constraint([(r, 1.0), (y[oi], -1.0)], ComparisonOp::Ge, 0.0);
@@ -316,6 +324,18 @@ impl Program {
     }
 }
 
+/// The layout a write term reads the copying rows from, when it needs one.
+fn finder_layout(c: &Candidates, t: &WriteTerm) -> Option<usize> {
+    let (root, by) = t.finder.as_ref()?;
+    c.finders.iter().find_map(|((r, b), i)| {
+        (r == root
+            && b.len() == by.len()
+            && b.iter()
+                .all(|x| by.iter().any(|y| y.column.eq_ignore_ascii_case(&x.column))))
+        .then_some(*i)
+    })
+}
+
 /// The layouts an option needs: the one it reads first and the entity tables it reads by key.
 pub fn required_layouts(c: &Candidates, o: &ReadOption) -> Vec<usize> {
     let mut out = vec![o.layout];
@@ -353,6 +373,12 @@ fn greedy(c: &Candidates, costs: &Costs, w: &Weights) -> BTreeMap<usize, usize> 
                 if !paid.contains(&(o.layout, t.write, format!("{}", t.statements))) {
                     cost += costs.term(w, t);
                 }
+                if let Some(fi) = finder_layout(c, t).filter(|fi| !open.contains(fi)) {
+                    cost += costs.always[fi]
+                        .iter()
+                        .map(|t| costs.term(w, t))
+                        .sum::<f64>();
+                }
             }
             if best.is_none_or(|(b, _)| cost < b) {
                 best = Some((cost, oi));
@@ -367,6 +393,11 @@ fn greedy(c: &Candidates, costs: &Costs, w: &Weights) -> BTreeMap<usize, usize> 
             }
             for t in &costs.needs[oi] {
                 paid.push((o.layout, t.write, format!("{}", t.statements)));
+                if let Some(fi) = finder_layout(c, t) {
+                    if !open.contains(&fi) {
+                        open.push(fi);
+                    }
+                }
             }
             chosen.insert(p, oi);
         }

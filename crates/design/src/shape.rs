@@ -303,6 +303,12 @@ pub fn derive(
     policy: Parents,
 ) -> Result<Shape, String> {
     let a = &pattern.analysis;
+    if !a.unknown_columns.is_empty() {
+        return Err(format!(
+            "filters on {}, which no table it reads has (the statement would fail on the source)",
+            a.unknown_columns.join(", ")
+        ));
+    }
     if let Some(why) = &a.unmodeled {
         if a.tables.is_empty() {
             return Err(format!("not modelled by the analyzer: {why}"));
@@ -434,9 +440,11 @@ pub fn derive(
     let mut null_filter = Vec::new();
     for p in &a.equality {
         let Some(c) = canon(&p.column) else {
-            notes.push(format!("equality on unknown column {} ignored", p.column));
-            client.push(predicate_sql(p));
-            continue;
+            // Postgres would reject the statement: nothing to serve, and a scan would be wrong.
+            return Err(format!(
+                "filters on {}, which the schema does not have (the statement would fail on the source)",
+                p.column
+            ));
         };
         let r = rep(&c);
         if looked_up(&r) {
@@ -513,7 +521,12 @@ pub fn derive(
     let mut range = None;
     let mut extra_ranges = Vec::new();
     for r in &a.ranges {
-        let Some(c) = canon(&r.column) else { continue };
+        let Some(c) = canon(&r.column) else {
+            return Err(format!(
+                "filters on {}, which the schema does not have (the statement would fail on the source)",
+                r.column
+            ));
+        };
         let c = rep(&c);
         if range.is_none() && !eq.iter().any(|x| x.column == c) && !looked_up(&c) {
             let mut rp = r.clone();

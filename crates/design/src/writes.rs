@@ -85,6 +85,8 @@ struct Planner<'a> {
     read_where: Vec<String>,
     /// The target table whose statements are being planned: the reads made now serve it.
     for_table: Option<String>,
+    /// That table's join edges (the paths along which it copies parents' columns).
+    path_edges: Vec<Edge>,
 }
 
 /// Plans one write pattern over the finished, named tables; also returns the lookups it needs
@@ -174,6 +176,7 @@ pub fn plan(
         unsupported: None,
         read_where: Vec::new(),
         for_table: None,
+        path_edges: Vec::new(),
     };
     planner.plan_all(sizer);
     let missing = planner.finish(&mut path, sizer);
@@ -303,19 +306,41 @@ impl Planner<'_> {
         from_stmt || self.provided.iter().any(|(_, x, pv)| x == c && *pv == v)
     }
 
-    /// The column a bind names for the value of `c`: `c` itself when it is known directly,
-    /// else the child column whose value it is (through a parent link), so that every bind
-    /// names a value the statement or a read gives.
-    fn bind_col(&self, c: &ColumnRef, v: Version) -> ColumnRef {
-        if self.direct(c, v, 0) {
-            return c.clone();
+    /// The bind for the value of `c` in version `v`, naming a value the statement or a read
+    /// gives: a new value the write leaves unchanged is bound as the current one, and a value
+    /// known only through a parent link as the child column that holds it.
+    fn bind_of(&self, c: &ColumnRef, v: Version) -> BindValue {
+        let own = c.table == self.stmt.table.name;
+        let unchanged = v == Version::New
+            && self.stmt.kind != StatementKind::Insert
+            && !self.changes(c)
+            && !(own && self.stmt.sets(c));
+        if unchanged {
+            return self.bind_of(c, Version::Current);
         }
-        self.links
-            .iter()
-            .filter(|l| l.parent == *c && self.reaches_written(&l.child.table))
-            .find(|l| self.known(&l.child, v))
-            .map(|l| self.bind_col(&l.child, v))
-            .unwrap_or_else(|| c.clone())
+        let from_stmt = own
+            && match v {
+                Version::Current => self.stmt.key_eq.contains(&c.column),
+                Version::New => self.stmt.kind == StatementKind::Insert || self.stmt.sets(c),
+            };
+        let provided = self.provided.iter().any(|(_, x, pv)| x == c && *pv == v);
+        let column = if from_stmt || provided {
+            c.clone()
+        } else {
+            match self
+                .links
+                .iter()
+                .filter(|l| l.parent == *c && self.reaches_written(&l.child.table))
+                .find(|l| self.known(&l.child, v))
+            {
+                Some(l) => return self.bind_of(&l.child, v),
+                None => c.clone(),
+            }
+        };
+        match v {
+            Version::Current => BindValue::Current { column },
+            Version::New => BindValue::New { column },
+        }
     }
 
     /// True when `table` is the written table or one of its ancestors (by parent links).
@@ -339,7 +364,48 @@ impl Planner<'_> {
     /// True when the write changes which row of `c`'s table belongs to the written row (an
     /// INSERT, or an UPDATE of the link column).
     fn link_changes(&self, c: &ColumnRef) -> bool {
+        if c.table == self.stmt.table.name {
+            return false;
+        }
+        // The table being planned joins its parents along its own edges: the parent row of a
+        // copied column changes only when the edge out of the written row on that path does.
+        if let Some(first) = self.first_edge_to(&c.table) {
+            return self.stmt.kind == StatementKind::Insert
+                || first.child_cols.iter().any(|col| {
+                    self.stmt
+                        .set
+                        .iter()
+                        .any(|(x, _)| x.eq_ignore_ascii_case(col))
+                });
+        }
         self.link_changes_depth(&c.table, 0)
+    }
+
+    /// The edge leaving the written table on the current table's join path to `parent`.
+    fn first_edge_to(&self, parent: &str) -> Option<&Edge> {
+        let s = &self.stmt.table.name;
+        let edges: Vec<&Edge> = self.path_edges.iter().filter(|e| e.directed).collect();
+        edges
+            .iter()
+            .copied()
+            .filter(|e| &e.child == s)
+            .find(|first| {
+                // Reachable from this edge's parent (or it is the parent).
+                let mut frontier = vec![first.parent.clone()];
+                let mut seen = frontier.clone();
+                while let Some(t) = frontier.pop() {
+                    if t == parent {
+                        return true;
+                    }
+                    for e in edges.iter().filter(|e| e.child == t) {
+                        if !seen.contains(&e.parent) {
+                            seen.push(e.parent.clone());
+                            frontier.push(e.parent.clone());
+                        }
+                    }
+                }
+                false
+            })
     }
 
     fn link_changes_depth(&self, table: &str, depth: usize) -> bool {
@@ -359,14 +425,7 @@ impl Planner<'_> {
 
     /// The bind value of a key element or column in a version.
     fn value(&self, k: &KeySrc, v: Version) -> BindValue {
-        let of = |c: &ColumnRef| match v {
-            Version::Current => BindValue::Current {
-                column: self.bind_col(c, v),
-            },
-            Version::New => BindValue::New {
-                column: self.bind_col(c, v),
-            },
-        };
+        let of = |c: &ColumnRef| self.bind_of(c, v);
         match k {
             KeySrc::Col(c) => of(c),
             KeySrc::Bucket(c, b) => BindValue::Bucket {
@@ -699,6 +758,7 @@ impl Planner<'_> {
     /// The targets of a table of the written entity.
     fn own(&mut self, t: &TableBuild, sizer: &Sizer<'_>) {
         self.for_table = Some(t.name.clone());
+        self.path_edges = t.edges.clone();
         let keys = t.key_elements();
         let s = self.stmt.table.name.clone();
         let sources = Self::sources(t);
@@ -936,6 +996,7 @@ impl Planner<'_> {
     /// The targets of a table whose rows (of a child entity) copy the written row's columns.
     fn copies(&mut self, t: &TableBuild, edge: &Edge, sizer: &Sizer<'_>) {
         self.for_table = Some(t.name.clone());
+        self.path_edges = t.edges.clone();
         let s = self.stmt.table.name.clone();
         match self.stmt.kind {
             StatementKind::Insert => return,

@@ -90,6 +90,9 @@ pub struct PatternAnalysis {
     /// Set when the analyzer could not model the statement (or part of it): the reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unmodeled: Option<String>,
+    /// Columns the statement filters on that no table in scope has (Postgres would reject it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown_columns: Vec<String>,
 }
 
 /// One join: `left` columns = `right` columns, along `foreign_key` where one matches.

@@ -23,18 +23,9 @@ pub struct Args {
     /// Print `{ "workload", "relationships", "inferred_foreign_keys" }` of the plan model as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Thresholds from a TOML or JSON file (all optional; see the analyze chapter of the book).
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// Override: most attributes an embedded or copied side may have.
-    #[arg(long, value_name = "N")]
-    pub max_embed_attributes: Option<usize>,
-    /// Override: least co-access share (0..1) for "read together".
-    #[arg(long, value_name = "X")]
-    pub min_co_access_share: Option<f64>,
-    /// Override: largest children-per-parent count that is still bounded.
-    #[arg(long, value_name = "N")]
-    pub bounded_n_limit: Option<u64>,
+    /// The analyzer's thresholds.
+    #[command(flatten)]
+    pub thresholds: Thresholds,
     /// Also print notes (detected formats, unresolved names, inferred keys).
     #[arg(long, short)]
     pub verbose: bool,
@@ -54,34 +45,69 @@ fn parse_format(s: &str) -> anyhow::Result<Format> {
     })
 }
 
-/// Reads the configuration file (if any) and applies the flag overrides.
-fn config(args: &Args) -> anyhow::Result<AnalyzeConfig> {
-    let mut cfg = match &args.config {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read --config {}", path.display()))?;
-            AnalyzeConfig::parse(&text)
-                .with_context(|| format!("in --config {}", path.display()))?
+/// The analyzer's thresholds: a configuration file and flag overrides (shared by `analyze` and
+/// `plan`).
+#[derive(Debug, clap::Args)]
+pub struct Thresholds {
+    /// Thresholds from a TOML or JSON file (all optional; see the analyze chapter of the book).
+    /// With `plan`, a `[design]` table of the same TOML file sets the designer's limits.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Override: most attributes an embedded or copied side may have.
+    #[arg(long, value_name = "N")]
+    pub max_embed_attributes: Option<usize>,
+    /// Override: least co-access share (0..1) for "read together".
+    #[arg(long, value_name = "X")]
+    pub min_co_access_share: Option<f64>,
+    /// Override: largest children-per-parent count that is still bounded.
+    #[arg(long, value_name = "N")]
+    pub bounded_n_limit: Option<u64>,
+    /// Override: statements run fewer times than this (and under 0.1% of all calls) are
+    /// one-offs — a data load, a migration step — that shape no table [default: 2].
+    #[arg(long, value_name = "N")]
+    pub min_calls: Option<u64>,
+}
+
+impl Thresholds {
+    /// The configuration file's text, when one is given.
+    pub fn file_text(&self) -> anyhow::Result<Option<String>> {
+        self.config
+            .as_ref()
+            .map(|path| {
+                std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read --config {}", path.display()))
+            })
+            .transpose()
+    }
+
+    /// Reads the configuration file (if any) and applies the flag overrides.
+    pub fn analyze_config(&self) -> anyhow::Result<AnalyzeConfig> {
+        let mut cfg = match (&self.config, self.file_text()?) {
+            (Some(path), Some(text)) => AnalyzeConfig::parse(&text)
+                .with_context(|| format!("in --config {}", path.display()))?,
+            _ => AnalyzeConfig::default(),
+        };
+        if let Some(n) = self.max_embed_attributes {
+            cfg.max_embed_attributes = n;
         }
-        None => AnalyzeConfig::default(),
-    };
-    if let Some(n) = args.max_embed_attributes {
-        cfg.max_embed_attributes = n;
+        if let Some(x) = self.min_co_access_share {
+            cfg.min_co_access_share = x;
+        }
+        if let Some(n) = self.bounded_n_limit {
+            cfg.bounded_n_limit = n;
+        }
+        if let Some(n) = self.min_calls {
+            cfg.min_calls = n;
+        }
+        cfg.validate()?;
+        Ok(cfg)
     }
-    if let Some(x) = args.min_co_access_share {
-        cfg.min_co_access_share = x;
-    }
-    if let Some(n) = args.bounded_n_limit {
-        cfg.bounded_n_limit = n;
-    }
-    cfg.validate()?;
-    Ok(cfg)
 }
 
 /// Runs `remodel analyze`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let format = parse_format(&args.format)?;
-    let cfg = config(&args)?;
+    let cfg = args.thresholds.analyze_config()?;
     let ddl = remodel_sql::ddl::load_files(&args.schema)?;
     if ddl.schema.tables.is_empty() {
         anyhow::bail!("no table found in the schema files; give the DDL with --schema (pg_dump --schema-only output works)");

@@ -34,9 +34,48 @@ pub struct Args {
     /// Do not write the report's source (OUT/report/; `remodel report` writes it later).
     #[arg(long)]
     pub no_report: bool,
+    /// What the table selection minimises: `balanced` counts a partition read and a table write
+    /// alike; `reads` makes writes 4x cheaper (copy more, read less); `writes` makes reads 4x
+    /// cheaper (copy less, look up more).
+    /// [default: balanced, or the `weights` of the `[design]` table of `--config`]
+    #[arg(long, value_name = "WHICH", value_parser = ["reads", "balanced", "writes"])]
+    pub objective: Option<String>,
+    /// The analyzer's thresholds (and, in `--config`, a `[design]` table for the designer's).
+    #[command(flatten)]
+    pub thresholds: super::analyze::Thresholds,
     /// Print every diagnostic (notes included), not only warnings and errors.
     #[arg(long, short)]
     pub verbose: bool,
+}
+
+/// The designer's settings: a `[design]` table of the `--config` file, then the flags.
+fn design_config(
+    args: &Args,
+    keyspace: String,
+    replication: String,
+) -> anyhow::Result<DesignConfig> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        #[serde(default)]
+        design: Option<DesignConfig>,
+    }
+    let mut config = match args.thresholds.file_text()? {
+        Some(text) if !text.trim_start().starts_with('{') => {
+            let path = args.thresholds.config.as_deref().unwrap_or(Path::new("-"));
+            toml::from_str::<File>(&text)
+                .with_context(|| format!("in the [design] table of --config {}", path.display()))?
+                .design
+                .unwrap_or_default()
+        }
+        _ => DesignConfig::default(),
+    };
+    config.keyspace = keyspace;
+    config.replication = replication;
+    if let Some(name) = &args.objective {
+        config.weights = remodel_design::Weights::named(name)
+            .with_context(|| format!("--objective {name}: expected reads, balanced or writes"))?;
+    }
+    Ok(config)
 }
 
 /// The inputs found for a run.
@@ -214,13 +253,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let analysis = remodel_analyze::analyze(
         &ddl.schema,
         &wl.workload,
-        &remodel_analyze::AnalyzeConfig::default(),
+        &args.thresholds.analyze_config()?,
     );
-    let config = DesignConfig {
-        keyspace: inputs.keyspace.clone(),
-        replication,
-        ..DesignConfig::default()
-    };
+    let config = design_config(&args, inputs.keyspace.clone(), replication)?;
     let (mut plan, design_diagnostics) = remodel_design::plan(analysis, stats.as_ref(), &config);
     plan.inputs = input_files(&inputs)?;
 
@@ -385,6 +420,37 @@ fn print_summary(plan: &Plan, diagnostics: &[remodel_model::Diagnostic], verbose
             } else {
                 format!("; first {}", rbw.join("; "))
             }
+        );
+    }
+    if let Some(c) = &d.cost {
+        let line = |f: &remodel_model::CostFigures| {
+            format!(
+                "{:.2} partition reads, {:.2} table writes, {:.2} reads before write; {} stored",
+                f.partition_reads,
+                f.table_writes,
+                f.reads_before_write,
+                remodel_design::sizing::human_bytes(f.stored_bytes)
+            )
+        };
+        println!("cost per 100 calls:   {}", line(&c.design));
+        println!("normalized baseline:  {}", line(&c.baseline));
+        let s = &c.selection;
+        println!(
+            "tables chosen by {} ({} variables, {} constraints{}){}",
+            if s.method == "ilp" {
+                "an integer program"
+            } else {
+                "a greedy pass"
+            },
+            s.variables,
+            s.constraints,
+            s.gap
+                .map(|g| format!(", gap {:.1}%", g * 100.0))
+                .unwrap_or_default(),
+            s.note
+                .as_deref()
+                .map(|n| format!(": {n}"))
+                .unwrap_or_default()
         );
     }
     let warnings: Vec<(String, &remodel_model::Warning)> = d
