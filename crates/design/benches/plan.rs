@@ -1,18 +1,21 @@
-//! Planning speed, end to end (read DDL → read workload → analyze → design → plan.json + CQL),
-//! on the largest corpus workload (auctionmark, 60 statements) and on rideshare. Prints the time
-//! and the ratio against NoSE's published advisor time for RUBiS (about 3.3 minutes, TKDE 2017).
+//! Planning speed per corpus, end to end (read DDL → read workload → analyze → design →
+//! plan.json + CQL), with the selection pass timed alone: the integer program beside the greedy
+//! pass on the same candidates (the baseline measured in the same run), the program's size, and
+//! the weighted cost each choice gives. Target: every corpus under 1 s.
 //!
 //! Run: `cargo bench -p remodel-design --bench plan`.
 
-use remodel_design::{emit_cql, DesignConfig};
+use remodel_design::{candidates, emit_cql, select, sizing, DesignConfig};
 use remodel_sql::workload::Format;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// NoSE's advisor time for RUBiS, as published.
-const NOSE_RUBIS: Duration = Duration::from_secs(198);
+struct Inputs {
+    schema: remodel_model::Schema,
+    analysis: remodel_analyze::Analysis,
+}
 
-fn plan_once(schema: &Path, queries: &Path) -> Result<(usize, usize, usize), String> {
+fn load(schema: &Path, queries: &Path) -> Result<Inputs, String> {
     let ddl = remodel_sql::ddl::load_files(&[schema]).map_err(|e| e.to_string())?;
     let wl =
         remodel_sql::workload::read_files(&[queries], Format::Auto).map_err(|e| e.to_string())?;
@@ -21,54 +24,131 @@ fn plan_once(schema: &Path, queries: &Path) -> Result<(usize, usize, usize), Str
         &wl.workload,
         &remodel_analyze::AnalyzeConfig::default(),
     );
-    let (plan, _) = remodel_design::plan(analysis, None, &DesignConfig::default());
+    Ok(Inputs {
+        schema: ddl.schema,
+        analysis,
+    })
+}
+
+/// The whole pipeline once; its output size.
+fn plan_once(schema: &Path, queries: &Path) -> Result<usize, String> {
+    let inputs = load(schema, queries)?;
+    let (plan, _) = remodel_design::plan(inputs.analysis, None, &DesignConfig::default());
     let cql = emit_cql(&plan.design);
     let json = serde_json::to_string_pretty(&plan).map_err(|e| e.to_string())?;
-    Ok((
-        plan.workload.patterns.len(),
-        plan.design.tables.len(),
-        json.len() + cql.len(),
-    ))
+    Ok(json.len() + cql.len())
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
 }
 
 fn bench(name: &str, schema: PathBuf, queries: PathBuf) -> Result<(), String> {
-    // Warm up (page cache, allocator), then time enough runs for a stable mean.
-    let (patterns, tables, bytes) = plan_once(&schema, &queries)?;
-    let runs = 30;
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let t = Instant::now();
-        plan_once(&schema, &queries)?;
-        times.push(t.elapsed());
-    }
-    times.sort();
-    let median = times[runs / 2];
-    let mean = times.iter().sum::<Duration>() / runs as u32;
+    let runs = 15;
+    let bytes = plan_once(&schema, &queries)?;
+    let total = median(
+        (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                let _ = plan_once(&schema, &queries);
+                t.elapsed()
+            })
+            .collect(),
+    );
+
+    // The selection pass alone, on the candidates and costs of this workload.
+    let inputs = load(&schema, &queries)?;
+    let config = DesignConfig::default();
+    let a = &inputs.analysis;
+    let sizer = sizing::Sizer {
+        schema: &inputs.schema,
+        stats: None,
+        config: &config,
+    };
+    let embeds = remodel_design::embed::collect(&a.schema, &a.relationships);
+    let cands = candidates::enumerate(&a.schema, &a.workload, &a.relationships, &embeds, &|_| {
+        false
+    });
+    let costs = select::costs(&sizer, &a.workload, &a.relationships, &cands);
+    let ilp = select::select(&cands, &costs, &config.weights);
+    let greedy = select::select_greedy(&cands, &costs, &config.weights);
+    let time = |f: &dyn Fn()| {
+        median(
+            (0..runs)
+                .map(|_| {
+                    let t = Instant::now();
+                    f();
+                    t.elapsed()
+                })
+                .collect(),
+        )
+    };
+    let t_ilp = time(&|| {
+        select::select(&cands, &costs, &config.weights);
+    });
+    let t_greedy = time(&|| {
+        select::select_greedy(&cands, &costs, &config.weights);
+    });
+    let objective = |c: &select::Chosen| select::objective(&cands, &costs, &config.weights, c);
     println!(
-        "{name}: {patterns} patterns -> {tables} tables ({bytes} bytes of plan.json + schema.cql); \
-         median {:.2} ms, mean {:.2} ms, min {:.2} ms over {runs} runs; \
-         NoSE on RUBiS 198 s / remodel = {:.0}x",
-        median.as_secs_f64() * 1e3,
-        mean.as_secs_f64() * 1e3,
-        times[0].as_secs_f64() * 1e3,
-        NOSE_RUBIS.as_secs_f64() / median.as_secs_f64()
+        "{name}: {} patterns, {} options over {} layouts -> {bytes} bytes of plan; plan median {:.1} ms \
+         (target < 1000 ms); selection: {} ({} variables, {} constraints) {:.2} ms = {:.0}% of the plan, \
+         greedy {:.2} ms (ilp/greedy time {:.1}x); objective ilp {:.2} vs greedy {:.2} (greedy/ilp {:.3}x)",
+        a.workload.patterns.len(),
+        cands.options.len(),
+        cands.layouts.len(),
+        ms(total),
+        ilp.info.method,
+        ilp.info.variables,
+        ilp.info.constraints,
+        ms(t_ilp),
+        100.0 * t_ilp.as_secs_f64() / total.as_secs_f64().max(1e-9),
+        ms(t_greedy),
+        t_ilp.as_secs_f64() / t_greedy.as_secs_f64().max(1e-9),
+        objective(&ilp),
+        objective(&greedy),
+        objective(&greedy) / objective(&ilp).max(1e-9),
     );
     Ok(())
 }
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let am = root.join("fixtures/corpora/auctionmark");
+    let mut cases: Vec<(String, PathBuf, PathBuf)> = Vec::new();
+    let corpora = root.join("fixtures/corpora");
+    let mut names: Vec<String> = std::fs::read_dir(&corpora)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    for n in names {
+        let dir = corpora.join(&n);
+        if dir.join("ddl-postgres.sql").is_file() && dir.join("queries.sql").is_file() {
+            cases.push((n, dir.join("ddl-postgres.sql"), dir.join("queries.sql")));
+        }
+    }
+    let am = root.join("fixtures/plan/auctionmark-weighted");
+    cases.push((
+        "auctionmark-weighted".into(),
+        am.join("schema.sql"),
+        am.join("queries.sql"),
+    ));
     let rs = root.join("examples/rideshare");
-    for (name, schema, queries) in [
-        (
-            "auctionmark",
-            am.join("ddl-postgres.sql"),
-            am.join("queries.sql"),
-        ),
-        ("rideshare", rs.join("schema.sql"), rs.join("queries.sql")),
-    ] {
-        if let Err(e) = bench(name, schema, queries) {
+    cases.push((
+        "rideshare".into(),
+        rs.join("schema.sql"),
+        rs.join("queries.sql"),
+    ));
+    for (name, schema, queries) in cases {
+        if let Err(e) = bench(&name, schema, queries) {
             eprintln!("{name}: {e}");
             std::process::exit(1);
         }

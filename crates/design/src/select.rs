@@ -349,6 +349,62 @@ pub fn required_layouts(c: &Candidates, o: &ReadOption) -> Vec<usize> {
     out
 }
 
+/// The weighted cost of a choice (the objective the program minimises), for comparison.
+pub fn objective(c: &Candidates, costs: &Costs, w: &Weights, chosen: &Chosen) -> f64 {
+    let mut open: Vec<usize> = Vec::new();
+    let mut terms: Vec<(usize, usize, String)> = Vec::new();
+    let mut rows: Vec<(usize, String)> = Vec::new();
+    let mut sum = 0.0;
+    let mut row = |sum: &mut f64, key: (usize, String)| {
+        if !rows.contains(&key) {
+            *sum += costs.row_read(w, key.0);
+            rows.push(key);
+        }
+    };
+    for &oi in chosen.option.values() {
+        let o = &c.options[oi];
+        sum += costs.option(w, c, oi);
+        for li in required_layouts(c, o) {
+            if !open.contains(&li) {
+                open.push(li);
+                for t in &costs.always[li] {
+                    sum += costs.term(w, t);
+                    if let Some(e) = &t.reads_row_of {
+                        row(&mut sum, (t.write, e.clone()));
+                    }
+                }
+            }
+        }
+        for t in &costs.needs[oi] {
+            let key = (
+                o.layout,
+                t.write,
+                format!("{}/{}", t.statements, t.many_reads),
+            );
+            if !terms.contains(&key) {
+                sum += costs.term(w, t);
+                terms.push(key);
+            }
+            if let Some(e) = &t.reads_row_of {
+                row(&mut sum, (t.write, e.clone()));
+            }
+        }
+    }
+    sum
+}
+
+/// The greedy pass alone (the fallback of [`select`]), for comparison.
+pub fn select_greedy(c: &Candidates, costs: &Costs, weights: &Weights) -> Chosen {
+    Chosen {
+        option: greedy(c, costs, weights),
+        info: Selection {
+            method: "greedy".into(),
+            weights: (weights.read, weights.write, weights.storage_per_gib),
+            ..Selection::default()
+        },
+    }
+}
+
 /// Reads in order of weight, each taking the option that adds the least cost to what is chosen.
 fn greedy(c: &Candidates, costs: &Costs, w: &Weights) -> BTreeMap<usize, usize> {
     let mut order: Vec<usize> = c.options.iter().map(|o| o.pattern).collect();

@@ -34,9 +34,9 @@ pub struct Args {
     /// Do not write the report's source (OUT/report/; `remodel report` writes it later).
     #[arg(long)]
     pub no_report: bool,
-    /// What the table selection minimises: `balanced` counts a partition read and a table write
-    /// alike; `reads` makes writes 4x cheaper (copy more, read less); `writes` makes reads 4x
-    /// cheaper (copy less, look up more).
+    /// What the table selection leans to: `balanced` counts a table write as half a partition
+    /// read (a Cassandra write is cheaper than a read); `reads` makes a write an eighth of a read
+    /// (copy more, read less); `writes` makes it two reads (copy less, look up more).
     /// [default: balanced, or the `weights` of the `[design]` table of `--config`]
     #[arg(long, value_name = "WHICH", value_parser = ["reads", "balanced", "writes"])]
     pub objective: Option<String>,
