@@ -26,9 +26,15 @@ impl Workload {
         self.patterns.iter().find(|p| p.id == id)
     }
 
-    /// Sum of `calls` over all patterns.
+    /// Sum of `calls` over all patterns, saturating at `u64::MAX` (see [`Workload::total_calls_wide`]).
     pub fn total_calls(&self) -> u64 {
-        self.patterns.iter().map(|p| p.calls).sum()
+        u64::try_from(self.total_calls_wide()).unwrap_or(u64::MAX)
+    }
+
+    /// Sum of `calls` over all patterns, exact: counts near `u64::MAX` (a malformed or
+    /// saturated `-- calls:`) must not wrap, or shares come out as 4.6e20 %.
+    pub fn total_calls_wide(&self) -> u128 {
+        self.patterns.iter().map(|p| u128::from(p.calls)).sum()
     }
 }
 

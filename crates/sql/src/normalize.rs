@@ -376,6 +376,33 @@ fn tokenize(sql: &str) -> Result<Vec<Token>, NormalizeError> {
         })
 }
 
+/// The one way a literal token is written back as SQL text (examples, typed literals). The
+/// tokenizer hands `E'…'` and `U&'…'` strings over already unescaped, so printing them as they
+/// come (`E'O'Brien'`) would end the string early and let its content be read as SQL
+/// (`E'\' LIMIT 99999 --'`); they become standard strings with `''`, which re-parse to the same
+/// value. Other literals print as written.
+pub fn literal_sql(t: &Token) -> String {
+    match t {
+        Token::EscapedStringLiteral(v) | Token::UnicodeStringLiteral(v) => quote_string(v),
+        other => other.to_string(),
+    }
+}
+
+/// `value` as a standard SQL string literal: in quotes, every `'` doubled, nothing else escaped
+/// (backslashes are plain characters, as with `standard_conforming_strings`).
+pub fn quote_string(value: &str) -> String {
+    let mut out = String::with_capacity(value.len() + 2);
+    out.push('\'');
+    for c in value.chars() {
+        if c == '\'' {
+            out.push('\'');
+        }
+        out.push(c);
+    }
+    out.push('\'');
+    out
+}
+
 fn literal_text(t: &Token) -> Option<String> {
     match t {
         Token::Number(..)
@@ -446,7 +473,8 @@ fn canonical_tokens_flag(
                         && !out.last().is_some_and(|o| o.is_op("::"));
                     if typed {
                         let n = next.cloned().unwrap_or(Token::EOF);
-                        out.push(param_out(mode, &n, Some(&format!("{} {}", lower, n)), bound));
+                        let typed = format!("{lower} {}", literal_sql(&n));
+                        out.push(param_out(mode, &n, Some(&typed), bound));
                         i += 2;
                         continue;
                     }
@@ -506,7 +534,7 @@ fn canonical_tokens_flag(
             {
                 // A negative number is one literal (as pg_stat_statements treats it).
                 let n = next.cloned().unwrap_or(Token::EOF);
-                out.push(param_out(mode, &n, Some(&format!("-{n}")), bound));
+                out.push(param_out(mode, &n, Some(&format!("-{}", literal_sql(&n))), bound));
                 i += 2;
                 continue;
             }
@@ -574,7 +602,9 @@ fn param_out(mode: Mode, t: &Token, literal: Option<&str>, bound: &[Option<Strin
     match mode {
         Mode::Abstract => Out::Param(None),
         Mode::Concrete => {
-            let text = literal.map(str::to_string).unwrap_or_else(|| t.to_string());
+            let text = literal
+                .map(str::to_string)
+                .unwrap_or_else(|| literal_sql(t));
             // `$n` (possibly the value of a typed literal `timestamptz $9`): substitute.
             let dollar = text.rsplit(' ').next().unwrap_or("");
             if let Some(n) = dollar
@@ -674,8 +704,10 @@ fn space_between(before_prev: Option<&Out>, prev: &Out, t: &Out) -> bool {
 /// placeholder form is not valid SQL, e.g. `varchar($1)` or `SET x TO $1`).
 fn classify(canonical: &str, original: &str) -> Result<StatementClass, NormalizeError> {
     let dialect = PostgreSqlDialect {};
-    let parsed = Parser::parse_sql(&dialect, canonical)
-        .or_else(|first| Parser::parse_sql(&dialect, original).map_err(|_| first));
+    // When neither parses, the error is the original's: it quotes the user's text as written
+    // (not the canonical case) and its positions are those of the input.
+    let parsed =
+        Parser::parse_sql(&dialect, canonical).or_else(|_| Parser::parse_sql(&dialect, original));
     match parsed {
         Ok(stmts) => match stmts.as_slice() {
             [] => Err(NormalizeError {
@@ -983,6 +1015,31 @@ mod tests {
             s.sql,
             "SELECT x::numeric(10, 2), $1 FROM t WHERE a = b + $2 AND c - $3 > $4 ORDER BY 1, 2 DESC"
         );
+    }
+
+    #[test]
+    fn escaped_strings_are_written_back_as_standard_strings() {
+        // The example must re-parse to the same statement: a quote inside never ends the string.
+        let e = example(
+            r"SELECT id FROM t WHERE owner = E'\' LIMIT 99999 --' ORDER BY c LIMIT 5",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            e,
+            "SELECT id FROM t WHERE owner = ''' LIMIT 99999 --' ORDER BY c LIMIT 5"
+        );
+        assert_eq!(
+            example(r"SELECT 1 FROM t WHERE a = E'O\'Brien' AND b = E'a\\'", &[]).unwrap(),
+            r"SELECT 1 FROM t WHERE a = 'O''Brien' AND b = 'a\'"
+        );
+        assert_eq!(quote_string("it's"), "'it''s'");
+    }
+
+    #[test]
+    fn parse_errors_quote_the_statement_as_written() {
+        let err = normalize("SELECT a FROM t WHERE b = 1 GROUPE BY a").unwrap_err();
+        assert!(err.message.contains("GROUPE"), "{err}");
     }
 
     #[test]

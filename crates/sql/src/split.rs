@@ -6,6 +6,11 @@
 //! statement-ending `;`: comments (`--`, nested `/* */`), strings (`'…'` with `''`, `E'…'` with
 //! backslash escapes), quoted identifiers and dollar-quoted bodies. It never fails and never panics:
 //! whatever is left at the end of the input becomes an unterminated chunk.
+//!
+//! [`split_reader`] does the same on a stream, with bounded memory: a statement longer than
+//! [`MAX_STATEMENT_BYTES`] is skipped and reported, never held whole.
+
+use std::io::{self, Read};
 
 /// What kind of chunk the splitter found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -44,13 +49,49 @@ pub struct RawStatement<'a> {
 pub fn split_statements(src: &str) -> Vec<RawStatement<'_>> {
     let b = src.as_bytes();
     let mut out = Vec::new();
-    let mut cursor = LineCursor::new(src);
-    let mut lead_start = 0;
+    let mut cursor = LineCursor::default();
     let mut pos = 0;
+    while let Some(c) = next_chunk(b, pos, true) {
+        let (line, column) = cursor.advance_to(b, c.start);
+        out.push(RawStatement {
+            // Chunk boundaries are ASCII bytes or the end, so these slices are char boundaries.
+            text: src[c.start..c.end].trim_end(),
+            leading: &src[c.lead..c.start],
+            offset: c.start,
+            line,
+            column,
+            kind: c.kind,
+            terminated: c.terminated,
+        });
+        pos = c.next;
+    }
+    out
+}
+
+/// One chunk found by [`next_chunk`], as byte offsets into the scanned buffer.
+#[derive(Debug, Clone, Copy)]
+struct Chunk {
+    /// Start of the trivia before the chunk (its `leading`).
+    lead: usize,
+    start: usize,
+    end: usize,
+    /// Where scanning resumes.
+    next: usize,
+    terminated: bool,
+    kind: RawKind,
+    /// False when more input could still change the chunk (a stream not yet at its end).
+    complete: bool,
+}
+
+/// Finds the next chunk at or after `pos`; `None` when only trivia is left. With `eof` false the
+/// buffer may continue, and a chunk that runs into its end is returned with `complete` false.
+fn next_chunk(b: &[u8], pos: usize, eof: bool) -> Option<Chunk> {
+    let mut lead = pos;
+    let mut pos = pos;
     loop {
         let start = skip_trivia(b, pos);
         if start >= b.len() {
-            break;
+            return None;
         }
         let (end, next, terminated, kind) = match b[start] {
             b';' => {
@@ -64,8 +105,7 @@ pub fn split_statements(src: &str) -> Vec<RawStatement<'_>> {
             }
             _ => {
                 let (end, next, terminated) = scan_statement(b, start);
-                let text = src[start..end].trim_end();
-                if terminated && is_copy_from_stdin(text) {
+                if terminated && is_copy_from_stdin(&b[start..end]) {
                     let (data_end, data_next, found) = copy_data_end(b, next);
                     (data_end, data_next, found, RawKind::CopyData)
                 } else {
@@ -73,21 +113,30 @@ pub fn split_statements(src: &str) -> Vec<RawStatement<'_>> {
                 }
             }
         };
-        let text = src[start..end].trim_end();
-        let (line, column) = cursor.advance_to(start);
-        out.push(RawStatement {
-            text,
-            leading: &src[lead_start..start],
-            offset: start,
-            line,
-            column,
-            kind,
+        // A `;` or a line end inside the buffer is final; running into the buffer's end is not.
+        let complete = eof
+            || next < b.len()
+            || (kind == RawKind::Sql && terminated)
+            || (kind == RawKind::MetaCommand && end < b.len());
+        let end = start + trim_end_len(&b[start..end]);
+        lead = lead.min(start);
+        return Some(Chunk {
+            lead,
+            start,
+            end,
+            next,
             terminated,
+            kind,
+            complete,
         });
-        pos = next;
-        lead_start = next;
     }
-    out
+}
+
+/// Length of `b` without trailing white space.
+fn trim_end_len(b: &[u8]) -> usize {
+    b.iter()
+        .rposition(|c| !c.is_ascii_whitespace() && *c != 0x0b)
+        .map_or(0, |p| p + 1)
 }
 
 /// Line/column (1-based) of a byte offset inside `src`. Offsets past the end are clamped to the
@@ -97,45 +146,337 @@ pub fn line_col(src: &str, offset: usize) -> (u32, u32) {
     while !src.is_char_boundary(off) {
         off -= 1;
     }
-    LineCursor::new(src).advance_to(off)
+    LineCursor::default().advance_to(src.as_bytes(), off)
 }
 
 /// Walks forward through a source, turning increasing byte offsets into line/column in linear
 /// total time (a file with thousands of statements must not rescan from the start each time).
-struct LineCursor<'a> {
-    src: &'a str,
+/// Works on bytes, so a stream's buffer can be cut in front of it ([`LineCursor::rebase`]).
+#[derive(Debug, Clone, Copy)]
+struct LineCursor {
     pos: usize,
     line: u32,
     column: u32,
 }
 
-impl<'a> LineCursor<'a> {
-    fn new(src: &'a str) -> Self {
+impl Default for LineCursor {
+    fn default() -> Self {
         LineCursor {
-            src,
             pos: 0,
             line: 1,
             column: 1,
         }
     }
+}
 
-    /// Moves to `offset` (a char boundary, not before the current position) and returns its
-    /// line/column.
-    fn advance_to(&mut self, offset: usize) -> (u32, u32) {
+impl LineCursor {
+    /// Moves to `offset` (not before the current position) and returns its line/column; columns
+    /// count characters (UTF-8 continuation bytes do not start one).
+    fn advance_to(&mut self, b: &[u8], offset: usize) -> (u32, u32) {
+        let offset = offset.min(b.len());
         if offset > self.pos {
-            if let Some(slice) = self.src.get(self.pos..offset) {
-                for ch in slice.chars() {
-                    if ch == '\n' {
-                        self.line = self.line.saturating_add(1);
-                        self.column = 1;
-                    } else {
-                        self.column = self.column.saturating_add(1);
-                    }
+            for &c in &b[self.pos..offset] {
+                if c == b'\n' {
+                    self.line = self.line.saturating_add(1);
+                    self.column = 1;
+                } else if c & 0xc0 != 0x80 {
+                    self.column = self.column.saturating_add(1);
                 }
-                self.pos = offset;
             }
+            self.pos = offset;
         }
         (self.line, self.column)
+    }
+
+    /// The buffer lost its first `n` bytes (all already passed).
+    fn rebase(&mut self, n: usize) {
+        self.pos -= n.min(self.pos);
+    }
+}
+
+/// Longest statement (or run of comments) read from a stream: a longer one is skipped whole,
+/// without being kept in memory, and reported ([`StreamItem::Oversized`]).
+pub const MAX_STATEMENT_BYTES: usize = 16 << 20;
+
+/// What [`split_reader`] hands over, in input order.
+#[derive(Debug)]
+pub enum StreamItem<'a> {
+    /// A chunk as [`split_statements`] gives it (`offset` counts from the start of the stream).
+    Chunk(RawStatement<'a>),
+    /// A statement (or comment) longer than the limit: skipped.
+    Oversized {
+        /// 1-based line where it starts.
+        line: u32,
+        /// 1-based column where it starts.
+        column: u32,
+        /// Its length in bytes.
+        bytes: u64,
+    },
+    /// A chunk whose text is not UTF-8: skipped.
+    InvalidUtf8 {
+        /// 1-based line where it starts.
+        line: u32,
+        /// 1-based column where it starts.
+        column: u32,
+    },
+}
+
+/// Bytes read at a time; a statement longer than this makes the buffer grow (doubling) up to
+/// `limit`.
+const READ_SIZE: usize = 256 << 10;
+
+/// Splits a stream like [`split_statements`] splits a string, holding at most about `limit`
+/// bytes at a time: memory does not grow with the input, only with its longest statement.
+/// `f` receives each chunk (borrowed from the buffer) in order. Only a read error is an error.
+pub fn split_reader<R: Read>(r: R, limit: usize, f: impl FnMut(StreamItem<'_>)) -> io::Result<()> {
+    split_reader_sized(r, limit, READ_SIZE, f)
+}
+
+/// [`split_reader`] reading `step` bytes at a time (tests use tiny steps to cut everywhere).
+fn split_reader_sized<R: Read>(
+    mut r: R,
+    limit: usize,
+    step: usize,
+    mut f: impl FnMut(StreamItem<'_>),
+) -> io::Result<()> {
+    let mut buf: Vec<u8> = Vec::new();
+    let mut cursor = LineCursor::default();
+    let (mut base, mut pos, mut want, mut eof) = (0usize, 0usize, step, false);
+    loop {
+        if pos >= step {
+            // Drop what was handed over; the cursor already passed it.
+            cursor.advance_to(&buf, pos);
+            buf.drain(..pos);
+            cursor.rebase(pos);
+            base += pos;
+            pos = 0;
+        }
+        if !eof && buf.len() - pos < want {
+            eof = fill(&mut r, &mut buf, pos + want)?;
+        }
+        let chunk = next_chunk(&buf, pos, eof);
+        let pending = buf.len() - pos;
+        match chunk {
+            Some(c) if c.complete => {
+                let (line, column) = cursor.advance_to(&buf, c.start);
+                let text = std::str::from_utf8(&buf[c.start..c.end]);
+                let leading = std::str::from_utf8(&buf[c.lead..c.start]).unwrap_or("");
+                f(match text {
+                    Ok(text) => StreamItem::Chunk(RawStatement {
+                        text,
+                        leading,
+                        offset: base + c.start,
+                        line,
+                        column,
+                        kind: c.kind,
+                        terminated: c.terminated,
+                    }),
+                    Err(_) => StreamItem::InvalidUtf8 { line, column },
+                });
+                pos = c.next;
+                want = step;
+            }
+            None if eof => return Ok(()),
+            // Only part of a statement (or of a comment) is in the buffer: read more, or skip it.
+            c if pending > limit => {
+                let start = c.map_or(pos, |c| c.start);
+                let (line, column) = cursor.advance_to(&buf, start);
+                let skipper = Skipper::new(c.is_none());
+                let (bytes, rest) = skipper.run(&mut r, &mut buf, start, step, &mut cursor)?;
+                if c.is_some() {
+                    f(StreamItem::Oversized {
+                        line,
+                        column,
+                        bytes,
+                    });
+                }
+                base += rest.1;
+                pos = rest.0;
+                eof = rest.2;
+                want = step;
+            }
+            _ => want = pending.saturating_mul(2).max(step),
+        }
+    }
+}
+
+/// Reads until `buf` holds `target` bytes or the input ends; returns true at the end.
+fn fill<R: Read>(r: &mut R, buf: &mut Vec<u8>, target: usize) -> io::Result<bool> {
+    while buf.len() < target {
+        let old = buf.len();
+        buf.resize(target, 0);
+        let n = loop {
+            match r.read(&mut buf[old..]) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => break other,
+            }
+        };
+        match n {
+            Ok(n) => {
+                buf.truncate(old + n);
+                if n == 0 {
+                    return Ok(true);
+                }
+            }
+            Err(e) => {
+                buf.truncate(old);
+                return Err(e);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// Bytes a skipped statement's scan may look ahead (the longest `$tag$` it recognises).
+const LOOKAHEAD: usize = 256;
+
+/// The lexical state of a statement being skipped, carried from one buffer to the next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Lex {
+    Code,
+    LineComment,
+    Block(usize),
+    Quote { quote: u8, backslash: bool },
+    Dollar { tag: Vec<u8>, matched: usize },
+}
+
+/// Skips an oversized statement (up to and including its `;`) or run of comments (up to the next
+/// code), reading and dropping the input as it goes.
+struct Skipper {
+    lex: Lex,
+    /// The last two bytes seen (`E'` needs to look back).
+    prev: [u8; 2],
+    /// Bytes still to pass over uninterpreted (the rest of `--`, `/*`, `*/`, `\x`, `$tag$`).
+    hold: usize,
+    trivia: bool,
+}
+
+impl Skipper {
+    fn new(trivia: bool) -> Self {
+        Skipper {
+            lex: Lex::Code,
+            prev: [b' ', b' '],
+            hold: 0,
+            trivia,
+        }
+    }
+
+    /// Skips from `buf[start..]` on. Returns the bytes skipped and, for the rest, the position in
+    /// `buf`, how many bytes were dropped from its front, and whether the input ended.
+    fn run<R: Read>(
+        mut self,
+        r: &mut R,
+        buf: &mut Vec<u8>,
+        start: usize,
+        step: usize,
+        cursor: &mut LineCursor,
+    ) -> io::Result<(u64, (usize, usize, bool))> {
+        let (mut from, mut dropped, mut skipped, mut eof) = (start, 0usize, 0u64, false);
+        loop {
+            // The last bytes wait for the next read unless the input ended: `--`, `/*` and
+            // `$tag$` are recognised by looking ahead.
+            let upto = if eof {
+                buf.len()
+            } else {
+                buf.len().saturating_sub(LOOKAHEAD).max(from)
+            };
+            if let Some(end) = self.feed(&buf[from..], upto - from) {
+                skipped += end as u64;
+                cursor.advance_to(buf, from + end);
+                return Ok((skipped, (from + end, dropped, eof)));
+            }
+            skipped += (upto - from) as u64;
+            cursor.advance_to(buf, upto);
+            if eof {
+                return Ok((skipped, (upto, dropped, true)));
+            }
+            buf.drain(..upto);
+            cursor.rebase(upto);
+            dropped += upto;
+            from = 0;
+            let target = buf.len() + step;
+            eof = fill(r, buf, target)?;
+        }
+    }
+
+    /// Feeds the first `upto` bytes of `b` (the rest is only looked at); returns the offset just
+    /// past what is skipped once it ends among them.
+    fn feed(&mut self, b: &[u8], upto: usize) -> Option<usize> {
+        for (i, &c) in b[..upto].iter().enumerate() {
+            if self.hold > 0 {
+                self.hold -= 1;
+                self.prev = [self.prev[1], c];
+                continue;
+            }
+            let next = b.get(i + 1).copied();
+            match &mut self.lex {
+                Lex::Code => match c {
+                    b'-' if next == Some(b'-') => self.enter(Lex::LineComment, 1),
+                    b'/' if next == Some(b'*') => self.enter(Lex::Block(0), 1),
+                    _ if self.trivia && !(c.is_ascii_whitespace() || c == b';') => return Some(i),
+                    b';' if !self.trivia => return Some(i + 1),
+                    b'\'' | b'"' => {
+                        let backslash = c == b'\''
+                            && matches!(self.prev[1], b'e' | b'E')
+                            && !is_ident_byte(self.prev[0]);
+                        self.lex = Lex::Quote {
+                            quote: c,
+                            backslash,
+                        };
+                    }
+                    b'$' if !is_ident_byte(self.prev[1]) => {
+                        if let Some(len) = dollar_tag_len(b, i) {
+                            let tag = b[i..i + len].to_vec();
+                            self.enter(Lex::Dollar { tag, matched: 0 }, len - 1);
+                        }
+                    }
+                    _ => {}
+                },
+                Lex::LineComment => {
+                    if c == b'\n' {
+                        self.lex = Lex::Code;
+                    }
+                }
+                Lex::Block(depth) => {
+                    if c == b'*' && next == Some(b'/') {
+                        if *depth == 0 {
+                            self.enter(Lex::Code, 1);
+                        } else {
+                            *depth -= 1;
+                            self.hold = 1;
+                        }
+                    } else if c == b'/' && next == Some(b'*') {
+                        *depth += 1;
+                        self.hold = 1;
+                    }
+                }
+                Lex::Quote { quote, backslash } => {
+                    if *backslash && c == b'\\' {
+                        self.hold = 1;
+                    } else if c == *quote {
+                        self.lex = Lex::Code;
+                    }
+                }
+                Lex::Dollar { tag, matched } => {
+                    *matched = if c == tag[*matched] {
+                        *matched + 1
+                    } else {
+                        usize::from(c == b'$')
+                    };
+                    if *matched == tag.len() {
+                        self.lex = Lex::Code;
+                    }
+                }
+            }
+            self.prev = [self.prev[1], c];
+        }
+        None
+    }
+
+    /// Moves to `lex`, passing over the next `hold` bytes (the rest of its opener).
+    fn enter(&mut self, lex: Lex, hold: usize) {
+        self.lex = lex;
+        self.hold = hold;
     }
 }
 
@@ -295,19 +636,28 @@ fn scan_statement(b: &[u8], start: usize) -> (usize, usize, bool) {
 }
 
 /// True for `COPY … FROM stdin` (whose data block follows the statement in the file).
-fn is_copy_from_stdin(text: &str) -> bool {
+fn is_copy_from_stdin(text: &[u8]) -> bool {
+    if !text
+        .get(..4)
+        .is_some_and(|w| w.eq_ignore_ascii_case(b"copy"))
+    {
+        return false;
+    }
     let mut words = text
-        .split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == ',')
+        .split(|c| c.is_ascii_whitespace() || matches!(c, b'(' | b')' | b','))
         .filter(|w| !w.is_empty());
-    if !words.next().is_some_and(|w| w.eq_ignore_ascii_case("copy")) {
+    if !words
+        .next()
+        .is_some_and(|w| w.eq_ignore_ascii_case(b"copy"))
+    {
         return false;
     }
     let mut prev_from = false;
     for w in words {
-        if prev_from && w.eq_ignore_ascii_case("stdin") {
+        if prev_from && w.eq_ignore_ascii_case(b"stdin") {
             return true;
         }
-        prev_from = w.eq_ignore_ascii_case("from");
+        prev_from = w.eq_ignore_ascii_case(b"from");
     }
     false
 }
@@ -517,6 +867,86 @@ mod tests {
         assert_eq!(line_col("a\nbc", 3), (2, 2));
         // Inside a multi-byte char: counts as that char.
         assert_eq!(line_col("é", 1), (1, 1));
+    }
+
+    /// Everything `split_reader` hands over, as comparable values.
+    fn streamed(src: &[u8], limit: usize, step: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        split_reader_sized(src, limit, step, |item| {
+            out.push(match item {
+                StreamItem::Chunk(c) => format!(
+                    "{:?} {}:{} @{} {:?} {:?} {}",
+                    c.kind, c.line, c.column, c.offset, c.text, c.leading, c.terminated
+                ),
+                other => format!("{other:?}"),
+            })
+        })
+        .expect("reading memory cannot fail");
+        out
+    }
+
+    #[test]
+    fn streaming_gives_the_same_chunks_wherever_the_reads_cut() {
+        let inputs = [
+            "CREATE TABLE a (id int);\n  SELECT 1;\nSELECT 2",
+            "-- calls: 12; not a split\n/* a; /* nested; */ still; */ SELECT 1 -- x;\n;",
+            "SELECT 'a;''b;'; SELECT E'x\\';y'; SELECT e'\\\\'; SELECT 'c\\'; SELECT 4;",
+            "CREATE FUNCTION g() AS $body$ BEGIN; $x$ ; $x$ END; $body$ LANGUAGE plpgsql;\nSELECT 3;",
+            "\\restrict abc\nSET x = 1;\n\\connect db\n  SELECT 1;\n",
+            "COPY t (a) FROM stdin;\r\n1\tx;y\r\n\\.\r\nSELECT 2;\r\n",
+            "\u{feff}SELECT 'é';  SELECT 2; SELECT \"a;",
+            "SELECT 1 /* ;",
+        ];
+        for src in inputs {
+            let whole: Vec<String> = split_statements(src)
+                .into_iter()
+                .map(|c| {
+                    format!(
+                        "{:?} {}:{} @{} {:?} {:?} {}",
+                        c.kind, c.line, c.column, c.offset, c.text, c.leading, c.terminated
+                    )
+                })
+                .collect();
+            for step in [1, 2, 3, 5, 8, 64] {
+                assert_eq!(
+                    streamed(src.as_bytes(), 1 << 20, step),
+                    whole,
+                    "{src:?} step {step}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_oversized_statement_is_skipped_and_the_next_one_read() {
+        let src = "SELECT 1;\nINSERT INTO t VALUES ('x;y', $$a;b$$, E'\\';', /* ; */ 2); -- long\nSELECT 3;";
+        for step in [1, 4, 16] {
+            let got = streamed(src.as_bytes(), 24, step);
+            assert_eq!(got.len(), 3, "{got:?}");
+            assert_eq!(
+                got[1], "Oversized { line: 2, column: 1, bytes: 57 }",
+                "step {step}"
+            );
+            assert!(got[2].starts_with("Sql 3:1 @"), "{got:?}");
+            assert!(got[2].contains("\"SELECT 3\""), "{got:?}");
+        }
+        // A comment longer than the limit is dropped; the statement after it is read.
+        let src = format!(
+            "/* {} */\n-- {}\nSELECT 9;",
+            "x".repeat(100),
+            "y".repeat(100)
+        );
+        let got = streamed(src.as_bytes(), 24, 8);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(got[0].starts_with("Sql 3:1 "), "{got:?}");
+    }
+
+    #[test]
+    fn invalid_utf8_skips_only_its_statement() {
+        let got = streamed(b"SELECT 1;\nSELECT '\xff';\nSELECT 3;", 1 << 20, 4);
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[1], "InvalidUtf8 { line: 2, column: 1 }");
+        assert!(got[2].starts_with("Sql 3:1"), "{got:?}");
     }
 
     #[test]

@@ -109,7 +109,8 @@ fn kind_name(k: StatementKind) -> &'static str {
 }
 
 /// `1234567` → `1,234,567`.
-fn thousands(n: u64) -> String {
+fn thousands(n: impl Into<u128>) -> String {
+    let n: u128 = n.into();
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, c) in s.chars().enumerate() {
@@ -149,7 +150,7 @@ fn locations(s: &SkipCount) -> String {
 }
 
 fn print_summary(out: &mut impl Write, w: &Workload, top: Option<usize>) -> std::io::Result<()> {
-    let total = w.total_calls();
+    let total = w.total_calls_wide();
     let sources: Vec<String> = w
         .sources
         .iter()
@@ -240,8 +241,8 @@ mod tests {
 
     #[test]
     fn numbers_and_truncation() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(1_200_000), "1,200,000");
+        assert_eq!(thousands(0u64), "0");
+        assert_eq!(thousands(1_200_000u64), "1,200,000");
         assert_eq!(truncate("abcdef", 4), "abc…");
         assert_eq!(truncate("abc", 4), "abc");
     }

@@ -10,8 +10,8 @@ use remodel_model::{
 use sqlparser::ast::{
     AlterColumnOperation, AlterTableOperation, ArrayElemTypeDef, ColumnDef, ColumnOption,
     CommentObject, CreateIndex, CreateTable, DataType, Expr, FunctionArguments, GeneratedAs, Ident,
-    IndexColumn, ObjectName, ObjectNamePart, ObjectType, OrderBySort, SequenceOptions, Statement,
-    TableConstraint, UserDefinedTypeRepresentation,
+    IndexColumn, ObjectName, ObjectNamePart, ObjectType, OrderBySort, RenameTableNameKind,
+    SequenceOptions, Statement, TableConstraint, UserDefinedTypeRepresentation,
 };
 use sqlparser::tokenizer::Span;
 
@@ -483,6 +483,47 @@ impl Loader {
                     },
                 }
             }
+            AlterTableOperation::DropColumn {
+                column_names,
+                if_exists,
+                ..
+            } => {
+                for id in &column_names {
+                    self.drop_column(loc, &mut table, &fold(id), if_exists);
+                }
+            }
+            AlterTableOperation::RenameColumn {
+                old_column_name,
+                new_column_name,
+            } => {
+                let (old, new) = (fold(&old_column_name), fold(&new_column_name));
+                if self.rename_column(loc, &mut table, &old, &new) {
+                    let named = table.clone();
+                    self.retarget_foreign_keys(&named, &mut table, ti, |fk| {
+                        for c in &mut fk.ref_columns {
+                            if *c == old {
+                                c.clone_from(&new);
+                            }
+                        }
+                    });
+                }
+            }
+            AlterTableOperation::RenameTable { table_name } => {
+                let (RenameTableNameKind::As(name) | RenameTableNameKind::To(name)) = table_name;
+                // `RENAME TO` takes a bare name: the table stays in its schema.
+                let new = table_key(&name).1;
+                let old_qualified = table.qualified_name();
+                let before = table.clone();
+                table.name = new;
+                let new_qualified = table.qualified_name();
+                self.retarget_foreign_keys(&before, &mut table, ti, |fk| {
+                    fk.ref_table.clone_from(&new_qualified)
+                });
+                self.note(
+                    loc.clone(),
+                    format!("ALTER TABLE renames `{old_qualified}` to `{new_qualified}`"),
+                );
+            }
             AlterTableOperation::AttachPartitionOf { partition, .. } => {
                 self.partitions.push(PartitionLink {
                     child: table_key(&partition),
@@ -496,6 +537,101 @@ impl Loader {
             }
         }
         self.schema.tables[ti] = table;
+    }
+
+    /// `DROP COLUMN`: the column goes, and with it every key and index that uses it (as
+    /// Postgres drops them).
+    fn drop_column(&mut self, loc: &Location, table: &mut Table, name: &str, if_exists: bool) {
+        let Some(at) = table.columns.iter().position(|c| c.name == name) else {
+            if !if_exists {
+                self.warn(
+                    loc.clone(),
+                    format!(
+                        "DROP COLUMN of unknown column `{name}` of `{}`; ignored",
+                        table.qualified_name()
+                    ),
+                );
+            }
+            return;
+        };
+        table.columns.remove(at);
+        let uses = |cols: &[String]| cols.iter().any(|c| c == name);
+        if uses(&table.primary_key) {
+            table.primary_key.clear();
+        }
+        table.unique_keys.retain(|u| !uses(&u.columns));
+        table.foreign_keys.retain(|fk| !uses(&fk.columns));
+        table.indexes.retain(|i| {
+            !i.keys
+                .iter()
+                .any(|k| matches!(k, IndexKey::Column { name: n, .. } if n == name))
+        });
+    }
+
+    /// `RENAME COLUMN`: the column and every key and index naming it. False when there is no
+    /// such column (reported).
+    fn rename_column(&mut self, loc: &Location, table: &mut Table, old: &str, new: &str) -> bool {
+        let Some(col) = table.columns.iter_mut().find(|c| c.name == old) else {
+            self.warn(
+                loc.clone(),
+                format!(
+                    "RENAME COLUMN of unknown column `{old}` of `{}`; ignored",
+                    table.qualified_name()
+                ),
+            );
+            return false;
+        };
+        col.name = new.to_string();
+        let rename = |cols: &mut Vec<String>| {
+            for c in cols.iter_mut().filter(|c| *c == old) {
+                *c = new.to_string();
+            }
+        };
+        rename(&mut table.primary_key);
+        table
+            .unique_keys
+            .iter_mut()
+            .for_each(|u| rename(&mut u.columns));
+        table
+            .foreign_keys
+            .iter_mut()
+            .for_each(|fk| rename(&mut fk.columns));
+        for key in table.indexes.iter_mut().flat_map(|i| i.keys.iter_mut()) {
+            if let IndexKey::Column { name, .. } = key {
+                if name == old {
+                    *name = new.to_string();
+                }
+            }
+        }
+        true
+    }
+
+    /// Applies `change` to every foreign key that references the table named as in `before`: those
+    /// of the other tables and those of `own`, the table itself (detached from its slot `ti`).
+    fn retarget_foreign_keys(
+        &mut self,
+        before: &Table,
+        own: &mut Table,
+        ti: usize,
+        change: impl Fn(&mut ForeignKey),
+    ) {
+        let refers = |ref_table: &str| {
+            let mut p: Vec<&str> = ref_table.split('.').collect();
+            let name = p.pop().unwrap_or_default();
+            names_table(before, p.pop(), name)
+        };
+        let others = self
+            .schema
+            .tables
+            .iter_mut()
+            .enumerate()
+            .filter(|(i, _)| *i != ti)
+            .map(|(_, t)| t);
+        for t in others.chain(std::iter::once(own)) {
+            for fk in t.foreign_keys.iter_mut().filter(|fk| refers(&fk.ref_table)) {
+                change(fk);
+            }
+        }
     }
 
     fn create_index(&mut self, loc: Location, ci: CreateIndex) {

@@ -60,6 +60,8 @@ struct Entry {
     example: Option<String>,
     example_complete: bool,
     locations: Vec<Location>,
+    /// The calls reached `u64::MAX` (reported once).
+    saturated: bool,
 }
 
 /// A distinct normalized statement (pattern or utility) with its total count.
@@ -119,6 +121,12 @@ impl Aggregator {
     pub fn skip(&mut self, reason: &str, line: u32, column: u32) {
         let loc = self.loc(line, column);
         count_skip(&mut self.skipped, reason, Some(loc));
+    }
+
+    /// Adds a warning at `line:column` of the current file.
+    pub fn warn(&mut self, line: u32, column: u32, message: String) {
+        let loc = self.loc(line, column);
+        self.diagnostic(Severity::Warning, Some(loc), message);
     }
 
     /// Adds a diagnostic (kept up to a cap, then counted).
@@ -247,6 +255,7 @@ impl Aggregator {
                     example: None,
                     example_complete: false,
                     locations: Vec::new(),
+                    saturated: false,
                 });
                 let i = self.entries.len() - 1;
                 self.index.insert(fingerprint, i);
@@ -273,6 +282,8 @@ impl Aggregator {
             None
         };
         let e = &mut self.entries[idx];
+        let saturated = !e.saturated && e.calls.checked_add(occ.calls).is_none();
+        e.saturated |= saturated;
         e.calls = e.calls.saturating_add(occ.calls);
         if let Some(d) = occ.duration_ms {
             e.total_ms += d;
@@ -316,6 +327,17 @@ impl Aggregator {
                 }
             }
         }
+        if saturated {
+            self.warn(
+                occ.line,
+                occ.column,
+                format!(
+                    "the calls of this statement add up past {}; counted as that",
+                    u64::MAX
+                ),
+            );
+        }
+        let e = &mut self.entries[idx];
         if let StatementClass::Utility(kind) = &e.class {
             // Counted by kind; an occurrence may stand for many calls (or none).
             let pos = match self.utility.iter().position(|u| &u.kind == kind) {

@@ -173,11 +173,17 @@ pub(crate) fn parse_parameters(detail: &str) -> Option<Vec<Option<String>>> {
             i = k;
             Some(v)
         } else {
-            // Unquoted (not produced by Postgres, but be lenient): up to the next `, $`.
+            // Unquoted (not produced by Postgres, but be lenient): up to the next `, $`. Only a
+            // plain number stays bare; anything else becomes a string, so a value can never
+            // add SQL to the example it is put into.
             let end = rest[i..].find(", $").map_or(rest.len(), |p| i + p);
-            let v = rest[i..end].trim().to_string();
+            let v = rest[i..end].trim();
             i = end;
-            Some(v)
+            Some(if is_plain_number(v) {
+                v.to_string()
+            } else {
+                crate::normalize::quote_string(v)
+            })
         };
         // Postgres numbers parameters from $1 to $65535; a larger number is not a parameter list
         // (and must not size the vector).
@@ -195,6 +201,13 @@ pub(crate) fn parse_parameters(detail: &str) -> Option<Vec<Option<String>>> {
         }
     }
     Some(out)
+}
+
+/// `12`, `-3.5`, `1e9`: a value that can stand bare in SQL as a number.
+fn is_plain_number(v: &str) -> bool {
+    let digits = v.strip_prefix('-').unwrap_or(v);
+    // `parse` also takes `inf` and `NaN`: the first character must be a digit.
+    digits.bytes().next().is_some_and(|b| b.is_ascii_digit()) && v.parse::<f64>().is_ok()
 }
 
 /// The timestamp at the start of a log line, as written (`2025-01-15 10:00:00.123 UTC`,
@@ -289,6 +302,15 @@ mod tests {
             ]
         );
         assert_eq!(parse_parameters("prepare: prepare foo"), None);
+        // Unquoted values: numbers stay, anything else is quoted (it cannot add SQL).
+        assert_eq!(
+            parse_parameters("parameters: $1 = 5, $2 = 1 LIMIT 9 --, $3 = 1--2").unwrap(),
+            vec![
+                Some("5".into()),
+                Some("'1 LIMIT 9 --'".into()),
+                Some("'1--2'".into())
+            ]
+        );
         // A parameter number from a damaged log must not size the vector.
         assert_eq!(parse_parameters("parameters: $99999999999999 = '1'"), None);
     }

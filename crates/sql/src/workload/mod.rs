@@ -21,7 +21,7 @@ pub use aggregate::StatementCount;
 use aggregate::Aggregator;
 use remodel_model::{Diagnostic, Location, Severity, Workload};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 /// Input format of a workload file.
@@ -101,6 +101,7 @@ pub fn read_files<P: AsRef<Path>>(paths: &[P], format: Format) -> Result<Workloa
 /// Reads one workload from text in memory (`file` names it in locations).
 pub fn read_str(file: &str, text: &str, format: Format) -> WorkloadLoad {
     let mut agg = Aggregator::new();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let fmt = match format {
         Format::Auto => detect(file, text.as_bytes()),
         f => f,
@@ -128,13 +129,7 @@ fn read_one(
 ) -> io::Result<()> {
     agg.begin_file(name, fmt.name());
     match fmt {
-        Format::Sql | Format::Auto => {
-            let mut bytes = Vec::new();
-            let mut reader = reader;
-            reader.read_to_end(&mut bytes)?;
-            let text = utf8_lines(&bytes, agg);
-            sqlfile::read(&text, agg);
-        }
+        Format::Sql | Format::Auto => sqlfile::read(reader, agg)?,
         Format::PgLog => pglog::read(reader, agg)?,
         Format::Csvlog => csvlog::read(reader, agg)?,
         Format::Jsonlog => jsonlog::read(reader, agg)?,
@@ -143,31 +138,21 @@ fn read_one(
     Ok(())
 }
 
-/// Decodes a SQL file; lines that are not UTF-8 are counted and replaced by empty lines so the
-/// line numbers of the rest stay right.
-fn utf8_lines(bytes: &[u8], agg: &mut Aggregator) -> String {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s.to_string(),
-        Err(_) => {
-            let mut out = String::with_capacity(bytes.len());
-            for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
-                if i > 0 {
-                    out.push('\n');
-                }
-                match std::str::from_utf8(line) {
-                    Ok(l) => out.push_str(l),
-                    Err(_) => {
-                        agg.skip("invalid UTF-8", u32::try_from(i + 1).unwrap_or(u32::MAX), 1)
-                    }
-                }
-            }
-            out
-        }
+/// The UTF-8 byte-order mark some Windows tools write at the start of a text file.
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// Wraps a file in a buffered reader, decompressing gzip or bzip2 (by magic bytes) and dropping a
+/// UTF-8 byte-order mark, so every format sees its first line as written.
+fn open_reader(file: File, name: &str) -> io::Result<Box<dyn BufRead>> {
+    let mut r = decompress(file, name)?;
+    if r.fill_buf()?.starts_with(BOM) {
+        r.consume(BOM.len());
     }
+    Ok(r)
 }
 
 /// Wraps a file in a buffered reader, decompressing gzip or bzip2 (by magic bytes).
-fn open_reader(file: File, name: &str) -> io::Result<Box<dyn BufRead>> {
+fn decompress(file: File, name: &str) -> io::Result<Box<dyn BufRead>> {
     let mut buf = BufReader::with_capacity(1 << 18, file);
     let head = buf.fill_buf()?;
     let gz = head.starts_with(&[0x1f, 0x8b]) || (head.is_empty() && name.ends_with(".gz"));

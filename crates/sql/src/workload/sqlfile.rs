@@ -12,29 +12,82 @@
 //! above it that is not an annotation.
 
 use super::aggregate::{Aggregator, Occurrence};
-use crate::split::{split_statements, RawKind};
+use crate::split::{split_reader, RawKind, RawStatement, StreamItem, MAX_STATEMENT_BYTES};
+use std::io::{self, Read};
 
 /// Annotations read from the comments before one statement.
 #[derive(Debug, Default, PartialEq)]
 struct Annotations<'a> {
-    calls: Option<u64>,
+    /// `-- calls: N`: the count and, when the value is malformed, why (with its line and column).
+    calls: Option<(u64, Option<(String, u32, u32)>)>,
     weight: Option<Option<f64>>,
     per_txn: Option<f64>,
     label: Option<&'a str>,
 }
 
-fn comment_lines(leading: &str) -> impl Iterator<Item = &str> {
-    leading
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("--").map(str::trim))
+/// The comment lines among the trivia before a statement (`-- …`, or `/* … */` on one line), with
+/// the line and column of each; `stmt_line` is the line the statement starts on.
+fn comment_lines(leading: &str, stmt_line: u32) -> impl Iterator<Item = (u32, u32, &str)> {
+    let newlines =
+        u32::try_from(memchr::memchr_iter(b'\n', leading.as_bytes()).count()).unwrap_or(u32::MAX);
+    leading.split('\n').enumerate().filter_map(move |(k, raw)| {
+        // A byte-order mark is no text (some editors write one at the top of the file).
+        let line = raw.trim_start_matches('\u{feff}');
+        let l = line.trim();
+        let body = l
+            .strip_prefix("--")
+            .or_else(|| l.strip_prefix("/*").and_then(|b| b.strip_suffix("*/")))?;
+        let k = u32::try_from(k).unwrap_or(u32::MAX);
+        let at = stmt_line.saturating_sub(newlines.saturating_sub(k));
+        let column = line.chars().take_while(|c| c.is_whitespace()).count() + 1;
+        Some((at, u32::try_from(column).unwrap_or(1), body.trim()))
+    })
 }
 
-fn annotations(leading: &str) -> Annotations<'_> {
+/// `s` without the prefix `p`, compared case-insensitively (`CALLS:` is `calls:`).
+fn strip_prefix_ci<'a>(s: &'a str, p: &str) -> Option<&'a str> {
+    s.get(..p.len())
+        .filter(|head| head.eq_ignore_ascii_case(p))
+        .map(|_| &s[p.len()..])
+}
+
+/// The count of a `-- calls: N` annotation (`1200000`, `1,200,000`, `1_200_000`) and, for a
+/// malformed value, what is wrong with it and how it was counted.
+fn parse_calls(value: &str) -> (u64, Option<String>) {
+    let v = value.trim();
+    let digits: String = v.chars().filter(|c| !matches!(c, ',' | '_')).collect();
+    let grouped = !v.starts_with([',', '_']) && !v.ends_with([',', '_']);
+    let once = "; the statement below is counted once";
+    if digits.is_empty() {
+        return (1, Some(format!("no number after `calls:`{once}")));
+    }
+    if grouped && digits.bytes().all(|b| b.is_ascii_digit()) {
+        return match digits.parse::<u64>() {
+            Ok(n) => (n, None),
+            Err(_) => (
+                u64::MAX,
+                Some(format!(
+                    "`{v}` is larger than the largest count ({}); counted as that",
+                    u64::MAX
+                )),
+            ),
+        };
+    }
+    let why = if digits.starts_with('-') {
+        format!("`{v}` is negative; expected a count of 0 or more")
+    } else {
+        format!("`{v}` is not a whole number; expected digits such as 1200000 or 1,200,000")
+    };
+    (1, Some(format!("{why}{once}")))
+}
+
+fn annotations(leading: &str, stmt_line: u32) -> Annotations<'_> {
     let mut a = Annotations::default();
     let mut statement_label = None;
-    for c in comment_lines(leading) {
-        if let Some(n) = c.strip_prefix("calls:") {
-            a.calls = n.trim().replace(['_', ','], "").parse().ok();
+    for (line, column, c) in comment_lines(leading, stmt_line) {
+        if let Some(n) = strip_prefix_ci(c, "calls:") {
+            let (n, why) = parse_calls(n);
+            a.calls = Some((n, why.map(|w| (w, line, column))));
         } else if let Some(t) = c.strip_prefix("transaction:") {
             // `Name   weight: 45  (45.0% of txns)` or `weight: -`
             let w = t.split("weight:").nth(1).map(str::trim).unwrap_or("-");
@@ -87,46 +140,73 @@ fn executions_per_txn(note: &str) -> f64 {
     1.0
 }
 
-/// Reads a SQL file's text, adding each statement to `agg`.
-pub(crate) fn read(text: &str, agg: &mut Aggregator) {
+/// Reads a SQL file as a stream (memory bounded by its longest statement), adding each
+/// statement to `agg`.
+pub(crate) fn read<R: Read>(r: R, agg: &mut Aggregator) -> io::Result<()> {
     let mut weight: Option<Option<f64>> = None;
-    for raw in split_statements(text) {
-        let a = annotations(raw.leading);
-        if a.weight.is_some() {
-            weight = a.weight;
+    split_reader(r, MAX_STATEMENT_BYTES, |item| match item {
+        StreamItem::Chunk(raw) => statement(&raw, &mut weight, agg),
+        StreamItem::InvalidUtf8 { line, column } => agg.skip("invalid UTF-8", line, column),
+        StreamItem::Oversized {
+            line,
+            column,
+            bytes,
+        } => {
+            agg.skip(OVERSIZED, line, column);
+            agg.warn(
+                line,
+                column,
+                format!(
+                    "statement of {bytes} bytes is over the {} MiB limit; skipped",
+                    MAX_STATEMENT_BYTES >> 20
+                ),
+            );
         }
-        match raw.kind {
-            RawKind::Sql => {}
-            RawKind::MetaCommand => {
-                agg.skip("psql meta-command", raw.line, raw.column);
-                continue;
-            }
-            RawKind::CopyData => {
-                agg.skip("COPY … FROM stdin data block", raw.line, raw.column);
-                continue;
-            }
-        }
-        let calls = match (a.calls, weight) {
-            (Some(n), _) => n,
-            (None, Some(w)) => {
-                let w = w.unwrap_or(0.0);
-                (w * 100.0 * a.per_txn.unwrap_or(1.0)).round().max(0.0) as u64
-            }
-            (None, None) => 1,
-        };
-        if !raw.terminated && crate::normalize::shape(raw.text).is_err() {
-            agg.skip("truncated statement", raw.line, raw.column);
-            continue;
-        }
-        agg.add(&Occurrence {
-            text: raw.text,
-            line: raw.line,
-            column: raw.column,
-            calls,
-            label: a.label,
-            ..Default::default()
-        });
+    })
+}
+
+/// Skip reason of a statement over [`MAX_STATEMENT_BYTES`].
+pub(crate) const OVERSIZED: &str = "statement over the size limit";
+
+/// Adds one chunk of a SQL file with the annotations before it.
+fn statement(raw: &RawStatement<'_>, weight: &mut Option<Option<f64>>, agg: &mut Aggregator) {
+    let a = annotations(raw.leading, raw.line);
+    if a.weight.is_some() {
+        *weight = a.weight;
     }
+    match raw.kind {
+        RawKind::Sql => {}
+        RawKind::MetaCommand => return agg.skip("psql meta-command", raw.line, raw.column),
+        RawKind::CopyData => return agg.skip("COPY … FROM stdin data block", raw.line, raw.column),
+    }
+    let calls = match (a.calls, *weight) {
+        (Some((n, why)), _) => {
+            if let Some((why, line, column)) = why {
+                agg.warn(
+                    line,
+                    column,
+                    format!("malformed `-- calls:` annotation: {why}"),
+                );
+            }
+            n
+        }
+        (None, Some(w)) => {
+            let w = w.unwrap_or(0.0);
+            (w * 100.0 * a.per_txn.unwrap_or(1.0)).round().max(0.0) as u64
+        }
+        (None, None) => 1,
+    };
+    if !raw.terminated && crate::normalize::shape(raw.text).is_err() {
+        return agg.skip("truncated statement", raw.line, raw.column);
+    }
+    agg.add(&Occurrence {
+        text: raw.text,
+        line: raw.line,
+        column: raw.column,
+        calls,
+        label: a.label,
+        ..Default::default()
+    });
 }
 
 #[cfg(test)]
@@ -135,15 +215,15 @@ mod tests {
 
     #[test]
     fn annotation_forms() {
-        let a = annotations("-- (1) a driver's trip history\n-- calls: 1200000\n");
-        assert_eq!(a.calls, Some(1_200_000));
+        let a = annotations("-- (1) a driver's trip history\n-- calls: 1200000\n", 3);
+        assert_eq!(a.calls, Some((1_200_000, None)));
         assert_eq!(a.label, Some("(1) a driver's trip history"));
-        let b = annotations("-- ===\n-- transaction: NewOrder   weight: 45  (45.0% of txns)\n-- ===\n-- statement: NewOrder.x   source: a.java:1\n-- executions per txn: o_ol_cnt times (uniform 5..15, mean 10)\n");
+        let b = annotations("-- ===\n-- transaction: NewOrder   weight: 45  (45.0% of txns)\n-- ===\n-- statement: NewOrder.x   source: a.java:1\n-- executions per txn: o_ol_cnt times (uniform 5..15, mean 10)\n", 6);
         assert_eq!(b.weight, Some(Some(45.0)));
         assert_eq!(b.per_txn, Some(10.0));
         assert_eq!(b.label, Some("NewOrder.x"));
         assert_eq!(
-            annotations("-- transaction: LoadConfig   weight: -\n").weight,
+            annotations("-- transaction: LoadConfig   weight: -\n", 2).weight,
             Some(None)
         );
         assert_eq!(executions_per_txn("60% of txns (lookup by C_LAST)"), 0.6);
