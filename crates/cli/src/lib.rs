@@ -4,8 +4,11 @@
 //! and exit codes; every other crate returns values and diagnostics.
 
 mod cmd;
+pub mod redact;
+pub mod report;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use std::path::Path;
 use std::process::ExitCode;
 
 /// Exit code: the input could not be used (missing file, nothing found).
@@ -28,9 +31,9 @@ pub const EXIT_PLAN_FAILS_CHECKS: u8 = 3;
                   `plan` (tables, keys, query mapping, write paths; writes plan.json, schema.cql \
                   and the report's source), `report` (the mdBook migration report of a plan and \
                   of a backfill run). No database is needed for any of them.\n\n\
-                  Exit codes: 0 done (diagnostics may have been printed), 2 unusable input, \
-                  3 the plan fails its checks (written for review, not to be executed).",
-    after_help = "Start with: remodel plan examples/rideshare --out out/rideshare",
+                  Exit codes: 0 done (diagnostics may have been printed; also when the output \
+                  pipe closes early), 2 unusable input, 3 the plan fails its checks (written for \
+                  review, not to be executed).",
     propagate_version = true
 )]
 struct Cli {
@@ -47,6 +50,8 @@ enum Command {
     /// Access patterns by weight and embed/reference decisions, from a schema and a workload.
     Analyze(cmd::analyze::Args),
     /// Design the query-first Cassandra tables: writes plan.json, schema.cql and the report (no database needed).
+    #[command(override_usage = "remodel plan DIR [--out DIR] [OPTIONS]\n       \
+                          remodel plan --schema FILE... --queries FILE... --out DIR [OPTIONS]")]
     Plan(cmd::plan::Args),
     /// Write the mdBook migration report of a plan (and of a backfill run); --html builds it.
     ///
@@ -63,9 +68,32 @@ enum Command {
     Report(cmd::report::Args),
 }
 
+/// The "Start with" line of `--help`: a command that works from where the user is. The example
+/// ships in the source repository; a binary built from a checkout knows where that was.
+fn start_hint() -> String {
+    let here = Path::new("examples/rideshare");
+    let built_from = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/rideshare"
+    ));
+    if here.join("schema.sql").is_file() {
+        "Start with: remodel plan examples/rideshare --out out/rideshare".into()
+    } else if let Ok(dir) = built_from.canonicalize() {
+        format!(
+            "Start with: remodel plan {} --out out/rideshare",
+            dir.display()
+        )
+    } else {
+        "Start with the example in examples/rideshare of the source repository:\n  \
+         remodel plan path/to/remodel/examples/rideshare --out out/rideshare"
+            .into()
+    }
+}
+
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().after_help(start_hint()).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::Schema(args) => cmd::schema::run(args),
         Command::Workload(args) => cmd::workload::run(args),
@@ -75,8 +103,12 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // `remodel … | head -1`: the reader closed the pipe; nothing went wrong.
+        Err(err) if report::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("remodel: error: {err:#}");
+            use std::io::Write;
+            let message = format!("remodel: error: {err:#}");
+            let _ = writeln!(std::io::stderr(), "{}", redact::redact(&message));
             ExitCode::from(EXIT_UNUSABLE_INPUT)
         }
     }

@@ -1,7 +1,7 @@
 //! `schema.cql`: the keyspace, user types and one `CREATE TABLE` per designed table.
 
 use crate::naming::quote;
-use remodel_model::{Design, DesignTable, SortOrder};
+use remodel_model::{Design, DesignTable, Replication, SortOrder};
 use std::fmt::Write;
 
 /// The whole `schema.cql` for a design.
@@ -12,7 +12,7 @@ pub fn emit_cql(design: &Design) -> String {
     let _ = writeln!(
         out,
         "CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = {};",
-        design.keyspace.replication
+        replication_map(&design.keyspace.replication)
     );
     for ty in &design.types {
         let fields: Vec<String> = ty
@@ -32,6 +32,26 @@ pub fn emit_cql(design: &Design) -> String {
         out.push_str(&create_table(&design.keyspace.name, t));
     }
     out
+}
+
+/// The CQL map literal of a replication: every key a quoted string (quotes doubled), every count
+/// a number, so no datacenter name can end the map or the statement.
+pub fn replication_map(r: &Replication) -> String {
+    let string = |s: &str| format!("'{}'", s.replace('\'', "''"));
+    match r {
+        Replication::SimpleStrategy { replication_factor } => {
+            format!("{{'class': 'SimpleStrategy', 'replication_factor': {replication_factor}}}")
+        }
+        Replication::NetworkTopologyStrategy { datacenters } => {
+            let mut parts = vec!["'class': 'NetworkTopologyStrategy'".to_string()];
+            parts.extend(
+                datacenters
+                    .iter()
+                    .map(|(dc, n)| format!("{}: {n}", string(dc))),
+            );
+            format!("{{{}}}", parts.join(", "))
+        }
+    }
 }
 
 /// One `CREATE TABLE … WITH CLUSTERING ORDER BY`, with a comment naming the patterns it serves.

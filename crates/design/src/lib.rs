@@ -35,8 +35,8 @@ pub(crate) use assemble::ensure_primary_lookup;
 pub use cql::emit_cql;
 
 use remodel_model::{
-    Design, Diagnostic, Keyspace, Plan, Relationship, Schema, Severity, Statistics, Workload,
-    PLAN_FORMAT_VERSION,
+    Design, Diagnostic, Keyspace, Plan, Relationship, Replication, Schema, Severity, Statistics,
+    Workload, PLAN_FORMAT_VERSION,
 };
 use serde::{Deserialize, Serialize};
 
@@ -105,8 +105,8 @@ impl Default for DefaultStatistics {
 pub struct DesignConfig {
     /// Keyspace name.
     pub keyspace: String,
-    /// Replication map as CQL text.
-    pub replication: String,
+    /// Replication (rendered by the CQL emitter).
+    pub replication: Replication,
     /// Limits for warnings.
     pub thresholds: Thresholds,
     /// Statistics assumed without `--stats`.

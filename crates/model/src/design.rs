@@ -2,6 +2,7 @@
 
 use crate::analysis::ColumnRef;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// The whole proposed target model.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -107,17 +108,37 @@ pub struct Violation {
 pub struct Keyspace {
     /// Name.
     pub name: String,
-    /// Replication map as CQL text, e.g. `{'class': 'NetworkTopologyStrategy', 'datacenter1': 3}`.
-    pub replication: String,
+    /// Replication, as a typed map (the CQL emitter renders and quotes it; never pasted text).
+    pub replication: Replication,
 }
 
 impl Default for Keyspace {
     fn default() -> Self {
         Keyspace {
             name: "remodel".into(),
-            replication: "{'class': 'SimpleStrategy', 'replication_factor': 1}".into(),
+            replication: Replication::SimpleStrategy {
+                replication_factor: 1,
+            },
         }
     }
+}
+
+/// A keyspace's replication: CQL's replication map, with its `class` as the tag
+/// (`{"class": "NetworkTopologyStrategy", "dc1": 3}` in `plan.json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "class")]
+pub enum Replication {
+    /// One replica count for the whole cluster.
+    SimpleStrategy {
+        /// Replicas of each row.
+        replication_factor: u32,
+    },
+    /// Replicas per datacenter.
+    NetworkTopologyStrategy {
+        /// Datacenter name → replicas there (at least one datacenter).
+        #[serde(flatten)]
+        datacenters: BTreeMap<String, u32>,
+    },
 }
 
 /// Width of a time bucket.

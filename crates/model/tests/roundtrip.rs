@@ -165,3 +165,59 @@ fn skip_counts_keep_first_locations() {
     assert_eq!(list[0].first.len(), SkipCount::MAX_LOCATIONS);
     assert_eq!(list[1].count, 1);
 }
+
+mod properties {
+    use super::sample_plan;
+    use proptest::prelude::*;
+    use remodel_model::*;
+    use std::collections::BTreeMap;
+
+    /// Text with the characters JSON must escape, quotes, unicode and control characters.
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[ -~]{0,24}",
+            "\\PC{0,12}",
+            "[\"\\\\'\n\t\u{0}\u{1f}é€𝄞]{0,8}"
+        ]
+    }
+
+    fn replication() -> impl Strategy<Value = Replication> {
+        prop_oneof![
+            any::<u32>().prop_map(|n| Replication::SimpleStrategy {
+                replication_factor: n
+            }),
+            prop::collection::btree_map("[a-z][a-z0-9_-]{0,8}", any::<u32>(), 1..4)
+                .prop_filter("`class` is the tag", |m: &BTreeMap<String, u32>| {
+                    !m.contains_key("class")
+                })
+                .prop_map(|datacenters| Replication::NetworkTopologyStrategy { datacenters }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+        /// Whatever text, counts and replication a plan holds, plan.json gives it back unchanged.
+        #[test]
+        fn any_plan_round_trips_through_json(
+            name in text(),
+            sql in text(),
+            example in proptest::option::of(text()),
+            calls in any::<u64>(),
+            mean in proptest::option::of(-1e300f64..1e300),
+            repl in replication(),
+        ) {
+            let mut plan = sample_plan();
+            plan.design.keyspace = Keyspace { name: name.clone(), replication: repl };
+            plan.schema.tables[0].name = name;
+            let p = &mut plan.workload.patterns[0];
+            p.sql = sql;
+            p.example = example;
+            p.calls = calls;
+            p.mean_ms = mean;
+            let json = serde_json::to_string_pretty(&plan).expect("serialize");
+            let back: Plan = serde_json::from_str(&json).expect("deserialize");
+            prop_assert_eq!(back, plan);
+        }
+    }
+}

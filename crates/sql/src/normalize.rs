@@ -585,6 +585,8 @@ fn canonical_tokens_flag(
     if mode == Mode::Abstract {
         out = collapse_in_lists(out);
     }
+    // Both forms: the example stays an instance of the pattern, and neither grows with the rows.
+    out = collapse_values_rows(out);
     Ok(out)
 }
 
@@ -649,6 +651,51 @@ fn collapse_in_lists(toks: Vec<Out>) -> Vec<Out> {
         }
         out.push(toks[i].clone());
         i += 1;
+    }
+    out
+}
+
+/// `VALUES (a, b), (c, d), …` with two or more rows of literals only, all of one width, keeps
+/// its first row: a multi-row INSERT is one access pattern whatever its row count, and a 20 MB
+/// bulk INSERT must not become a 20 MB pattern.
+fn collapse_values_rows(toks: Vec<Out>) -> Vec<Out> {
+    let mut out = Vec::with_capacity(toks.len());
+    let mut i = 0;
+    while i < toks.len() {
+        out.push(toks[i].clone());
+        if !toks[i].is_key("VALUES") {
+            i += 1;
+            continue;
+        }
+        // Rows `( P (, P)* )` separated by `,`: where each ends, and its width.
+        let row = |mut j: usize| -> Option<(usize, usize)> {
+            if !toks.get(j)?.is_op("(") {
+                return None;
+            }
+            let mut width = 0;
+            j += 1;
+            while let Some(Out::Param(_)) = toks.get(j) {
+                width += 1;
+                j += 1;
+                if toks.get(j).is_some_and(|t| t.is_op(",")) {
+                    j += 1;
+                }
+            }
+            (width > 0 && toks.get(j)?.is_op(")")).then_some((j + 1, width))
+        };
+        let Some((first_end, width)) = row(i + 1) else {
+            i += 1;
+            continue;
+        };
+        let mut end = first_end;
+        while toks.get(end).is_some_and(|t| t.is_op(",")) {
+            match row(end + 1) {
+                Some((e, w)) if w == width => end = e,
+                _ => break,
+            }
+        }
+        out.extend(toks[i + 1..first_end].iter().cloned());
+        i = end;
     }
     out
 }
@@ -1040,6 +1087,33 @@ mod tests {
     fn parse_errors_quote_the_statement_as_written() {
         let err = normalize("SELECT a FROM t WHERE b = 1 GROUPE BY a").unwrap_err();
         assert!(err.message.contains("GROUPE"), "{err}");
+    }
+
+    #[test]
+    fn multi_row_values_keep_one_row() {
+        let rows = (1..=500)
+            .map(|i| format!("({i}, 'n{i}')"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = format!("INSERT INTO t (a, b) VALUES {rows} ON CONFLICT DO NOTHING");
+        let s = shape(&sql).unwrap();
+        assert_eq!(
+            s.sql,
+            "INSERT INTO t (a, b) VALUES ($1, $2) ON CONFLICT DO NOTHING"
+        );
+        assert_eq!(
+            s.fingerprint,
+            shape("insert into t (a, b) values (7, 'x')on conflict do nothing")
+                .unwrap()
+                .fingerprint
+        );
+        assert_eq!(
+            example(&sql, &[]).unwrap(),
+            "INSERT INTO t (a, b) VALUES (1, 'n1') ON CONFLICT DO NOTHING"
+        );
+        // Rows of other widths or with expressions are kept as written.
+        let kept = shape("INSERT INTO t VALUES (1, 2), (3), (now(), 4)").unwrap();
+        assert_eq!(kept.sql, "INSERT INTO t VALUES ($1, $2), ($3), (now(), $4)");
     }
 
     #[test]

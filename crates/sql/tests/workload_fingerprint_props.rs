@@ -79,6 +79,26 @@ fn render(
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
+    /// Normalizing is idempotent: the canonical form is its own canonical form, fingerprint
+    /// included, whatever literals (E'' strings with quotes and backslashes too) were in it.
+    #[test]
+    fn normalization_is_idempotent(t in template(), lits in prop::collection::vec(literal(), 1..5), tricky in "[a-z' \\\\;-]{0,10}") {
+        let escaped = tricky.replace('\\', "\\\\").replace('\'', "\\'");
+        let list = lits.join(", ");
+        let sql = format!(
+            "SELECT * FROM {} WHERE {} {} {} AND x IN ({list}) AND y = E'{escaped}' LIMIT 5",
+            t.table, t.column, t.op, lits[0]
+        );
+        let once = shape(&sql).expect("normalizes");
+        let twice = shape(&once.sql).expect("the canonical form normalizes");
+        prop_assert_eq!(&twice.sql, &once.sql);
+        prop_assert_eq!(twice.fingerprint, once.fingerprint);
+        // The example (one literal instance) is an instance of the same shape: an E'' string
+        // never ends early and adds no SQL of its own.
+        let ex = remodel_sql::normalize::example(&sql, &[]).expect("an example");
+        prop_assert_eq!(shape(&ex).expect("the example normalizes").sql, once.sql);
+    }
+
     #[test]
     fn same_statement_one_fingerprint(
         t in template(),

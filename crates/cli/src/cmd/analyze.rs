@@ -1,10 +1,12 @@
 //! `remodel analyze`: access patterns by weight and relationship decisions, from a schema and
 //! the queries the application runs.
 
+use crate::report::print_diagnostics;
 use anyhow::Context;
 use remodel_analyze::{analyze, render, AnalyzeConfig};
 use remodel_model::{FkOrigin, Severity};
 use remodel_sql::workload::Format;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -110,45 +112,58 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let cfg = args.thresholds.analyze_config()?;
     let ddl = remodel_sql::ddl::load_files(&args.schema)?;
     if ddl.schema.tables.is_empty() {
-        anyhow::bail!("no table found in the schema files; give the DDL with --schema (pg_dump --schema-only output works)");
+        print_diagnostics(&ddl.diagnostics, args.verbose);
+        anyhow::bail!(
+            "no table found in {}{}; give the DDL with --schema (pg_dump --schema-only output works)",
+            super::file_list(&args.schema),
+            super::schema::no_table_detail(&ddl)
+        );
     }
     let load = remodel_sql::workload::read_files(&args.queries, format)?;
     if load.workload.patterns.is_empty() {
+        print_diagnostics(&load.diagnostics, args.verbose);
         anyhow::bail!(
-            "no SELECT/INSERT/UPDATE/DELETE statement found in the --queries files (skipped: {}); check --format",
-            load.workload.skipped.iter().map(|s| s.count).sum::<u64>()
+            "no SELECT/INSERT/UPDATE/DELETE statement found in {}{}",
+            super::file_list(&args.queries),
+            super::workload::skipped_detail(&load.workload)
         );
     }
-    let analysis = analyze(&ddl.schema, &load.workload, &cfg);
+    let mut analysis = analyze(&ddl.schema, &load.workload, &cfg);
+    // One list, counted once: the front ends' diagnostics first, then the analysis's own.
+    let mut diagnostics = ddl.diagnostics;
+    diagnostics.extend(load.diagnostics);
+    diagnostics.append(&mut analysis.diagnostics);
+    analysis.diagnostics = diagnostics;
 
-    let front = ddl.diagnostics.iter().chain(load.diagnostics.iter());
-    for d in front.filter(|d| args.verbose || d.severity >= Severity::Warning) {
-        eprintln!("{d}");
-    }
+    let mut out = std::io::stdout().lock();
     if args.json {
+        print_diagnostics(&analysis.diagnostics, args.verbose);
         let inferred: Vec<serde_json::Value> = analysis
             .schema
             .foreign_keys()
             .filter(|(_, fk)| matches!(fk.origin, FkOrigin::Inferred { .. }))
             .map(|(t, fk)| serde_json::json!({ "table": t.name, "foreign_key": fk }))
             .collect();
-        let out = serde_json::json!({
+        let json = serde_json::json!({
             "workload": analysis.workload,
             "relationships": analysis.relationships,
             "inferred_foreign_keys": inferred,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        serde_json::to_writer_pretty(&mut out, &json)?;
+        writeln!(out)?;
     } else {
-        print!("{}", render::text(&analysis));
+        // The report lists the warnings and counts every diagnostic; notes follow with -v.
+        out.write_all(render::text(&analysis).as_bytes())?;
         if args.verbose {
             for d in analysis
                 .diagnostics
                 .iter()
                 .filter(|d| d.severity == Severity::Note)
             {
-                println!("  {d}");
+                writeln!(out, "  {d}")?;
             }
         }
     }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }

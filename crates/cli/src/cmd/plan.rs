@@ -1,9 +1,12 @@
 //! `remodel plan`: schema + workload → analyze → design; writes `plan.json` and `schema.cql`.
 
+use crate::report::{count, diagnostics_line, print_diagnostics};
 use anyhow::{bail, Context};
 use remodel_design::{emit_cql, DesignConfig};
-use remodel_model::{InputFile, Plan, Severity, Statistics};
+use remodel_model::{Diagnostic, InputFile, Plan, Replication, Schema, Statistics};
 use remodel_sql::workload::Format;
+use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -22,13 +25,13 @@ pub struct Args {
     /// Source statistics as JSON (per table `rows`, per column `n_distinct`, `avg_width`, `most_common_freqs`).
     #[arg(long, value_name = "FILE")]
     pub stats: Option<PathBuf>,
-    /// Keyspace name [default: the DIR's name, else `remodel`].
+    /// Keyspace name: letters, digits and `_`, at most 48, not a system keyspace [default: the DIR's name, made such a name, else `remodel`].
     #[arg(long, value_name = "NAME")]
     pub keyspace: Option<String>,
     /// Replication: `N` (SimpleStrategy, N replicas), `dc1=3,dc2=2` (NetworkTopologyStrategy) or a CQL map.
     #[arg(long, value_name = "SPEC", default_value = "1")]
     pub replication: String,
-    /// Output folder for plan.json, schema.cql and report/ [default: DIR/plan; required with --schema].
+    /// Output folder for plan.json, schema.cql and report/ [default: out/<DIR's name>; required with --schema].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Do not write the report's source (OUT/report/; `remodel report` writes it later).
@@ -87,59 +90,113 @@ struct Inputs {
     out: PathBuf,
 }
 
-/// A keyspace name from a folder or flag: the designer's name rules, cut to Cassandra's limit.
-fn keyspace_from(name: &str) -> String {
-    remodel_design::naming::fit_length(&remodel_design::naming::sanitize(name))
+/// Longest keyspace name Cassandra accepts.
+const MAX_KEYSPACE: usize = 48;
+
+/// Why `name` cannot be a keyspace, if it cannot: Cassandra takes letters, digits and `_` (at
+/// most 48), and the `system…` keyspaces belong to the database itself.
+fn keyspace_problem(name: &str) -> Option<String> {
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return Some("a keyspace name is letters, digits and `_` only".into());
+    }
+    if name.len() > MAX_KEYSPACE {
+        return Some(format!(
+            "a keyspace name has at most {MAX_KEYSPACE} characters"
+        ));
+    }
+    let lower = name.to_ascii_lowercase();
+    if lower == "system" || lower.starts_with("system_") {
+        return Some("`system` and `system_*` are the database's own keyspaces".into());
+    }
+    None
+}
+
+/// The keyspace: `--keyspace` as given (refused when invalid), else the folder's name made a valid
+/// name, else `remodel`.
+fn keyspace(explicit: Option<&str>, dir: Option<&Path>) -> anyhow::Result<String> {
+    if let Some(k) = explicit {
+        if let Some(why) = keyspace_problem(k) {
+            let hint = remodel_design::naming::sanitize(k);
+            let hint = match keyspace_problem(&hint) {
+                None => format!(" (for example --keyspace {hint})"),
+                Some(_) => String::new(),
+            };
+            bail!("--keyspace {k:?}: {why}{hint}");
+        }
+        return Ok(k.to_string());
+    }
+    let Some(dir) = dir else {
+        return Ok("remodel".into());
+    };
+    let abs = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let name = abs
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let derived = remodel_design::naming::fit_length(&remodel_design::naming::sanitize(&name));
+    if !name.bytes().any(|b| b.is_ascii_alphanumeric()) {
+        bail!("the folder name {name:?} gives no keyspace name (no letter or digit): give --keyspace NAME");
+    }
+    if let Some(why) = keyspace_problem(&derived) {
+        bail!(
+            "the folder name {name:?} gives the keyspace {derived:?}: {why}; give --keyspace NAME"
+        );
+    }
+    Ok(derived)
+}
+
+/// The files of an input folder, sorted.
+fn folder_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    if !dir.exists() {
+        bail!(
+            "{} does not exist (expected a folder holding schema.sql and queries.*)",
+            dir.display()
+        );
+    }
+    if !dir.is_dir() {
+        bail!(
+            "{} is not a folder (expected one holding schema.sql and queries.*; for single files use --schema FILE --queries FILE --out DIR)",
+            dir.display()
+        );
+    }
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot list {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default()
+}
+
+/// `schema.sql`, or the folder's only `ddl*.sql`.
+fn folder_schema(dir: &Path, names: &[PathBuf]) -> anyhow::Result<PathBuf> {
+    if let Some(p) = names.iter().find(|p| file_name(p) == "schema.sql") {
+        return Ok(p.clone());
+    }
+    let ddl: Vec<&PathBuf> = names
+        .iter()
+        .filter(|p| file_name(p).starts_with("ddl") && file_name(p).ends_with(".sql"))
+        .collect();
+    match ddl.as_slice() {
+        [one] => Ok((*one).clone()),
+        _ => bail!("no schema.sql in {} (give --schema FILE)", dir.display()),
+    }
 }
 
 fn resolve(args: &Args) -> anyhow::Result<Inputs> {
     let mut schema = args.schema.clone();
     let mut queries = args.queries.clone();
     let mut stats = args.stats.clone();
-    let mut keyspace = args.keyspace.clone();
-    let out = match (&args.dir, &args.out) {
-        (_, Some(o)) => o.clone(),
-        (Some(d), None) => d.join("plan"),
-        (None, None) => {
-            bail!("--out DIR is required with --schema (where to write plan.json and schema.cql)")
-        }
-    };
     if let Some(dir) = &args.dir {
-        if !dir.is_dir() {
-            bail!(
-                "{} is not a folder (expected one holding schema.sql and queries.*)",
-                dir.display()
-            );
-        }
-        let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
-            .with_context(|| format!("cannot list {}", dir.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file())
-            .collect();
-        names.sort();
-        let file_name = |p: &Path| {
-            p.file_name()
-                .map(|n| n.to_string_lossy().to_string())
-                .unwrap_or_default()
-        };
+        let names = folder_files(dir)?;
         if schema.is_empty() {
-            let found = names
-                .iter()
-                .find(|p| file_name(p) == "schema.sql")
-                .cloned()
-                .or_else(|| {
-                    let ddl: Vec<&PathBuf> = names
-                        .iter()
-                        .filter(|p| {
-                            file_name(p).starts_with("ddl") && file_name(p).ends_with(".sql")
-                        })
-                        .collect();
-                    (ddl.len() == 1).then(|| ddl[0].clone())
-                });
-            match found {
-                Some(p) => schema.push(p),
-                None => bail!("no schema.sql in {} (give --schema FILE)", dir.display()),
-            }
+            schema.push(folder_schema(dir, &names)?);
         }
         if queries.is_empty() {
             queries = names
@@ -157,22 +214,27 @@ fn resolve(args: &Args) -> anyhow::Result<Inputs> {
         if stats.is_none() {
             stats = names.iter().find(|p| file_name(p) == "stats.json").cloned();
         }
-        if keyspace.is_none() {
-            let abs = dir.canonicalize().unwrap_or_else(|_| dir.clone());
-            keyspace = abs.file_name().map(|n| keyspace_from(&n.to_string_lossy()));
-        }
     }
     if queries.is_empty() {
         bail!("no workload given (--queries FILE…)");
     }
     for f in schema.iter().chain(&queries).chain(stats.iter()) {
+        if !f.exists() {
+            bail!("{} does not exist", f.display());
+        }
         if !f.is_file() {
-            bail!("{}: no such file", f.display());
+            bail!("{} is not a file", f.display());
         }
     }
-    let keyspace = keyspace
-        .map(|k| keyspace_from(&k))
-        .unwrap_or_else(|| "remodel".into());
+    let keyspace = keyspace(args.keyspace.as_deref(), args.dir.as_deref())?;
+    // The default output is `out/<name>` where the command runs: never inside the input folder.
+    let out = match (&args.dir, &args.out) {
+        (_, Some(o)) => o.clone(),
+        (Some(_), None) => PathBuf::from("out").join(&keyspace),
+        (None, None) => {
+            bail!("--out DIR is required with --schema (where to write plan.json and schema.cql)")
+        }
+    };
     Ok(Inputs {
         schema,
         queries,
@@ -182,36 +244,164 @@ fn resolve(args: &Args) -> anyhow::Result<Inputs> {
     })
 }
 
-/// `N`, `dc1=3,dc2=2` or a literal CQL map → the CQL replication map.
-fn replication(spec: &str) -> anyhow::Result<String> {
+/// `N`, `dc1=3,dc2=2` or a CQL map (`{'class': 'NetworkTopologyStrategy', 'dc1': 3}`) → the
+/// replication, checked: at least one datacenter, each named once, plain names, counts ≥ 1.
+fn replication(spec: &str) -> anyhow::Result<Replication> {
     let s = spec.trim();
-    if s.starts_with('{') && s.ends_with('}') {
-        return Ok(s.to_string());
-    }
+    let expected = "expected N, dc1=3,dc2=2 or {'class': 'NetworkTopologyStrategy', 'dc1': 3}";
     if let Ok(n) = s.parse::<u32>() {
         if n == 0 {
             bail!("--replication 0: at least one replica is needed");
         }
-        return Ok(format!(
-            "{{'class': 'SimpleStrategy', 'replication_factor': {n}}}"
-        ));
+        return Ok(Replication::SimpleStrategy {
+            replication_factor: n,
+        });
     }
-    let mut parts = vec!["'class': 'NetworkTopologyStrategy'".to_string()];
-    for item in s.split(',') {
-        let Some((dc, n)) = item.split_once('=') else {
-            bail!("--replication {s}: expected N, dc1=3,dc2=2 or a CQL map");
-        };
-        let n: u32 = n
-            .trim()
-            .parse()
-            .with_context(|| format!("--replication {s}: `{n}` is not a replica count"))?;
-        let dc = dc.trim();
-        if dc.is_empty() || dc.contains('\'') {
-            bail!("--replication {s}: bad datacenter name `{dc}`");
+    let pairs: Vec<(String, String)> = match s.strip_prefix('{').and_then(|m| m.strip_suffix('}')) {
+        Some(map) => {
+            cql_map_entries(map).with_context(|| format!("--replication {s}: {expected}"))?
         }
-        parts.push(format!("'{dc}': {n}"));
+        None => s
+            .split(',')
+            .map(|item| {
+                let (k, v) = item.split_once('=').unwrap_or((item, ""));
+                (k.trim().to_string(), v.trim().to_string())
+            })
+            .collect(),
+    };
+    let mut class = None;
+    let mut counts: BTreeMap<String, u32> = BTreeMap::new();
+    for (key, value) in pairs {
+        if key == "class" {
+            class = Some(value);
+            continue;
+        }
+        if key.is_empty()
+            || !key
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_-.:".contains(&b))
+        {
+            bail!("--replication {s}: `{key}` is not a datacenter name (letters, digits, `_-.:`); {expected}");
+        }
+        let n: u32 = value.parse().ok().filter(|n| *n >= 1).with_context(|| {
+            format!("--replication {s}: `{value}` is not a replica count of 1 or more for `{key}`")
+        })?;
+        if counts.insert(key.clone(), n).is_some() {
+            bail!("--replication {s}: datacenter `{key}` is named twice");
+        }
     }
-    Ok(format!("{{{}}}", parts.join(", ")))
+    match class.as_deref() {
+        Some("SimpleStrategy") => match counts.remove("replication_factor") {
+            Some(n) if counts.is_empty() => Ok(Replication::SimpleStrategy { replication_factor: n }),
+            _ => bail!("--replication {s}: SimpleStrategy takes 'replication_factor' only"),
+        },
+        None | Some("NetworkTopologyStrategy") if counts.contains_key("replication_factor") => {
+            bail!("--replication {s}: give replicas per datacenter, or N for SimpleStrategy")
+        }
+        None | Some("NetworkTopologyStrategy") if counts.is_empty() => {
+            bail!("--replication {s}: no datacenter given; {expected}")
+        }
+        None | Some("NetworkTopologyStrategy") => Ok(Replication::NetworkTopologyStrategy { datacenters: counts }),
+        Some(other) => bail!("--replication {s}: unknown class `{other}` (SimpleStrategy or NetworkTopologyStrategy)"),
+    }
+}
+
+/// The entries of a CQL map literal's inside: `'key': 'value'` or `'key': 3`, comma-separated.
+fn cql_map_entries(map: &str) -> anyhow::Result<Vec<(String, String)>> {
+    let unquote = |t: &str| -> anyhow::Result<String> {
+        let t = t.trim();
+        match t.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')) {
+            Some(inner) if !inner.contains('\'') => Ok(inner.to_string()),
+            Some(_) => bail!("a quote inside `{t}`"),
+            None if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => Ok(t.to_string()),
+            None => bail!("`{t}` is neither a quoted string nor a number"),
+        }
+    };
+    map.split(',')
+        .filter(|e| !e.trim().is_empty())
+        .map(|entry| {
+            let (k, v) = entry
+                .split_once(':')
+                .with_context(|| format!("`{}` is not `'key': value`", entry.trim()))?;
+            Ok((unquote(k)?, unquote(v)?))
+        })
+        .collect()
+}
+
+/// Reads `--stats`: unknown keys, values out of range and tables or columns the schema does not
+/// have are errors naming the file and what was expected, as for `--config`.
+fn read_stats(path: &Path, schema: &Schema) -> anyhow::Result<Statistics> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let stats: Statistics = serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| {
+        anyhow::anyhow!(
+            "{}:{}:{}: not a statistics file: {e} (expected {{\"tables\": {{TABLE: {{\"rows\": N, \"columns\": {{COLUMN: {{\"n_distinct\", \"avg_width\", \"most_common_freqs\", \"null_frac\", \"span_days\"}}}}}}}}}})",
+            path.display(),
+            e.line(),
+            e.column()
+        )
+    })?;
+    let mut problems = stats.problems();
+    for (name, t) in &stats.tables {
+        let Some(table) = schema.table(name) else {
+            let known: Vec<String> = schema.tables.iter().map(|t| t.qualified_name()).collect();
+            problems.push(format!(
+                "tables.{name}: no such table in the schema (it has {})",
+                known.join(", ")
+            ));
+            continue;
+        };
+        for col in t.columns.keys().filter(|c| table.column(c).is_none()) {
+            problems.push(format!(
+                "tables.{name}.columns.{col}: `{}` has no such column",
+                table.qualified_name()
+            ));
+        }
+    }
+    if !problems.is_empty() {
+        let list: Vec<String> = problems.iter().map(|p| format!("\n  {p}")).collect();
+        bail!(
+            "{}: {} in the statistics:{}",
+            path.display(),
+            count(problems.len() as u64, "problem", None),
+            list.concat()
+        );
+    }
+    Ok(stats)
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename: a full
+/// disk or a crash leaves the old file or none, never half a plan, and a symlink at `path` is
+/// replaced, not followed.
+fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let tmp = path.with_file_name(format!(".{}.{}.tmp", file_name(path), std::process::id()));
+    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Refuses an output folder where writing would overwrite one of the inputs.
+fn check_outputs(inputs: &Inputs, outputs: &[&Path]) -> anyhow::Result<()> {
+    let canon = |p: &Path| p.canonicalize().ok();
+    for input in inputs
+        .schema
+        .iter()
+        .chain(&inputs.queries)
+        .chain(inputs.stats.iter())
+    {
+        if let Some(i) = canon(input) {
+            if outputs.iter().any(|o| canon(o).as_ref() == Some(&i)) {
+                bail!(
+                    "--out {} would overwrite the input {}: choose another folder",
+                    inputs.out.display(),
+                    input.display()
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Runs `remodel plan`.
@@ -221,32 +411,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     let ddl = remodel_sql::ddl::load_files(&inputs.schema).context("reading the schema")?;
     if ddl.schema.tables.is_empty() {
+        // Why, as `remodel schema` would say it, before the one-line reason.
+        print_diagnostics(&ddl.diagnostics, args.verbose);
         bail!(
-            "no CREATE TABLE found in {}",
-            super::file_list(&inputs.schema)
+            "no CREATE TABLE found in {}{}",
+            super::file_list(&inputs.schema),
+            super::schema::no_table_detail(&ddl)
         );
     }
     let wl = remodel_sql::workload::read_files(&inputs.queries, Format::Auto)
         .context("reading the workload")?;
     if wl.workload.patterns.is_empty() {
+        print_diagnostics(&wl.diagnostics, args.verbose);
         bail!(
-            "no SELECT/INSERT/UPDATE/DELETE statement found in {}",
-            super::file_list(&inputs.queries)
+            "no SELECT/INSERT/UPDATE/DELETE statement found in {}{}",
+            super::file_list(&inputs.queries),
+            super::workload::skipped_detail(&wl.workload)
         );
     }
-    let stats: Option<Statistics> = match &inputs.stats {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read {}", p.display()))?;
-            Some(serde_json::from_str(&text).map_err(|e| {
-                anyhow::anyhow!(
-                    "{}:{}:{}: not a statistics file: {e}",
-                    p.display(),
-                    e.line(),
-                    e.column()
-                )
-            })?)
-        }
+    let stats = match &inputs.stats {
+        Some(p) => Some(read_stats(p, &ddl.schema)?),
         None => None,
     };
 
@@ -261,113 +445,54 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     std::fs::create_dir_all(&inputs.out)
         .with_context(|| format!("cannot create {}", inputs.out.display()))?;
-    let mut json = serde_json::to_string_pretty(&plan).context("serializing the plan")?;
-    json.push('\n');
     let plan_path = inputs.out.join("plan.json");
     let cql_path = inputs.out.join("schema.cql");
-    std::fs::write(&plan_path, json)
-        .with_context(|| format!("cannot write {}", plan_path.display()))?;
-    std::fs::write(&cql_path, emit_cql(&plan.design))
-        .with_context(|| format!("cannot write {}", cql_path.display()))?;
+    check_outputs(&inputs, &[&plan_path, &cql_path])?;
+    let mut json = serde_json::to_string_pretty(&plan).context("serializing the plan")?;
+    json.push('\n');
+    write_atomic(&plan_path, json.as_bytes())?;
+    write_atomic(&cql_path, emit_cql(&plan.design).as_bytes())?;
 
     let mut diagnostics = ddl.diagnostics;
     diagnostics.extend(wl.diagnostics);
     diagnostics.extend(design_diagnostics);
-    print_summary(&plan, &diagnostics, args.verbose);
-    println!("wrote {} and {}", plan_path.display(), cql_path.display());
-    if !args.no_report {
-        // Written for a failing plan too: the report is where a reviewer reads why it fails.
-        let dir = inputs.out.join("report");
-        super::report::write(&plan, &plan_path, &cql_path, None, &dir)?;
-        println!(
-            "wrote the report source to {} (build it: mdbook build {0})",
-            dir.display()
-        );
-    }
-    if !plan.design.violations.is_empty() {
-        eprintln!(
-            "remodel plan: the plan fails {} check{} (listed above as `plan check` errors): it is written for review, but it would lose or corrupt data, and `remodel backfill` refuses it",
-            plan.design.violations.len(),
-            if plan.design.violations.len() == 1 { "" } else { "s" }
-        );
-        return Ok(ExitCode::from(crate::EXIT_PLAN_FAILS_CHECKS));
-    }
+    print_diagnostics(&diagnostics, args.verbose);
+    let mut out = std::io::stdout().lock();
+    print_summary(&mut out, &plan, &diagnostics, args.verbose)?;
+    writeln!(
+        out,
+        "wrote {} and {}",
+        plan_path.display(),
+        cql_path.display()
+    )?;
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// The files read, with their sizes, for the report's overview.
-fn input_files(inputs: &Inputs) -> anyhow::Result<Vec<InputFile>> {
-    let roles = [
-        ("schema", &inputs.schema[..]),
-        ("queries", &inputs.queries[..]),
-        ("stats", inputs.stats.as_slice()),
-    ];
-    let mut files = Vec::new();
-    for (role, paths) in roles {
-        for p in paths {
-            let meta =
-                std::fs::metadata(p).with_context(|| format!("cannot read {}", p.display()))?;
-            files.push(InputFile {
-                path: p.display().to_string(),
-                role: role.into(),
-                bytes: meta.len(),
-            });
-        }
-    }
-    Ok(files)
-}
-
-fn print_summary(plan: &Plan, diagnostics: &[remodel_model::Diagnostic], verbose: bool) {
+fn print_summary(
+    out: &mut impl Write,
+    plan: &Plan,
+    diagnostics: &[Diagnostic],
+    verbose: bool,
+) -> std::io::Result<()> {
     let d = &plan.design;
     let reads = d.queries.len();
     let single = d.queries.iter().filter(|q| q.single_partition).count();
-    println!(
-        "remodel plan: {} patterns ({} reads, {} writes) -> {} tables in keyspace {}",
-        plan.workload.patterns.len(),
+    writeln!(
+        out,
+        "remodel plan: {} ({} reads, {} writes) -> {} in keyspace {}",
+        count(plan.workload.patterns.len() as u64, "pattern", None),
         reads,
         d.writes.len(),
-        d.tables.len(),
+        count(d.tables.len() as u64, "table", None),
         d.keyspace.name
-    );
-    println!();
+    )?;
+    writeln!(out)?;
     let width = d.tables.iter().map(|t| t.name.len()).max().unwrap_or(0);
     for t in &d.tables {
-        let pk: Vec<String> = t
-            .partition_key
-            .iter()
-            .map(|k| match (&k.derived_from, k.bucket) {
-                (Some(src), Some(b)) => format!(
-                    "{}={}({src})",
-                    k.column,
-                    serde_json::to_value(b)
-                        .ok()
-                        .and_then(|v| v.as_str().map(str::to_string))
-                        .unwrap_or_default()
-                ),
-                _ => k.column.clone(),
-            })
-            .collect();
-        let ck: Vec<String> = t
-            .clustering
-            .iter()
-            .map(|k| {
-                format!(
-                    "{}{}",
-                    k.column,
-                    if k.order == Some(remodel_model::SortOrder::Desc) {
-                        " DESC"
-                    } else {
-                        ""
-                    }
-                )
-            })
-            .collect();
-        let key = if ck.is_empty() {
-            format!("(({}))", pk.join(", "))
-        } else {
-            format!("(({}), {})", pk.join(", "), ck.join(", "))
-        };
-        println!(
+        let key = key_text(t);
+        writeln!(
+            out,
             "  {:width$}  {key}  serves {}",
             t.name,
             if t.serves.is_empty() {
@@ -375,52 +500,20 @@ fn print_summary(plan: &Plan, diagnostics: &[remodel_model::Diagnostic], verbose
             } else {
                 t.serves.join(" ")
             }
-        );
+        )?;
     }
-    println!();
-    println!("reads served single-partition: {single}/{reads}");
+    writeln!(out)?;
+    writeln!(out, "reads served single-partition: {single}/{reads}")?;
     for q in d.queries.iter().filter(|q| !q.single_partition) {
-        println!(
+        writeln!(
+            out,
             "  {}: {}",
             q.pattern,
             q.reason.as_deref().unwrap_or("not single-partition")
-        );
+        )?;
     }
     for w in &d.writes {
-        let mut tables: Vec<&str> = Vec::new();
-        for t in &w.targets {
-            if !tables.contains(&t.table.as_str()) {
-                tables.push(&t.table);
-            }
-        }
-        let rbw: Vec<String> = w
-            .read_before_write
-            .iter()
-            .map(|r| format!("reads {} from {}", r.columns.join(", "), r.table))
-            .collect();
-        let batch = match w.targets.len() {
-            0 | 1 => String::new(),
-            _ if w.fits_batch => format!(" (one logged batch, {} B)", w.batch_bytes),
-            _ => format!(
-                " ({} B: over the batch warning, send separately)",
-                w.batch_bytes
-            ),
-        };
-        println!(
-            "write {}: {} statement(s) -> {}{batch}{}",
-            w.pattern,
-            w.targets.len(),
-            if tables.is_empty() {
-                "nothing".to_string()
-            } else {
-                tables.join(", ")
-            },
-            if rbw.is_empty() {
-                String::new()
-            } else {
-                format!("; first {}", rbw.join("; "))
-            }
-        );
+        writeln!(out, "{}", write_line(w))?;
     }
     if let Some(c) = &d.cost {
         let line = |f: &remodel_model::CostFigures| {
@@ -458,28 +551,89 @@ fn print_summary(plan: &Plan, diagnostics: &[remodel_model::Diagnostic], verbose
         .iter()
         .flat_map(|t| t.warnings.iter().map(move |w| (t.name.clone(), w)))
         .collect();
-    println!("table warnings: {}", warnings.len());
+    writeln!(out, "table warnings: {}", warnings.len())?;
     for (t, w) in &warnings {
-        println!("  {t}: {}: {}", w.code, w.message);
+        writeln!(out, "  {t}: {}: {}", w.code, w.message)?;
     }
-    let count = |s: Severity| diagnostics.iter().filter(|d| d.severity == s).count();
-    println!(
-        "diagnostics: {} errors, {} warnings, {} notes{}",
-        count(Severity::Error),
-        count(Severity::Warning),
-        count(Severity::Note),
-        if verbose {
-            ""
-        } else {
-            " (--verbose lists the notes)"
-        }
-    );
-    for diag in diagnostics
+    writeln!(out, "{}", diagnostics_line(diagnostics, verbose))?;
+    Ok(())
+}
+
+/// `((partition key), clustering…)` of a designed table, buckets shown with their source.
+fn key_text(t: &remodel_model::DesignTable) -> String {
+    let pk: Vec<String> = t
+        .partition_key
         .iter()
-        .filter(|d| verbose || d.severity != Severity::Note)
-    {
-        eprintln!("  {diag}");
+        .map(|k| match (&k.derived_from, k.bucket) {
+            (Some(src), Some(b)) => format!(
+                "{}={}({src})",
+                k.column,
+                serde_json::to_value(b)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default()
+            ),
+            _ => k.column.clone(),
+        })
+        .collect();
+    let ck: Vec<String> = t
+        .clustering
+        .iter()
+        .map(|k| {
+            format!(
+                "{}{}",
+                k.column,
+                if k.order == Some(remodel_model::SortOrder::Desc) {
+                    " DESC"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect();
+    if ck.is_empty() {
+        format!("(({}))", pk.join(", "))
+    } else {
+        format!("(({}), {})", pk.join(", "), ck.join(", "))
     }
+}
+
+/// One write's line: how many statements, which tables, and what it must read first.
+fn write_line(w: &remodel_model::WritePath) -> String {
+    let mut tables: Vec<&str> = Vec::new();
+    for t in &w.targets {
+        if !tables.contains(&t.table.as_str()) {
+            tables.push(&t.table);
+        }
+    }
+    let rbw: Vec<String> = w
+        .read_before_write
+        .iter()
+        .map(|r| format!("reads {} from {}", r.columns.join(", "), r.table))
+        .collect();
+    let batch = match w.targets.len() {
+        0 | 1 => String::new(),
+        _ if w.fits_batch => format!(" (one logged batch, {} B)", w.batch_bytes),
+        _ => format!(
+            " ({} B: over the batch warning, send separately)",
+            w.batch_bytes
+        ),
+    };
+    format!(
+        "write {}: {} -> {}{batch}{}",
+        w.pattern,
+        count(w.targets.len() as u64, "statement", None),
+        if tables.is_empty() {
+            "nothing".to_string()
+        } else {
+            tables.join(", ")
+        },
+        if rbw.is_empty() {
+            String::new()
+        } else {
+            format!("; first {}", rbw.join("; "))
+        }
+    )
 }
 
 #[cfg(test)]
@@ -488,22 +642,57 @@ mod tests {
 
     #[test]
     fn replication_specs() {
+        let cql = |s: &str| replication(s).map(|r| remodel_design::cql::replication_map(&r));
         assert_eq!(
-            replication("3").ok().as_deref(),
+            cql("3").ok().as_deref(),
             Some("{'class': 'SimpleStrategy', 'replication_factor': 3}")
         );
         assert_eq!(
-            replication("dc1=3, dc2=2").ok().as_deref(),
+            cql("dc1=3, dc2=2").ok().as_deref(),
             Some("{'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc2': 2}")
         );
-        assert!(replication("0").is_err());
-        assert!(replication("dc1").is_err());
+        assert_eq!(
+            cql("{'class': 'NetworkTopologyStrategy', 'us-east': '3'}")
+                .ok()
+                .as_deref(),
+            Some("{'class': 'NetworkTopologyStrategy', 'us-east': 3}")
+        );
+        let refused = [
+            "0",
+            "dc1",
+            "{}",
+            "dc1=3,dc1=2",
+            "dc1=0",
+            "{'class': 'SimpleStrategy', 'replication_factor': 1}; DROP KEYSPACE prod; --",
+            "{'class': 'NetworkTopologyStrategy', 'dc1': 3}; DROP KEYSPACE prod",
+            "{'class': 'X', 'dc1': 3}",
+            "d'c=3",
+        ];
+        for spec in refused {
+            let err = replication(spec).expect_err(spec);
+            assert!(format!("{err:#}").starts_with("--replication"), "{err:#}");
+        }
     }
 
     #[test]
     fn keyspace_names() {
-        assert_eq!(keyspace_from("rideshare"), "rideshare");
-        assert_eq!(keyspace_from("My-App"), "my_app");
-        assert_eq!(keyspace_from("2024"), "t_2024");
+        let from_dir = |d: &str| keyspace(None, Some(Path::new(d)));
+        assert_eq!(from_dir("/x/rideshare").unwrap(), "rideshare");
+        assert_eq!(from_dir("/x/My-App").unwrap(), "my_app");
+        assert_eq!(from_dir("/x/2024").unwrap(), "t_2024");
+        assert!(from_dir("/x/---").is_err());
+        assert_eq!(keyspace(Some("shop"), None).unwrap(), "shop");
+        for bad in [
+            "system",
+            "system_auth",
+            "System_Schema",
+            "my-app",
+            "",
+            &"k".repeat(49),
+        ] {
+            assert!(keyspace(Some(bad), None).is_err(), "{bad}");
+        }
+        let err = keyspace(Some("my-app"), None).unwrap_err().to_string();
+        assert!(err.contains("--keyspace my_app"), "{err}");
     }
 }

@@ -1,6 +1,7 @@
 //! `remodel schema`: load DDL files and summarise them.
 
-use remodel_model::{FkOrigin, Index, IndexKey, Schema, Severity, Table};
+use crate::report::{count, diagnostics_line, print_diagnostics};
+use remodel_model::{FkOrigin, Index, IndexKey, Schema, Table};
 use remodel_sql::ddl::{load_files, DdlLoad};
 use std::io::Write;
 use std::path::PathBuf;
@@ -15,43 +16,40 @@ pub struct Args {
     /// Print the Schema model as JSON instead of the summary.
     #[arg(long)]
     pub json: bool,
+    /// Also print notes (partitions folded, renames, …), not only warnings and errors.
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 /// Runs `remodel schema`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let load = load_files(&args.files)?;
+    // Diagnostics go to stderr, compiler style, so `--json` output stays clean.
+    print_diagnostics(&load.diagnostics, args.verbose);
     if load.schema.tables.is_empty() {
         // Nothing usable: the diagnostics and a one-line reason, no summary.
-        for d in &load.diagnostics {
-            eprintln!("{d}");
-        }
-        eprintln!(
-            "remodel: error: no table found in {}{}",
+        anyhow::bail!(
+            "no table found in {}{}",
             super::file_list(&args.files),
             no_table_detail(&load)
         );
-        return Ok(ExitCode::from(crate::EXIT_UNUSABLE_INPUT));
     }
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &load.schema)?;
         writeln!(out)?;
     } else {
-        print_summary(&mut out, &load, &args.files)?;
+        print_summary(&mut out, &load, &args.files, args.verbose)?;
     }
     out.flush()?;
-    // Diagnostics go to stderr, compiler style, so `--json` output stays clean.
-    for d in &load.diagnostics {
-        eprintln!("{d}");
-    }
     Ok(ExitCode::SUCCESS)
 }
 
-/// What was read instead of tables, for the one-line reason (`: read 12 statement(s): 9 SELECT, …`).
-fn no_table_detail(load: &DdlLoad) -> String {
+/// What was read instead of tables, for the one-line reason (`: read 12 statements: 9 SELECT, …`).
+pub(crate) fn no_table_detail(load: &DdlLoad) -> String {
     let errors = load.errors().count();
     if errors > 0 {
-        return format!(" ({errors} error(s) above)");
+        return format!(" ({} above)", count(errors as u64, "error", None));
     }
     if load.statements == 0 {
         return String::new();
@@ -64,8 +62,8 @@ fn no_table_detail(load: &DdlLoad) -> String {
         .map(|k| format!("{} {}", k.count, k.kind))
         .collect();
     format!(
-        " (read {} statement(s), none a CREATE TABLE: {})",
-        load.statements,
+        " (read {}, none a CREATE TABLE: {})",
+        count(load.statements as u64, "statement", None),
         top.join(", ")
     )
 }
@@ -88,7 +86,11 @@ fn index_keys(i: &Index) -> String {
 }
 
 fn print_table(out: &mut impl Write, t: &Table) -> std::io::Result<()> {
-    let mut head = format!("{}  {} column(s)", t.qualified_name(), t.columns.len());
+    let mut head = format!(
+        "{}  {}",
+        t.qualified_name(),
+        count(t.columns.len() as u64, "column", None)
+    );
     if let Some(p) = &t.partition_by {
         head.push_str(&format!(
             ", partitioned by {} ({})",
@@ -97,7 +99,10 @@ fn print_table(out: &mut impl Write, t: &Table) -> std::io::Result<()> {
         ));
     }
     if !t.partitions.is_empty() {
-        head.push_str(&format!(", {} partition(s) folded in", t.partitions.len()));
+        head.push_str(&format!(
+            ", {} folded in",
+            count(t.partitions.len() as u64, "partition", None)
+        ));
     }
     if !t.inherits.is_empty() {
         head.push_str(&format!(", inherits {}", t.inherits.join(", ")));
@@ -149,7 +154,12 @@ fn print_table(out: &mut impl Write, t: &Table) -> std::io::Result<()> {
     Ok(())
 }
 
-fn print_summary(out: &mut impl Write, load: &DdlLoad, files: &[PathBuf]) -> std::io::Result<()> {
+fn print_summary(
+    out: &mut impl Write,
+    load: &DdlLoad,
+    files: &[PathBuf],
+    verbose: bool,
+) -> std::io::Result<()> {
     let s: &Schema = &load.schema;
     for t in &s.tables {
         print_table(out, t)?;
@@ -168,17 +178,22 @@ fn print_summary(out: &mut impl Write, load: &DdlLoad, files: &[PathBuf]) -> std
     } else {
         String::new()
     };
+    let n = |x: usize| x as u64;
     writeln!(
         out,
-        "{} table(s), {columns} column(s), {declared} foreign key(s){inferred}, {unique} unique key(s), {indexes} index(es), {} enum(s), {} sequence(s)",
-        s.tables.len(),
-        s.enums.len(),
-        s.sequences.len()
+        "{}, {}, {}{inferred}, {}, {}, {}, {}",
+        count(n(s.tables.len()), "table", None),
+        count(n(columns), "column", None),
+        count(n(declared), "foreign key", None),
+        count(n(unique), "unique key", None),
+        count(n(indexes), "index", Some("indexes")),
+        count(n(s.enums.len()), "enum", None),
+        count(n(s.sequences.len()), "sequence", None)
     )?;
     writeln!(
         out,
-        "read {} statement(s) from {}",
-        load.statements,
+        "read {} from {}",
+        count(n(load.statements), "statement", None),
         super::file_list(files)
     )?;
     if !s.skipped.is_empty() {
@@ -191,7 +206,12 @@ fn print_summary(out: &mut impl Write, load: &DdlLoad, files: &[PathBuf]) -> std
         };
         writeln!(
             out,
-            "read but not modelled ({total} statement(s) or clause(s); count, kind, {at}):"
+            "read but not modelled ({total} {}; count, kind, {at}):",
+            if total == 1 {
+                "statement or clause"
+            } else {
+                "statements or clauses"
+            }
         )?;
         let width = s
             .skipped
@@ -228,23 +248,9 @@ fn print_summary(out: &mut impl Write, load: &DdlLoad, files: &[PathBuf]) -> std
             )?;
         }
     }
-    let count = |sev: Severity| {
-        load.diagnostics
-            .iter()
-            .filter(|d| d.severity == sev)
-            .count()
-    };
-    let (errors, warnings, notes) = (
-        count(Severity::Error),
-        count(Severity::Warning),
-        count(Severity::Note),
-    );
-    if errors + warnings + notes > 0 {
+    if !load.diagnostics.is_empty() {
         writeln!(out)?;
-        writeln!(
-            out,
-            "{errors} error(s), {warnings} warning(s), {notes} note(s) (on stderr)"
-        )?;
+        writeln!(out, "{}", diagnostics_line(&load.diagnostics, verbose))?;
     }
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! `remodel workload`: read query files, logs or pg_stat_statements exports and list the
 //! normalized statements by weight.
 
-use remodel_model::{Severity, SkipCount, StatementKind, Workload};
+use crate::report::{count, diagnostics_line, print_diagnostics};
+use remodel_model::{SkipCount, StatementKind, Workload};
 use remodel_sql::workload::{read_files, Format};
 use std::io::Write;
 use std::path::PathBuf;
@@ -52,6 +53,9 @@ pub struct Args {
     /// Show only the N heaviest patterns.
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
+    /// Also print notes (detected formats, …), not only warnings and errors.
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 /// Widest SQL shown on one line of the summary.
@@ -61,42 +65,49 @@ const SQL_WIDTH: usize = 130;
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let load = read_files(&args.files, args.format.into())?;
     let w = &load.workload;
-    let mut out = std::io::stdout().lock();
-    let written = if args.json {
-        serde_json::to_writer_pretty(&mut out, w)
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(out))
-    } else {
-        print_summary(&mut out, w, args.top)
-    };
-    match written {
-        // `remodel workload … | head` closes the pipe early: not an error.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
-        r => r?,
-    }
-    // Warnings go to stderr so `--json` output stays clean.
-    let warnings: Vec<_> = load
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity != Severity::Note)
-        .collect();
-    for d in warnings.iter().take(10) {
-        eprintln!("{d}");
-    }
-    if warnings.len() > 10 {
-        eprintln!(
-            "… {} more warnings (counted in the skipped summary)",
-            warnings.len() - 10
-        );
-    }
+    // Diagnostics go to stderr so `--json` output stays clean.
+    print_diagnostics(&load.diagnostics, args.verbose);
     if w.patterns.is_empty() {
-        eprintln!(
-            "remodel: error: no access pattern (SELECT/INSERT/UPDATE/DELETE on application tables) found in {} file(s)",
-            args.files.len()
+        anyhow::bail!(
+            "no access pattern (SELECT/INSERT/UPDATE/DELETE on application tables) found in {}{}",
+            super::file_list(&args.files),
+            skipped_detail(w)
         );
-        return Ok(ExitCode::from(crate::EXIT_UNUSABLE_INPUT));
     }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, w)?;
+        writeln!(out)?;
+    } else {
+        print_summary(&mut out, w, args.top)?;
+        writeln!(out)?;
+        writeln!(out, "{}", diagnostics_line(&load.diagnostics, args.verbose))?;
+    }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What was read instead of patterns, for the one-line reason: `(read 3 statements: 2 utility,
+/// 1 skipped: parse error …)`.
+pub(crate) fn skipped_detail(w: &Workload) -> String {
+    let utility: u64 = w.utility.iter().map(|u| u.count).sum();
+    let skipped: u64 = w.skipped.iter().map(|s| s.count).sum();
+    if utility + skipped == 0 {
+        return " (no statement in them; check --format)".into();
+    }
+    let mut kinds: Vec<&SkipCount> = w.skipped.iter().chain(&w.utility).collect();
+    kinds.sort_by_key(|k| std::cmp::Reverse(k.count));
+    let top: Vec<String> = kinds
+        .iter()
+        .take(3)
+        .map(|k| format!("{} {}", k.count, k.kind))
+        .collect();
+    format!(
+        " ({}, {} skipped; most: {})",
+        count(utility, "utility statement", None),
+        skipped,
+        top.join(", ")
+    )
 }
 
 fn kind_name(k: StatementKind) -> &'static str {
@@ -156,18 +167,23 @@ fn print_summary(out: &mut impl Write, w: &Workload, top: Option<usize>) -> std:
         .iter()
         .map(|s| {
             format!(
-                "{} ({}, {} statements)",
+                "{} ({}, {})",
                 s.file,
                 s.format,
-                thousands(s.statements)
+                if s.statements == 1 {
+                    "1 statement".to_string()
+                } else {
+                    format!("{} statements", thousands(s.statements))
+                }
             )
         })
         .collect();
     writeln!(
         out,
-        "{} patterns, {} calls from {}",
-        w.patterns.len(),
+        "{}, {} {} from {}",
+        count(w.patterns.len() as u64, "pattern", None),
         thousands(total),
+        if total == 1 { "call" } else { "calls" },
         sources.join(", ")
     )?;
     writeln!(out)?;
@@ -280,6 +296,7 @@ mod tests {
             format: FormatArg::Auto,
             json: false,
             top: None,
+            verbose: false,
         };
         let err = run(args).expect_err("missing file");
         // `main` prints the error with its causes (`{:#}`).

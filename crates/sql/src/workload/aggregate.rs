@@ -10,8 +10,33 @@ use remodel_model::{
 };
 use std::collections::{HashMap, HashSet};
 
+/// Skip reason of a statement or log line over [`crate::split::MAX_STATEMENT_BYTES`].
+pub(crate) const OVERSIZED: &str = "statement over the size limit";
+
 /// At most this many diagnostics are kept (the skip counts keep counting beyond it).
 const MAX_DIAGNOSTICS: usize = 100;
+
+/// Longest statement text or example kept in a pattern (`plan.json` stays readable); a longer
+/// one is cut at a character boundary and ends with [`TRUNCATED`] and its full length.
+pub const MAX_PATTERN_TEXT: usize = 64 << 10;
+
+/// The marker that ends a cut text.
+pub const TRUNCATED: &str = " /* remodel: truncated, ";
+
+/// `text` cut to [`MAX_PATTERN_TEXT`] bytes with a marker saying so, or as it is.
+fn bounded(mut text: String) -> String {
+    if text.len() <= MAX_PATTERN_TEXT {
+        return text;
+    }
+    let full = text.len();
+    let mut cut = MAX_PATTERN_TEXT;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    text.truncate(cut);
+    text.push_str(&format!("{TRUNCATED}{full} bytes in all */"));
+    text
+}
 
 /// At most this many literal masks are remembered (bounds memory on logs with endless shapes).
 const MAX_MASKS: usize = 200_000;
@@ -121,6 +146,22 @@ impl Aggregator {
     pub fn skip(&mut self, reason: &str, line: u32, column: u32) {
         let loc = self.loc(line, column);
         count_skip(&mut self.skipped, reason, Some(loc));
+    }
+
+    /// Counts a statement or line over the size limit, with one warning for the first.
+    pub fn oversized(&mut self, line: u32, column: u32) {
+        let first = !self.skipped.iter().any(|s| s.kind == OVERSIZED);
+        self.skip(OVERSIZED, line, column);
+        if first {
+            self.warn(
+                line,
+                column,
+                format!(
+                    "statement or line over the {} MiB limit; skipped (the skipped counts list the others)",
+                    crate::split::MAX_STATEMENT_BYTES >> 20
+                ),
+            );
+        }
     }
 
     /// Adds a warning at `line:column` of the current file.
@@ -242,7 +283,7 @@ impl Aggregator {
                 };
                 self.entries.push(Entry {
                     fingerprint: shape.fingerprint,
-                    sql: shape.sql,
+                    sql: bounded(shape.sql),
                     class,
                     calls: 0,
                     total_ms: 0.0,
@@ -322,7 +363,7 @@ impl Aggregator {
                 // Complete when no `$n` was left unbound.
                 let complete = shape_params_bound(occ.text, bound);
                 if e.example.is_none() || complete {
-                    e.example = Some(ex);
+                    e.example = Some(bounded(ex));
                     e.example_complete = complete;
                 }
             }

@@ -2,7 +2,7 @@
 //! message is field 14 and its detail (bound parameters) field 15.
 
 use super::aggregate::Aggregator;
-use super::csv_record::next_record;
+use super::csv_record::{csv_reader, next_record};
 use super::message::{add_record, LogRecord};
 use std::io::{self, BufRead};
 
@@ -13,12 +13,9 @@ const DETAIL: usize = 14;
 
 /// Reads a csvlog, adding each statement to `agg`.
 pub(crate) fn read<R: BufRead>(r: R, agg: &mut Aggregator) -> io::Result<()> {
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(r);
+    let (mut rdr, cuts) = csv_reader(r, false);
     let mut rec = csv::ByteRecord::new();
-    while let Some(line) = next_record(&mut rdr, &mut rec, agg)? {
+    while let Some(line) = next_record(&mut rdr, &mut rec, agg, &cuts)? {
         let field = |i: usize| rec.get(i).map(std::str::from_utf8);
         let (Some(Ok(severity)), Some(Ok(message))) = (field(SEVERITY), field(MESSAGE)) else {
             let reason = if rec.len() > MESSAGE {

@@ -2,6 +2,7 @@
 //! in a `record` object as CloudNativePG writes them.
 
 use super::aggregate::Aggregator;
+use super::bounded::{read_line, MAX_LINE_BYTES};
 use super::message::{add_record, LogRecord};
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -31,10 +32,14 @@ pub(crate) fn read<R: BufRead>(mut r: R, agg: &mut Aggregator) -> io::Result<()>
     let mut line_no: u32 = 0;
     loop {
         buf.clear();
-        if r.read_until(b'\n', &mut buf)? == 0 {
+        let Some(cut) = read_line(&mut r, &mut buf, MAX_LINE_BYTES)? else {
             break;
-        }
+        };
         line_no = line_no.saturating_add(1);
+        if cut {
+            agg.oversized(line_no, 1);
+            continue;
+        }
         let Ok(text) = std::str::from_utf8(&buf) else {
             agg.skip("invalid UTF-8", line_no, 1);
             continue;

@@ -7,6 +7,7 @@
 //! their first locations (`Workload::skipped`) and described in diagnostics.
 
 mod aggregate;
+mod bounded;
 mod csv_record;
 mod csvlog;
 mod jsonlog;
@@ -16,7 +17,7 @@ mod pgss;
 mod sqlfile;
 
 pub use crate::error::SqlError;
-pub use aggregate::StatementCount;
+pub use aggregate::{StatementCount, MAX_PATTERN_TEXT};
 
 use aggregate::Aggregator;
 use remodel_model::{Diagnostic, Location, Severity, Workload};

@@ -8,6 +8,7 @@
 //! line and keeps only the record being assembled.
 
 use super::aggregate::{Aggregator, Occurrence};
+use super::bounded::{read_line, MAX_LINE_BYTES};
 use super::message::{leading_timestamp, parse_message, parse_parameters, Message, OTHER_MESSAGE};
 use memchr::memmem;
 use std::io::{self, BufRead};
@@ -62,6 +63,8 @@ struct Pending {
     /// Its `parameters: …` detail; empty until one is seen.
     params: String,
     bad_utf8: Option<u32>,
+    /// Longer than the limit: skipped when finished.
+    oversized: bool,
 }
 
 impl Pending {
@@ -75,6 +78,7 @@ impl Pending {
             text: String::new(),
             params: String::new(),
             bad_utf8: None,
+            oversized: false,
         }
     }
 }
@@ -138,10 +142,21 @@ pub(crate) fn read<R: BufRead>(mut r: R, agg: &mut Aggregator) -> io::Result<()>
     let mut cont = String::new();
     loop {
         buf.clear();
-        if r.read_until(b'\n', &mut buf)? == 0 {
+        let Some(cut) = read_line(&mut r, &mut buf, MAX_LINE_BYTES)? else {
             break;
-        }
+        };
         line_no = line_no.saturating_add(1);
+        if cut {
+            // A statement (or continuation) line over the limit: its record is skipped whole.
+            if pending.active && target != Target::Ignore {
+                pending.oversized = true;
+            } else {
+                finish(&mut pending, agg);
+                target = Target::Ignore;
+                agg.oversized(line_no, 1);
+            }
+            continue;
+        }
         while matches!(buf.last(), Some(b'\n' | b'\r')) {
             buf.pop();
         }
@@ -175,8 +190,12 @@ pub(crate) fn read<R: BufRead>(mut r: R, agg: &mut Aggregator) -> io::Result<()>
             let text = body.strip_prefix('\t').unwrap_or(body);
             match target {
                 Target::Text if pending.active => {
-                    pending.text.push('\n');
-                    pending.text.push_str(text);
+                    if pending.text.len() + text.len() > MAX_LINE_BYTES {
+                        pending.oversized = true;
+                    } else if !pending.oversized {
+                        pending.text.push('\n');
+                        pending.text.push_str(text);
+                    }
                 }
                 Target::Params if pending.active => {
                     pending.params.push('\n');
@@ -230,6 +249,7 @@ pub(crate) fn read<R: BufRead>(mut r: R, agg: &mut Aggregator) -> io::Result<()>
                         pending.text.push_str(text);
                         pending.params.clear();
                         pending.bad_utf8 = None;
+                        pending.oversized = false;
                         pending.ts.clear();
                         if let Some(ts) = leading_timestamp(&body[..sev_start])
                             .or_else(|| leading_timestamp(line))
@@ -275,6 +295,10 @@ fn finish(p: &mut Pending, agg: &mut Aggregator) {
     p.active = false;
     if let Some(bad) = p.bad_utf8 {
         agg.skip("invalid UTF-8", bad, 1);
+        return;
+    }
+    if p.oversized {
+        agg.oversized(p.line, p.column);
         return;
     }
     let bound = if p.params.is_empty() {

@@ -3,15 +3,12 @@
 //! The queries are already normalized by the server; `calls` is the frequency.
 
 use super::aggregate::{Aggregator, Occurrence};
-use super::csv_record::next_record;
+use super::csv_record::{csv_reader, next_record};
 use std::io::{self, BufRead};
 
 /// Reads a pg_stat_statements CSV, adding each row to `agg`.
 pub(crate) fn read<R: BufRead>(r: R, agg: &mut Aggregator) -> io::Result<()> {
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .flexible(true)
-        .from_reader(r);
+    let (mut rdr, cuts) = csv_reader(r, true);
     let headers = match rdr.byte_headers() {
         Ok(h) => h.clone(),
         Err(e) => return Err(io::Error::other(e.to_string())),
@@ -29,7 +26,7 @@ pub(crate) fn read<R: BufRead>(r: R, agg: &mut Aggregator) -> io::Result<()> {
     let total = col(&["total_exec_time", "total_time"]);
     let rows = col(&["rows"]);
     let mut rec = csv::ByteRecord::new();
-    while let Some(line) = next_record(&mut rdr, &mut rec, agg)? {
+    while let Some(line) = next_record(&mut rdr, &mut rec, agg, &cuts)? {
         let text = |i: Option<usize>| {
             i.and_then(|i| rec.get(i))
                 .and_then(|f| std::str::from_utf8(f).ok())

@@ -147,26 +147,9 @@ pub(crate) fn read<R: Read>(r: R, agg: &mut Aggregator) -> io::Result<()> {
     split_reader(r, MAX_STATEMENT_BYTES, |item| match item {
         StreamItem::Chunk(raw) => statement(&raw, &mut weight, agg),
         StreamItem::InvalidUtf8 { line, column } => agg.skip("invalid UTF-8", line, column),
-        StreamItem::Oversized {
-            line,
-            column,
-            bytes,
-        } => {
-            agg.skip(OVERSIZED, line, column);
-            agg.warn(
-                line,
-                column,
-                format!(
-                    "statement of {bytes} bytes is over the {} MiB limit; skipped",
-                    MAX_STATEMENT_BYTES >> 20
-                ),
-            );
-        }
+        StreamItem::Oversized { line, column, .. } => agg.oversized(line, column),
     })
 }
-
-/// Skip reason of a statement over [`MAX_STATEMENT_BYTES`].
-pub(crate) const OVERSIZED: &str = "statement over the size limit";
 
 /// Adds one chunk of a SQL file with the annotations before it.
 fn statement(raw: &RawStatement<'_>, weight: &mut Option<Option<f64>>, agg: &mut Aggregator) {
