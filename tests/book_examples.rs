@@ -186,7 +186,9 @@ fn every_remodel_example_in_the_book_matches_the_binary() {
         for ex in examples(&md) {
             // Other commands run only when they prepare a file (`printf … > strict.toml`); a
             // benchmark (`bash bench/…`) is not for every test run.
-            let setup = ["printf ", "echo ", "cat "].iter().any(|c| ex.command.starts_with(c));
+            let setup = ["printf ", "echo ", "cat "]
+                .iter()
+                .any(|c| ex.command.starts_with(c));
             if !ex.command.starts_with("remodel ") {
                 if setup {
                     run(&dir, &ex.command);

@@ -41,7 +41,19 @@ fn a_closed_stdout_ends_every_subcommand_quietly() {
         "--out",
         out.to_str().expect("utf-8 temp dir"),
     ];
-    for args in EVERY_SUBCOMMAND.iter().copied().chain([&plan[..]]) {
+    let plan_json = out.join("plan.json");
+    let report_out = out.join("report-again");
+    let report = [
+        "report",
+        plan_json.to_str().expect("utf-8"),
+        "--out",
+        report_out.to_str().expect("utf-8"),
+    ];
+    // `plan` first: `report` reads the plan.json it writes.
+    for args in [&plan[..], &report[..]]
+        .into_iter()
+        .chain(EVERY_SUBCOMMAND.iter().copied())
+    {
         // The read end is closed before the command starts: its first write fails with EPIPE,
         // as when `| head -1` has read its line.
         let (reader, writer) = std::io::pipe().expect("a pipe");

@@ -34,24 +34,9 @@ pub fn emit_cql(design: &Design) -> String {
     out
 }
 
-/// The CQL map literal of a replication: every key a quoted string (quotes doubled), every count
-/// a number, so no datacenter name can end the map or the statement.
+/// The CQL map literal of a replication (see [`Replication::cql_map`]).
 pub fn replication_map(r: &Replication) -> String {
-    let string = |s: &str| format!("'{}'", s.replace('\'', "''"));
-    match r {
-        Replication::SimpleStrategy { replication_factor } => {
-            format!("{{'class': 'SimpleStrategy', 'replication_factor': {replication_factor}}}")
-        }
-        Replication::NetworkTopologyStrategy { datacenters } => {
-            let mut parts = vec!["'class': 'NetworkTopologyStrategy'".to_string()];
-            parts.extend(
-                datacenters
-                    .iter()
-                    .map(|(dc, n)| format!("{}: {n}", string(dc))),
-            );
-            format!("{{{}}}", parts.join(", "))
-        }
-    }
+    r.cql_map()
 }
 
 /// One `CREATE TABLE … WITH CLUSTERING ORDER BY`, with a comment naming the patterns it serves.

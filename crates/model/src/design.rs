@@ -123,6 +123,29 @@ impl Default for Keyspace {
     }
 }
 
+impl Replication {
+    /// The CQL map literal (`{'class': 'SimpleStrategy', 'replication_factor': 1}`): every key a
+    /// quoted string with quotes doubled, every count a number, so no datacenter name can end the
+    /// map or the statement. `schema.cql` and the report both show this text.
+    pub fn cql_map(&self) -> String {
+        let string = |s: &str| format!("'{}'", s.replace('\'', "''"));
+        match self {
+            Replication::SimpleStrategy { replication_factor } => {
+                format!("{{'class': 'SimpleStrategy', 'replication_factor': {replication_factor}}}")
+            }
+            Replication::NetworkTopologyStrategy { datacenters } => {
+                let mut parts = vec!["'class': 'NetworkTopologyStrategy'".to_string()];
+                parts.extend(
+                    datacenters
+                        .iter()
+                        .map(|(dc, n)| format!("{}: {n}", string(dc))),
+                );
+                format!("{{{}}}", parts.join(", "))
+            }
+        }
+    }
+}
+
 /// A keyspace's replication: CQL's replication map, with its `class` as the tag
 /// (`{"class": "NetworkTopologyStrategy", "dc1": 3}` in `plan.json`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

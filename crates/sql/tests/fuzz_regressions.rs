@@ -36,11 +36,17 @@ fn normalize(data: &[u8]) {
         return;
     };
     if let Ok(again) = shape(&s.sql) {
-        assert_eq!(again.sql, s.sql, "normalizing the canonical form changed it");
+        assert_eq!(
+            again.sql, s.sql,
+            "normalizing the canonical form changed it"
+        );
     }
     if let Ok(ex) = example(sql, &[]) {
         if let Ok(of_example) = shape(&ex) {
-            assert_eq!(of_example.sql, s.sql, "the example is not an instance of its shape");
+            assert_eq!(
+                of_example.sql, s.sql,
+                "the example is not an instance of its shape"
+            );
         }
     }
 }
@@ -82,7 +88,10 @@ fn inputs_that_broke_a_fuzz_target_stay_fixed() {
             continue;
         }
         let target = dir.file_name().to_string_lossy().into_owned();
-        for file in std::fs::read_dir(dir.path()).expect("a target folder").flatten() {
+        for file in std::fs::read_dir(dir.path())
+            .expect("a target folder")
+            .flatten()
+        {
             let data = std::fs::read(file.path()).expect("readable");
             replay(&target, &data);
             replayed += 1;

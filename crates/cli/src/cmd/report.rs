@@ -4,6 +4,7 @@
 use anyhow::{bail, Context};
 use remodel_model::{Design, Plan};
 use remodel_report::{read_plan, read_run, Cql, Paths, ReportInput, RunFolder};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
@@ -49,20 +50,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     });
     let schema_cql = args.plan.with_file_name("schema.cql");
     let pages = write(&plan, &args.plan, &schema_cql, run.as_ref(), &out)?;
-    println!(
+    // Written, not printed: a closed stdout is an error `main` ends quietly on, not a panic.
+    let mut stdout = std::io::stdout().lock();
+    writeln!(
+        stdout,
         "wrote the report source ({pages} pages) to {} in {} ms",
         out.display(),
         started.elapsed().as_millis()
-    );
+    )?;
     if args.html {
         let index = build_html(&out)?;
-        println!("HTML: {}", index.display());
+        writeln!(stdout, "HTML: {}", index.display())?;
     } else {
-        println!(
+        writeln!(
+            stdout,
             "build it with: mdbook build {} (or remodel report … --html)",
             out.display()
-        );
+        )?;
     }
+    stdout.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -137,7 +143,7 @@ fn build_html(out: &Path) -> anyhow::Result<PathBuf> {
         .lines()
         .filter(|l| l.contains("WARN") || l.contains("ERROR"))
     {
-        eprintln!("mdbook: {line}");
+        let _ = writeln!(std::io::stderr(), "mdbook: {line}");
     }
     Ok(out.join("book").join("index.html"))
 }

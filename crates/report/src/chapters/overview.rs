@@ -247,7 +247,10 @@ fn totals(ctx: &Ctx) -> String {
                 format!("{:.2} on average", fan_out as f64 / write_calls as f64)
             },
         ],
-        vec!["replication".into(), md::code(&d.keyspace.replication)],
+        vec![
+            "replication".into(),
+            md::code(&d.keyspace.replication.cql_map()),
+        ],
     ];
     format!(
         "## Totals\n\n{}\n",

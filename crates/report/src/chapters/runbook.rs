@@ -50,7 +50,7 @@ fn create_schema(ctx: &Ctx) -> String {
          Keyspace `{}` ({}) and {} tables. Review the replication for production first.\n\n{}\n\
          (`remodel backfill --create-schema` applies the same file before it starts.)\n\n",
         d.keyspace.name,
-        md::code(&d.keyspace.replication),
+        md::code(&d.keyspace.replication.cql_map()),
         d.tables.len(),
         md::block(
             "sh",
