@@ -555,8 +555,29 @@ fn print_summary(
     for (t, w) in &warnings {
         writeln!(out, "  {t}: {}: {}", w.code, w.message)?;
     }
+    if let Some(why) = no_literals_note(plan) {
+        writeln!(out, "{why}")?;
+    }
     writeln!(out, "{}", diagnostics_line(diagnostics, verbose))?;
     Ok(())
+}
+
+/// For a workload read only from `pg_stat_statements` exports with no time bucket in the
+/// design: why none could be (no literal values, so no time window is seen) and what to give.
+fn no_literals_note(plan: &Plan) -> Option<String> {
+    let sources = &plan.workload.sources;
+    let pgss_only = !sources.is_empty() && sources.iter().all(|s| s.format == "pgss");
+    let bucketed = plan
+        .design
+        .tables
+        .iter()
+        .any(|t| t.partition_key.iter().any(|k| k.bucket.is_some()));
+    (pgss_only && !bucketed).then(|| {
+        "no time bucket: a pg_stat_statements export has no literal values, so no time window \
+         (a day, a month) of a range read can be seen; give a server log of the same workload \
+         (log_min_duration_statement = 0) as --queries to find them"
+            .to_string()
+    })
 }
 
 /// `((partition key), clustering…)` of a designed table, buckets shown with their source.
