@@ -465,8 +465,49 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         plan_path.display(),
         cql_path.display()
     )?;
+    if !args.no_report {
+        // Written for a failing plan too: the report is where a reviewer reads why it fails.
+        let dir = inputs.out.join("report");
+        super::report::write(&plan, &plan_path, &cql_path, None, &dir)?;
+        writeln!(
+            out,
+            "wrote the report source to {} (build it: mdbook build {0})",
+            dir.display()
+        )?;
+    }
     out.flush()?;
+    if !plan.design.violations.is_empty() {
+        let n = plan.design.violations.len();
+        let _ = writeln!(
+            std::io::stderr(),
+            "remodel plan: the plan fails {} (listed above as `plan check` errors): it is written for review, but it would lose or corrupt data, and `remodel backfill` refuses it",
+            count(n as u64, "check", None)
+        );
+        return Ok(ExitCode::from(crate::EXIT_PLAN_FAILS_CHECKS));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The files read, with their sizes, for the report's overview.
+fn input_files(inputs: &Inputs) -> anyhow::Result<Vec<InputFile>> {
+    let roles = [
+        ("schema", &inputs.schema[..]),
+        ("queries", &inputs.queries[..]),
+        ("stats", inputs.stats.as_slice()),
+    ];
+    let mut files = Vec::new();
+    for (role, paths) in roles {
+        for p in paths {
+            let meta =
+                std::fs::metadata(p).with_context(|| format!("cannot read {}", p.display()))?;
+            files.push(InputFile {
+                path: p.display().to_string(),
+                role: role.into(),
+                bytes: meta.len(),
+            });
+        }
+    }
+    Ok(files)
 }
 
 fn print_summary(
