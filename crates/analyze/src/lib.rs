@@ -12,6 +12,7 @@ mod pattern;
 mod predicates;
 pub mod relationships;
 pub mod render;
+mod rewrite;
 mod timeval;
 
 pub use config::{AnalyzeConfig, ConfigError};
@@ -123,7 +124,6 @@ fn rows_from_fanout(schema: &Schema, wl: &mut Workload, relationships: &[Relatio
                 && r.columns.iter().all(|c| {
                     a.equality.iter().any(|e| {
                         e.op == remodel_model::EqualityOp::Eq
-                            && e.expression.is_none()
                             && e.column.table == r.to
                             && e.column.column.eq_ignore_ascii_case(c)
                     })
@@ -166,14 +166,17 @@ pub fn analyze_pattern(schema: &Schema, p: &AccessPattern) -> (PatternAnalysis, 
             return (a, diags);
         }
     };
-    let mut res = pattern::analyze_statement(schema, &stmt, p);
+    let literals = rewrite::Literals::of_pattern(p);
+    let mut res = pattern::analyze_statement(schema, &stmt, p, literals);
     let example = p
         .example
         .as_deref()
         .filter(|e| *e != p.sql)
         .map(pattern::parse);
     let ex = match example {
-        Some(Ok(s)) => Some(pattern::analyze_statement(schema, &s, p).analysis),
+        Some(Ok(s)) => {
+            Some(pattern::analyze_statement(schema, &s, p, rewrite::Literals::default()).analysis)
+        }
         Some(Err(e)) => {
             diags.push(Diagnostic {
                 severity: Severity::Warning,
@@ -250,11 +253,7 @@ fn merge_example(res: &mut pattern::StatementResult, ex: Option<&PatternAnalysis
             a.offset = ex.offset;
         }
         for r in &mut a.ranges {
-            let Some(er) = ex
-                .ranges
-                .iter()
-                .find(|e| e.column == r.column && e.expression.is_some() == r.expression.is_some())
-            else {
+            let Some(er) = ex.ranges.iter().find(|e| e.column == r.column) else {
                 continue;
             };
             for (b, eb) in [
@@ -275,7 +274,7 @@ fn merge_example(res: &mut pattern::StatementResult, ex: Option<&PatternAnalysis
             }
         }
     }
-    for (column, expression, value, sql) in std::mem::take(&mut res.pending_likes) {
+    for (column, value, sql) in std::mem::take(&mut res.pending_likes) {
         let prefix = ex.and_then(|ex| ex.ranges.iter().find(|e| e.column == column && e.prefix));
         match prefix {
             Some(er) => a.ranges.push(remodel_model::RangePredicate {
@@ -287,10 +286,15 @@ fn merge_example(res: &mut pattern::StatementResult, ex: Option<&PatternAnalysis
                 }),
                 upper: None,
                 prefix: true,
-                expression,
+                rewritten_from: Vec::new(),
                 window: None,
             }),
-            None => a.residual.push(sql),
+            None => a.residual.push(remodel_model::Residual {
+                reason: "the LIKE pattern is a parameter and the example shows no fixed prefix"
+                    .into(),
+                columns: vec![column],
+                sql,
+            }),
         }
     }
 }
