@@ -242,6 +242,20 @@ fn is_placeholder(s: &str) -> bool {
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// `sql` with the numbers of its placeholders dropped (`$2 + $10` → `$ + $`).
+fn without_numbers(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut after_dollar = false;
+    for ch in sql.chars() {
+        if after_dollar && ch.is_ascii_digit() {
+            continue;
+        }
+        after_dollar = ch == '$';
+        out.push(ch);
+    }
+    out
+}
+
 /// Takes literal values the normalized SQL lacks from the example's analysis.
 fn merge_example(res: &mut pattern::StatementResult, ex: Option<&PatternAnalysis>) {
     let a = &mut res.analysis;
@@ -261,8 +275,12 @@ fn merge_example(res: &mut pattern::StatementResult, ex: Option<&PatternAnalysis
                 (r.upper.as_mut(), er.upper.as_ref()),
             ] {
                 if let (Some(b), Some(eb)) = (b, eb) {
-                    // An example that is itself a parameter (`$2`) carries no value.
-                    if b.value != eb.value && !is_placeholder(&eb.value) {
+                    // An example that is itself a parameter (`$2`), or the same bound with its
+                    // parameters numbered otherwise, carries no value.
+                    if b.value != eb.value
+                        && !is_placeholder(&eb.value)
+                        && without_numbers(&b.value) != without_numbers(&eb.value)
+                    {
                         b.example = Some(eb.value.clone());
                     }
                 }

@@ -164,13 +164,7 @@ fn conjunct(ctx: &mut Ctx<'_>, e: &Expr, main: bool) -> Result<(), String> {
                 Err(format!("{op} is not an equality or a range"))
             }
         },
-        Expr::IsNotDistinctFrom(a, b) => match (side(ctx, a), side(ctx, b)) {
-            (Side::Col(c, None), Side::Value(v)) | (Side::Value(v), Side::Col(c, None)) => {
-                equality(ctx, main, c.col, EqualityOp::Eq, Some(v.to_string()), None);
-                Ok(())
-            }
-            _ => Err("IS NOT DISTINCT FROM is kept only on a bare column".into()),
-        },
+        Expr::IsNotDistinctFrom(a, b) => not_distinct(ctx, a, b, main),
         Expr::IsNull(a) => is_null(ctx, e, a, main),
         Expr::In {
             expr,
@@ -183,23 +177,7 @@ fn conjunct(ctx: &mut Ctx<'_>, e: &Expr, main: bool) -> Result<(), String> {
             compare_op: BinaryOperator::Eq,
             right,
             ..
-        } => match (side(ctx, left), side(ctx, right)) {
-            (Side::Col(c, None), Side::Value(v)) => {
-                equality(
-                    ctx,
-                    main,
-                    c.col,
-                    EqualityOp::In,
-                    Some(format!("ANY({v})")),
-                    None,
-                );
-                Ok(())
-            }
-            (Side::Col(..), Side::Value(_)) => Err(
-                "= ANY on an expression of the column: the array's elements are not solved".into(),
-            ),
-            _ => Err("= ANY that is not a column against an array value".into()),
-        },
+        } => any_equality(ctx, left, right, main),
         Expr::In {
             expr,
             target: InTarget::Subquery(subquery),
@@ -237,6 +215,32 @@ fn conjunct(ctx: &mut Ctx<'_>, e: &Expr, main: bool) -> Result<(), String> {
             ctx.expr_subqueries(e);
             Err("not an equality or a range on one column".into())
         }
+    }
+}
+
+/// `a IS NOT DISTINCT FROM v`: an equality, on a bare column only.
+fn not_distinct(ctx: &mut Ctx<'_>, a: &Expr, b: &Expr, main: bool) -> Result<(), String> {
+    match (side(ctx, a), side(ctx, b)) {
+        (Side::Col(c, None), Side::Value(v)) | (Side::Value(v), Side::Col(c, None)) => {
+            equality(ctx, main, c.col, EqualityOp::Eq, Some(v.to_string()), None);
+            Ok(())
+        }
+        _ => Err("IS NOT DISTINCT FROM is kept only on a bare column".into()),
+    }
+}
+
+/// `c = ANY(array)`: like `IN`, on a bare column only.
+fn any_equality(ctx: &mut Ctx<'_>, left: &Expr, right: &Expr, main: bool) -> Result<(), String> {
+    match (side(ctx, left), side(ctx, right)) {
+        (Side::Col(c, None), Side::Value(v)) => {
+            let value = Some(format!("ANY({v})"));
+            equality(ctx, main, c.col, EqualityOp::In, value, None);
+            Ok(())
+        }
+        (Side::Col(..), Side::Value(_)) => {
+            Err("= ANY on an expression of the column: the array's elements are not solved".into())
+        }
+        _ => Err("= ANY that is not a column against an array value".into()),
     }
 }
 

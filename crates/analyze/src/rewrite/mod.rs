@@ -252,18 +252,26 @@ impl<'a> Solver<'a> {
     /// expression: once moved into the bound's arithmetic it would be typed differently
     /// (`$1 - interval '1 day'` makes `$1` an interval).
     fn pin(&self, v: &Expr, outer: Option<Ty>, layers: &[Layer<'_>]) -> Result<Expr, String> {
-        let untyped = matches!(v, Expr::Value(x) if matches!(x.value,
-            Value::Placeholder(_) | Value::SingleQuotedString(_)));
         let cast_first = matches!(layers.first(), Some(Layer::Cast(_)));
         match outer {
-            Some(t) if untyped && (t.is_time() || t == Ty::Interval || cast_first) => {
-                match t.sql_name() {
-                    Some(name) => sql(&format!("{v}::{name}")),
-                    None => Ok(v.clone()),
-                }
-            }
-            _ => Ok(v.clone()),
+            Some(t) if cast_first => typed(v, t, true),
+            Some(t) => typed(v, t, false),
+            None => Ok(v.clone()),
         }
+    }
+}
+
+/// `v` with a cast to `t` when it is untyped (`$1`, `'2025-01-15'`) and `t` is a time or an
+/// interval (or any type, with `always`): moved into other arithmetic, Postgres would type it
+/// from its new neighbours instead.
+pub(crate) fn typed(v: &Expr, t: Ty, always: bool) -> Result<Expr, String> {
+    let untyped = matches!(v, Expr::Value(x) if matches!(x.value,
+        Value::Placeholder(_) | Value::SingleQuotedString(_)));
+    match t.sql_name() {
+        Some(name) if untyped && (always || t.is_time() || t == Ty::Interval) => {
+            sql(&format!("{v}::{name}"))
+        }
+        _ => Ok(v.clone()),
     }
 }
 

@@ -1,9 +1,12 @@
 //! One layer at a time: how `g(f) cmp X` becomes conditions on `f`, and when that is exact.
 
-use super::layers::{Layer, Unit};
+use super::layers::{string_of, Layer, Unit};
 use super::types::{arith_ty, ty_of_data_type, Tri, Ty};
-use super::{bin, operand, sql, Cmp, Solver};
-use sqlparser::ast::{BinaryOperator, DataType, Expr, UnaryOperator, Value};
+use super::{bin, operand, sql, typed, Cmp, Solver};
+use sqlparser::ast::{
+    BinaryOperator, DataType, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, UnaryOperator,
+    Value,
+};
 
 /// Conditions on one expression: each `expr cmp value`.
 type Conds = Vec<(Cmp, Expr)>;
@@ -98,6 +101,7 @@ impl Solver<'_> {
         } else {
             self.translation(inner, v, vt)?;
         }
+        let v = typed(v, vt, false)?;
         Ok(cs
             .into_iter()
             .map(|(c, x)| (c, bin(x, undo.clone(), v.clone())))
@@ -115,6 +119,7 @@ impl Solver<'_> {
         self.because(format!(
             "{v} - c decreases as c grows: the comparison flips"
         ));
+        let v = typed(v, vt, false)?;
         Ok(cs
             .into_iter()
             .map(|(c, x)| (c.flip(), bin(v.clone(), BinaryOperator::Minus, x)))
@@ -130,7 +135,7 @@ impl Solver<'_> {
                     .into(),
             ),
             (a, b) if a.is_exact_number() && b.is_exact_number() => {
-                self.because(format!("adding {v} is a translation in exact arithmetic"));
+                self.because(format!("{v} shifts c by a constant (exact arithmetic)"));
                 Ok(())
             }
             (Ty::Date, Ty::Int(_)) => {
@@ -147,7 +152,7 @@ impl Solver<'_> {
                 if t == Ty::TsTz && facts.days != Tri::No {
                     self.assume(UTC_DAYS.into());
                 }
-                self.because(format!("adding {v} (no month part) is a translation"));
+                self.because(format!("shifting by {v} (no month part) is a translation"));
                 Ok(())
             }
             (Ty::Date, Ty::Unknown) => Err(format!(
@@ -215,7 +220,9 @@ impl Solver<'_> {
                 d.text()
             ));
         };
+        // 1/k has the sign of k; dividing by a negative k also flips the comparison.
         let flips = d.negative;
+        let r = if flips { format!("-{r}") } else { r };
         self.because(format!(
             "multiplying by {} is undone exactly by multiplying by {r}{}",
             d.text(),
@@ -366,7 +373,11 @@ impl Solver<'_> {
         if !inner.is_time() {
             return Err("date_trunc of a value that is not a date or timestamp".into());
         }
-        if inner != Ty::Ts {
+        if inner != Ty::Ts
+            || cs
+                .iter()
+                .any(|(_, x)| self.value_ty(x, Ty::Unknown) == Ty::TsTz)
+        {
             self.assume(SESSION_ZONE.into());
         }
         self.because(format!(
@@ -413,25 +424,24 @@ impl Solver<'_> {
 
     /// True when `x` is on the grid of `u` whatever its value: a date for units up to a day,
     /// or a `date_trunc` to a unit that covers `u`.
-    fn aligned(&self, x: &Expr, u: Unit) -> bool {
+    fn aligned(&mut self, x: &Expr, u: Unit) -> bool {
         if self.value_ty(x, Ty::Unknown) == Ty::Date && Unit::Day.covers(u) {
             return true;
         }
         match x {
             Expr::Nested(inner) => self.aligned(inner, u),
             Expr::Function(f) if crate::exprs::bare_name(&f.name) == "date_trunc" => {
-                let unit = match &f.args {
-                    sqlparser::ast::FunctionArguments::List(l) => {
-                        l.args.first().and_then(|a| match a {
-                            sqlparser::ast::FunctionArg::Unnamed(
-                                sqlparser::ast::FunctionArgExpr::Expr(e),
-                            ) => super::layers::string_of(e),
-                            _ => None,
-                        })
-                    }
+                let first = match &f.args {
+                    FunctionArguments::List(l) => l.args.first(),
                     _ => None,
                 };
-                unit.as_deref()
+                let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(unit))) = first else {
+                    return false;
+                };
+                self.literal_of(unit)
+                    .as_ref()
+                    .and_then(string_of)
+                    .as_deref()
                     .and_then(Unit::parse)
                     .is_some_and(|w| w.covers(u))
             }

@@ -151,7 +151,12 @@ impl Solver<'_> {
     pub(crate) fn value_ty(&self, v: &Expr, hint: Ty) -> Ty {
         match v {
             Expr::Nested(x) => self.value_ty(x, hint),
-            Expr::Value(x) => literal_ty(&x.value, hint),
+            // A placeholder for a constant of the SQL has the constant's type (`$2` for
+            // `interval '1 day'`); a parameter takes the type of its neighbour.
+            Expr::Value(x) => match self.lits.get(v) {
+                Some(lit) => self.value_ty(lit, hint),
+                None => literal_ty(&x.value, hint),
+            },
             Expr::TypedString(t) => ty_of_data_type(&t.data_type),
             Expr::Cast { data_type, .. } => ty_of_data_type(data_type),
             Expr::Interval(_) => Ty::Interval,
