@@ -1,0 +1,269 @@
+//! One target table as the backfill sees it: its columns with parsed CQL types, which of them form
+//! the partition key, the clustering key and the source row's key, its `source_sql` and the CQL it
+//! is written and read back with. Built from `plan.json` alone.
+
+use crate::cqltype::{CqlType, TypeParser};
+use crate::sqlshape::{self, Driving};
+use crate::Error;
+use remodel_model::{DesignTable, Plan};
+
+/// A column of a target table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetColumn {
+    /// Name (as the server stores it).
+    pub name: String,
+    /// Its CQL type.
+    pub cql: CqlType,
+    /// The type as `plan.json` writes it.
+    pub cql_text: String,
+}
+
+/// Everything the backfill and verify need to know about one target table.
+#[derive(Debug, Clone)]
+pub struct TargetTable {
+    /// Keyspace.
+    pub keyspace: String,
+    /// Table name.
+    pub name: String,
+    /// Columns, in `plan.json` order; rows are vectors in this order.
+    pub columns: Vec<TargetColumn>,
+    /// Indices of the partition-key columns.
+    pub partition_key: Vec<usize>,
+    /// Indices of the clustering columns.
+    pub clustering: Vec<usize>,
+    /// Indices of the columns that identify the source row (the driving table's primary key),
+    /// written to the rejects file.
+    pub source_key: Vec<usize>,
+    /// The Postgres SELECT that fills the table.
+    pub source_sql: String,
+    /// Its driving table, when the statement can be split into ranges.
+    pub driving: Option<Driving>,
+    /// Rows per partition the designer expects (rows are sorted by partition when above one, so
+    /// that each partition's rows go out as one batch).
+    pub rows_per_partition: f64,
+    /// Rows the designer expects in the table.
+    pub estimated_rows: f64,
+}
+
+fn quote(ident: &str) -> String {
+    format!("\"{}\"", ident.replace('"', "\"\""))
+}
+
+impl TargetTable {
+    /// Every table of the plan's design, or those named in `only` (an unknown name is an error).
+    pub fn from_plan(plan: &Plan, only: &[String]) -> Result<Vec<TargetTable>, Error> {
+        for name in only {
+            if !plan.design.tables.iter().any(|t| &t.name == name) {
+                let known: Vec<&str> = plan.design.tables.iter().map(|t| t.name.as_str()).collect();
+                return Err(Error::Plan(format!(
+                    "no table `{name}` in the plan (it has: {})",
+                    known.join(", ")
+                )));
+            }
+        }
+        plan.design
+            .tables
+            .iter()
+            .filter(|t| only.is_empty() || only.contains(&t.name))
+            .map(|t| TargetTable::new(plan, t))
+            .collect()
+    }
+
+    fn new(plan: &Plan, t: &DesignTable) -> Result<TargetTable, Error> {
+        let keyspace = plan.design.keyspace.name.clone();
+        let parser = TypeParser::new(&keyspace, &plan.design.types);
+        let mut columns = Vec::with_capacity(t.columns.len());
+        for c in &t.columns {
+            let cql = parser
+                .parse(&c.cql_type)
+                .map_err(|e| Error::Plan(format!("table {}, column {}: {e}", t.name, c.name)))?;
+            columns.push(TargetColumn {
+                name: c.name.clone(),
+                cql,
+                cql_text: c.cql_type.clone(),
+            });
+        }
+        let index = |name: &str| -> Result<usize, Error> {
+            columns.iter().position(|c| c.name == name).ok_or_else(|| {
+                Error::Plan(format!(
+                    "table {}: key column `{name}` is not among its columns",
+                    t.name
+                ))
+            })
+        };
+        let partition_key = t
+            .partition_key
+            .iter()
+            .map(|k| index(&k.column))
+            .collect::<Result<Vec<_>, _>>()?;
+        if partition_key.is_empty() {
+            return Err(Error::Plan(format!(
+                "table {} has no partition key",
+                t.name
+            )));
+        }
+        let clustering = t
+            .clustering
+            .iter()
+            .map(|k| index(&k.column))
+            .collect::<Result<Vec<_>, _>>()?;
+        if t.source_sql.trim().is_empty() {
+            return Err(Error::Plan(format!("table {} has no source_sql", t.name)));
+        }
+        let driving = sqlshape::driving(&t.source_sql);
+        let source_key = source_key(plan, t, driving.as_ref())
+            .unwrap_or_else(|| partition_key.iter().chain(&clustering).copied().collect());
+        Ok(TargetTable {
+            keyspace,
+            name: t.name.clone(),
+            columns,
+            partition_key,
+            clustering,
+            source_key,
+            source_sql: t.source_sql.clone(),
+            driving,
+            rows_per_partition: t.estimates.rows_per_partition_avg,
+            estimated_rows: t.estimates.rows,
+        })
+    }
+
+    /// `"keyspace"."table"`.
+    pub fn qualified(&self) -> String {
+        format!("{}.{}", quote(&self.keyspace), quote(&self.name))
+    }
+
+    /// Indices of the primary-key columns (partition key then clustering).
+    pub fn primary_key(&self) -> impl Iterator<Item = usize> + '_ {
+        self.partition_key.iter().chain(&self.clustering).copied()
+    }
+
+    /// The prepared INSERT of one row, every column bound (unset ones stay untouched).
+    pub fn insert_cql(&self, write_timestamp: Option<i64>) -> String {
+        let names: Vec<String> = self.columns.iter().map(|c| quote(&c.name)).collect();
+        let marks = vec!["?"; names.len()].join(", ");
+        let using = write_timestamp
+            .map(|ts| format!(" USING TIMESTAMP {ts}"))
+            .unwrap_or_default();
+        format!(
+            "INSERT INTO {} ({}) VALUES ({marks}){using}",
+            self.qualified(),
+            names.join(", ")
+        )
+    }
+
+    /// The prepared SELECT of one row by its full primary key (for verify).
+    pub fn select_by_key_cql(&self) -> String {
+        let names: Vec<String> = self.columns.iter().map(|c| quote(&c.name)).collect();
+        let wheres: Vec<String> = self
+            .primary_key()
+            .map(|i| format!("{} = ?", quote(&self.columns[i].name)))
+            .collect();
+        format!(
+            "SELECT {} FROM {} WHERE {}",
+            names.join(", "),
+            self.qualified(),
+            wheres.join(" AND ")
+        )
+    }
+
+    /// The prepared count of the rows in one token range `(lo, hi]` (for verify).
+    pub fn count_range_cql(&self) -> String {
+        let token = self.token_expr();
+        format!(
+            "SELECT count(*) FROM {} WHERE {token} > ? AND {token} <= ?",
+            self.qualified()
+        )
+    }
+
+    /// `token("k1", "k2")`.
+    pub fn token_expr(&self) -> String {
+        let keys: Vec<String> = self
+            .partition_key
+            .iter()
+            .map(|&i| quote(&self.columns[i].name))
+            .collect();
+        format!("token({})", keys.join(", "))
+    }
+
+    /// A stable digest of what the table reads and writes, so that `--resume` refuses a changed
+    /// plan instead of mixing two definitions in one run.
+    pub fn fingerprint(&self) -> String {
+        let mut text = self.source_sql.clone();
+        for c in &self.columns {
+            text.push('\n');
+            text.push_str(&c.name);
+            text.push(' ');
+            text.push_str(&c.cql_text);
+        }
+        format!("{:016x}", fnv1a(text.as_bytes()))
+    }
+}
+
+/// FNV-1a, 64 bits: stable across builds and platforms (unlike `DefaultHasher`).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The target columns holding the driving table's primary key, when all of them are there.
+fn source_key(plan: &Plan, t: &DesignTable, driving: Option<&Driving>) -> Option<Vec<usize>> {
+    let name = driving?.table.replace('"', "");
+    let table = plan.schema.table(&name)?;
+    if table.primary_key.is_empty() {
+        return None;
+    }
+    table
+        .primary_key
+        .iter()
+        .map(|pk| {
+            t.columns.iter().position(|c| {
+                c.source.as_ref().is_some_and(|s| {
+                    s.table.eq_ignore_ascii_case(&table.name) && s.column.eq_ignore_ascii_case(pk)
+                })
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rideshare() -> Plan {
+        let text = include_str!("../../../fixtures/plan/rideshare/plan.json");
+        serde_json::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn rideshare_tables_have_keys_and_statements() {
+        let plan = rideshare();
+        let tables = TargetTable::from_plan(&plan, &[]).unwrap();
+        let by_driver = tables.iter().find(|t| t.name == "trips_by_driver").unwrap();
+        let names = |idx: &[usize]| -> Vec<&str> {
+            idx.iter()
+                .map(|&i| by_driver.columns[i].name.as_str())
+                .collect()
+        };
+        assert_eq!(names(&by_driver.partition_key), ["driver_id"]);
+        assert_eq!(names(&by_driver.clustering), ["started_at", "trip_id"]);
+        assert_eq!(names(&by_driver.source_key), ["trip_id"]);
+        assert_eq!(by_driver.driving.as_ref().unwrap().table, "trips");
+        assert!(by_driver
+            .insert_cql(Some(5))
+            .ends_with("VALUES (?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP 5"));
+        assert!(by_driver
+            .select_by_key_cql()
+            .ends_with("WHERE \"driver_id\" = ? AND \"started_at\" = ? AND \"trip_id\" = ?"));
+        assert_eq!(by_driver.token_expr(), "token(\"driver_id\")");
+    }
+
+    #[test]
+    fn unknown_tables_are_named_with_the_known_ones() {
+        let err = TargetTable::from_plan(&rideshare(), &["nope".into()]).unwrap_err();
+        assert!(err.to_string().contains("trips_by_driver"), "{err}");
+    }
+}
