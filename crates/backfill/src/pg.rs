@@ -176,7 +176,7 @@ impl PgSource {
             });
         }
         let select_list = exprs.join(", ");
-        let order_by = (table.rows_per_partition > 1.5).then(|| {
+        let order_by = (!table.one_row_per_partition()).then(|| {
             let keys: Vec<String> = table
                 .partition_key
                 .iter()
@@ -225,10 +225,14 @@ impl PgSource {
         };
         let row = client
             .query_one(
-                "SELECT coalesce(max(pg_relation_size(c.oid) / current_setting('block_size')::int8), 0)::int8, \
+                // The table itself, or the leaves of a partitioned one (pg_partition_tree
+                // lists nothing for a plain table).
+                "WITH r AS (SELECT $1::text::regclass AS oid) \
+                 SELECT coalesce(max(pg_relation_size(c.oid) / current_setting('block_size')::int8), 0)::int8, \
                         coalesce(sum(c.reltuples) FILTER (WHERE c.reltuples > 0), -1)::float8 \
-                 FROM pg_partition_tree($1::text::regclass) p JOIN pg_class c ON c.oid = p.relid \
-                 WHERE p.isleaf",
+                 FROM pg_class c \
+                 WHERE c.oid IN (SELECT relid FROM pg_partition_tree((SELECT oid FROM r)) WHERE isleaf \
+                                 UNION ALL SELECT oid FROM r)",
                 &[&d.table],
             )
             .await

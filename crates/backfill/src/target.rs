@@ -38,9 +38,6 @@ pub struct TargetTable {
     pub source_sql: String,
     /// Its driving table, when the statement can be split into ranges.
     pub driving: Option<Driving>,
-    /// Rows per partition the designer expects (rows are sorted by partition when above one, so
-    /// that each partition's rows go out as one batch).
-    pub rows_per_partition: f64,
     /// Rows the designer expects in the table.
     pub estimated_rows: f64,
 }
@@ -122,9 +119,20 @@ impl TargetTable {
             source_key,
             source_sql: t.source_sql.clone(),
             driving,
-            rows_per_partition: t.estimates.rows_per_partition_avg,
             estimated_rows: t.estimates.rows,
         })
+    }
+
+    /// True when the partition key holds the driving table's whole primary key: every partition
+    /// then gets one row, and sorting a range by partition would group nothing. Otherwise each
+    /// range is read sorted by partition key so that a partition's rows go out as one batch.
+    pub fn one_row_per_partition(&self) -> bool {
+        self.driving.is_some()
+            && !self.source_key.is_empty()
+            && self
+                .source_key
+                .iter()
+                .all(|k| self.partition_key.contains(k))
     }
 
     /// `"keyspace"."table"`.
@@ -259,6 +267,9 @@ mod tests {
             .select_by_key_cql()
             .ends_with("WHERE \"driver_id\" = ? AND \"started_at\" = ? AND \"trip_id\" = ?"));
         assert_eq!(by_driver.token_expr(), "token(\"driver_id\")");
+        assert!(!by_driver.one_row_per_partition());
+        let by_id = tables.iter().find(|t| t.name == "trips_by_id").unwrap();
+        assert!(by_id.one_row_per_partition());
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! and exit codes; every other crate returns values and diagnostics.
 
 mod cmd;
+mod progress;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -26,9 +27,12 @@ pub const EXIT_PLAN_FAILS_CHECKS: u8 = 3;
                   Each subcommand runs the pipeline up to one stage: `schema` (DDL front end), \
                   `workload` (query files and logs), `analyze` (access patterns, embed or reference), \
                   `plan` (tables, keys, query mapping, write paths; writes plan.json and schema.cql). \
-                  No database is needed for any of them.\n\n\
-                  Exit codes: 0 done (diagnostics may have been printed), 2 unusable input, \
-                  3 the plan fails its checks (written for review, not to be executed).",
+                  No database is needed for any of them. Then `backfill` fills the planned tables \
+                  from Postgres (resumable, with a run folder) and `verify` proves the result; \
+                  `example-data` loads an example's rows into Postgres to try them on.\n\n\
+                  Exit codes: 0 done (diagnostics may have been printed), 1 backfill stopped or \
+                  verify found a difference, 2 unusable input, 3 the plan fails its checks \
+                  (written for review, not to be executed).",
     after_help = "Start with: remodel plan examples/rideshare --out out/rideshare",
     propagate_version = true
 )]
@@ -47,6 +51,12 @@ enum Command {
     Analyze(cmd::analyze::Args),
     /// Design the query-first Cassandra tables: writes plan.json and schema.cql (no database needed).
     Plan(cmd::plan::Args),
+    /// Fill the plan's tables from Postgres into Cassandra/ScyllaDB (resumable; checkpoints, rejects).
+    Backfill(cmd::backfill::Args),
+    /// Compare the target tables with the source: counts and sampled rows by the target's keys.
+    Verify(cmd::verify::Args),
+    /// Load an example's schema and generated rows into Postgres (rideshare: N trips).
+    ExampleData(cmd::example_data::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -57,6 +67,9 @@ pub fn main() -> ExitCode {
         Command::Workload(args) => cmd::workload::run(args),
         Command::Analyze(args) => cmd::analyze::run(args),
         Command::Plan(args) => cmd::plan::run(args),
+        Command::Backfill(args) => cmd::backfill::run(args),
+        Command::Verify(args) => cmd::verify::run(args),
+        Command::ExampleData(args) => cmd::example_data::run(args),
     };
     match result {
         Ok(code) => code,
