@@ -180,7 +180,7 @@ struct Shared {
     writer: Arc<Writer>,
     permits: Arc<Semaphore>,
     throttle: Option<Throttle>,
-    run: RunDir,
+    run: Arc<RunDir>,
     checkpoint: Mutex<Checkpoint>,
     counters: Vec<Counters>,
     jobs: Mutex<VecDeque<(usize, usize)>>,
@@ -415,8 +415,12 @@ fn build_shared(
             ..Counters::default()
         });
     }
-    let notify_run = progress.clone();
-    let notify: crate::cql::Notify = Arc::new(move |m: String| notify_run.note(&m));
+    let run = Arc::new(run);
+    let (notify_progress, notify_run) = (progress.clone(), run.clone());
+    let notify: crate::cql::Notify = Arc::new(move |m: String| {
+        notify_run.log(&m);
+        notify_progress.note(&m);
+    });
     Shared {
         shapes,
         inserts,
