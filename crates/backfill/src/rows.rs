@@ -196,14 +196,8 @@ pub fn value_size(v: &CqlValue) -> usize {
         | CqlValue::Timestamp(_)
         | CqlValue::Time(_)
         | CqlValue::Counter(_) => 8,
-        CqlValue::Uuid(_) | CqlValue::Timeuuid(_) => 16,
-        CqlValue::Inet(ip) => {
-            if ip.is_ipv4() {
-                4
-            } else {
-                16
-            }
-        }
+        CqlValue::Inet(ip) if ip.is_ipv4() => 4,
+        CqlValue::Uuid(_) | CqlValue::Timeuuid(_) | CqlValue::Inet(_) => 16,
         CqlValue::Decimal(d) => 4 + d.as_signed_be_bytes_slice_and_exponent().0.len(),
         CqlValue::Varint(v) => v.as_signed_bytes_be_slice().len(),
         CqlValue::Duration(_) => 16,
