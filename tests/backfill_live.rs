@@ -6,16 +6,10 @@
 mod support;
 
 use remodel_testdb::scylla::value::{CqlDecimal, CqlValue, Row};
-use remodel_testdb::{CqlKeyspace, PgSchema};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 use std::time::{Duration, Instant};
-
-fn json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use support::live::{json, refs, wait_until, Case};
 
 /// `summary.json` figures per table: name → (read, written, rejected).
 fn table_counts(summary: &Value) -> BTreeMap<String, (u64, u64, u64)> {
@@ -54,47 +48,17 @@ fn decimal_text(d: &CqlDecimal) -> String {
     }
 }
 
-fn backfill_args<'a>(plan: &'a str, pg: &'a str, node: &'a str, run: &'a str) -> Vec<&'a str> {
-    vec![
-        "backfill",
-        "--plan",
-        plan,
-        "--source",
-        pg,
-        "--target",
-        node,
-        "--run-dir",
-        run,
-        "--progress",
-        "lines",
-    ]
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn rideshare_100k_trips_backfill_verify_and_spot_check() {
-    let pg = PgSchema::create("bf_rs100k")
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let ks = CqlKeyspace::create("bf_rs100k")
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let dir = support::scratch("bf-rs100k");
-    let url = pg.url();
-    support::remodel_ok(&[
-        "example-data",
-        "rideshare",
-        "--source",
-        &url,
-        "--trips",
-        "100000",
-    ]);
-    let plan = support::plan_into("examples/rideshare", ks.name(), &dir.join("plan"));
-    let plan_s = plan.to_str().unwrap();
-    let run = dir.join("run");
-    let mut args = backfill_args(plan_s, &url, ks.node(), run.to_str().unwrap());
-    args.push("--create-schema");
+    let case = Case::new("bf_rs100k").await;
+    let plan = case.rideshare(100_000);
+    let run = case.dir.join("run");
     let t0 = Instant::now();
-    let stdout = support::remodel_ok(&args);
+    let stdout = support::remodel_ok(&refs(&case.backfill_args(
+        &plan,
+        &run,
+        &["--create-schema"],
+    )));
     eprintln!(
         "backfill of 100k trips took {:.1} s:\n{stdout}",
         t0.elapsed().as_secs_f64()
@@ -112,17 +76,7 @@ async fn rideshare_100k_trips_backfill_verify_and_spot_check() {
         assert!(!text.contains(":remodel@"), "{f} holds the password");
     }
 
-    let stdout = support::remodel_ok(&[
-        "verify",
-        "--plan",
-        plan_s,
-        "--source",
-        &url,
-        "--target",
-        ks.node(),
-        "--sample",
-        "500",
-    ]);
+    let stdout = case.verify(&plan, &["--sample", "500"]);
     assert!(stdout.contains("verify: all 4 tables match"), "{stdout}");
     assert!(
         stdout.contains("trips_by_driver: counts ok: expected 100,000, stored 100,000"),
@@ -130,7 +84,8 @@ async fn rideshare_100k_trips_backfill_verify_and_spot_check() {
     );
 
     // The newest 10 trips of one driver: the CQL read the plan maps, against the Postgres query.
-    let pg_rows = pg
+    let pg_rows = case
+        .pg
         .client()
         .query(
             "SELECT trip_id::text, (extract(epoch FROM started_at) * 1000)::int8, fare_usd::text, status \
@@ -144,7 +99,8 @@ async fn rideshare_100k_trips_backfill_verify_and_spot_check() {
         .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
         .collect();
     assert_eq!(expected.len(), 10);
-    let rows = ks
+    let rows = case
+        .ks
         .session()
         .query_unpaged(
             "SELECT trip_id, started_at, fare_usd, status FROM trips_by_driver WHERE driver_id = 'drv_7' LIMIT 10",
@@ -171,9 +127,7 @@ async fn rideshare_100k_trips_backfill_verify_and_spot_check() {
         })
         .collect();
     assert_eq!(got, expected);
-    let _ = std::fs::remove_dir_all(&dir);
-    pg.cleanup().await.unwrap_or_else(|e| panic!("{e}"));
-    ks.cleanup().await.unwrap_or_else(|e| panic!("{e}"));
+    case.cleanup().await;
 }
 
 /// Finished ranges per table in a checkpoint: table → {range index → rows read}.
@@ -196,58 +150,30 @@ fn finished(checkpoint: &Value) -> BTreeMap<String, BTreeMap<usize, u64>> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn killed_run_resumes_without_reading_finished_ranges_again() {
-    let pg = PgSchema::create("bf_resume")
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let ks = CqlKeyspace::create("bf_resume")
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let dir = support::scratch("bf-resume");
-    let url = pg.url();
-    support::remodel_ok(&[
-        "example-data",
-        "rideshare",
-        "--source",
-        &url,
-        "--trips",
-        "30000",
-    ]);
-    let plan = support::plan_into("examples/rideshare", ks.name(), &dir.join("plan"));
-    let plan_s = plan.to_str().unwrap();
-    let run = dir.join("run");
-    let run_s = run.to_str().unwrap();
+    let case = Case::new("bf_resume").await;
+    let plan = case.rideshare(30_000);
+    let run = case.dir.join("run");
     // Throttled and cut in small ranges, so that the kill lands with some ranges done and most not.
-    let mut args = backfill_args(plan_s, &url, ks.node(), run_s);
-    args.extend([
+    let extra = [
         "--create-schema",
         "--range-rows",
         "1500",
         "--max-rows-per-second",
         "5000",
-    ]);
+    ];
     let mut child = support::command()
-        .args(&args)
+        .args(case.backfill_args(&plan, &run, &extra))
         .spawn()
         .expect("start remodel backfill");
     let checkpoint = run.join("checkpoint.json");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        assert!(Instant::now() < deadline, "no range finished within 120 s");
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the backfill ended before it could be killed"
-        );
-        if checkpoint.exists() {
-            let done: usize = finished(&json(&checkpoint))
+    wait_until(&mut child, 120, "three finished ranges", || {
+        checkpoint.exists()
+            && finished(&json(&checkpoint))
                 .values()
                 .map(BTreeMap::len)
-                .sum();
-            if done >= 3 {
-                break;
-            }
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+                .sum::<usize>()
+                >= 3
+    });
     // A random point after the third finished range.
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -269,16 +195,17 @@ async fn killed_run_resumes_without_reading_finished_ranges_again() {
         "killed after the last range: nothing left to resume"
     );
 
+    let run_s = run.to_string_lossy();
     let stdout = support::remodel_ok(&[
         "backfill",
         "--plan",
-        plan_s,
+        &plan,
         "--source",
-        &url,
+        &case.url,
         "--target",
-        ks.node(),
+        case.ks.node(),
         "--resume",
-        run_s,
+        &run_s,
         "--progress",
         "none",
     ]);
@@ -330,39 +257,21 @@ async fn killed_run_resumes_without_reading_finished_ranges_again() {
         }
     }
     assert!(reread.is_empty(), "finished ranges read again: {reread:?}");
-    let stdout = support::remodel_ok(&[
-        "verify",
-        "--plan",
-        plan_s,
-        "--source",
-        &url,
-        "--target",
-        ks.node(),
-        "--sample",
-        "300",
-    ]);
+    let stdout = case.verify(&plan, &["--sample", "300"]);
     assert!(stdout.contains("verify: all 4 tables match"), "{stdout}");
-    let _ = std::fs::remove_dir_all(&dir);
-    pg.cleanup().await.unwrap_or_else(|e| panic!("{e}"));
-    ks.cleanup().await.unwrap_or_else(|e| panic!("{e}"));
+    case.cleanup().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn null_key_rows_are_rejected_and_counts_add_up() {
-    let pg = PgSchema::create("bf_nullkeys")
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let ks = CqlKeyspace::create("bf_nullkeys")
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let dir = support::scratch("bf-nullkeys");
-    let url = pg.url();
+    let case = Case::new("bf_nullkeys").await;
     let schema =
         std::fs::read_to_string(support::root().join("fixtures/backfill/events/schema.sql"))
             .unwrap();
-    pg.client().batch_execute(&schema).await.unwrap();
+    case.pg.client().batch_execute(&schema).await.unwrap();
     // 37 rows without a device (partition key), 5 without a time (clustering column).
-    pg.client()
+    case.pg
+        .client()
         .batch_execute(
             "INSERT INTO events SELECT i, CASE WHEN i % 27 = 0 THEN NULL ELSE 'dev-' || i % 7 END, \
              CASE WHEN i % 200 = 1 THEN NULL ELSE timestamptz '2024-05-01' + i * interval '1 minute' END, \
@@ -370,12 +279,13 @@ async fn null_key_rows_are_rejected_and_counts_add_up() {
         )
         .await
         .unwrap();
-    let plan = support::plan_into("fixtures/backfill/events", ks.name(), &dir.join("plan"));
-    let plan_s = plan.to_str().unwrap();
-    let run = dir.join("run");
-    let mut args = backfill_args(plan_s, &url, ks.node(), run.to_str().unwrap());
-    args.push("--create-schema");
-    support::remodel_ok(&args);
+    let plan = case.plan("fixtures/backfill/events");
+    let run = case.dir.join("run");
+    support::remodel_ok(&refs(&case.backfill_args(
+        &plan,
+        &run,
+        &["--create-schema"],
+    )));
     let summary = json(&run.join("summary.json"));
     let (read, written, rejected) = table_counts(&summary)["events_by_device"];
     assert_eq!((read, written, rejected), (1000, 958, 42));
@@ -405,35 +315,29 @@ async fn null_key_rows_are_rejected_and_counts_add_up() {
         ids("NULL in clustering column at"),
         BTreeSet::from([1, 201, 401, 601, 801])
     );
-    let stdout = support::remodel_ok(&[
-        "verify",
-        "--plan",
-        plan_s,
-        "--source",
-        &url,
-        "--target",
-        ks.node(),
-    ]);
+    let stdout = case.verify(&plan, &[]);
     assert!(
         stdout.contains("expected 958 (1,000 source rows less 42 with a NULL key), stored 958"),
         "{stdout}"
     );
 
     // --max-errors: 42 rejects stop a run allowed 10 (exit 1, resumable) but not one allowed 5%.
-    let strict = dir.join("strict");
-    let mut args = backfill_args(plan_s, &url, ks.node(), strict.to_str().unwrap());
-    args.extend(["--max-errors", "10"]);
-    let out = support::remodel(&args);
+    let strict = case.dir.join("strict");
+    let out = support::remodel(&refs(&case.backfill_args(
+        &plan,
+        &strict,
+        &["--max-errors", "10"],
+    )));
     assert_eq!(out.status.code(), Some(1), "{}", support::text(&out.stderr));
     let stderr = support::text(&out.stderr);
     assert!(stderr.contains("more than --max-errors 10"), "{stderr}");
     assert!(stderr.contains("--resume"), "{stderr}");
     assert_eq!(json(&strict.join("summary.json"))["status"], "stopped");
-    let lenient = dir.join("lenient");
-    let mut args = backfill_args(plan_s, &url, ks.node(), lenient.to_str().unwrap());
-    args.extend(["--max-errors", "5%"]);
-    support::remodel_ok(&args);
-    let _ = std::fs::remove_dir_all(&dir);
-    pg.cleanup().await.unwrap_or_else(|e| panic!("{e}"));
-    ks.cleanup().await.unwrap_or_else(|e| panic!("{e}"));
+    let lenient = case.dir.join("lenient");
+    support::remodel_ok(&refs(&case.backfill_args(
+        &plan,
+        &lenient,
+        &["--max-errors", "5%"],
+    )));
+    case.cleanup().await;
 }

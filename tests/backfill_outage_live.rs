@@ -6,10 +6,10 @@
 
 mod support;
 
-use remodel_testdb::{CqlKeyspace, PgSchema};
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
+use support::live::{json, wait_until, Case};
 
 /// Where `scripts/db` keeps the pid file: `$REMODEL_DB_DIR`, this checkout's `.remodel-db`, or
 /// (in a git worktree) the main checkout's, whose databases a worktree uses.
@@ -70,61 +70,29 @@ impl Drop for Paused {
 #[tokio::test(flavor = "multi_thread")]
 async fn backfill_survives_cassandra_pausing_for_ten_seconds() {
     let pid = cassandra_pid();
-    let pg = PgSchema::create("bf_outage")
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let ks = CqlKeyspace::create("bf_outage")
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let dir = support::scratch("bf-outage");
-    let url = pg.url();
-    support::remodel_ok(&[
-        "example-data",
-        "rideshare",
-        "--source",
-        &url,
-        "--trips",
-        "20000",
-    ]);
-    let plan = support::plan_into("examples/rideshare", ks.name(), &dir.join("plan"));
-    let plan_s = plan.to_str().unwrap();
-    let run = dir.join("run");
+    let case = Case::new("bf_outage").await;
+    let plan = case.rideshare(20_000);
+    let run = case.dir.join("run");
     // About 15 s of throttled writing, with 2 s request timeouts so that the pause makes them fail.
+    let extra = [
+        "--create-schema",
+        "--range-rows",
+        "2000",
+        "--max-rows-per-second",
+        "4000",
+        "--request-timeout",
+        "2",
+        "--retry-for",
+        "120",
+    ];
     let mut child = support::command()
-        .args([
-            "backfill",
-            "--plan",
-            plan_s,
-            "--source",
-            &url,
-            "--target",
-            ks.node(),
-            "--run-dir",
-            run.to_str().unwrap(),
-            "--create-schema",
-            "--range-rows",
-            "2000",
-            "--max-rows-per-second",
-            "4000",
-            "--request-timeout",
-            "2",
-            "--retry-for",
-            "120",
-            "--progress",
-            "lines",
-        ])
+        .args(case.backfill_args(&plan, &run, &extra))
         .spawn()
         .expect("start remodel backfill");
     let checkpoint = run.join("checkpoint.json");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while !std::fs::read_to_string(&checkpoint).is_ok_and(|t| t.contains("\"written\"")) {
-        assert!(Instant::now() < deadline, "no range finished within 120 s");
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the backfill ended before the pause"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_until(&mut child, 120, "a finished range", || {
+        std::fs::read_to_string(&checkpoint).is_ok_and(|t| t.contains("\"written\""))
+    });
     signal("-STOP", pid);
     let paused = Paused(pid);
     std::thread::sleep(Duration::from_secs(10));
@@ -145,8 +113,7 @@ async fn backfill_survives_cassandra_pausing_for_ten_seconds() {
         status.success(),
         "backfill failed after the pause: {status}"
     );
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    let summary = json(&run.join("summary.json"));
     assert_eq!(summary["status"], "completed");
     assert!(
         summary["retries"].as_u64().unwrap() > 0,
@@ -158,19 +125,7 @@ async fn backfill_survives_cassandra_pausing_for_ten_seconds() {
     let log = std::fs::read_to_string(run.join("backfill.log")).unwrap();
     assert!(log.contains("retrying with back-off"), "{log}");
     assert!(log.contains("Cassandra answers again"), "{log}");
-    let stdout = support::remodel_ok(&[
-        "verify",
-        "--plan",
-        plan_s,
-        "--source",
-        &url,
-        "--target",
-        ks.node(),
-        "--sample",
-        "300",
-    ]);
+    let stdout = case.verify(&plan, &["--sample", "300"]);
     assert!(stdout.contains("verify: all 4 tables match"), "{stdout}");
-    let _ = std::fs::remove_dir_all(&dir);
-    pg.cleanup().await.unwrap_or_else(|e| panic!("{e}"));
-    ks.cleanup().await.unwrap_or_else(|e| panic!("{e}"));
+    case.cleanup().await;
 }

@@ -8,8 +8,9 @@ mod support;
 use remodel_testdb::scylla::value::{
     CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, CqlValue, Row,
 };
-use remodel_testdb::{CqlKeyspace, PgSchema};
+use remodel_testdb::CqlKeyspace;
 use std::net::{IpAddr, Ipv6Addr};
+use support::live::{refs, Case};
 
 /// A CQL decimal as (unscaled, scale), sign-extended from its bytes.
 fn decimal_parts(d: &CqlDecimal) -> (i128, i32) {
@@ -66,40 +67,19 @@ INSERT INTO all_types (id, c_interval) VALUES (7, '1 mon -1 day');
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_mapped_type_round_trips_exactly() {
-    let pg = PgSchema::create("bf_types")
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let ks = CqlKeyspace::create("bf_types")
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let dir = support::scratch("bf-types");
+    let case = Case::new("bf_types").await;
     let schema =
         std::fs::read_to_string(support::root().join("fixtures/backfill/types/schema.sql"))
             .unwrap();
-    pg.client().batch_execute(&schema).await.unwrap();
-    pg.client().batch_execute(INSERTS).await.unwrap();
-    let plan = support::plan_into("fixtures/backfill/types", ks.name(), &dir.join("plan"));
-    let run = dir.join("run");
-    let out = support::remodel(&[
-        "backfill",
-        "--plan",
-        plan.to_str().unwrap(),
-        "--source",
-        &pg.url(),
-        "--target",
-        ks.node(),
-        "--create-schema",
-        "--run-dir",
-        run.to_str().unwrap(),
-        "--progress",
-        "none",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        support::text(&out.stdout),
-        support::text(&out.stderr)
-    );
+    case.pg.client().batch_execute(&schema).await.unwrap();
+    case.pg.client().batch_execute(INSERTS).await.unwrap();
+    let plan = case.plan("fixtures/backfill/types");
+    let run = case.dir.join("run");
+    support::remodel_ok(&refs(&case.backfill_args(
+        &plan,
+        &run,
+        &["--create-schema"],
+    )));
 
     // Five rows hold a value CQL cannot: each is a reject naming its key, column and reason.
     let rejects = std::fs::read_to_string(run.join("rejects/all_types_by_id.jsonl")).unwrap();
@@ -168,7 +148,7 @@ async fn every_mapped_type_round_trips_exactly() {
                 c_varchar, c_char, c_json, c_jsonb, c_ts, c_tstz, c_date, c_time, c_timetz, c_interval, \
                 c_uuid, c_bool, c_bytea, c_inet, c_cidr, c_xml, c_mood, c_ints, c_texts, c_numerics";
     let row = read_row(
-        &ks,
+        &case.ks,
         &format!("SELECT {cols} FROM all_types_by_id WHERE id = 1"),
     )
     .await
@@ -253,58 +233,35 @@ async fn every_mapped_type_round_trips_exactly() {
 
     // Row 2: NULLs stay absent (unset, no tombstones).
     let row = read_row(
-        &ks,
+        &case.ks,
         &format!("SELECT {cols} FROM all_types_by_id WHERE id = 2"),
     )
     .await
     .expect("row 2 stored");
     assert!(row.iter().all(Option::is_none), "{row:?}");
     assert_eq!(
-        read_row(&ks, "SELECT id FROM all_types_by_id WHERE id = 3").await,
+        read_row(&case.ks, "SELECT id FROM all_types_by_id WHERE id = 3").await,
         None
     );
 
     // verify subtracts the run's rejects and finds every stored row equal to its source.
-    let out = support::remodel(&[
-        "verify",
-        "--plan",
-        plan.to_str().unwrap(),
-        "--source",
-        &pg.url(),
-        "--target",
-        ks.node(),
-        "--run-dir",
-        run.to_str().unwrap(),
-    ]);
-    let stdout = support::text(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        support::text(&out.stderr)
-    );
+    let stdout = case.verify(&plan, &["--run-dir", &run.to_string_lossy()]);
     assert!(
         stdout.contains("expected 2 (7 source rows less 5 rejected by the run), stored 2"),
         "{stdout}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
-    pg.cleanup().await.unwrap_or_else(|e| panic!("{e}"));
-    ks.cleanup().await.unwrap_or_else(|e| panic!("{e}"));
+    case.cleanup().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn embedded_children_become_a_map_of_udts() {
-    let pg = PgSchema::create("bf_embed")
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let ks = CqlKeyspace::create("bf_embed")
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let dir = support::scratch("bf-embed");
+    let case = Case::new("bf_embed").await;
     let schema =
         std::fs::read_to_string(support::root().join("fixtures/plan/embed_one_to_few/schema.sql"))
             .unwrap();
-    pg.client().batch_execute(&schema).await.unwrap();
-    pg.client()
+    case.pg.client().batch_execute(&schema).await.unwrap();
+    case.pg
+        .client()
         .batch_execute(
             "INSERT INTO customers VALUES (1, 'Ann', 'ann@x'), (2, 'Bo', 'bo@x'), (3, 'Čeněk', 'c@x');
              INSERT INTO customer_addresses VALUES
@@ -314,33 +271,26 @@ async fn embedded_children_become_a_map_of_udts() {
         )
         .await
         .unwrap();
-    let plan = support::plan_into(
-        "fixtures/plan/embed_one_to_few",
-        ks.name(),
-        &dir.join("plan"),
-    );
-    let run = dir.join("run");
-    support::remodel_ok(&[
-        "backfill",
-        "--plan",
-        plan.to_str().unwrap(),
-        "--source",
-        &pg.url(),
-        "--target",
-        ks.node(),
-        "--create-schema",
-        "--run-dir",
-        run.to_str().unwrap(),
-        "--progress",
-        "none",
-    ]);
-    let row = read_row(&ks, "SELECT addresses FROM customers_by_id WHERE id = 1")
-        .await
-        .unwrap();
+    let plan = case.plan("fixtures/plan/embed_one_to_few");
+    let run = case.dir.join("run");
+    support::remodel_ok(&refs(&case.backfill_args(
+        &plan,
+        &run,
+        &["--create-schema"],
+    )));
+    let row = read_row(
+        &case.ks,
+        "SELECT addresses FROM customers_by_id WHERE id = 1",
+    )
+    .await
+    .unwrap();
     assert_eq!(row[0], None, "no children: no collection");
-    let row = read_row(&ks, "SELECT addresses FROM customers_by_id WHERE id = 3")
-        .await
-        .unwrap();
+    let row = read_row(
+        &case.ks,
+        "SELECT addresses FROM customers_by_id WHERE id = 3",
+    )
+    .await
+    .unwrap();
     let Some(CqlValue::Map(entries)) = &row[0] else {
         panic!("addresses: {:?}", row[0])
     };
@@ -375,20 +325,10 @@ async fn embedded_children_become_a_map_of_udts() {
             ),
         ]
     );
-    let stdout = support::remodel_ok(&[
-        "verify",
-        "--plan",
-        plan.to_str().unwrap(),
-        "--source",
-        &pg.url(),
-        "--target",
-        ks.node(),
-    ]);
+    let stdout = case.verify(&plan, &[]);
     assert!(
         stdout.contains("customers_by_id: sample of 3 rows: all match"),
         "{stdout}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
-    pg.cleanup().await.unwrap_or_else(|e| panic!("{e}"));
-    ks.cleanup().await.unwrap_or_else(|e| panic!("{e}"));
+    case.cleanup().await;
 }

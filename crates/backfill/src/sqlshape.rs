@@ -13,131 +13,123 @@ struct Token {
     quoted: bool,
 }
 
+/// Where the comment or literal starting at `i` ends, if one starts there (`--`, `/* */` nested,
+/// `'…'` and `E'…'`, `$tag$…$tag$`).
+fn skip_literal(sql: &str, i: usize) -> Option<usize> {
+    let b = sql.as_bytes();
+    match b[i] {
+        b'-' if b.get(i + 1) == Some(&b'-') => {
+            Some(sql[i..].find('\n').map_or(b.len(), |j| i + j + 1))
+        }
+        b'/' if b.get(i + 1) == Some(&b'*') => {
+            let (mut j, mut nest) = (i, 0);
+            while j < b.len() {
+                if b[j] == b'/' && b.get(j + 1) == Some(&b'*') {
+                    nest += 1;
+                    j += 2;
+                } else if b[j] == b'*' && b.get(j + 1) == Some(&b'/') {
+                    nest -= 1;
+                    j += 2;
+                    if nest == 0 {
+                        break;
+                    }
+                } else {
+                    j += 1;
+                }
+            }
+            Some(j)
+        }
+        b'\'' => {
+            let backslash = i > 0 && matches!(b[i - 1], b'e' | b'E');
+            let mut j = i + 1;
+            while j < b.len() {
+                if backslash && b[j] == b'\\' {
+                    j += 2;
+                } else if b[j] == b'\'' && b.get(j + 1) == Some(&b'\'') {
+                    j += 2;
+                } else if b[j] == b'\'' {
+                    return Some(j + 1);
+                } else {
+                    j += 1;
+                }
+            }
+            Some(b.len())
+        }
+        b'$' => {
+            // $tag$ … $tag$ (a bare $n placeholder has no closing `$`).
+            let tag_end = sql[i + 1..]
+                .find(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+                .map(|j| i + 1 + j)
+                .filter(|&j| b[j] == b'$')?;
+            let tag = &sql[i..=tag_end];
+            let body = tag_end + 1;
+            Some(
+                sql[body..]
+                    .find(tag)
+                    .map_or(b.len(), |k| body + k + tag.len()),
+            )
+        }
+        _ => None,
+    }
+}
+
+/// The end of the word or quoted name starting at `i`.
+fn word_end(b: &[u8], i: usize) -> usize {
+    let mut j = i + 1;
+    if b[i] == b'"' {
+        while j < b.len() {
+            match (b[j], b.get(j + 1)) {
+                (b'"', Some(b'"')) => j += 2,
+                (b'"', _) => return j + 1,
+                _ => j += 1,
+            }
+        }
+        return j;
+    }
+    let is_word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
+    while j < b.len() && is_word(b[j]) {
+        j += 1;
+    }
+    j
+}
+
 fn tokens(sql: &str) -> Vec<Token> {
     let b = sql.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
     let mut depth = 0usize;
     while i < b.len() {
-        let c = b[i];
-        match c {
-            b'-' if b.get(i + 1) == Some(&b'-') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let mut nest = 0;
-                while i < b.len() {
-                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-                        nest += 1;
-                        i += 2;
-                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
-                        nest -= 1;
-                        i += 2;
-                        if nest == 0 {
-                            break;
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
-            }
-            b'\'' => {
-                let backslash = i > 0 && matches!(b[i - 1], b'e' | b'E');
-                i += 1;
-                while i < b.len() {
-                    if backslash && b[i] == b'\\' {
-                        i += 2;
-                    } else if b[i] == b'\'' {
-                        if b.get(i + 1) == Some(&b'\'') {
-                            i += 2;
-                        } else {
-                            i += 1;
-                            break;
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
-            }
-            b'$' => {
-                // $tag$ … $tag$ (a bare $n placeholder has no closing `$`).
-                let tag_end = sql[i + 1..]
-                    .find(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
-                    .map(|j| i + 1 + j);
-                match tag_end {
-                    Some(j) if b[j] == b'$' => {
-                        let tag = &sql[i..=j];
-                        let body = j + 1;
-                        i = sql[body..]
-                            .find(tag)
-                            .map_or(b.len(), |k| body + k + tag.len());
-                    }
-                    _ => i += 1,
-                }
-            }
-            b'"' => {
-                let start = i;
-                i += 1;
-                while i < b.len() {
-                    if b[i] == b'"' {
-                        if b.get(i + 1) == Some(&b'"') {
-                            i += 2;
-                            continue;
-                        }
-                        i += 1;
-                        break;
-                    }
-                    i += 1;
-                }
-                out.push(Token {
-                    text: sql[start..i].to_string(),
-                    start,
-                    end: i,
-                    depth,
-                    quoted: true,
-                });
-            }
-            b'(' => {
-                depth += 1;
-                i += 1;
-            }
-            b')' => {
-                depth = depth.saturating_sub(1);
-                i += 1;
-            }
-            c if c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 => {
-                let start = i;
-                while i < b.len()
-                    && (b[i].is_ascii_alphanumeric()
-                        || b[i] == b'_'
-                        || b[i] == b'$'
-                        || b[i] >= 0x80)
-                {
-                    i += 1;
-                }
-                out.push(Token {
-                    text: sql[start..i].to_string(),
-                    start,
-                    end: i,
-                    depth,
-                    quoted: false,
-                });
-            }
-            _ => {
-                if !c.is_ascii_whitespace() {
-                    out.push(Token {
-                        text: (c as char).to_string(),
-                        start: i,
-                        end: i + 1,
-                        depth,
-                        quoted: false,
-                    });
-                }
-                i += 1;
-            }
+        if let Some(end) = skip_literal(sql, i) {
+            i = end;
+            continue;
         }
+        let c = b[i];
+        let end = match c {
+            b'(' | b')' => {
+                depth = if c == b'(' {
+                    depth + 1
+                } else {
+                    depth.saturating_sub(1)
+                };
+                i += 1;
+                continue;
+            }
+            c if c.is_ascii_whitespace() => {
+                i += 1;
+                continue;
+            }
+            b'"' => word_end(b, i),
+            c if c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 => word_end(b, i),
+            _ => i + 1,
+        };
+        out.push(Token {
+            text: sql[i..end].to_string(),
+            start: i,
+            end,
+            depth,
+            quoted: c == b'"',
+        });
+        i = end;
     }
     out
 }

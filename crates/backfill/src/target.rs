@@ -5,7 +5,7 @@
 use crate::cqltype::{CqlType, TypeParser};
 use crate::sqlshape::{self, Driving};
 use crate::Error;
-use remodel_model::{DesignTable, Plan};
+use remodel_model::{DesignTable, KeyColumn, Plan};
 
 /// A column of a target table.
 #[derive(Debug, Clone, PartialEq)]
@@ -80,30 +80,29 @@ impl TargetTable {
                 cql_text: c.cql_type.clone(),
             });
         }
-        let index = |name: &str| -> Result<usize, Error> {
-            columns.iter().position(|c| c.name == name).ok_or_else(|| {
-                Error::Plan(format!(
-                    "table {}: key column `{name}` is not among its columns",
-                    t.name
-                ))
-            })
+        let indices = |keys: &[KeyColumn]| -> Result<Vec<usize>, Error> {
+            keys.iter()
+                .map(|k| {
+                    columns
+                        .iter()
+                        .position(|c| c.name == k.column)
+                        .ok_or_else(|| {
+                            Error::Plan(format!(
+                                "table {}: key column `{}` is not among its columns",
+                                t.name, k.column
+                            ))
+                        })
+                })
+                .collect()
         };
-        let partition_key = t
-            .partition_key
-            .iter()
-            .map(|k| index(&k.column))
-            .collect::<Result<Vec<_>, _>>()?;
+        let partition_key = indices(&t.partition_key)?;
         if partition_key.is_empty() {
             return Err(Error::Plan(format!(
                 "table {} has no partition key",
                 t.name
             )));
         }
-        let clustering = t
-            .clustering
-            .iter()
-            .map(|k| index(&k.column))
-            .collect::<Result<Vec<_>, _>>()?;
+        let clustering = indices(&t.clustering)?;
         if t.source_sql.trim().is_empty() {
             return Err(Error::Plan(format!("table {} has no source_sql", t.name)));
         }

@@ -13,6 +13,8 @@ use crate::Error;
 use futures_util::{stream, StreamExt};
 use remodel_model::Plan;
 use scylla::client::session::Session;
+use scylla::errors::ExecutionError;
+use scylla::response::query_result::QueryResult;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::{CqlValue, MaybeUnset};
 use std::path::PathBuf;
@@ -216,27 +218,37 @@ async fn count_range(
     lo: i64,
     hi: i64,
 ) -> Result<u64, Error> {
+    let what = format!("count the rows of token range ({lo}, {hi}]");
+    let result = with_retries(target, &what, || session.execute_unpaged(stmt, (lo, hi))).await?;
+    let rows = result
+        .into_rows_result()
+        .map_err(|e| target.failed(&what, e))?;
+    let (n,): (i64,) = rows.single_row().map_err(|e| target.failed(&what, e))?;
+    Ok(n as u64)
+}
+
+/// Runs a read, retrying a failed one a few times with growing pauses (verify runs on a live
+/// cluster; a timeout must not read as a mismatch).
+async fn with_retries<F, Fut>(
+    target: &CqlTarget,
+    what: &str,
+    mut attempt: F,
+) -> Result<QueryResult, Error>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<QueryResult, ExecutionError>>,
+{
     let mut last = String::new();
-    for attempt in 0..ATTEMPTS {
-        if attempt > 0 {
-            tokio::time::sleep(Duration::from_millis(500 << attempt)).await;
+    for n in 0..ATTEMPTS {
+        if n > 0 {
+            tokio::time::sleep(Duration::from_millis(500 << n)).await;
         }
-        let result = match session.execute_unpaged(stmt, (lo, hi)).await {
-            Ok(r) => r,
-            Err(e) => {
-                last = e.to_string();
-                continue;
-            }
-        };
-        let rows = result
-            .into_rows_result()
-            .map_err(|e| target.failed("count rows", e))?;
-        let (n,): (i64,) = rows
-            .single_row()
-            .map_err(|e| target.failed("count rows", e))?;
-        return Ok(n as u64);
+        match attempt().await {
+            Ok(r) => return Ok(r),
+            Err(e) => last = e.to_string(),
+        }
     }
-    Err(target.failed(format!("count the rows of token range ({lo}, {hi}]"), last))
+    Err(target.failed(what, last))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -293,27 +305,15 @@ async fn lookup(
         .primary_key()
         .map(|i| (t.columns[i].name.clone(), show_opt(set(&expected[i]))))
         .collect();
-    let mut last = String::new();
-    for attempt in 0..ATTEMPTS {
-        if attempt > 0 {
-            tokio::time::sleep(Duration::from_millis(500 << attempt)).await;
-        }
-        let result = match session.execute_unpaged(stmt, &key_values).await {
-            Ok(r) => r,
-            Err(e) => {
-                last = e.to_string();
-                continue;
-            }
-        };
-        let rows = result
-            .into_rows_result()
-            .map_err(|e| target.failed("read a row back", e))?;
-        let stored: Option<scylla::value::Row> = rows
-            .maybe_first_row()
-            .map_err(|e| target.failed("read a row back", e))?;
-        return Ok(compare(t, &key, &expected, stored));
-    }
-    Err(target.failed(format!("read back the row of {}", t.name), last))
+    let what = format!("read back a row of {}", t.name);
+    let result = with_retries(target, &what, || session.execute_unpaged(stmt, &key_values)).await?;
+    let rows = result
+        .into_rows_result()
+        .map_err(|e| target.failed(&what, e))?;
+    let stored: Option<scylla::value::Row> = rows
+        .maybe_first_row()
+        .map_err(|e| target.failed(&what, e))?;
+    Ok(compare(t, &key, &expected, stored))
 }
 
 fn set(v: &MaybeUnset<CqlValue>) -> Option<&CqlValue> {

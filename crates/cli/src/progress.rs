@@ -30,18 +30,7 @@ pub fn reporter(mode: Mode) -> Box<dyn Progress> {
     }
 }
 
-/// Thousands separators: `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use remodel_analyze::render::thousands;
 
 /// Bars: one per table and one overall.
 #[derive(Default)]
@@ -230,17 +219,4 @@ impl Progress for Lines {
     }
 
     fn finish(&self, _: &Summary) {}
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thousands_separators() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(1_234_567), "1,234,567");
-    }
 }

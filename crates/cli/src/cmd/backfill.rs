@@ -30,23 +30,8 @@ pub const EXIT_STOPPED: u8 = 1;
     after_help = "Example:\n  remodel backfill --plan out/rideshare/plan.json \\\n    --source postgres://app@127.0.0.1:5432/rideshare --target 127.0.0.1:9042 --create-schema"
 )]
 pub struct Args {
-    /// The plan: a plan.json, or the folder `remodel plan --out` wrote it to.
-    #[arg(long, value_name = "FILE")]
-    pub plan: PathBuf,
-    /// Source Postgres URL, postgres://user:password@host:port/db (or set REMODEL_SOURCE).
-    #[arg(
-        long,
-        env = "REMODEL_SOURCE",
-        hide_env_values = true,
-        value_name = "URL"
-    )]
-    pub source: String,
-    /// Target Cassandra/ScyllaDB contact point, host:port (or set REMODEL_TARGET).
-    #[arg(long, env = "REMODEL_TARGET", value_name = "HOST:PORT")]
-    pub target: String,
-    /// User for the target; the password is read from REMODEL_TARGET_PASSWORD.
-    #[arg(long, value_name = "USER")]
-    pub target_user: Option<String>,
+    #[command(flatten)]
+    pub endpoints: Endpoints,
     /// Only these target tables (comma-separated) [default: all tables of the plan].
     #[arg(long, value_delimiter = ',', value_name = "T,…")]
     pub tables: Vec<String>,
@@ -96,8 +81,47 @@ pub struct Args {
     pub progress: Mode,
 }
 
+/// The source URL, as `example-data` also takes it.
+#[derive(Debug, clap::Args)]
+pub struct SourceArg {
+    /// Source Postgres URL, postgres://user:password@host:port/db (or set REMODEL_SOURCE); the
+    /// password is never printed nor stored.
+    #[arg(
+        long,
+        env = "REMODEL_SOURCE",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub source: String,
+}
+
+/// What `backfill` and `verify` both need: the plan, the source and the target.
+#[derive(Debug, clap::Args)]
+pub struct Endpoints {
+    /// The plan: a plan.json, or the folder `remodel plan --out` wrote it to.
+    #[arg(long, value_name = "FILE")]
+    pub plan: PathBuf,
+    #[command(flatten)]
+    pub source: SourceArg,
+    /// Target Cassandra/ScyllaDB contact point, host:port (or set REMODEL_TARGET).
+    #[arg(long, env = "REMODEL_TARGET", value_name = "HOST:PORT")]
+    pub target: String,
+    /// User for the target; the password is read from REMODEL_TARGET_PASSWORD.
+    #[arg(long, value_name = "USER")]
+    pub target_user: Option<String>,
+}
+
+impl Endpoints {
+    /// The plan (and its file), the source and the target.
+    pub fn open(&self) -> anyhow::Result<(Plan, PathBuf, PgSource, CqlTarget)> {
+        let (plan, file) = load_plan(&self.plan)?;
+        let target = target(&self.target, self.target_user.as_ref())?;
+        Ok((plan, file, PgSource::new(&self.source.source), target))
+    }
+}
+
 /// Reads `plan.json` (or `DIR/plan.json`).
-pub fn load_plan(path: &Path) -> anyhow::Result<(Plan, PathBuf)> {
+fn load_plan(path: &Path) -> anyhow::Result<(Plan, PathBuf)> {
     let file = if path.is_dir() {
         path.join("plan.json")
     } else {
@@ -118,7 +142,7 @@ pub fn load_plan(path: &Path) -> anyhow::Result<(Plan, PathBuf)> {
 }
 
 /// The target contact point, with the password from the environment when a user is given.
-pub fn target(node: &str, user: Option<&String>) -> anyhow::Result<CqlTarget> {
+fn target(node: &str, user: Option<&String>) -> anyhow::Result<CqlTarget> {
     let credentials = match user {
         Some(u) => {
             let password = std::env::var("REMODEL_TARGET_PASSWORD").map_err(|_| {
@@ -200,10 +224,8 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 
 /// Runs `remodel backfill`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (plan, plan_file) = load_plan(&args.plan)?;
+    let (plan, plan_file, source, target) = args.endpoints.open()?;
     let opts = options(&args, &plan_file)?;
-    let source = PgSource::new(&args.source);
-    let target = target(&args.target, args.target_user.as_ref())?;
     if opts.resume && !opts.run_dir.join("checkpoint.json").is_file() {
         bail!(
             "--resume {}: no checkpoint.json there (give the folder of an earlier run)",

@@ -4,7 +4,7 @@
 //! The rows are generated inside Postgres (`generate_series` and hash functions), so a million
 //! trips load in seconds and the same N gives the same rows on every run.
 
-use super::backfill::runtime;
+use super::backfill::{runtime, SourceArg};
 use crate::progress::thousands;
 use anyhow::{bail, Context};
 use remodel_backfill::PgSource;
@@ -24,14 +24,9 @@ pub struct Args {
     /// The example to load (only `rideshare` so far).
     #[arg(value_name = "EXAMPLE", value_parser = ["rideshare"])]
     pub example: String,
-    /// Postgres URL to load into (its search_path decides the schema; or set REMODEL_SOURCE).
-    #[arg(
-        long,
-        env = "REMODEL_SOURCE",
-        hide_env_values = true,
-        value_name = "URL"
-    )]
-    pub source: String,
+    // Where to load (the URL's search_path decides the Postgres schema).
+    #[command(flatten)]
+    pub source: SourceArg,
     /// Trips to generate.
     #[arg(long, default_value_t = 100_000, value_name = "N")]
     pub trips: u64,
@@ -83,7 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         bail!("--trips 0: nothing to generate");
     }
     let drivers = args.drivers.unwrap_or((args.trips / 200).max(10));
-    let source = PgSource::new(&args.source);
+    let source = PgSource::new(&args.source.source);
     runtime()?.block_on(load(
         &source,
         args.trips as i64,

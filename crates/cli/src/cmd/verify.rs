@@ -1,8 +1,8 @@
 //! `remodel verify`: counts and sampled rows of the target against the source.
 
-use super::backfill::{load_plan, runtime, target};
+use super::backfill::{runtime, Endpoints};
 use crate::progress::thousands;
-use remodel_backfill::{PgSource, TableVerdict, VerifyOptions};
+use remodel_backfill::{TableVerdict, VerifyOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -27,23 +27,8 @@ const SHOW_MISMATCHES: usize = 20;
     (unusable input, unreachable database)."
 )]
 pub struct Args {
-    /// The plan: a plan.json, or the folder `remodel plan --out` wrote it to.
-    #[arg(long, value_name = "FILE")]
-    pub plan: PathBuf,
-    /// Source Postgres URL (or set REMODEL_SOURCE).
-    #[arg(
-        long,
-        env = "REMODEL_SOURCE",
-        hide_env_values = true,
-        value_name = "URL"
-    )]
-    pub source: String,
-    /// Target contact point, host:port (or set REMODEL_TARGET).
-    #[arg(long, env = "REMODEL_TARGET", value_name = "HOST:PORT")]
-    pub target: String,
-    /// User for the target; the password is read from REMODEL_TARGET_PASSWORD.
-    #[arg(long, value_name = "USER")]
-    pub target_user: Option<String>,
+    #[command(flatten)]
+    pub endpoints: Endpoints,
     /// Only these target tables (comma-separated).
     #[arg(long, value_delimiter = ',', value_name = "T,…")]
     pub tables: Vec<String>,
@@ -63,9 +48,7 @@ pub struct Args {
 
 /// Runs `remodel verify`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (plan, _) = load_plan(&args.plan)?;
-    let source = PgSource::new(&args.source);
-    let target = target(&args.target, args.target_user.as_ref())?;
+    let (plan, _, source, target) = args.endpoints.open()?;
     let opts = VerifyOptions {
         tables: args.tables.clone(),
         sample: args.sample,
