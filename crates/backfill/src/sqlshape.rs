@@ -43,9 +43,9 @@ fn skip_literal(sql: &str, i: usize) -> Option<usize> {
             let backslash = i > 0 && matches!(b[i - 1], b'e' | b'E');
             let mut j = i + 1;
             while j < b.len() {
-                if backslash && b[j] == b'\\' {
-                    j += 2;
-                } else if b[j] == b'\'' && b.get(j + 1) == Some(&b'\'') {
+                let escaped =
+                    (backslash && b[j] == b'\\') || (b[j] == b'\'' && b.get(j + 1) == Some(&b'\''));
+                if escaped {
                     j += 2;
                 } else if b[j] == b'\'' {
                     return Some(j + 1);
