@@ -332,3 +332,44 @@ async fn embedded_children_become_a_map_of_udts() {
     );
     case.cleanup().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_constant_partition_table_holds_every_row() {
+    // categories_all: a small table read whole, every row in the one partition 'all'.
+    let case = Case::new("bf_constant").await;
+    let schema =
+        std::fs::read_to_string(support::root().join("fixtures/plan/reference_data/schema.sql"))
+            .unwrap();
+    case.pg.client().batch_execute(&schema).await.unwrap();
+    case.pg
+        .client()
+        .batch_execute(
+            "INSERT INTO categories SELECT i, 'category ' || i FROM generate_series(1, 250) i;
+             INSERT INTO items SELECT i, 1 + i % 250, 'item ' || i FROM generate_series(1, 1000) i;",
+        )
+        .await
+        .unwrap();
+    let plan = case.plan("fixtures/plan/reference_data");
+    let run = case.dir.join("run");
+    support::remodel_ok(&refs(&case.backfill_args(
+        &plan,
+        &run,
+        &["--create-schema"],
+    )));
+    let rows = case
+        .ks
+        .session()
+        .query_unpaged(
+            "SELECT count(*) FROM categories_all WHERE part = 'all'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    let (n,): (i64,) = rows.single_row().unwrap();
+    assert_eq!(n, 250);
+    let stdout = case.verify(&plan, &[]);
+    assert!(stdout.contains("verify: all 3 tables match"), "{stdout}");
+    case.cleanup().await;
+}

@@ -49,6 +49,20 @@ fn quote(ident: &str) -> String {
 impl TargetTable {
     /// Every table of the plan's design, or those named in `only` (an unknown name is an error).
     pub fn from_plan(plan: &Plan, only: &[String]) -> Result<Vec<TargetTable>, Error> {
+        if !plan.design.violations.is_empty() {
+            let list: Vec<String> = plan
+                .design
+                .violations
+                .iter()
+                .map(|v| format!("({}) {}", v.check, v.message))
+                .collect();
+            return Err(Error::Plan(format!(
+                "the plan fails {} of the designer's checks and must not be executed: {}; \
+                 change the schema, workload or settings until `remodel plan` passes",
+                list.len(),
+                list.join("; ")
+            )));
+        }
         for name in only {
             if !plan.design.tables.iter().any(|t| &t.name == name) {
                 let known: Vec<&str> = plan.design.tables.iter().map(|t| t.name.as_str()).collect();
@@ -218,7 +232,11 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// The target columns holding the driving table's primary key, when all of them are there.
 fn source_key(plan: &Plan, t: &DesignTable, driving: Option<&Driving>) -> Option<Vec<usize>> {
-    let name = driving?.table.replace('"', "");
+    // The table whose rows it holds, as the designer says, else the one the SELECT reads first.
+    let name = match t.entity.as_str() {
+        "" => driving?.table.replace('"', ""),
+        entity => entity.to_string(),
+    };
     let table = plan.schema.table(&name)?;
     if table.primary_key.is_empty() {
         return None;
@@ -269,6 +287,18 @@ mod tests {
         assert!(!by_driver.one_row_per_partition());
         let by_id = tables.iter().find(|t| t.name == "trips_by_id").unwrap();
         assert!(by_id.one_row_per_partition());
+    }
+
+    #[test]
+    fn a_plan_that_fails_its_checks_is_refused() {
+        let mut plan = rideshare();
+        plan.design.violations.push(remodel_model::Violation {
+            check: "a".into(),
+            message: "trips_by_city_date: key not unique".into(),
+        });
+        let err = TargetTable::from_plan(&plan, &[]).unwrap_err().to_string();
+        assert!(err.contains("must not be executed"), "{err}");
+        assert!(err.contains("key not unique"), "{err}");
     }
 
     #[test]
