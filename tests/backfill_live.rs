@@ -274,7 +274,7 @@ async fn null_key_rows_are_rejected_and_counts_add_up() {
         .client()
         .batch_execute(
             "INSERT INTO events SELECT i, CASE WHEN i % 27 = 0 THEN NULL ELSE 'dev-' || i % 7 END, \
-             CASE WHEN i % 200 = 1 THEN NULL ELSE timestamptz '2024-05-01' + i * interval '1 minute' END, \
+             CASE WHEN i % 200 = 1 THEN NULL ELSE timestamptz '2024-05-01 00:00:00+00' + i * interval '1 minute' END, \
              i / 8.0 FROM generate_series(1, 1000) i",
         )
         .await
@@ -321,6 +321,49 @@ async fn null_key_rows_are_rejected_and_counts_add_up() {
         "{stdout}"
     );
 
+    // A changed value and a lost row: verify fails and shows both sides.
+    let session = case.ks.session();
+    session
+        .query_unpaged(
+            "UPDATE events_by_device SET reading = 0 WHERE device = 'dev-1' AND at = '2024-05-01 00:50:00+0000' AND id = 50",
+            &[],
+        )
+        .await
+        .unwrap();
+    session
+        .query_unpaged(
+            "DELETE FROM events_by_device WHERE device = 'dev-2' AND at = '2024-05-01 00:51:00+0000' AND id = 51",
+            &[],
+        )
+        .await
+        .unwrap();
+    let out = support::remodel(&[
+        "verify",
+        "--plan",
+        &plan,
+        "--source",
+        &case.url,
+        "--target",
+        case.ks.node(),
+    ]);
+    let stdout = support::text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("events_by_device: counts DIFFER: expected 958"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("stored 957"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "[device=\"dev-1\", at=2024-05-01 00:50:00Z, id=50] reading: source 6.250 | target 0"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("[device=\"dev-2\", at=2024-05-01 00:51:00Z, id=51] missing in the target"),
+        "{stdout}"
+    );
+
     // --max-errors: 42 rejects stop a run allowed 10 (exit 1, resumable) but not one allowed 5%.
     let strict = case.dir.join("strict");
     let out = support::remodel(&refs(&case.backfill_args(
@@ -339,5 +382,50 @@ async fn null_key_rows_are_rejected_and_counts_add_up() {
         &lenient,
         &["--max-errors", "5%"],
     )));
+    case.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bucket_column_the_source_sql_lacks_is_computed_from_its_source() {
+    let case = Case::new("bf_bucket").await;
+    let plan = case.rideshare(3000);
+    // A hand-edited plan whose source_sql does not compute trip_date (day of started_at, UTC).
+    let text = std::fs::read_to_string(&plan).unwrap();
+    let bucket = "(t0.started_at AT TIME ZONE 'UTC')::date AS trip_date, ";
+    assert!(
+        text.contains(bucket),
+        "the designer's bucket expression changed: {text}"
+    );
+    std::fs::write(&plan, text.replace(bucket, "")).unwrap();
+    let run = case.dir.join("run");
+    let extra = ["--create-schema", "--tables", "trips_by_city_date"];
+    support::remodel_ok(&refs(&case.backfill_args(&plan, &run, &extra)));
+    let pg: i64 = case
+        .pg
+        .client()
+        .query_one(
+            "SELECT count(*) FROM trips WHERE city = 'nyc' \
+             AND (started_at AT TIME ZONE 'UTC')::date = '2024-03-01'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    let rows = case
+        .ks
+        .session()
+        .query_unpaged(
+            "SELECT count(*) FROM trips_by_city_date WHERE city = 'nyc' AND trip_date = '2024-03-01'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    let (cql,): (i64,) = rows.single_row().unwrap();
+    assert!(pg > 0);
+    assert_eq!(cql, pg);
+    let stdout = case.verify(&plan, &["--tables", "trips_by_city_date"]);
+    assert!(stdout.contains("verify: all 1 tables match"), "{stdout}");
     case.cleanup().await;
 }

@@ -314,35 +314,7 @@ async fn prepare_source(
     for t in tables {
         shapes.push(source.describe(&snapshot.client, t).await?);
     }
-    let mut cp = if opts.resume {
-        let cp = run.load_checkpoint()?;
-        if cp.keyspace != keyspace {
-            return Err(Error::Resume {
-                path: run.checkpoint_path(),
-                reason: format!(
-                    "it fills keyspace {}, the plan names {keyspace}",
-                    cp.keyspace
-                ),
-            });
-        }
-        cp
-    } else {
-        if run.checkpoint_path().exists() {
-            return Err(Error::Resume {
-                path: run.checkpoint_path(),
-                reason: "this run folder already holds a run: pass --resume to continue it, or choose another --run-dir".into(),
-            });
-        }
-        Checkpoint {
-            format_version: CHECKPOINT_VERSION,
-            plan: opts.plan_label.clone(),
-            keyspace: keyspace.to_string(),
-            source: source.display.clone(),
-            target: target.node.clone(),
-            attempts: 0,
-            tables: Vec::new(),
-        }
-    };
+    let mut cp = open_checkpoint(run, opts, keyspace, source, target)?;
     for t in tables {
         match cp.tables.iter().find(|c| c.name == t.name) {
             Some(c) if c.fingerprint != t.fingerprint() => {
@@ -380,6 +352,44 @@ async fn prepare_source(
     cp.attempts += 1;
     run.save_checkpoint(&cp)?;
     Ok((cp, shapes))
+}
+
+/// The checkpoint of the run being resumed, or a new one (refusing a folder that holds a run).
+fn open_checkpoint(
+    run: &RunDir,
+    opts: &BackfillOptions,
+    keyspace: &str,
+    source: &PgSource,
+    target: &CqlTarget,
+) -> Result<Checkpoint, Error> {
+    if opts.resume {
+        let cp = run.load_checkpoint()?;
+        if cp.keyspace != keyspace {
+            return Err(Error::Resume {
+                path: run.checkpoint_path(),
+                reason: format!(
+                    "it fills keyspace {}, the plan names {keyspace}",
+                    cp.keyspace
+                ),
+            });
+        }
+        return Ok(cp);
+    }
+    if run.checkpoint_path().exists() {
+        return Err(Error::Resume {
+            path: run.checkpoint_path(),
+            reason: "this run folder already holds a run: pass --resume to continue it, or choose another --run-dir".into(),
+        });
+    }
+    Ok(Checkpoint {
+        format_version: CHECKPOINT_VERSION,
+        plan: opts.plan_label.clone(),
+        keyspace: keyspace.to_string(),
+        source: source.display.clone(),
+        target: target.node.clone(),
+        attempts: 0,
+        tables: Vec::new(),
+    })
 }
 
 #[allow(clippy::too_many_arguments)]

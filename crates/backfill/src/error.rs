@@ -12,15 +12,14 @@ pub enum Error {
     #[error("source: {0}")]
     Source(String),
     /// A Postgres connection or statement failed.
-    #[error("Postgres at {target}: {what}: {source}")]
+    #[error("Postgres at {target}: {what}: {message}")]
     Postgres {
         /// Host, port and database, never the password.
         target: String,
         /// What was being done.
         what: String,
-        /// The driver's error.
-        #[source]
-        source: tokio_postgres::Error,
+        /// The server's or the driver's message.
+        message: String,
     },
     /// A Cassandra connection or statement failed for good.
     #[error("Cassandra at {node}: {what}: {message}")]

@@ -10,8 +10,9 @@
 //! every row exactly once.
 
 use crate::convert::{canonical_cast, PgKind};
-use crate::target::TargetTable;
+use crate::target::{TargetColumn, TargetTable};
 use crate::{sqlshape, Error};
+use remodel_model::Bucket;
 use serde::{Deserialize, Serialize};
 use tokio_postgres::binary_copy::BinaryCopyOutStream;
 use tokio_postgres::types::Type;
@@ -82,10 +83,10 @@ impl PgSource {
     fn error(&self, what: impl Into<String>) -> impl FnOnce(tokio_postgres::Error) -> Error {
         let target = self.display.clone();
         let what = what.into();
-        move |source| Error::Postgres {
+        move |e| Error::Postgres {
             target,
             what,
-            source,
+            message: pg_message(&e),
         }
     }
 
@@ -154,28 +155,32 @@ impl PgSource {
             .collect();
         let mut exprs = Vec::with_capacity(table.columns.len());
         for col in &table.columns {
-            let found = source.iter().find(|(n, _)| *n == col.name).or_else(|| {
-                source
-                    .iter()
-                    .find(|(n, _)| n.eq_ignore_ascii_case(&col.name))
-            });
-            let Some((name, ty)) = found else {
-                let have: Vec<&str> = source.iter().map(|(n, _)| *n).collect();
-                return Err(Error::Source(format!(
-                    "the source_sql of {} returns no column `{}` (it returns: {})",
-                    table.name,
-                    col.name,
-                    have.join(", ")
-                )));
+            let expr = match find_column(&source, &col.name) {
+                Some((name, ty)) => {
+                    let direct = PgKind::of(ty).is_some_and(|k| k.decodes_to(&col.cql));
+                    let expr = format!("s.{}", pg_quote(name));
+                    match (direct, canonical_cast(&col.cql)) {
+                        (true, _) | (false, None) => expr,
+                        (false, Some(cast)) => format!("{expr}::{cast}"),
+                    }
+                }
+                None => bucket_expr(&source, col).ok_or_else(|| {
+                    let have: Vec<&str> = source.iter().map(|(n, _)| *n).collect();
+                    Error::Source(format!(
+                        "the source_sql of {} returns no column `{}` (it returns: {})",
+                        table.name,
+                        col.name,
+                        have.join(", ")
+                    ))
+                })?,
             };
-            let direct = PgKind::of(ty).is_some_and(|k| k.decodes_to(&col.cql));
-            let expr = format!("s.{}", pg_quote(name));
-            exprs.push(match (direct, canonical_cast(&col.cql)) {
-                (true, _) | (false, None) => expr,
-                (false, Some(cast)) => format!("{expr}::{cast}"),
-            });
+            exprs.push(expr);
         }
         let select_list = exprs.join(", ");
+        let key_nulls: Vec<String> = table
+            .primary_key()
+            .map(|i| format!("({}) IS NULL", exprs[i]))
+            .collect();
         let order_by = (!table.one_row_per_partition()).then(|| {
             let keys: Vec<String> = table
                 .partition_key
@@ -186,6 +191,7 @@ impl PgSource {
         });
         let mut shape = ReadShape {
             select_list,
+            key_nulls: key_nulls.join(" OR "),
             order_by,
             types: Vec::new(),
             kinds: Vec::new(),
@@ -337,6 +343,8 @@ pub fn split_pages(pages: u64, rows: f64, rows_per_range: u64) -> Vec<PageRange>
 #[derive(Debug, Clone)]
 pub struct ReadShape {
     select_list: String,
+    /// True for a row with a NULL key column (such rows are never stored).
+    key_nulls: String,
     order_by: Option<String>,
     /// Postgres types of the result columns, in target column order.
     pub types: Vec<Type>,
@@ -361,6 +369,14 @@ impl ReadShape {
         format!("SELECT {} FROM ({inner}) s{order}", self.select_list)
     }
 
+    /// The count of all rows and of rows with a NULL key column (verify).
+    pub fn count_sql(&self, table: &TargetTable) -> String {
+        format!(
+            "SELECT count(*), count(*) FILTER (WHERE {}) FROM ({}) s",
+            self.key_nulls, table.source_sql
+        )
+    }
+
     /// The SELECT of `n` sampled rows (verify): a TABLESAMPLE of the driving table when it is
     /// large, else a random order over all rows.
     pub fn sample_sql(&self, table: &TargetTable, n: usize, driving_rows: f64) -> String {
@@ -380,6 +396,53 @@ impl ReadShape {
             self.select_list
         )
     }
+}
+
+/// A driver error as one line: the server's severity, message, detail and hint when it sent
+/// them, else the driver's own chain of causes.
+fn pg_message(e: &tokio_postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        let mut text = format!("{}: {}", db.severity(), db.message());
+        if let Some(d) = db.detail() {
+            text.push_str(&format!(" ({d})"));
+        }
+        if let Some(h) = db.hint() {
+            text.push_str(&format!("; hint: {h}"));
+        }
+        return text;
+    }
+    let mut text = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        text.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    text
+}
+
+/// The result column named `name` (exactly, else ignoring case).
+fn find_column<'a>(source: &[(&'a str, &'a Type)], name: &str) -> Option<(&'a str, &'a Type)> {
+    source
+        .iter()
+        .find(|(n, _)| *n == name)
+        .or_else(|| source.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)))
+        .copied()
+}
+
+/// A bucket column the source_sql does not compute itself, computed from its source column in
+/// UTC (as the designer's own source_sql does): `day` a date, `hour`/`month` a truncated timestamp.
+fn bucket_expr(source: &[(&str, &Type)], col: &TargetColumn) -> Option<String> {
+    let (from, bucket) = col.bucket.as_ref()?;
+    let (name, ty) = find_column(source, from)?;
+    let value = match *ty {
+        Type::TIMESTAMPTZ => format!("(s.{} AT TIME ZONE 'UTC')", pg_quote(name)),
+        _ => format!("s.{}", pg_quote(name)),
+    };
+    Some(match bucket {
+        Bucket::Day => format!("{value}::date"),
+        Bucket::Hour => format!("date_trunc('hour', {value})"),
+        Bucket::Month => format!("date_trunc('month', {value})"),
+    })
 }
 
 /// A Postgres identifier, always double-quoted.

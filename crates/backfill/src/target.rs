@@ -5,7 +5,7 @@
 use crate::cqltype::{CqlType, TypeParser};
 use crate::sqlshape::{self, Driving};
 use crate::Error;
-use remodel_model::{DesignTable, KeyColumn, Plan};
+use remodel_model::{Bucket, DesignTable, KeyColumn, Plan};
 
 /// A column of a target table.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,6 +16,9 @@ pub struct TargetColumn {
     pub cql: CqlType,
     /// The type as `plan.json` writes it.
     pub cql_text: String,
+    /// For a bucket key column: the source column it is computed from and the bucket width
+    /// (used when the source_sql does not compute it).
+    pub bucket: Option<(String, Bucket)>,
 }
 
 /// Everything the backfill and verify need to know about one target table.
@@ -88,10 +91,17 @@ impl TargetTable {
             let cql = parser
                 .parse(&c.cql_type)
                 .map_err(|e| Error::Plan(format!("table {}, column {}: {e}", t.name, c.name)))?;
+            let bucket = t
+                .partition_key
+                .iter()
+                .chain(&t.clustering)
+                .find(|k| k.column == c.name)
+                .and_then(|k| Some((k.derived_from.clone()?, k.bucket?)));
             columns.push(TargetColumn {
                 name: c.name.clone(),
                 cql,
                 cql_text: c.cql_type.clone(),
+                bucket,
             });
         }
         let indices = |keys: &[KeyColumn]| -> Result<Vec<usize>, Error> {

@@ -5,7 +5,7 @@
 
 use crate::convert::RawValue;
 use crate::cql::CqlTarget;
-use crate::pg::{pg_quote, PgSource, ReadShape};
+use crate::pg::{PgSource, ReadShape};
 use crate::rows::{convert_row, show, show_opt, Row};
 use crate::run::read_rejects;
 use crate::target::TargetTable;
@@ -118,7 +118,7 @@ pub async fn verify(
     for t in &tables {
         let shape = source.describe(&client, t).await?;
         notify(&format!("{}: counting source rows", t.name));
-        let (source_rows, null_key_rows) = source_counts(source, &client, t).await?;
+        let (source_rows, null_key_rows) = source_counts(source, &client, t, &shape).await?;
         notify(&format!(
             "{}: counting stored rows over {} token ranges",
             t.name, opts.token_ranges
@@ -162,16 +162,9 @@ async fn source_counts(
     source: &PgSource,
     client: &Client,
     t: &TargetTable,
+    shape: &ReadShape,
 ) -> Result<(u64, u64), Error> {
-    let nulls: Vec<String> = t
-        .primary_key()
-        .map(|i| format!("s.{} IS NULL", pg_quote(&t.columns[i].name)))
-        .collect();
-    let sql = format!(
-        "SELECT count(*), count(*) FILTER (WHERE {}) FROM ({}) s",
-        nulls.join(" OR "),
-        t.source_sql
-    );
+    let sql = shape.count_sql(t);
     let row = client
         .query_one(&sql, &[])
         .await
