@@ -518,6 +518,11 @@ def redact(url):
     return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, ""))
 
 
+def redact_text(text):
+    """Any URL's password in a message masked (a driver may echo the URL it was given)."""
+    return re.sub(r"(://[^:/@\s]+):[^@\s]*@", r"\1@", text)
+
+
 # Settings every connection gets, as `remodel backfill` sets them: UTC for the JSON that embeds
 # timestamps, ISO dates, a name that shows in pg_stat_activity.
 SESSION_SETUP = [
@@ -1214,6 +1219,10 @@ def run(args):
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.cassandra.connection.host", host.strip("[]"))
         .config("spark.cassandra.connection.port", port)
+        # A busy node answers late rather than never: wait, as `remodel backfill` retries.
+        .config("spark.cassandra.connection.timeoutMS", "30000")
+        .config("spark.cassandra.read.timeoutMS", "120000")
+        .config("spark.cassandra.query.retry.count", "10")
         .config("spark.cassandra.output.consistency.level", args.consistency)
         .config("spark.cassandra.output.batch.grouping.key", args.batch_grouping)
         .config("spark.cassandra.output.batch.size.bytes", str(args.batch_bytes))
@@ -1347,6 +1356,11 @@ def main(argv):
         return EXIT_UNUSABLE
     except Stopped as e:
         print("backfill.py: stopped: %s" % e, file=sys.stderr)
+        return EXIT_STOPPED
+    except Exception as e:  # noqa: BLE001 - a database or Spark failure: one line, not a trace
+        java = getattr(e, "java_exception", None)
+        text = java.toString() if java is not None else "%s: %s" % (type(e).__name__, e)
+        print("backfill.py: stopped: %s" % redact_text(text), file=sys.stderr)
         return EXIT_STOPPED
 
 
