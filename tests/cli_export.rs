@@ -11,12 +11,13 @@ use support::{remodel, remodel_ok, root, text};
 fn the_rideshare_plan_exports_to_a_job_folder() {
     // A relative folder, so that the README's commands (which name it) are the same each run.
     let out = "target/cli_export/rideshare";
-    let _ = std::fs::remove_dir_all(root().join(out));
+    let _ = std::fs::remove_dir_all(root().join("target/cli_export"));
+    remodel_ok(&["plan", "examples/rideshare", "--out", "target/cli_export/plan"]);
     let stdout = remodel_ok(&[
         "export",
         "spark",
         "--plan",
-        "fixtures/plan/rideshare/plan.json",
+        "target/cli_export/plan/plan.json",
         "--out",
         out,
         "--source-url",
@@ -47,7 +48,7 @@ fn the_rideshare_plan_exports_to_a_job_folder() {
             .mode();
         assert_eq!(mode & 0o111, 0o111, "backfill.py is executable");
     }
-    let _ = std::fs::remove_dir_all(dir);
+    let _ = std::fs::remove_dir_all(root().join("target/cli_export"));
 }
 
 /// The job as the source tree holds it.
@@ -59,12 +60,15 @@ fn remodel_spark_job() -> String {
 fn unknown_tables_bad_targets_and_failing_plans_are_refused() {
     let dir = support::scratch("export-errors");
     let out = dir.join("job").to_string_lossy().into_owned();
+    let plan_dir = dir.join("plan").to_string_lossy().into_owned();
+    remodel_ok(&["plan", "examples/rideshare", "--out", &plan_dir]);
+    let good = dir.join("plan/plan.json").to_string_lossy().into_owned();
     let run = |extra: &[&str], plan: &str| {
         let mut args = vec!["export", "spark", "--plan", plan, "--out", &out];
         args.extend(extra);
         remodel(&args)
     };
-    let o = run(&["--tables", "nope"], "fixtures/plan/rideshare/plan.json");
+    let o = run(&["--tables", "nope"], &good);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         text(&o.stderr).contains("no table `nope` in the plan (it has: trips_by_driver"),
@@ -72,10 +76,7 @@ fn unknown_tables_bad_targets_and_failing_plans_are_refused() {
         text(&o.stderr)
     );
 
-    let o = run(
-        &["--target", "cassandra-1"],
-        "fixtures/plan/rideshare/plan.json",
-    );
+    let o = run(&["--target", "cassandra-1"], &good);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         text(&o.stderr).contains("--target cassandra-1: expected host:port"),
@@ -93,7 +94,7 @@ fn unknown_tables_bad_targets_and_failing_plans_are_refused() {
 
     // A plan that fails the designer's checks is not exported (exit 3), as backfill refuses it.
     let mut plan: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(root().join("fixtures/plan/rideshare/plan.json")).unwrap(),
+        &std::fs::read_to_string(&good).unwrap(),
     )
     .unwrap();
     plan["design"]["violations"] =
