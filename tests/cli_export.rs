@@ -12,7 +12,12 @@ fn the_rideshare_plan_exports_to_a_job_folder() {
     // A relative folder, so that the README's commands (which name it) are the same each run.
     let out = "target/cli_export/rideshare";
     let _ = std::fs::remove_dir_all(root().join("target/cli_export"));
-    remodel_ok(&["plan", "examples/rideshare", "--out", "target/cli_export/plan"]);
+    remodel_ok(&[
+        "plan",
+        "examples/rideshare",
+        "--out",
+        "target/cli_export/plan",
+    ]);
     let stdout = remodel_ok(&[
         "export",
         "spark",
@@ -93,10 +98,8 @@ fn unknown_tables_bad_targets_and_failing_plans_are_refused() {
     );
 
     // A plan that fails the designer's checks is not exported (exit 3), as backfill refuses it.
-    let mut plan: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(&good).unwrap(),
-    )
-    .unwrap();
+    let mut plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&good).unwrap()).unwrap();
     plan["design"]["violations"] =
         serde_json::json!([{"check": "a", "message": "trips_by_city_date: key not unique"}]);
     let bad = dir.join("bad-plan.json");

@@ -68,26 +68,27 @@ def parse_cql_type(text, udts, keyspace_types=None, depth=0):
         pos[0] += 1
         name = unquote(word)
 
-        def args():
+        def args(n):
             expect("<")
             out = [one(level + 1)]
             while pos[0] < len(tokens) and tokens[pos[0]] == ",":
                 pos[0] += 1
                 out.append(one(level + 1))
             expect(">")
+            if n and len(out) != n:
+                raise Unusable("CQL type `%s`: `%s` takes %d type argument(s)" % (text, name, n))
             return out
 
         if not word.startswith('"'):
             if name == "frozen":
-                return args()[0]
+                return args(1)[0]
             if name in ("list", "set"):
-                (inner,) = args()
-                return (name, inner)
+                return (name, args(1)[0])
             if name == "map":
-                k, v = args()
+                k, v = args(2)
                 return ("map", k, v)
             if name == "tuple":
-                return ("tuple", args())
+                return ("tuple", args(0))
             if name in NATIVES:
                 return ("native", "text" if name == "varchar" else name)
         for udt in udts:
