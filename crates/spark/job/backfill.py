@@ -1053,6 +1053,13 @@ def json_udf_factory():
     return udf_of
 
 
+def spark_col(name):
+    """A column by its exact name (a dot or a backtick in it is no path)."""
+    from pyspark.sql import functions as F
+
+    return F.col("`%s`" % name.replace("`", "``"))
+
+
 def show_value(v, cql):
     """A source key value as the Rust engine's rejects file shows it."""
     if v is None:
@@ -1101,7 +1108,8 @@ def parse_args(argv):
         help="rows grouped into UNLOGGED batches by [%(default)s]",
     )
     p.add_argument("--batch-bytes", type=int, default=5120, help="bytes per batch at most [%(default)s]")
-    p.add_argument("--concurrent-writes", type=int, default=5, help="batches in flight per task [%(default)s]")
+    # 32 per task: with two cores about the 64 requests in flight of `remodel backfill`.
+    p.add_argument("--concurrent-writes", type=int, default=32, help="batches in flight per task [%(default)s]")
     p.add_argument("--throughput-mb-per-sec", type=float, help="write throughput limit per core [none]")
     p.add_argument("--max-errors", default="100", help="stop once more than N rows (or P%%) are rejected [%(default)s]")
     args = p.parse_args(argv)
@@ -1293,8 +1301,7 @@ def run(args):
                         "%d rows rejected (limit --max-errors %s); see %s"
                         % (rejected_total, args.max_errors, os.path.join(out_dir, "rejects"))
                     )
-                names = [c["name"] for c in table["columns"]]
-                good = conv.where("_reject IS NULL").select(*names)
+                good = conv.where("_reject IS NULL").select(*[spark_col(c["name"]) for c in table["columns"]])
                 (
                     good.write.format("org.apache.spark.sql.cassandra")
                     .options(keyspace=job["keyspace"], table=read.name)
@@ -1330,7 +1337,7 @@ def write_rejects(conv, read, out_dir, job):
     table = read.table
     by_name = {c.name: c for c in read.columns}
     key = [k for k in table.get("source_key", []) if k in by_name]
-    rows = conv.where("_reject IS NOT NULL").select("_range", "_reject", *key).collect()
+    rows = conv.where("_reject IS NOT NULL").select("_range", "_reject", *[spark_col(k) for k in key]).collect()
     rel = os.path.join("rejects", "%s.jsonl" % read.name)
     lines = []
     for r in rows:
