@@ -1192,12 +1192,19 @@ def create_schema(spark, path):
 
 
 def run(args):
-    with open(args.job, encoding="utf-8") as f:
-        job = json.load(f)
-    if job.get("format_version") != JOB_FORMAT_VERSION:
+    try:
+        with open(args.job, encoding="utf-8") as f:
+            job = json.load(f)
+    except OSError as e:
+        raise Unusable("cannot read the job file %s: %s (export it with `remodel export spark`)"
+                       % (args.job, e.strerror or e))
+    except ValueError as e:
+        raise Unusable("%s is not a job.json of `remodel export spark`: %s" % (args.job, e))
+    version = job.get("format_version") if isinstance(job, dict) else None
+    if version != JOB_FORMAT_VERSION:
         raise Unusable(
             "%s: job format %s, this job reads %d (export it again with this remodel)"
-            % (args.job, job.get("format_version"), JOB_FORMAT_VERSION)
+            % (args.job, version, JOB_FORMAT_VERSION)
         )
     limit = max_errors(args.max_errors)
     url = args.source or os.environ.get("REMODEL_SOURCE") or job["source"].get("url")
