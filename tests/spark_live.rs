@@ -115,7 +115,7 @@ fn spark_counts(summary: &Value) -> BTreeMap<String, (u64, u64, u64)> {
         .map(|t| {
             let n = |k: &str| t[k].as_u64().unwrap_or_else(|| panic!("{k} in {t}"));
             (
-                t["table"].as_str().unwrap().to_string(),
+                t["name"].as_str().unwrap().to_string(),
                 (n("rows_read"), n("rows_written"), n("rows_rejected")),
             )
         })

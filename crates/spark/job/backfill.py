@@ -1278,13 +1278,19 @@ def run(args):
     props["sessionInitStatement"] = init
     kinds = Kinds(snapshot)
     udf_of = json_udf_factory()
+    # summary.json in the run-folder contract of remodel's model (RunSummary), so that the report
+    # and `remodel verify --run-dir` read a Spark run as they read one of `remodel backfill`.
     summary = {
+        "status": "stopped",
         "plan": job.get("plan"),
+        "run_dir": out_dir,
+        "attempt": 1,
         "started_at": rfc3339(started),
-        "complete": False,
+        "elapsed_seconds": 0.0,
+        "retries": 0,
+        "tables": [],
         "engine": "spark",
         "snapshot": snapshot.id,
-        "tables": [],
     }
     read_total = rejected_total = 0
     say("%-24s %10s %10s %10s %10s %9s" % ("table", "read", "written", "rejected", "partitions", "seconds"))
@@ -1297,6 +1303,7 @@ def run(args):
             conv = converted(df, read, udf_of).persist()
             try:
                 counts = conv.selectExpr("count(*) AS n", "count(_reject) AS r").collect()[0]
+                t_read = time.time() - t0
                 n_read, n_rejected = int(counts["n"]), int(counts["r"])
                 read_total += n_read
                 rejected_total += n_rejected
@@ -1320,13 +1327,20 @@ def run(args):
             secs = time.time() - t0
             written = n_read - n_rejected
             summary["tables"].append({
-                "table": read.name, "rows_read": n_read, "rows_written": written,
-                "rows_rejected": n_rejected, "seconds": round(secs, 3),
-                "ranges_done": read.ranges, "ranges_total": read.ranges,
+                "name": read.name, "rows_read": n_read, "rows_written": written,
+                "rows_rejected": n_rejected, "ranges_total": read.ranges,
+                "ranges_done": read.ranges, "ranges_skipped": 0, "rows_read_this_run": n_read,
+                "seconds": round(secs, 3),
+                # The read (JDBC, conversion, counting) and the write, apart.
+                "read_seconds": round(t_read, 3), "write_seconds": round(secs - t_read, 3),
                 **({"rejects_file": rejects_file} if rejects_file else {}),
             })
             say("%-24s %10d %10d %10d %10d %9.1f" % (read.name, n_read, written, n_rejected, read.ranges, secs))
-        summary["complete"] = True
+        summary["status"] = "completed"
+    except BaseException as e:
+        java = getattr(e, "java_exception", None)
+        summary["error"] = redact_text(java.toString() if java is not None else str(e))
+        raise
     finally:
         snapshot.close()
         summary["finished_at"] = rfc3339(utc_now())
