@@ -11,7 +11,7 @@
 # with cqlsh from PyPI in a venv under $DIR).
 #
 # Needs: the databases of scripts/db running, `scripts/spark install`, psql, python3.
-# Settings: TRIPS, CORES (2), RANGE_ROWS (50000, as remodel backfill), CONCURRENT_WRITES (16),
+# Settings: TRIPS, CORES (2), RANGE_ROWS (50000, as remodel backfill), CONCURRENT_WRITES (the job's 32),
 # BENCH_DIR (default /tmp/remodel-bench-spark).
 set -euo pipefail
 
@@ -20,7 +20,7 @@ DIR="${BENCH_DIR:-/tmp/remodel-bench-spark}"
 TRIPS="${TRIPS:-1000000}"
 CORES="${CORES:-2}"
 RANGE_ROWS="${RANGE_ROWS:-50000}"
-CONCURRENT_WRITES="${CONCURRENT_WRITES:-16}"
+CONCURRENT_WRITES="${CONCURRENT_WRITES:-32}"
 SCHEMA=bench_spark
 KS_RUST=bench_spark_rust
 KS_SPARK=bench_spark_job
@@ -53,7 +53,7 @@ rate() { echo "scale=0; $1 / $2" | bc -l; }
 echo "== load $TRIPS trips into Postgres schema $SCHEMA"
 psql -q "$REMODEL_PG_URL" -c "CREATE SCHEMA IF NOT EXISTS $SCHEMA"
 "$BIN" example-data rideshare --source "$PG_URL" --trips "$TRIPS" --replace
-psql -q "$PG_URL" -c "VACUUM ANALYZE"
+psql -q "$PG_URL" -c "ANALYZE cities; ANALYZE drivers; ANALYZE trips"
 for ks in "$KS_RUST" "$KS_SPARK"; do
   drop "$ks"
   "$BIN" plan examples/rideshare --keyspace "$ks" --out "$DIR/plan-$ks" >/dev/null
@@ -81,9 +81,9 @@ SPARK_S=$(secs "$t0" "$t1")
 JOB_S=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["elapsed_seconds"])' "$DIR/run-spark/summary.json")
 
 echo "== verify both"
-"$BIN" verify --plan "$DIR/plan-$KS_RUST/plan.json" --source "$PG_URL" --target "$NODE" --sample 200 | tail -1
+"$BIN" verify --plan "$DIR/plan-$KS_RUST/plan.json" --source "$PG_URL" --target "$NODE" --sample 200 2>/dev/null | tail -1
 "$BIN" verify --plan "$DIR/plan-$KS_SPARK/plan.json" --source "$PG_URL" --target "$NODE" --sample 200 \
-  --run-dir "$DIR/run-spark" | tail -1
+  --run-dir "$DIR/run-spark" 2>/dev/null | tail -1
 
 echo
 echo "== results: $ROWS target rows from $TRIPS trips, $(nproc) cores"
