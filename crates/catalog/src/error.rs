@@ -23,6 +23,9 @@ pub enum Error {
         /// The limit.
         secs: u64,
     },
+    /// `pg_stat_statements` cannot give a workload: why, and how to enable it.
+    #[error("{0}")]
+    NoWorkload(String),
     /// The request cannot be served as given (a schema that does not exist).
     #[error("{0}")]
     Usage(String),

@@ -35,6 +35,10 @@ pub struct Source {
     schemas: Vec<String>,
     /// The server's version number (`server_version_num`, e.g. 150018).
     version: i32,
+    /// `current_database()`.
+    database: String,
+    /// The statement timeout of the transaction, in milliseconds.
+    timeout_ms: u128,
 }
 
 impl std::fmt::Debug for Source {
@@ -101,16 +105,20 @@ impl Source {
             display: display.to_string(),
             schemas: Vec::new(),
             version: 0,
+            database: String::new(),
+            timeout_ms: ms,
         };
         let row = source
             .query_one(
-                "SELECT current_setting('server_version_num')::int4, current_schema()::text",
+                "SELECT current_setting('server_version_num')::int4, current_schema()::text, \
+                 current_database()::text",
                 &[],
                 "read the server version",
             )
             .await?;
         source.version = row.get(0);
         let current: Option<String> = row.get(1);
+        source.database = row.get(2);
         source.schemas = if options.schemas.is_empty() {
             vec![current.ok_or_else(|| Error::Usage(format!(
                 "{display}: the connection has no current schema (its search_path names none that exists): give --schemas NAME"
@@ -165,6 +173,11 @@ impl Source {
         &self.display
     }
 
+    /// The database's name.
+    pub fn database(&self) -> &str {
+        &self.database
+    }
+
     /// `server_version_num` (150018 for 15.18).
     pub fn server_version(&self) -> i32 {
         self.version
@@ -213,6 +226,42 @@ impl Source {
             .batch_execute(sql)
             .await
             .map_err(pg_error(&self.display, what))
+    }
+
+    /// Runs one query that may fail or time out without ending the transaction: inside a
+    /// savepoint, with its own statement timeout. `Ok(Err(message))` when the statement failed
+    /// (a timeout, a type the comparison does not take); `Err` when the connection did.
+    pub(crate) async fn bounded(
+        &self,
+        sql: &str,
+        timeout_ms: u128,
+        what: &str,
+    ) -> Result<Result<Vec<tokio_postgres::Row>, String>, Error> {
+        self.execute(
+            &format!(
+                "SAVEPOINT remodel_probe; SET LOCAL statement_timeout = {}",
+                timeout_ms.max(1)
+            ),
+            what,
+        )
+        .await?;
+        let result = self.client.query(sql, &[]).await;
+        let undo = if result.is_ok() {
+            "RELEASE SAVEPOINT remodel_probe"
+        } else {
+            "ROLLBACK TO SAVEPOINT remodel_probe; RELEASE SAVEPOINT remodel_probe"
+        };
+        self.execute(
+            &format!("{undo}; SET LOCAL statement_timeout = {}", self.timeout_ms),
+            what,
+        )
+        .await?;
+        Ok(result.map_err(|e| pg_message(&e)))
+    }
+
+    /// The statement timeout, in milliseconds.
+    pub fn timeout_ms(&self) -> u128 {
+        self.timeout_ms
     }
 
     /// Ends the transaction (it wrote nothing; a rollback says so).

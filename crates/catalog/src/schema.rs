@@ -142,7 +142,7 @@ pub async fn read(src: &Source) -> Result<SchemaRead, Error> {
         tables,
         enums: enums(src).await?,
         sequences: sequences(src).await?,
-        skipped: Vec::new(),
+        ..Schema::default()
     };
     fold_partitions(src, &rels, &links, partition_fks, &mut schema);
     schema.skipped = other_objects(src)

@@ -64,8 +64,7 @@ fn canonical_type(t: &str) -> String {
 fn canonical_expr(e: &str) -> String {
     let mut s = e.to_lowercase();
     // `'x'::type` and `(expr)::type` casts that Postgres adds to literals and columns.
-    loop {
-        let Some(i) = s.find("::") else { break };
+    while let Some(i) = s.find("::") {
         let end = s[i + 2..]
             .find(|c: char| {
                 !(c.is_alphanumeric()
