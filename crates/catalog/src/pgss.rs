@@ -63,10 +63,18 @@ pub async fn read(src: &Source) -> Result<Statements, Error> {
     } else {
         "total_time"
     };
+    // 1.9 (Postgres 14) tells statements run inside others (`toplevel`): with
+    // `pg_stat_statements.track = all` those are functions' and foreign-key triggers' queries
+    // (`SELECT 1 FROM ONLY … FOR KEY SHARE`), not the application's.
+    let toplevel = if version_at_least(&version, 1, 9) {
+        " AND s.toplevel"
+    } else {
+        ""
+    };
     let sql = format!(
         "SELECT s.query, sum(s.calls)::int8, sum(s.{total})::float8, sum(s.rows)::int8 \
          FROM {}.pg_stat_statements s \
-         WHERE s.dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+         WHERE s.dbid = (SELECT oid FROM pg_database WHERE datname = current_database()){toplevel} \
          GROUP BY s.query ORDER BY 2 DESC, 1",
         crate::quote_ident(&nsp)
     );

@@ -8,7 +8,11 @@
 //! unnamed pair is confirmed when containment is unlikely by chance. For text and uuid keys that
 //! is any sample with a few distinct values; for integers the share of the sample's range that
 //! holds keys (`density`) is the chance a random value is found, so `density ^ distinct` must be
-//! tiny — a quantity column of 1..100 is "contained" in any 1..100000 key by accident.
+//! tiny — a quantity column of 1..100 is "contained" in any 1..100000 key by accident. Against
+//! dense keys (ids from a sequence) that chance is near 1 whatever the column, so an unnamed
+//! integer pair is taken there only when its sample has many (100) distinct values spread over
+//! most of the key range (an owner spread over all user ids); the first parent that passes is
+//! kept. An unnamed reference to a small lookup table of dense ids is therefore not found.
 //!
 //! A named candidate whose sampled values are not all found is *rejected*: naming inference
 //! must not guess it later ([`remodel_model::RejectedKey`]).
@@ -51,6 +55,15 @@ const MAX_CHANCE: f64 = 1e-6;
 
 /// Distinct sampled values an unnamed pair needs (fewer tell nothing).
 const MIN_DISTINCT: i64 = 3;
+
+/// Against dense integer keys (where any small number is "contained"), an unnamed pair is
+/// taken when its sample has this many distinct values spread over [`MIN_COVERAGE`] of the
+/// key range: a quantity of 1..100 is not an id of 1..100000, an owner spread over all user ids
+/// is.
+const MIN_SPREAD_DISTINCT: i64 = 100;
+
+/// See [`MIN_SPREAD_DISTINCT`].
+const MIN_COVERAGE: f64 = 0.5;
 
 /// What the probes found.
 #[derive(Debug, Clone, Default)]
@@ -351,10 +364,12 @@ async fn run_probe(
     let range = if c.family == Family::Integer {
         format!(
             ", (SELECT count(*) FROM {parent} p WHERE p.{key} BETWEEN (SELECT min(v) FROM s) AND (SELECT max(v) FROM s))::float8, \
-             (max(v)::numeric - min(v)::numeric + 1)::float8"
+             (max(v)::numeric - min(v)::numeric + 1)::float8, \
+             ((max(v)::numeric - min(v)::numeric + 1) / \
+              (SELECT max(p.{key})::numeric - min(p.{key})::numeric + 1 FROM {parent} p))::float8"
         )
     } else {
-        ", NULL::float8, NULL::float8".to_string()
+        ", NULL::float8, NULL::float8, NULL::float8".to_string()
     };
     let sql = format!(
         "WITH s AS (SELECT {col} AS v FROM {child}{tablesample} WHERE {col} IS NOT NULL LIMIT {sample}) \
@@ -370,7 +385,8 @@ async fn run_probe(
         return Ok(Ok(None));
     };
     let (n, distinct, missing): (i64, i64, i64) = (r.get(0), r.get(1), r.get(2));
-    let (in_range, span): (Option<f64>, Option<f64>) = (r.get(3), r.get(4));
+    let (in_range, span, coverage): (Option<f64>, Option<f64>, Option<f64>) =
+        (r.get(3), r.get(4), r.get(5));
     if n == 0 {
         return Ok(Ok(None));
     }
@@ -395,11 +411,17 @@ async fn run_probe(
         (Some(k), Some(s)) if s > 0.0 => (k / s).clamp(0.0, 1.0).powf(distinct as f64),
         _ => 0.0,
     };
+    let coverage = coverage.unwrap_or(0.0);
     let why = match &c.hint {
         Some(hint) => hint.clone(),
         None if distinct >= MIN_DISTINCT && chance < MAX_CHANCE => {
             "no name points to it".to_string()
         }
+        // Dense integer keys: spread over most of the key range, with many values.
+        None if distinct >= MIN_SPREAD_DISTINCT && coverage >= MIN_COVERAGE => format!(
+            "no name points to it; the values spread over {:.0}% of the key range",
+            coverage.min(1.0) * 100.0
+        ),
         None => return Ok(Ok(None)),
     };
     let odds = if c.family == Family::Integer {
