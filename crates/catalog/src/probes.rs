@@ -314,10 +314,8 @@ fn name_hint(column: &str, parent: &Table, key: &str) -> Option<String> {
             return Some(format!("named like the key {}.{key}", parent.name));
         }
         let entity = s.strip_suffix("_id").unwrap_or(s);
-        if s != entity || s == col {
-            if entity == table || entity == singular {
-                return Some(format!("named after the table {}", parent.name));
-            }
+        if (s != entity || s == col) && (entity == table || entity == singular) {
+            return Some(format!("named after the table {}", parent.name));
         }
     }
     None
