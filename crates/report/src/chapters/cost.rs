@@ -15,9 +15,9 @@ const CHART: &str = "img/cost.svg";
 /// The weights `--objective` names, as `remodel_design::Weights::named` sets them (a unit test
 /// keeps the two equal): name, weight of a partition read, weight of a table write.
 const OBJECTIVES: [(&str, f64, f64); 3] = [
-    ("reads", 1.0, 0.25),
-    ("balanced", 1.0, 1.0),
-    ("writes", 0.25, 1.0),
+    ("reads", 1.0, 0.125),
+    ("balanced", 1.0, 0.5),
+    ("writes", 1.0, 2.0),
 ];
 
 /// Differences smaller than this (per 100 calls) are rounding, not a difference.
@@ -323,15 +323,21 @@ fn selection(ctx: &Ctx, c: &DesignCost) -> String {
         .find(|(_, r, w)| *r == read && *w == write)
         .map(|(n, _, _)| format!("`--objective {n}`"))
         .unwrap_or_else(|| "weights set in the configuration".into());
+    // Said from the presets themselves, so the text follows them.
+    let presets: Vec<String> = OBJECTIVES
+        .iter()
+        .map(|(n, r, w)| format!("`{n}` {}", md::amount(w / r)))
+        .collect();
     let _ = writeln!(
         s,
-        "The cost weighs a partition read {}, a table write or read before write {}, and a GiB \
-         stored {} ({name}). `--objective reads` weighs a write at a quarter of a partition read \
-         (more copies, fewer lookups), `--objective writes` a partition read at a quarter of a \
-         write (fewer copies, more lookups), `balanced` (the default) both alike.\n",
+        "The cost weighs a partition read {} (a read before write is one), a table write {}, and \
+         a GiB stored {} ({name}). Each `--objective` sets what a table write weighs against a \
+         partition read: {} (the default is `balanced`); the dearer a write, the fewer copies and \
+         the more lookups.\n",
         md::amount(read),
         md::amount(write),
-        md::amount(storage)
+        md::amount(storage),
+        presets.join(", ")
     );
     s.push_str(&lean(ctx));
     s
@@ -474,15 +480,26 @@ fn write_costs(ctx: &Ctx) -> String {
 struct Way<'a> {
     kind: &'a str,
     table: &'a str,
+    /// Partitions per call of the read.
     per_call: f64,
+    /// Partitions the read touches, per 100 calls.
     reads: f64,
+    /// Partitions the writes read first to keep its tables in step, per 100 calls.
+    reads_first: f64,
+    /// Table writes that keep its tables in step, per 100 calls.
     writes: f64,
     chosen: bool,
 }
 
 impl Way<'_> {
+    /// Every partition read it costs: the read's own and those its writes make first (the
+    /// objective weighs both as reads).
+    fn all_reads(&self) -> f64 {
+        self.reads + self.reads_first
+    }
+
     fn weighted(&self, (read, write): (f64, f64)) -> f64 {
-        read * self.reads + write * self.writes
+        read * self.all_reads() + write * self.writes
     }
 }
 
@@ -494,7 +511,8 @@ fn ways<'a>(ctx: &Ctx, p: &AccessPattern, q: &'a QueryMapping) -> Vec<Way<'a>> {
             table: &c.table,
             per_call: c.partition_reads,
             reads: per_100(ctx, p) * c.partition_reads,
-            writes: c.write_cost,
+            reads_first: c.reads_before_write,
+            writes: (c.write_cost - c.reads_before_write).max(0.0),
             chosen: c.chosen,
         })
         .collect()
@@ -536,18 +554,19 @@ pub(super) fn ways_considered(ctx: &Ctx, p: &AccessPattern, q: &QueryMapping) ->
     match ways.as_slice() {
         [] => String::new(),
         [only] => format!(
-            "One way considered: *{}* of {}, {} per call, {} table writes and reads before write \
-             per 100 calls to keep it in step.\n\n",
+            "One way considered: *{}* of {}, {} per call; keeping it in step takes {} table \
+             writes and {} reads before write per 100 calls.\n\n",
             md::text(only.kind),
             md::code(only.table),
             partitions(only.per_call),
-            md::amount(only.writes)
+            md::amount(only.writes),
+            md::amount(only.reads_first)
         ),
         _ => {
             let rows: Vec<Vec<String>> = ways
                 .iter()
                 .map(|w| {
-                    let mark = |s: String| if w.chosen { format!("**{s}**") } else { s };
+                    let weighted = md::amount(w.weighted(weights));
                     vec![
                         if w.chosen {
                             format!("**{} (chosen)**", md::cell(w.kind))
@@ -557,14 +576,19 @@ pub(super) fn ways_considered(ctx: &Ctx, p: &AccessPattern, q: &QueryMapping) ->
                         md::code(w.table),
                         md::amount(w.per_call),
                         md::amount(w.reads),
+                        md::amount(w.reads_first),
                         md::amount(w.writes),
-                        mark(md::amount(w.weighted(weights))),
+                        if w.chosen {
+                            format!("**{weighted}**")
+                        } else {
+                            weighted
+                        },
                     ]
                 })
                 .collect();
             format!(
-                "Ways considered (per 100 calls of the workload; weighted: a partition read {}, a \
-                 write {}):\n\n{}\n{}\n\n",
+                "Ways considered (per 100 calls of the workload; weighted: a partition read {}, \
+                 reads before write included, a table write {}):\n\n{}\n{}\n\n",
                 md::amount(weights.0),
                 md::amount(weights.1),
                 md::table(
@@ -573,7 +597,8 @@ pub(super) fn ways_considered(ctx: &Ctx, p: &AccessPattern, q: &QueryMapping) ->
                         "first table",
                         "partitions per call",
                         "partition reads",
-                        "writes + reads before write",
+                        "reads before write",
+                        "table writes",
                         "weighted",
                     ],
                     &rows
@@ -589,63 +614,83 @@ fn why(ways: &[Way], weights: (f64, f64)) -> String {
     let Some(ci) = ways.iter().position(|w| w.chosen) else {
         return "None was chosen: the read is not served.".into();
     };
-    let c = &ways[ci];
-    let mut parts = Vec::new();
-    for (i, a) in ways.iter().enumerate().filter(|(i, _)| *i != ci) {
-        let (dr, dw) = (a.reads - c.reads, a.writes - c.writes);
-        let name = format!("*{}*", md::text(&label(ways, i)));
-        let mut t = if dr.abs() <= EPS && dw.abs() <= EPS {
-            format!("{name} costs the same")
-        } else if dr.abs() <= EPS {
-            format!(
-                "{name} reads as many partitions and writes {} more per 100 calls",
-                md::amount(dw)
-            )
-        } else if dr > 0.0 && dw >= -EPS {
-            format!(
-                "{name} reads {} per call instead of {} and writes {}",
-                partitions(a.per_call),
-                md::amount(c.per_call),
-                if dw > EPS {
-                    format!("{} more per 100 calls", md::amount(dw))
-                } else {
-                    "no less".into()
-                }
-            )
-        } else if dr > 0.0 && dw < 0.0 {
-            format!(
-                "{name} would save {} writes per 100 calls for {} more partition reads: it wins \
-                 only where a write weighs more than {} partition reads (here {})",
-                md::amount(-dw),
-                md::amount(dr),
-                md::amount(dr / -dw),
-                md::amount(weights.1 / weights.0)
-            )
-        } else if dr < 0.0 && dw > 0.0 {
-            format!(
-                "{name} would save {} partition reads per 100 calls for {} more writes: it wins \
-                 only where a partition read weighs more than {} writes (here {})",
-                md::amount(-dr),
-                md::amount(dw),
-                md::amount(dw / -dr),
-                md::amount(weights.0 / weights.1)
-            )
-        } else {
-            format!("{name} reads and writes no more")
-        };
-        if a.weighted(weights) < c.weighted(weights) - EPS {
-            t.push_str(
-                "; alone it is cheaper, but the selection weighs the whole workload: writes to a \
-                 table other reads need anyway cost this read nothing, and storage counts too",
-            );
-        }
-        parts.push(t);
-    }
+    // Name the reads before write in the sums only where there are any.
+    let reads = if ways.iter().any(|w| w.reads_first > EPS) {
+        "partition reads (reads before write included)"
+    } else {
+        "partition reads"
+    };
+    let parts: Vec<String> = ways
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != ci)
+        .map(|(i, a)| {
+            let name = format!("*{}*", md::text(&label(ways, i)));
+            let mut t = compare(&name, a, &ways[ci], weights, reads);
+            if a.weighted(weights) < ways[ci].weighted(weights) - EPS {
+                t.push_str(
+                    "; alone it is cheaper, but the selection weighs the whole workload: writes \
+                     to a table other reads need anyway cost this read nothing, and storage counts \
+                     too",
+                );
+            }
+            t
+        })
+        .collect();
     format!(
         "Chosen: *{}*. {}.",
         md::text(&label(ways, ci)),
         parts.join("; ")
     )
+}
+
+/// Way `a` against the chosen way `c`: what it would save and spend, and at what weights it
+/// would win.
+fn compare(name: &str, a: &Way, c: &Way, weights: (f64, f64), reads: &str) -> String {
+    let (dr, dw) = (a.all_reads() - c.all_reads(), a.writes - c.writes);
+    let writes_too = |dw: f64| {
+        if dw > EPS {
+            format!("{} more table writes per 100 calls", md::amount(dw))
+        } else {
+            "no fewer table writes".into()
+        }
+    };
+    if dr.abs() <= EPS && dw.abs() <= EPS {
+        format!("{name} costs the same")
+    } else if dr.abs() <= EPS {
+        format!("{name} reads as much and makes {}", writes_too(dw))
+    } else if dr > 0.0 && dw >= -EPS {
+        let more = if a.per_call > c.per_call {
+            format!(
+                "reads {} per call instead of {}",
+                partitions(a.per_call),
+                md::amount(c.per_call)
+            )
+        } else {
+            format!("makes {} more {reads} per 100 calls", md::amount(dr))
+        };
+        format!("{name} {more} and makes {}", writes_too(dw))
+    } else if dr > 0.0 {
+        format!(
+            "{name} would save {} table writes per 100 calls for {} more {reads}: it wins only \
+             where a table write weighs more than {} partition reads (here {})",
+            md::amount(-dw),
+            md::amount(dr),
+            md::amount(dr / -dw),
+            md::amount(weights.1 / weights.0)
+        )
+    } else if dw > EPS {
+        format!(
+            "{name} would save {} {reads} per 100 calls for {} more table writes: it wins only \
+             where a partition read weighs more than {} table writes (here {})",
+            md::amount(-dr),
+            md::amount(dw),
+            md::amount(dw / -dr),
+            md::amount(weights.0 / weights.1)
+        )
+    } else {
+        format!("{name} reads and writes no more")
+    }
 }
 
 #[cfg(test)]
@@ -663,7 +708,7 @@ mod tests {
     fn way(
         kind: &'static str,
         per_call: f64,
-        reads: f64,
+        (reads, reads_first): (f64, f64),
         writes: f64,
         chosen: bool,
     ) -> Way<'static> {
@@ -672,6 +717,7 @@ mod tests {
             table: "t",
             per_call,
             reads,
+            reads_first,
             writes,
             chosen,
         }
@@ -680,33 +726,57 @@ mod tests {
     #[test]
     fn why_names_the_trade_and_where_it_would_flip() {
         let ways = [
-            way("own table", 1.0, 7.6, 428.2, false),
-            way("own table, parents read by key", 5.0, 38.2, 61.1, true),
+            way("own table", 1.0, (7.6, 0.0), 428.2, false),
+            way(
+                "own table, parents read by key",
+                5.0,
+                (38.2, 0.0),
+                61.1,
+                true,
+            ),
         ];
         assert_eq!(
             why(&ways, (1.0, 1.0)),
             "Chosen: *own table, parents read by key*. *own table* would save 30.6 partition \
-             reads per 100 calls for 367 more writes: it wins only where a partition read \
-             weighs more than 12 writes (here 1)."
+             reads per 100 calls for 367 more table writes: it wins only where a partition read \
+             weighs more than 12 table writes (here 1)."
         );
         assert_eq!(cheapest(&ways, (1.0, 1.0)), Some(1));
         assert_eq!(cheapest(&ways, (20.0, 1.0)), Some(0));
         let dominated = [
-            way("own table", 1.0, 56.1, 18.7, true),
-            way("index table + row lookup", 11.0, 617.3, 18.7, false),
+            way("own table", 1.0, (56.1, 0.0), 18.7, true),
+            way("index table + row lookup", 11.0, (617.3, 0.0), 18.7, false),
         ];
         assert_eq!(
             why(&dominated, (1.0, 1.0)),
             "Chosen: *own table*. *index table + row lookup* reads 11 partitions per call \
-             instead of 1 and writes no less."
+             instead of 1 and makes no fewer table writes."
         );
+    }
+
+    #[test]
+    fn reads_before_write_weigh_as_reads_and_are_named() {
+        // The copy saves 40 partition reads of the read itself but its writes read 30
+        // partitions first: 10 net, against 20 more table writes.
+        let ways = [
+            way("copy", 1.0, (10.0, 30.0), 40.0, false),
+            way("lookup", 3.0, (50.0, 0.0), 20.0, true),
+        ];
+        assert!((ways[0].weighted((1.0, 0.5)) - 60.0).abs() < 1e-9);
+        assert_eq!(
+            why(&ways, (1.0, 1.0)),
+            "Chosen: *lookup*. *copy* would save 10 partition reads (reads before write \
+             included) per 100 calls for 20 more table writes: it wins only where a partition \
+             read weighs more than 2 table writes (here 1)."
+        );
+        assert_eq!(cheapest(&ways, (1.0, 0.25)), Some(0));
     }
 
     #[test]
     fn why_says_when_the_choice_is_not_the_cheapest_alone() {
         let ways = [
-            way("reuse", 2.0, 4.0, 10.0, true),
-            way("own table", 1.0, 2.0, 10.0, false),
+            way("reuse", 2.0, (4.0, 0.0), 10.0, true),
+            way("own table", 1.0, (2.0, 0.0), 10.0, false),
         ];
         let text = why(&ways, (1.0, 1.0));
         assert!(
