@@ -2,6 +2,8 @@
 // Each test binary uses a different subset of these helpers.
 #![allow(dead_code)]
 
+pub mod live;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -28,4 +30,33 @@ pub fn remodel(args: &[&str]) -> Output {
 /// Process output as text.
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
+}
+
+/// A fresh scratch folder for one test (a leftover of a crashed run is removed first).
+pub fn scratch(label: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("remodel-{label}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create a scratch folder");
+    dir
+}
+
+/// Runs `remodel ARGS…`, asserts it exits 0 (showing its output otherwise), returns stdout.
+pub fn remodel_ok(args: &[&str]) -> String {
+    let out = remodel(args);
+    assert!(
+        out.status.success(),
+        "remodel {} failed ({}):\n{}\n{}",
+        args.join(" "),
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+/// Runs `remodel plan INPUT --keyspace KS --out OUT` and returns the path of the plan.json.
+pub fn plan_into(input: &str, keyspace: &str, out: &std::path::Path) -> PathBuf {
+    let out_s = out.to_string_lossy().to_string();
+    remodel_ok(&["plan", input, "--keyspace", keyspace, "--out", &out_s]);
+    out.join("plan.json")
 }

@@ -12,6 +12,7 @@ mod pattern;
 mod predicates;
 pub mod relationships;
 pub mod render;
+mod rewrite;
 mod timeval;
 
 pub use config::{AnalyzeConfig, ConfigError};
@@ -123,7 +124,6 @@ fn rows_from_fanout(schema: &Schema, wl: &mut Workload, relationships: &[Relatio
                 && r.columns.iter().all(|c| {
                     a.equality.iter().any(|e| {
                         e.op == remodel_model::EqualityOp::Eq
-                            && e.expression.is_none()
                             && e.column.table == r.to
                             && e.column.column.eq_ignore_ascii_case(c)
                     })
@@ -166,14 +166,17 @@ pub fn analyze_pattern(schema: &Schema, p: &AccessPattern) -> (PatternAnalysis, 
             return (a, diags);
         }
     };
-    let mut res = pattern::analyze_statement(schema, &stmt, p);
+    let literals = rewrite::Literals::of_pattern(p);
+    let mut res = pattern::analyze_statement(schema, &stmt, p, literals);
     let example = p
         .example
         .as_deref()
         .filter(|e| *e != p.sql)
         .map(pattern::parse);
     let ex = match example {
-        Some(Ok(s)) => Some(pattern::analyze_statement(schema, &s, p).analysis),
+        Some(Ok(s)) => {
+            Some(pattern::analyze_statement(schema, &s, p, rewrite::Literals::default()).analysis)
+        }
         Some(Err(e)) => {
             diags.push(Diagnostic {
                 severity: Severity::Warning,
@@ -239,6 +242,20 @@ fn is_placeholder(s: &str) -> bool {
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// `sql` with the numbers of its placeholders dropped (`$2 + $10` → `$ + $`).
+fn without_numbers(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut after_dollar = false;
+    for ch in sql.chars() {
+        if after_dollar && ch.is_ascii_digit() {
+            continue;
+        }
+        after_dollar = ch == '$';
+        out.push(ch);
+    }
+    out
+}
+
 /// Takes literal values the normalized SQL lacks from the example's analysis.
 fn merge_example(res: &mut pattern::StatementResult, ex: Option<&PatternAnalysis>) {
     let a = &mut res.analysis;
@@ -250,11 +267,7 @@ fn merge_example(res: &mut pattern::StatementResult, ex: Option<&PatternAnalysis
             a.offset = ex.offset;
         }
         for r in &mut a.ranges {
-            let Some(er) = ex
-                .ranges
-                .iter()
-                .find(|e| e.column == r.column && e.expression.is_some() == r.expression.is_some())
-            else {
+            let Some(er) = ex.ranges.iter().find(|e| e.column == r.column) else {
                 continue;
             };
             for (b, eb) in [
@@ -262,8 +275,12 @@ fn merge_example(res: &mut pattern::StatementResult, ex: Option<&PatternAnalysis
                 (r.upper.as_mut(), er.upper.as_ref()),
             ] {
                 if let (Some(b), Some(eb)) = (b, eb) {
-                    // An example that is itself a parameter (`$2`) carries no value.
-                    if b.value != eb.value && !is_placeholder(&eb.value) {
+                    // An example that is itself a parameter (`$2`), or the same bound with its
+                    // parameters numbered otherwise, carries no value.
+                    if b.value != eb.value
+                        && !is_placeholder(&eb.value)
+                        && without_numbers(&b.value) != without_numbers(&eb.value)
+                    {
                         b.example = Some(eb.value.clone());
                     }
                 }
@@ -275,7 +292,7 @@ fn merge_example(res: &mut pattern::StatementResult, ex: Option<&PatternAnalysis
             }
         }
     }
-    for (column, expression, value, sql) in std::mem::take(&mut res.pending_likes) {
+    for (column, value, sql) in std::mem::take(&mut res.pending_likes) {
         let prefix = ex.and_then(|ex| ex.ranges.iter().find(|e| e.column == column && e.prefix));
         match prefix {
             Some(er) => a.ranges.push(remodel_model::RangePredicate {
@@ -287,10 +304,15 @@ fn merge_example(res: &mut pattern::StatementResult, ex: Option<&PatternAnalysis
                 }),
                 upper: None,
                 prefix: true,
-                expression,
+                rewritten_from: Vec::new(),
                 window: None,
             }),
-            None => a.residual.push(sql),
+            None => a.residual.push(remodel_model::Residual {
+                reason: "the LIKE pattern is a parameter and the example shows no fixed prefix"
+                    .into(),
+                columns: vec![column],
+                sql,
+            }),
         }
     }
 }

@@ -5,7 +5,8 @@ use crate::exprs::{
     bare_name, column_paths, has_window_function, ident, leading_words, object_parts, subqueries,
 };
 use crate::joins::{self, Edge};
-use crate::predicates::{and_terms, Conjuncts, RangeAcc};
+use crate::predicates::{and_terms, push_residual, Conjuncts, Filters};
+use crate::rewrite::Literals;
 use remodel_model::{
     AccessPattern, Aggregate, ColumnRef, EqualityOp, OrderBy, PatternAnalysis, Predicate, Schema,
     StatementKind, Table, WriteInfo, WrittenValue,
@@ -56,8 +57,8 @@ pub(crate) struct StatementResult {
     pub edges: Vec<Edge>,
     /// Things worth telling the user (not fatal).
     pub notes: Vec<String>,
-    /// LIKE predicates whose pattern is a parameter: (column, expression, value, the predicate's SQL).
-    pub pending_likes: Vec<(ColumnRef, Option<String>, String, String)>,
+    /// LIKE predicates whose pattern is a parameter: (column, value, the predicate's SQL).
+    pub pending_likes: Vec<(ColumnRef, String, String)>,
     /// Whether LIMIT/OFFSET were parameters (to be read from the example).
     pub limit_param: bool,
     pub offset_param: bool,
@@ -72,7 +73,9 @@ pub(crate) struct Ctx<'s> {
     pub scopes: Vec<Vec<Rel>>,
     ctes: Vec<(String, Outputs)>,
     pub res: StatementResult,
-    pub ranges: Vec<RangeAcc>,
+    pub filters: Filters,
+    /// The example's literals behind the statement's placeholders (empty for the example itself).
+    pub literals: Literals,
     unmodeled: Vec<String>,
     kind: Option<StatementKind>,
     /// Inside the SELECT of an `INSERT … SELECT`: a generated source (`generate_series`) is
@@ -83,17 +86,27 @@ pub(crate) struct Ctx<'s> {
 /// Parses normalized SQL (or an example) with the Postgres dialect.
 pub(crate) fn parse(sql: &str) -> Result<Statement, String> {
     let mut stmts = Parser::parse_sql(&PostgreSqlDialect {}, sql).map_err(|e| e.to_string())?;
+    // Before any recursive walk (or drop): a long operator chain would overflow the stack.
+    let deep = stmts
+        .iter_mut()
+        .map(remodel_sql::shallow::make_shallow)
+        .find_map(Result::err);
+    if let Some(deep) = deep {
+        return Err(deep.to_string());
+    }
     match stmts.len() {
         0 => Err("no statement".into()),
         _ => Ok(stmts.swap_remove(0)),
     }
 }
 
-/// Analyzes one parsed statement against the schema.
+/// Analyzes one parsed statement against the schema; `literals` are the example's values of its
+/// placeholders.
 pub(crate) fn analyze_statement(
     schema: &Schema,
     stmt: &Statement,
     p: &AccessPattern,
+    literals: Literals,
 ) -> StatementResult {
     let mut ctx = Ctx {
         schema,
@@ -101,7 +114,8 @@ pub(crate) fn analyze_statement(
         scopes: Vec::new(),
         ctes: Vec::new(),
         res: StatementResult::default(),
-        ranges: Vec::new(),
+        filters: Filters::default(),
+        literals,
         unmodeled: Vec::new(),
         kind: None,
         insert_source: false,
@@ -349,7 +363,8 @@ impl<'s> Ctx<'s> {
         }
         if let Some(h) = &s.having {
             if main {
-                self.res.analysis.residual.push(format!("HAVING {h}"));
+                let reason = "HAVING filters groups after aggregation";
+                push_residual(self, h, format!("HAVING {h}"), reason);
             }
             self.expr_subqueries(h);
         }
@@ -459,10 +474,9 @@ impl<'s> Ctx<'s> {
             let edges = self.res.edges.len();
             self.conjuncts(term, false);
             if self.res.edges.len() == edges && main {
-                self.res
-                    .analysis
-                    .residual
-                    .push(format!("outer join ON {term}"));
+                let reason =
+                    "an outer join's ON condition decides which rows join, not which return";
+                push_residual(self, term, format!("outer join ON {term}"), reason);
             }
         }
     }
@@ -941,10 +955,7 @@ impl<'s> Ctx<'s> {
         // Identifying columns: equality predicates on the target table itself.
         let mut keys: Vec<String> = Vec::new();
         for p in &self.res.analysis.equality {
-            if p.column.table == target
-                && p.expression.is_none()
-                && !keys.contains(&p.column.column)
-            {
+            if p.column.table == target && !keys.contains(&p.column.column) {
                 keys.push(p.column.column.clone());
             }
         }
@@ -956,7 +967,6 @@ impl<'s> Ctx<'s> {
                     p.column.table == target
                         && p.column.column.eq_ignore_ascii_case(k)
                         && p.op == EqualityOp::Eq
-                        && p.expression.is_none()
                 })
             });
         self.res.analysis.write = Some(WriteInfo {
@@ -1063,7 +1073,6 @@ pub(crate) fn pk_bound(t: &Table, eq: &[Predicate]) -> bool {
                 p.column.table == t.name
                     && p.column.column.eq_ignore_ascii_case(k)
                     && p.op == EqualityOp::Eq
-                    && p.expression.is_none()
             })
         })
 }
@@ -1084,11 +1093,7 @@ fn single_row(schema: &Schema, a: &PatternAnalysis) -> bool {
                 let bound: Vec<String> = a
                     .equality
                     .iter()
-                    .filter(|p| {
-                        p.column.table == tb.name
-                            && p.op == EqualityOp::Eq
-                            && p.expression.is_none()
-                    })
+                    .filter(|p| p.column.table == tb.name && p.op == EqualityOp::Eq)
                     .map(|p| p.column.column.clone())
                     .collect();
                 pk_bound(tb, &a.equality)

@@ -1,35 +1,54 @@
 //! WHERE / ON conjuncts → equality, range, join and residual predicates.
 //!
-//! A predicate counts on a column when one side references exactly that column (bare, or inside
-//! an expression such as `date_trunc('day', c)`) and the other side references no column at all:
-//! `driver_id = $2 || $1`, `city = (ARRAY[$4,$5])[$1 + $8]` and
-//! `started_at >= timestamptz $9 + make_interval(days => $2)` all qualify.
+//! A conjunct restricts a column when one side is the bare column and the other references no
+//! column at all: `driver_id = $2 || $1`, `city = (ARRAY[$4,$5])[$1 + $8]` and
+//! `started_at >= timestamptz $9 + make_interval(days => $2)` all qualify. When one side is an
+//! *expression* of one column (`now() - due_at < interval '14 days'`), [`crate::rewrite`] solves
+//! it for the bare column where that is exact (`due_at > now() - interval '14 days'`, the
+//! original kept in `rewritten_from`); otherwise the conjunct is a [`Residual`] with the reason.
+//! So every equality and range the analysis records restricts a bare column.
 
 use crate::exprs::column_paths;
 use crate::joins::Edge;
 use crate::pattern::{Ctx, Resolved};
+use crate::rewrite::{self, ty_of_sql, Cmp, Solved, Ty};
 use crate::timeval::window_between;
-use remodel_model::{ColumnRef, EqualityOp, Predicate, RangeBound, RangePredicate};
+use remodel_model::{
+    ColumnRef, EqualityOp, Predicate, RangeBound, RangePredicate, Residual, Rewrite, TimeWindow,
+};
 use sqlparser::ast::{BinaryOperator, Expr, InTarget, Value};
+use std::collections::{HashMap, HashSet};
 
 /// One side of a comparison.
-enum Side {
-    /// A column, possibly inside an expression (the expression's SQL).
-    Col(Resolved, Option<String>),
-    /// An expression that references no column: its SQL.
-    Value(String),
-    /// Several columns, or a column that does not resolve.
-    Other,
+enum Side<'e> {
+    /// A column, bare (`None`) or inside an expression of it (`Some`).
+    Col(Resolved, Option<&'e Expr>),
+    /// An expression that references no column.
+    Value(&'e Expr),
+    /// Several columns, or a column that does not resolve: why it is not one column.
+    Other(String),
 }
 
-/// Range bounds gathered for one column (or expression of one) before merging.
+/// Range bounds gathered for one column before merging.
 #[derive(Debug, Clone)]
-pub(crate) struct RangeAcc {
-    pub column: ColumnRef,
-    pub expression: Option<String>,
-    pub lower: Option<RangeBound>,
-    pub upper: Option<RangeBound>,
-    pub prefix: bool,
+struct RangeAcc {
+    column: ColumnRef,
+    lower: Option<RangeBound>,
+    upper: Option<RangeBound>,
+    prefix: bool,
+    rewritten_from: Vec<Rewrite>,
+    window: Option<TimeWindow>,
+}
+
+/// The filters of one statement while its conjuncts are read: ranges by column (looked up by
+/// hash, so thousands of conjuncts stay linear) and the equalities already recorded.
+#[derive(Debug, Default)]
+pub(crate) struct Filters {
+    ranges: Vec<RangeAcc>,
+    index: HashMap<ColumnRef, usize>,
+    equalities: HashSet<Predicate>,
+    /// Column names that resolve to no relation (recorded once each).
+    unknown: HashSet<String>,
 }
 
 /// Conjunct handling, implemented on the statement walker.
@@ -41,41 +60,61 @@ pub(crate) trait Conjuncts {
 impl Conjuncts for Ctx<'_> {
     fn conjuncts(&mut self, e: &Expr, main: bool) {
         for term in and_terms(e) {
-            if !conjunct(self, term, main) && main {
-                self.res.analysis.residual.push(term.to_string());
+            if let Err(reason) = conjunct(self, term, main) {
+                if main {
+                    push_residual(self, term, term.to_string(), reason);
+                }
             }
         }
     }
 }
 
-/// The terms of a conjunction, left to right: `a AND (b AND c)` → `[a, b, c]`.
+/// Records `e` (written as `sql`) as a residual filter with the reason and the columns it reads.
+pub(crate) fn push_residual(ctx: &mut Ctx<'_>, e: &Expr, sql: String, reason: impl Into<String>) {
+    let mut columns: Vec<ColumnRef> = Vec::new();
+    for p in column_paths(e) {
+        if let Some(r) = ctx.resolve(&p) {
+            if !columns.contains(&r.col) {
+                columns.push(r.col);
+            }
+        }
+    }
+    ctx.res.analysis.residual.push(Residual {
+        sql,
+        reason: reason.into(),
+        columns,
+    });
+}
+
+/// The terms of a conjunction, left to right: `a AND (b AND c)` → `[a, b, c]`. Iterative: the
+/// tree may be a long chain.
 pub(crate) fn and_terms(e: &Expr) -> Vec<&Expr> {
-    fn collect<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-        match e {
+    let mut out = Vec::new();
+    let mut stack = vec![e];
+    while let Some(x) = stack.pop() {
+        match x {
             Expr::BinaryOp {
                 left,
                 op: BinaryOperator::And,
                 right,
             } => {
-                collect(left, out);
-                collect(right, out);
+                stack.push(right);
+                stack.push(left);
             }
-            Expr::Nested(inner) => collect(inner, out),
-            _ => out.push(e),
+            Expr::Nested(inner) => stack.push(inner),
+            _ => out.push(x),
         }
     }
-    let mut out = Vec::new();
-    collect(e, &mut out);
     out
 }
 
-fn side(ctx: &mut Ctx<'_>, e: &Expr) -> Side {
+fn side<'e>(ctx: &mut Ctx<'_>, e: &'e Expr) -> Side<'e> {
     let mut paths = column_paths(e);
     paths.dedup();
     match paths.len() {
         0 => {
             ctx.expr_subqueries(e);
-            Side::Value(e.to_string())
+            Side::Value(e)
         }
         1 => match ctx.resolve(&paths[0]) {
             Some(r) => {
@@ -83,18 +122,18 @@ fn side(ctx: &mut Ctx<'_>, e: &Expr) -> Side {
                     strip_nested(e),
                     Expr::Identifier(_) | Expr::CompoundIdentifier(_)
                 );
-                Side::Col(r, if plain { None } else { Some(e.to_string()) })
+                Side::Col(r, (!plain).then_some(e))
             }
             None => {
-                ctx.note(format!("column {} not resolved", paths[0].join(".")));
                 let name = paths[0].join(".");
-                if !ctx.res.analysis.unknown_columns.contains(&name) {
-                    ctx.res.analysis.unknown_columns.push(name);
+                ctx.note(format!("column {name} not resolved"));
+                if ctx.filters.unknown.insert(name.clone()) {
+                    ctx.res.analysis.unknown_columns.push(name.clone());
                 }
-                Side::Other
+                Side::Other(format!("column {name} is not resolved"))
             }
         },
-        _ => Side::Other,
+        _ => Side::Other("an expression of several columns".into()),
     }
 }
 
@@ -105,183 +144,58 @@ fn strip_nested(e: &Expr) -> &Expr {
     }
 }
 
-/// Classifies one conjunct; false when it is none of equality, range, join (kept as residual).
-fn conjunct(ctx: &mut Ctx<'_>, e: &Expr, main: bool) -> bool {
+/// The type of a column, from the schema.
+fn column_ty(ctx: &Ctx<'_>, c: &ColumnRef) -> Ty {
+    ctx.schema
+        .table(&c.table)
+        .and_then(|t| t.column(&c.column))
+        .map_or(Ty::Unknown, |col| ty_of_sql(&col.sql_type))
+}
+
+/// Classifies one conjunct: `Ok` when it is an equality, range or join on bare columns (or
+/// solved into one), else the reason it stays a residual filter.
+fn conjunct(ctx: &mut Ctx<'_>, e: &Expr, main: bool) -> Result<(), String> {
     match e {
-        Expr::BinaryOp { left, op, right } => {
-            let (l, r) = (side(ctx, left), side(ctx, right));
-            match op {
-                BinaryOperator::Eq => match (l, r) {
-                    (Side::Col(c, x), Side::Value(v)) | (Side::Value(v), Side::Col(c, x)) => {
-                        equality(ctx, main, c.col, EqualityOp::Eq, x, Some(v));
-                        true
-                    }
-                    (Side::Col(a, None), Side::Col(b, None)) if a.rel != b.rel => {
-                        ctx.res.edges.push(Edge {
-                            a_rel: a.rel,
-                            a: a.col,
-                            b_rel: b.rel,
-                            b: b.col,
-                        });
-                        true
-                    }
-                    _ => false,
-                },
-                BinaryOperator::Lt
-                | BinaryOperator::LtEq
-                | BinaryOperator::Gt
-                | BinaryOperator::GtEq => {
-                    let (c, x, v, op) = match (l, r) {
-                        (Side::Col(c, x), Side::Value(v)) => (c, x, v, op.clone()),
-                        (Side::Value(v), Side::Col(c, x)) => (c, x, v, flip(op)),
-                        _ => return false,
-                    };
-                    if main {
-                        let lower = matches!(op, BinaryOperator::Gt | BinaryOperator::GtEq);
-                        let inclusive = matches!(op, BinaryOperator::GtEq | BinaryOperator::LtEq);
-                        let bound = RangeBound {
-                            inclusive,
-                            value: v,
-                            example: None,
-                        };
-                        return add_bound(ctx, c.col, x, lower, bound);
-                    }
-                    true
-                }
-                BinaryOperator::Or => or_equality(ctx, e, main),
-                _ => false,
+        Expr::BinaryOp { left, op, right } => match Cmp::of(op) {
+            Some(cmp) => comparison(ctx, e, left, cmp, right, main),
+            None if *op == BinaryOperator::Or => or_equality(ctx, e, main),
+            None => {
+                ctx.expr_subqueries(e);
+                Err(format!("{op} is not an equality or a range"))
             }
-        }
-        Expr::IsNotDistinctFrom(a, b) => match (side(ctx, a), side(ctx, b)) {
-            (Side::Col(c, x), Side::Value(v)) | (Side::Value(v), Side::Col(c, x)) => {
-                equality(ctx, main, c.col, EqualityOp::Eq, x, Some(v));
-                true
-            }
-            _ => false,
         },
-        Expr::IsNull(a) => match side(ctx, a) {
-            Side::Col(c, x) => {
-                equality(ctx, main, c.col, EqualityOp::IsNull, x, None);
-                true
-            }
-            _ => false,
-        },
+        Expr::IsNotDistinctFrom(a, b) => not_distinct(ctx, a, b, main),
+        Expr::IsNull(a) => is_null(ctx, e, a, main),
         Expr::In {
             expr,
             target: InTarget::List(list),
             negated: false,
             ..
-        } => {
-            let Side::Col(c, x) = side(ctx, expr) else {
-                return false;
-            };
-            if list.iter().any(|v| !column_paths(v).is_empty()) {
-                return false;
-            }
-            for v in list {
-                ctx.expr_subqueries(v);
-            }
-            let value = list
-                .iter()
-                .map(|v| v.to_string())
-                .collect::<Vec<_>>()
-                .join(", ");
-            equality(
-                ctx,
-                main,
-                c.col,
-                EqualityOp::In,
-                x,
-                Some(format!("({value})")),
-            );
-            true
-        }
+        } => in_list(ctx, e, expr, list, main),
         Expr::AnyOp {
             left,
             compare_op: BinaryOperator::Eq,
             right,
             ..
-        } => {
-            let (Side::Col(c, x), Side::Value(v)) = (side(ctx, left), side(ctx, right)) else {
-                return false;
-            };
-            equality(
-                ctx,
-                main,
-                c.col,
-                EqualityOp::In,
-                x,
-                Some(format!("ANY({v})")),
-            );
-            true
-        }
+        } => any_equality(ctx, left, right, main),
         Expr::In {
             expr,
             target: InTarget::Subquery(subquery),
             negated,
             ..
-        } => {
-            let outer = side(ctx, expr);
-            let inner = Some(ctx.next_rel_id());
-            ctx.scopes.push(Vec::new());
-            let outs = ctx.query(subquery, false);
-            ctx.scopes.pop();
-            // The semi-join `col IN (SELECT other_col …)` pairs two columns like a join.
-            if let (Side::Col(c, None), [(_, Some(sub))], Some(inner_rel), false) =
-                (&outer, outs.as_slice(), inner, *negated)
-            {
-                ctx.res.edges.push(Edge {
-                    a_rel: c.rel,
-                    a: c.col.clone(),
-                    b_rel: inner_rel,
-                    b: sub.clone(),
-                });
-            }
-            false
-        }
+        } => semi_join(ctx, expr, subquery, *negated),
         Expr::Exists { subquery, .. } => {
             ctx.scopes.push(Vec::new());
             ctx.query(subquery, false);
             ctx.scopes.pop();
-            false
+            Err("EXISTS (…): a subquery the reader evaluates".into())
         }
         Expr::Between {
             expr,
             negated: false,
             low,
             high,
-        } => {
-            let (Side::Col(c, x), Side::Value(lo), Side::Value(hi)) =
-                (side(ctx, expr), side(ctx, low), side(ctx, high))
-            else {
-                return false;
-            };
-            if main {
-                let ok = add_bound(
-                    ctx,
-                    c.col.clone(),
-                    x.clone(),
-                    true,
-                    RangeBound {
-                        inclusive: true,
-                        value: lo,
-                        example: None,
-                    },
-                );
-                return add_bound(
-                    ctx,
-                    c.col,
-                    x,
-                    false,
-                    RangeBound {
-                        inclusive: true,
-                        value: hi,
-                        example: None,
-                    },
-                ) && ok;
-            }
-            true
-        }
+        } => between(ctx, e, expr, low, high, main),
         Expr::Like {
             negated: false,
             any: false,
@@ -295,58 +209,281 @@ fn conjunct(ctx: &mut Ctx<'_>, e: &Expr, main: bool) -> bool {
             expr,
             pattern,
             ..
-        } => {
-            let (Side::Col(c, x), Side::Value(v)) = (side(ctx, expr), side(ctx, pattern)) else {
-                return false;
-            };
-            if !main {
-                return true;
-            }
-            match literal_string(pattern) {
-                Some(p) if is_prefix_pattern(&p) => {
-                    let acc = range_acc(ctx, c.col, x);
-                    acc.prefix = true;
-                    acc.lower = Some(RangeBound {
-                        inclusive: true,
-                        value: v,
-                        example: None,
-                    });
-                    true
-                }
-                Some(_) => false,
-                None => {
-                    ctx.res.pending_likes.push((c.col, x, v, e.to_string()));
-                    true
-                }
-            }
-        }
+        } => like(ctx, e, expr, pattern, main),
         Expr::Nested(inner) => conjunct(ctx, inner, main),
         _ => {
             ctx.expr_subqueries(e);
-            false
+            Err("not an equality or a range on one column".into())
         }
     }
 }
 
-/// `a = $1 OR a = $2` (one column) reads like `a IN ($1, $2)`.
-fn or_equality(ctx: &mut Ctx<'_>, e: &Expr, main: bool) -> bool {
-    fn disjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-        match e {
+/// `a IS NOT DISTINCT FROM v`: an equality, on a bare column only.
+fn not_distinct(ctx: &mut Ctx<'_>, a: &Expr, b: &Expr, main: bool) -> Result<(), String> {
+    match (side(ctx, a), side(ctx, b)) {
+        (Side::Col(c, None), Side::Value(v)) | (Side::Value(v), Side::Col(c, None)) => {
+            equality(ctx, main, c.col, EqualityOp::Eq, Some(v.to_string()), None);
+            Ok(())
+        }
+        _ => Err("IS NOT DISTINCT FROM is kept only on a bare column".into()),
+    }
+}
+
+/// `c = ANY(array)`: like `IN`, on a bare column only.
+fn any_equality(ctx: &mut Ctx<'_>, left: &Expr, right: &Expr, main: bool) -> Result<(), String> {
+    match (side(ctx, left), side(ctx, right)) {
+        (Side::Col(c, None), Side::Value(v)) => {
+            let value = Some(format!("ANY({v})"));
+            equality(ctx, main, c.col, EqualityOp::In, value, None);
+            Ok(())
+        }
+        (Side::Col(..), Side::Value(_)) => {
+            Err("= ANY on an expression of the column: the array's elements are not solved".into())
+        }
+        _ => Err("= ANY that is not a column against an array value".into()),
+    }
+}
+
+/// `a cmp b`: an equality, a range bound, a join, or (on an expression) a solved rewrite.
+fn comparison(
+    ctx: &mut Ctx<'_>,
+    e: &Expr,
+    left: &Expr,
+    cmp: Cmp,
+    right: &Expr,
+    main: bool,
+) -> Result<(), String> {
+    let (l, r) = (side(ctx, left), side(ctx, right));
+    let (c, x, v, cmp) = match (l, r) {
+        (Side::Col(c, x), Side::Value(v)) => (c, x, v, cmp),
+        (Side::Value(v), Side::Col(c, x)) => (c, x, v, cmp.flip()),
+        (Side::Col(a, None), Side::Col(b, None)) if cmp == Cmp::Eq && a.rel != b.rel => {
+            ctx.res.edges.push(Edge {
+                a_rel: a.rel,
+                a: a.col,
+                b_rel: b.rel,
+                b: b.col,
+            });
+            return Ok(());
+        }
+        (Side::Other(why), _) | (_, Side::Other(why)) => return Err(why),
+        (Side::Col(..), Side::Col(..)) => return Err("compares columns with each other".into()),
+        (Side::Value(_), Side::Value(_)) => return Err("references no column".into()),
+    };
+    if let Some(x) = x {
+        let ty = column_ty(ctx, &c.col);
+        let solved = rewrite::solve(x, ty, &[(cmp, v)], &ctx.literals)?;
+        return apply(ctx, c.col, solved, e, main);
+    }
+    if !main {
+        return Ok(());
+    }
+    let value = v.to_string();
+    match cmp {
+        Cmp::Eq => {
+            equality(ctx, main, c.col, EqualityOp::Eq, Some(value), None);
+            Ok(())
+        }
+        cmp => add_bounds(ctx, c.col, &[(cmp, value)], None, None),
+    }
+}
+
+/// Records a solved conjunct: one `=` is an equality, anything else range bounds.
+fn apply(ctx: &mut Ctx<'_>, col: ColumnRef, s: Solved, e: &Expr, main: bool) -> Result<(), String> {
+    if !main {
+        return Ok(());
+    }
+    let rewrite = Rewrite {
+        sql: e.to_string(),
+        reason: s.reason,
+        assumes: s.assumes,
+    };
+    match s.bounds.as_slice() {
+        [(Cmp::Eq, v)] => {
+            equality(
+                ctx,
+                main,
+                col,
+                EqualityOp::Eq,
+                Some(v.clone()),
+                Some(rewrite),
+            );
+            Ok(())
+        }
+        bounds => add_bounds(ctx, col, bounds, Some(rewrite), s.window),
+    }
+}
+
+/// `e IS NULL`: on a bare column, or on an expression that is NULL exactly when its column is.
+fn is_null(ctx: &mut Ctx<'_>, e: &Expr, a: &Expr, main: bool) -> Result<(), String> {
+    let (c, x) = match side(ctx, a) {
+        Side::Col(c, x) => (c, x),
+        Side::Other(why) => return Err(why),
+        Side::Value(_) => return Err("references no column".into()),
+    };
+    let rewritten = match x {
+        None => None,
+        Some(x) => {
+            let s = rewrite::solve_is_null(x, &ctx.literals)?;
+            Some(Rewrite {
+                sql: e.to_string(),
+                reason: s.reason,
+                assumes: s.assumes,
+            })
+        }
+    };
+    equality(ctx, main, c.col, EqualityOp::IsNull, None, rewritten);
+    Ok(())
+}
+
+/// `c IN (…)`, or an expression of `c` whose every value solves to one value of `c`.
+fn in_list(
+    ctx: &mut Ctx<'_>,
+    e: &Expr,
+    expr: &Expr,
+    list: &[Expr],
+    main: bool,
+) -> Result<(), String> {
+    let (c, x) = match side(ctx, expr) {
+        Side::Col(c, x) => (c, x),
+        Side::Other(why) => return Err(why),
+        Side::Value(_) => return Err("references no column".into()),
+    };
+    if list.iter().any(|v| !column_paths(v).is_empty()) {
+        return Err("the IN list references columns".into());
+    }
+    for v in list {
+        ctx.expr_subqueries(v);
+    }
+    let (values, rewritten) = match x {
+        None => (list.iter().map(|v| v.to_string()).collect(), None),
+        Some(x) => {
+            let ty = column_ty(ctx, &c.col);
+            let s = rewrite::solve_in(x, ty, list, &ctx.literals)?;
+            let values: Vec<String> = s.bounds.iter().map(|(_, v)| v.clone()).collect();
+            let rw = Rewrite {
+                sql: e.to_string(),
+                reason: s.reason,
+                assumes: s.assumes,
+            };
+            (values, Some(rw))
+        }
+    };
+    let value = Some(format!("({})", values.join(", ")));
+    equality(ctx, main, c.col, EqualityOp::In, value, rewritten);
+    Ok(())
+}
+
+/// `col IN (SELECT …)`: the subquery's tables, and the semi-join edge `col = other_col`.
+fn semi_join(
+    ctx: &mut Ctx<'_>,
+    expr: &Expr,
+    subquery: &sqlparser::ast::Query,
+    negated: bool,
+) -> Result<(), String> {
+    let outer = side(ctx, expr);
+    let inner_rel = ctx.next_rel_id();
+    ctx.scopes.push(Vec::new());
+    let outs = ctx.query(subquery, false);
+    ctx.scopes.pop();
+    // The semi-join `col IN (SELECT other_col …)` pairs two columns like a join.
+    if let (Side::Col(c, None), [(_, Some(sub))], false) = (&outer, outs.as_slice(), negated) {
+        ctx.res.edges.push(Edge {
+            a_rel: c.rel,
+            a: c.col.clone(),
+            b_rel: inner_rel,
+            b: sub.clone(),
+        });
+    }
+    Err("IN (SELECT …): a subquery the reader evaluates".into())
+}
+
+/// `x BETWEEN lo AND hi`: both bounds, on the column or solved through its expression.
+fn between(
+    ctx: &mut Ctx<'_>,
+    e: &Expr,
+    expr: &Expr,
+    low: &Expr,
+    high: &Expr,
+    main: bool,
+) -> Result<(), String> {
+    let (c, x, lo, hi) = match (side(ctx, expr), side(ctx, low), side(ctx, high)) {
+        (Side::Col(c, x), Side::Value(lo), Side::Value(hi)) => (c, x, lo, hi),
+        _ => return Err("BETWEEN that is not one column between two values".into()),
+    };
+    if let Some(x) = x {
+        let ty = column_ty(ctx, &c.col);
+        let s = rewrite::solve(x, ty, &[(Cmp::Ge, lo), (Cmp::Le, hi)], &ctx.literals)?;
+        return apply(ctx, c.col, s, e, main);
+    }
+    if !main {
+        return Ok(());
+    }
+    let bounds = [(Cmp::Ge, lo.to_string()), (Cmp::Le, hi.to_string())];
+    add_bounds(ctx, c.col, &bounds, None, None)
+}
+
+/// `c LIKE 'prefix%'` is a prefix range; a parameter pattern waits for the example.
+fn like(
+    ctx: &mut Ctx<'_>,
+    e: &Expr,
+    expr: &Expr,
+    pattern: &Expr,
+    main: bool,
+) -> Result<(), String> {
+    let (c, v) = match (side(ctx, expr), side(ctx, pattern)) {
+        (Side::Col(c, None), Side::Value(v)) => (c, v.to_string()),
+        (Side::Col(_, Some(_)), _) => return Err("LIKE on an expression of the column".into()),
+        _ => return Err("LIKE that is not a column against a pattern value".into()),
+    };
+    if !main {
+        return Ok(());
+    }
+    match literal_string(pattern) {
+        Some(p) if is_prefix_pattern(&p) => {
+            let acc = range_acc(ctx, c.col);
+            if acc.lower.is_some() {
+                return Err(format!(
+                    "a second lower bound on {}: one range per column is kept",
+                    acc.column
+                ));
+            }
+            acc.prefix = true;
+            acc.lower = Some(RangeBound {
+                inclusive: true,
+                value: v,
+                example: None,
+            });
+            Ok(())
+        }
+        Some(_) => Err("the LIKE pattern is not a fixed prefix followed by %".into()),
+        None => {
+            ctx.res.pending_likes.push((c.col, v, e.to_string()));
+            Ok(())
+        }
+    }
+}
+
+/// `a = $1 OR a = $2` (one bare column) reads like `a IN ($1, $2)`.
+fn or_equality(ctx: &mut Ctx<'_>, e: &Expr, main: bool) -> Result<(), String> {
+    const WHY: &str = "OR of conditions that are not equalities on one column";
+    let mut parts = Vec::new();
+    let mut stack = vec![e];
+    while let Some(x) = stack.pop() {
+        match x {
             Expr::BinaryOp {
                 left,
                 op: BinaryOperator::Or,
                 right,
             } => {
-                disjuncts(left, out);
-                disjuncts(right, out);
+                stack.push(right);
+                stack.push(left);
             }
-            Expr::Nested(inner) => disjuncts(inner, out),
-            other => out.push(other),
+            Expr::Nested(inner) => stack.push(inner),
+            other => parts.push(other),
         }
     }
-    let mut parts = Vec::new();
-    disjuncts(e, &mut parts);
-    let mut col: Option<(ColumnRef, Option<String>)> = None;
+    let mut col: Option<ColumnRef> = None;
     let mut values = Vec::new();
     for p in parts {
         let Expr::BinaryOp {
@@ -355,38 +492,25 @@ fn or_equality(ctx: &mut Ctx<'_>, e: &Expr, main: bool) -> bool {
             right,
         } = p
         else {
-            return false;
+            return Err(WHY.into());
         };
-        let (c, x, v) = match (side(ctx, left), side(ctx, right)) {
-            (Side::Col(c, x), Side::Value(v)) | (Side::Value(v), Side::Col(c, x)) => (c.col, x, v),
-            _ => return false,
+        let (c, v) = match (side(ctx, left), side(ctx, right)) {
+            (Side::Col(c, None), Side::Value(v)) | (Side::Value(v), Side::Col(c, None)) => {
+                (c.col, v)
+            }
+            _ => return Err(WHY.into()),
         };
         match &col {
-            Some((c0, x0)) if *c0 != c || *x0 != x => return false,
+            Some(c0) if *c0 != c => return Err(WHY.into()),
             Some(_) => {}
-            None => col = Some((c, x)),
+            None => col = Some(c),
         }
-        values.push(v);
+        values.push(v.to_string());
     }
-    let Some((c, x)) = col else { return false };
-    equality(
-        ctx,
-        main,
-        c,
-        EqualityOp::In,
-        x,
-        Some(format!("({})", values.join(", "))),
-    );
-    true
-}
-
-fn flip(op: &BinaryOperator) -> BinaryOperator {
-    match op {
-        BinaryOperator::Lt => BinaryOperator::Gt,
-        BinaryOperator::LtEq => BinaryOperator::GtEq,
-        BinaryOperator::Gt => BinaryOperator::Lt,
-        _ => BinaryOperator::LtEq,
-    }
+    let Some(c) = col else { return Err(WHY.into()) };
+    let value = Some(format!("({})", values.join(", ")));
+    equality(ctx, main, c, EqualityOp::In, value, None);
+    Ok(())
 }
 
 fn equality(
@@ -394,8 +518,8 @@ fn equality(
     main: bool,
     column: ColumnRef,
     op: EqualityOp,
-    expression: Option<String>,
     value: Option<String>,
+    rewritten_from: Option<Rewrite>,
 ) {
     if !main {
         return;
@@ -403,70 +527,91 @@ fn equality(
     let p = Predicate {
         column,
         op,
-        expression,
         value,
+        rewritten_from,
     };
-    if !ctx.res.analysis.equality.contains(&p) {
+    if ctx.filters.equalities.insert(p.clone()) {
         ctx.res.analysis.equality.push(p);
     }
 }
 
-fn range_acc<'c>(
-    ctx: &'c mut Ctx<'_>,
-    column: ColumnRef,
-    expression: Option<String>,
-) -> &'c mut RangeAcc {
-    let i = match ctx
-        .ranges
-        .iter()
-        .position(|r| r.column == column && r.expression == expression)
-    {
-        Some(i) => i,
+fn range_acc<'c>(ctx: &'c mut Ctx<'_>, column: ColumnRef) -> &'c mut RangeAcc {
+    let f = &mut ctx.filters;
+    let i = match f.index.get(&column) {
+        Some(i) => *i,
         None => {
-            ctx.ranges.push(RangeAcc {
+            f.index.insert(column.clone(), f.ranges.len());
+            f.ranges.push(RangeAcc {
                 column,
-                expression,
                 lower: None,
                 upper: None,
                 prefix: false,
+                rewritten_from: Vec::new(),
+                window: None,
             });
-            ctx.ranges.len() - 1
+            f.ranges.len() - 1
         }
     };
-    &mut ctx.ranges[i]
+    &mut f.ranges[i]
 }
 
-/// Adds a bound; false (residual) when that side already has one.
-fn add_bound(
+/// Adds bounds (`>`/`>=` lower, `<`/`<=` upper) to the column's range, all or none: a side that
+/// already has a bound makes the conjunct residual (one range per column is kept).
+fn add_bounds(
     ctx: &mut Ctx<'_>,
     column: ColumnRef,
-    expression: Option<String>,
-    lower: bool,
-    b: RangeBound,
-) -> bool {
-    let acc = range_acc(ctx, column, expression);
-    let slot = if lower {
-        &mut acc.lower
-    } else {
-        &mut acc.upper
-    };
-    if slot.is_some() {
-        return false;
+    bounds: &[(Cmp, String)],
+    rewritten: Option<Rewrite>,
+    window: Option<TimeWindow>,
+) -> Result<(), String> {
+    let acc = range_acc(ctx, column);
+    let lower = |c: Cmp| matches!(c, Cmp::Gt | Cmp::Ge);
+    let mut sides = (acc.lower.is_some(), acc.upper.is_some());
+    for (c, _) in bounds {
+        let slot = if lower(*c) {
+            &mut sides.0
+        } else {
+            &mut sides.1
+        };
+        if *c == Cmp::Eq || *slot {
+            let which = if lower(*c) { "lower" } else { "upper" };
+            return Err(format!(
+                "a second {which} bound on {}: one range per column is kept",
+                acc.column
+            ));
+        }
+        *slot = true;
     }
-    *slot = Some(b);
-    true
+    for (c, v) in bounds {
+        let b = RangeBound {
+            inclusive: matches!(c, Cmp::Ge | Cmp::Le),
+            value: v.clone(),
+            example: None,
+        };
+        if lower(*c) {
+            acc.lower = Some(b);
+        } else {
+            acc.upper = Some(b);
+        }
+    }
+    acc.rewritten_from.extend(rewritten);
+    acc.window = window.or(acc.window);
+    Ok(())
 }
 
 /// Moves the gathered ranges into the analysis, recognising fixed windows.
 pub(crate) fn flush_ranges(ctx: &mut Ctx<'_>) {
-    for acc in std::mem::take(&mut ctx.ranges) {
-        let window = window_of(acc.lower.as_ref(), acc.upper.as_ref());
+    let filters = std::mem::take(&mut ctx.filters);
+    for acc in filters.ranges {
+        let window = acc
+            .window
+            .or_else(|| window_of(acc.lower.as_ref(), acc.upper.as_ref()));
         ctx.res.analysis.ranges.push(RangePredicate {
             column: acc.column,
             lower: acc.lower,
             upper: acc.upper,
             prefix: acc.prefix,
-            expression: acc.expression,
+            rewritten_from: acc.rewritten_from,
             window,
         });
     }
@@ -476,7 +621,7 @@ pub(crate) fn flush_ranges(ctx: &mut Ctx<'_>) {
 pub(crate) fn window_of(
     lower: Option<&RangeBound>,
     upper: Option<&RangeBound>,
-) -> Option<remodel_model::TimeWindow> {
+) -> Option<TimeWindow> {
     let (lo, hi) = (lower?, upper?);
     if !lo.inclusive || hi.inclusive {
         return None;

@@ -405,9 +405,7 @@ fn one_to(
                 !q.analysis.key_lookup
                     && fk.columns.iter().all(|col| {
                         q.analysis.equality.iter().any(|e| {
-                            e.column.table == *c
-                                && e.column.column.eq_ignore_ascii_case(col)
-                                && e.expression.is_none()
+                            e.column.table == *c && e.column.column.eq_ignore_ascii_case(col)
                         })
                     })
             })

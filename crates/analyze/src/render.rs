@@ -147,7 +147,7 @@ fn pattern(out: &mut String, p: &AccessPattern, total: u64) {
         .equality
         .iter()
         .map(|e| {
-            let lhs = e.expression.clone().unwrap_or_else(|| e.column.to_string());
+            let lhs = e.column.to_string();
             match e.op {
                 EqualityOp::Eq => format!("{lhs} = {}", e.value.as_deref().unwrap_or("?")),
                 EqualityOp::In => format!("{lhs} IN {}", e.value.as_deref().unwrap_or("?")),
@@ -156,7 +156,7 @@ fn pattern(out: &mut String, p: &AccessPattern, total: u64) {
         })
         .collect();
     for r in &a.ranges {
-        let lhs = r.expression.clone().unwrap_or_else(|| r.column.to_string());
+        let lhs = r.column.to_string();
         let mut parts = Vec::new();
         if let Some(b) = &r.lower {
             let op = if r.prefix {
@@ -181,10 +181,21 @@ fn pattern(out: &mut String, p: &AccessPattern, total: u64) {
     filters.extend(
         a.residual
             .iter()
-            .map(|r| format!("{} (residual)", one_line(r))),
+            .map(|r| format!("{} (residual: {})", one_line(&r.sql), r.reason)),
     );
     if !filters.is_empty() {
         let _ = writeln!(out, "    filter:    {}", filters.join("; "));
+    }
+    let rewrites = a
+        .equality
+        .iter()
+        .filter_map(|e| e.rewritten_from.as_ref())
+        .chain(a.ranges.iter().flat_map(|r| &r.rewritten_from));
+    for rw in rewrites {
+        let _ = writeln!(out, "    rewritten: {} ({})", one_line(&rw.sql), rw.reason);
+        for assumption in &rw.assumes {
+            let _ = writeln!(out, "      assumes: {assumption}");
+        }
     }
     if !a.order_by.is_empty() {
         let o: Vec<String> = a

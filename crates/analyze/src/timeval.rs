@@ -106,6 +106,15 @@ pub fn window_between(lower: &str, upper: &str) -> Option<TimeWindow> {
         .map(|(_, w)| *w)
 }
 
+/// The months, days and seconds of an interval literal (`interval '14 days'`,
+/// `'1 mon'::interval`, `make_interval(days => 3)`), when the expression is one.
+pub(crate) fn interval_parts(e: &Expr) -> Option<(i64, i64, f64)> {
+    match eval(e)? {
+        Tv::Iv(iv) => Some((iv.months, iv.days, iv.secs)),
+        _ => None,
+    }
+}
+
 /// True for an expression typed as a date (`$1::date`, `DATE '…'`, `CAST(… AS date)`).
 fn is_date(e: &Expr) -> bool {
     match e {
@@ -116,7 +125,8 @@ fn is_date(e: &Expr) -> bool {
     }
 }
 
-fn parse_expr(sql: &str) -> Option<Expr> {
+/// Parses one expression with the Postgres dialect.
+pub(crate) fn parse_expr(sql: &str) -> Option<Expr> {
     Parser::new(&PostgreSqlDialect {})
         .try_with_sql(sql)
         .ok()?

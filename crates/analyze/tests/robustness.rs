@@ -127,6 +127,32 @@ fn deep_nesting_does_not_overflow() {
     assert!(a.unmodeled.is_some() || a.equality.len() == 1);
 }
 
+/// 80,000 `AND` terms (a tree as deep as it is long, straight from the parser) are analyzed on
+/// a test thread's small stack; an 80,000-operator `+` chain is refused as too deep, not
+/// overflowed. (Time is measured by `benches/and_terms.rs`, not here.)
+#[test]
+fn huge_where_clauses_do_not_overflow_the_stack() {
+    let schema = rideshare_schema(true);
+    let n = 80_000;
+    let cond = (0..n)
+        .map(|i| format!("fare_usd <> {i}"))
+        .collect::<Vec<_>>()
+        .join(" AND ");
+    let sql = format!("SELECT * FROM trips WHERE driver_id = $1 AND {cond}");
+    let (a, _) = analyze_pattern(&schema, &pattern("q1", &sql, None, 1));
+    assert_eq!(a.residual.len(), n);
+    assert_eq!(a.equality.len(), 1);
+    let sum = (0..n)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let sql = format!("SELECT * FROM trips WHERE fare_usd = {sum}");
+    let (a, d) = analyze_pattern(&schema, &pattern("q1", &sql, None, 1));
+    let why = a.unmodeled.unwrap_or_default();
+    assert!(why.contains("too deep"), "{why}");
+    assert!(d.iter().any(|d| d.message.contains("too deep")));
+}
+
 /// Every corpus statement, mutated (words dropped, duplicated, swapped) with a fixed seed: what
 /// still parses is analyzed without a panic; what does not is marked unmodelled.
 #[test]

@@ -76,11 +76,30 @@ fn predicates_of_every_kind() {
     let ops: Vec<(String, EqualityOp, bool)> = a
         .equality
         .iter()
-        .map(|p| (p.column.column.clone(), p.op, p.expression.is_some()))
+        .map(|p| (p.column.column.clone(), p.op, p.rewritten_from.is_some()))
         .collect();
     assert!(ops.contains(&("status".into(), EqualityOp::In, false)));
     assert!(ops.contains(&("city".into(), EqualityOp::IsNull, false)));
-    assert!(ops.contains(&("started_at".into(), EqualityOp::Eq, true)));
+    // `date_trunc('day', started_at) = $4` is one day of the bare column, not an equality.
+    assert!(!ops.iter().any(|(c, ..)| c == "started_at"), "{ops:?}");
+    let day = a
+        .ranges
+        .iter()
+        .find(|r| r.column.column == "started_at")
+        .expect("started_at range");
+    assert_eq!(day.window, Some(TimeWindow::Day));
+    assert_eq!(
+        day.lower.as_ref().map(|b| (b.inclusive, b.value.as_str())),
+        Some((true, "$4::TIMESTAMPTZ"))
+    );
+    assert_eq!(
+        day.upper.as_ref().map(|b| (b.inclusive, b.value.as_str())),
+        Some((false, "CASE WHEN date_trunc('day', $4::TIMESTAMPTZ) = $4::TIMESTAMPTZ THEN $4::TIMESTAMPTZ + INTERVAL '1 day' ELSE $4::TIMESTAMPTZ END"))
+    );
+    assert_eq!(
+        day.rewritten_from[0].sql,
+        "date_trunc('day', started_at) = $4"
+    );
     let fare = a
         .ranges
         .iter()
@@ -94,7 +113,13 @@ fn predicates_of_every_kind() {
         .ranges
         .iter()
         .any(|r| r.column.column == "driver_id" && r.prefix));
-    assert_eq!(a.residual.len(), 2, "{:?}", a.residual);
+    let residual: Vec<&str> = a.residual.iter().map(|r| r.sql.as_str()).collect();
+    assert_eq!(residual, ["distance_km <> $5", "status = $6 OR city = $7"]);
+    assert_eq!(a.residual[0].reason, "<> is not an equality or a range");
+    assert_eq!(
+        a.residual[0].columns,
+        [ColumnRef::new("trips", "distance_km")]
+    );
 }
 
 #[test]
@@ -105,7 +130,9 @@ fn like_with_parameter_uses_example() {
     );
     // `_` is a wildcard, so 'drv_8%' is not a pure prefix: kept as a residual filter.
     assert!(a.ranges.is_empty());
-    assert_eq!(a.residual, vec!["driver_id LIKE $1"]);
+    assert_eq!(a.residual.len(), 1);
+    assert_eq!(a.residual[0].sql, "driver_id LIKE $1");
+    assert!(a.residual[0].reason.contains("no fixed prefix"));
     let a = one(
         "SELECT trip_id FROM trips WHERE city LIKE $1",
         Some("SELECT trip_id FROM trips WHERE city LIKE 'Lon%'"),
@@ -377,7 +404,8 @@ fn outer_join_on_conditions_are_not_filters() {
     assert_eq!(a.join_path.len(), 1);
     let eq: Vec<String> = a.equality.iter().map(|e| e.column.to_string()).collect();
     assert_eq!(eq, ["drivers.driver_id"]);
-    assert_eq!(a.residual, ["outer join ON t.status = $1"]);
+    let residual: Vec<&str> = a.residual.iter().map(|r| r.sql.as_str()).collect();
+    assert_eq!(residual, ["outer join ON t.status = $1"]);
     // In an inner join the same condition filters the result.
     let a = one("SELECT d.full_name FROM drivers d JOIN trips t ON t.driver_id = d.driver_id AND t.status = $1", None);
     assert_eq!(a.equality.len(), 1);

@@ -6,6 +6,7 @@
 mod cmd;
 pub mod redact;
 pub mod report;
+mod progress;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::Path;
@@ -30,10 +31,13 @@ pub const EXIT_PLAN_FAILS_CHECKS: u8 = 3;
                   `workload` (query files and logs), `analyze` (access patterns, embed or reference), \
                   `plan` (tables, keys, query mapping, write paths; writes plan.json, schema.cql \
                   and the report's source), `report` (the mdBook migration report of a plan and \
-                  of a backfill run). No database is needed for any of them.\n\n\
+                  of a backfill run). No database is needed for any of them. Then `backfill` fills \
+                  the planned tables from Postgres (resumable, with a run folder) and `verify` \
+                  proves the result; `example-data` loads an example's rows into Postgres to try \
+                  them on.\n\n\
                   Exit codes: 0 done (diagnostics may have been printed; also when the output \
-                  pipe closes early), 2 unusable input, 3 the plan fails its checks (written for \
-                  review, not to be executed).",
+                  pipe closes early), 1 backfill stopped or verify found a difference, 2 unusable \
+                  input, 3 the plan fails its checks (written for review, not to be executed).",
     propagate_version = true
 )]
 struct Cli {
@@ -66,6 +70,12 @@ enum Command {
     /// OUT` or `mdbook serve OUT`. The report reads plan.json and the run folder only: it never
     /// re-runs analysis or design, and the same inputs give the same bytes.
     Report(cmd::report::Args),
+    /// Fill the plan's tables from Postgres into Cassandra/ScyllaDB (resumable; checkpoints, rejects).
+    Backfill(cmd::backfill::Args),
+    /// Compare the target tables with the source: counts and sampled rows by the target's keys.
+    Verify(cmd::verify::Args),
+    /// Load an example's schema and generated rows into Postgres (rideshare: N trips).
+    ExampleData(cmd::example_data::Args),
 }
 
 /// The "Start with" line of `--help`: a command that works from where the user is. The example
@@ -100,6 +110,9 @@ pub fn main() -> ExitCode {
         Command::Analyze(args) => cmd::analyze::run(args),
         Command::Plan(args) => cmd::plan::run(args),
         Command::Report(args) => cmd::report::run(args),
+        Command::Backfill(args) => cmd::backfill::run(args),
+        Command::Verify(args) => cmd::verify::run(args),
+        Command::ExampleData(args) => cmd::example_data::run(args),
     };
     match result {
         Ok(code) => code,

@@ -252,7 +252,6 @@ pub fn query_mapping(
                 .map(|i| e.fk[i].clone());
             a.equality.iter().find(|q| {
                 q.op == EqualityOp::Eq
-                    && q.expression.is_none()
                     && ((same(&q.column.table, &e.parent) && same(&q.column.column, &s.column))
                         || (same(&q.column.table, &e.child)
                             && fk.as_deref().is_some_and(|f| same(&q.column.column, f))))
@@ -275,7 +274,7 @@ pub fn query_mapping(
         .map(crate::shape::predicate_sql)
         .collect();
     client_filters.extend(a.ranges.iter().map(crate::shape::range_sql));
-    client_filters.extend(a.residual.iter().cloned());
+    client_filters.extend(a.residual.iter().map(|r| r.sql.clone()));
     let cql = format!(
         "SELECT {} FROM {}.{} WHERE {}",
         select.join(", "),

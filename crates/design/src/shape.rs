@@ -433,9 +433,14 @@ pub fn derive(
     let row_lookups = row_lookups(schema, a, &tables, &determined, &equiv, &rep);
     let looked_up = |c: &ColumnRef| row_lookups.iter().any(|(t, _)| *t == c.table);
     let mut notes = Vec::new();
-    let mut client: Vec<String> = a.residual.clone();
+    let mut client: Vec<String> = Vec::new();
     // Columns the client needs to apply the filters it is left (they must be read).
     let mut client_columns: Vec<ColumnRef> = Vec::new();
+    for f in &a.residual {
+        notes.push(format!("{} is not served by the key: {}", f.sql, f.reason));
+        client.push(f.sql.clone());
+        client_columns.extend(f.columns.iter().filter_map(|c| canon(c)).map(|c| rep(&c)));
+    }
     let mut eq: Vec<EqPred> = Vec::new();
     let mut null_filter = Vec::new();
     for p in &a.equality {
@@ -462,14 +467,8 @@ pub fn derive(
             }
             continue;
         }
-        if p.expression.is_some() {
-            notes.push(format!(
-                "{} is on an expression of {r}: the client compares it",
-                predicate_sql(p)
-            ));
-            client.push(predicate_sql(p));
-            client_columns.push(r);
-            continue;
+        if let Some(rw) = &p.rewritten_from {
+            notes.push(rewrite_note(rw, &predicate_sql(p)));
         }
         match p.op {
             EqualityOp::IsNull => {
@@ -528,6 +527,9 @@ pub fn derive(
             ));
         };
         let c = rep(&c);
+        for rw in &r.rewritten_from {
+            notes.push(rewrite_note(rw, &range_sql(r)));
+        }
         if range.is_none() && !eq.iter().any(|x| x.column == c) && !looked_up(&c) {
             let mut rp = r.clone();
             rp.column = c.clone();
@@ -702,7 +704,7 @@ fn row_lookups(
             let from_param = a
                 .equality
                 .iter()
-                .filter(|p| p.op == EqualityOp::Eq && p.expression.is_none())
+                .filter(|p| p.op == EqualityOp::Eq)
                 .find(|p| canonical(schema, &p.column).as_ref() == Some(&kc))
                 .and_then(|p| p.value.clone())
                 .map(|sql| BindValue::Sql { sql });
@@ -718,9 +720,19 @@ fn row_lookups(
     out
 }
 
+/// The note for a predicate the analyzer solved for a bare column: what it became, why that
+/// is exact, and what the rewrite assumes.
+fn rewrite_note(rw: &remodel_model::Rewrite, became: &str) -> String {
+    let mut note = format!("{} is served as {became} ({})", rw.sql, rw.reason);
+    for a in &rw.assumes {
+        note.push_str(&format!("; assumes {a}"));
+    }
+    note
+}
+
 /// An equality predicate as SQL (`members.pin = $2`), as the client applies it.
 pub fn predicate_sql(p: &remodel_model::Predicate) -> String {
-    let lhs = p.expression.clone().unwrap_or_else(|| p.column.to_string());
+    let lhs = p.column.to_string();
     let v = p.value.as_deref().unwrap_or_default();
     match p.op {
         EqualityOp::Eq => format!("{lhs} = {v}"),
@@ -731,7 +743,7 @@ pub fn predicate_sql(p: &remodel_model::Predicate) -> String {
 
 /// A range predicate as SQL (`trips.started_at >= $2 AND trips.started_at < $3`).
 pub fn range_sql(r: &RangePredicate) -> String {
-    let lhs = r.expression.clone().unwrap_or_else(|| r.column.to_string());
+    let lhs = r.column.to_string();
     if r.prefix {
         let v = r
             .lower

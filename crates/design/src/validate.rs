@@ -188,10 +188,7 @@ impl Facts<'_> {
             .equality
             .iter()
             .filter(|e| {
-                e.op == EqualityOp::Eq
-                    && e.expression.is_none()
-                    && e.value.is_some()
-                    && same(&e.column.table, &table.name)
+                e.op == EqualityOp::Eq && e.value.is_some() && same(&e.column.table, &table.name)
             })
             .map(|e| e.column.column.clone())
             .collect();
@@ -602,8 +599,8 @@ fn predicates_kept(design: &Design, p: &AccessPattern, q: &QueryMapping, out: &m
         }
     }
     for r in &a.residual {
-        if !client(r) {
-            lost.push(r.clone());
+        if !client(&r.sql) {
+            lost.push(r.sql.clone());
         }
     }
     if let Some(l) = &a.limit_sql {

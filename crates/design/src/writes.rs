@@ -130,7 +130,6 @@ pub fn plan(
         .iter()
         .filter(|e| {
             e.op == remodel_model::EqualityOp::Eq
-                && e.expression.is_none()
                 && e.value.is_some()
                 && schema
                     .table(&e.column.table)

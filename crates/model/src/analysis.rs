@@ -29,6 +29,13 @@ impl fmt::Display for ColumnRef {
 }
 
 /// The analysis of one statement. Every field defaults to empty so an unanalysed pattern is valid.
+///
+/// Invariant: every [`Predicate`] in `equality` and every [`RangePredicate`] in `ranges` restricts
+/// the **bare column** it names, and its values are column-free SQL (placeholders `$n`, literals,
+/// `now()`, …). A predicate the application wrote on an expression of a column
+/// (`now() - due_at < interval '14 days'`) is there only when the analyzer solved it exactly for
+/// the column (`due_at > now() - interval '14 days'`, original kept in `rewritten_from`); anything
+/// it cannot solve exactly is a [`Residual`] filter with the reason.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PatternAnalysis {
     /// Tables read or written, in the order they appear.
@@ -37,10 +44,10 @@ pub struct PatternAnalysis {
     /// The joins, each along a foreign key where one matches.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub join_path: Vec<JoinStep>,
-    /// Equality predicates (`=`, `IN`, `IS NULL`).
+    /// Equality predicates (`=`, `IN`, `IS NULL`) on bare columns.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub equality: Vec<Predicate>,
-    /// Range predicates (`<`, `<=`, `>`, `>=`, `BETWEEN`, `LIKE 'prefix%'`), one per column.
+    /// Range predicates (`<`, `<=`, `>`, `>=`, `BETWEEN`, `LIKE 'prefix%'`) on bare columns, one per column.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ranges: Vec<RangePredicate>,
     /// `ORDER BY`.
@@ -83,10 +90,10 @@ pub struct PatternAnalysis {
     /// Estimated rows returned per call, where statistics or keys allow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows_expected: Option<f64>,
-    /// Conditions that restrict rows but are neither equality, range nor join on a column
-    /// (e.g. `a <> $1`, `f(a, b)`, `x OR y` across columns, `HAVING …`), as SQL: a client-side filter.
+    /// Conditions that restrict rows but are neither equality, range nor join on a bare column
+    /// (e.g. `a <> $1`, `lower(a) = $1`, `x OR y` across columns, `HAVING …`): client-side filters.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub residual: Vec<String>,
+    pub residual: Vec<Residual>,
     /// Set when the analyzer could not model the statement (or part of it): the reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unmodeled: Option<String>,
@@ -112,7 +119,7 @@ pub struct JoinStep {
 }
 
 /// An equality-style predicate operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EqualityOp {
     /// `=`.
@@ -123,19 +130,45 @@ pub enum EqualityOp {
     IsNull,
 }
 
-/// An equality predicate on a column (or on an expression of one column).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A filter the keys do not serve: the reader applies it to the rows it reads.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Residual {
+    /// The condition as SQL (normalized, `$n` placeholders).
+    pub sql: String,
+    /// Why it is not an equality or range on a bare column (e.g. `lower() is not invertible`).
+    pub reason: String,
+    /// The columns it reads (the table serving the read must hold them), where resolved.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<ColumnRef>,
+}
+
+/// How a predicate on an expression of a column was solved exactly for the bare column.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Rewrite {
+    /// The predicate as the application wrote it (normalized SQL), e.g. `now() - due_at < $2`.
+    pub sql: String,
+    /// Why the rewrite is exact (each step: a translation, a flip, a floor's ceiling, …).
+    pub reason: String,
+    /// What exactness relies on beyond the SQL itself (the session time zone, the example's
+    /// literal value of a `$n`): the reviewer checks these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assumes: Vec<String>,
+}
+
+/// An equality predicate on a bare column.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Predicate {
     /// The column.
     pub column: ColumnRef,
     /// The operator.
     pub op: EqualityOp,
-    /// When the predicate is on an expression of the column (e.g. `date_trunc('day', c)`), that expression.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expression: Option<String>,
-    /// The value side as normalized SQL (e.g. `$1`, `$2 || $1`).
+    /// The value side as normalized SQL (e.g. `$1`, `$2 || $1`, `$1 - 1`): references no column.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
+    /// Set when the application wrote the predicate on an expression of the column
+    /// (`c + 1 = $1`) and the analyzer solved it for the column (`c = $1 - 1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewritten_from: Option<Rewrite>,
 }
 
 /// One bound of a range.
@@ -143,7 +176,7 @@ pub struct Predicate {
 pub struct RangeBound {
     /// `>=`/`<=` (true) or `>`/`<` (false).
     pub inclusive: bool,
-    /// The value as normalized SQL.
+    /// The value as normalized SQL: references no column.
     pub value: String,
     /// The value in the example instance, where known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -166,7 +199,7 @@ pub enum TimeWindow {
     Year,
 }
 
-/// A range predicate on one column, both bounds merged.
+/// A range predicate on one bare column, both bounds merged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RangePredicate {
     /// The column.
@@ -180,9 +213,10 @@ pub struct RangePredicate {
     /// `LIKE 'prefix%'`: a prefix range.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub prefix: bool,
-    /// When the predicate is on an expression of the column, that expression.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expression: Option<String>,
+    /// The predicates on expressions of the column that were solved into these bounds
+    /// (`date_trunc('day', c) = $1` gives both bounds), in the order written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rewritten_from: Vec<Rewrite>,
     /// The fixed window the bounds span, where recognised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<TimeWindow>,

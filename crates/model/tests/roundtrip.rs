@@ -64,8 +64,8 @@ fn sample_plan() -> Plan {
             equality: vec![Predicate {
                 column: ColumnRef::new("trips", "trip_id"),
                 op: EqualityOp::Eq,
-                expression: None,
                 value: Some("$1".into()),
+                rewritten_from: None,
             }],
             key_lookup: true,
             ..Default::default()

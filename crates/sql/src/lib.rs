@@ -15,6 +15,8 @@ pub mod error;
 pub mod keywords;
 /// Statement normalization and fingerprints (token-level, then one parse per distinct shape).
 pub mod normalize;
+/// Long operator chains in parsed statements: rebalanced or refused before any recursive walk.
+pub mod shallow;
 /// Query workload ingestion: SQL files, Postgres logs, pg_stat_statements exports.
 pub mod workload;
 pub use error::SqlError;

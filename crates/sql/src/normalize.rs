@@ -356,6 +356,25 @@ pub fn example(sql: &str, bound: &[Option<String>]) -> Result<String, NormalizeE
     Ok(render(&toks).0)
 }
 
+/// The literal behind each `$n` of an example's [`shape`], in order: `Some(text)` for a literal
+/// written in the statement (`interval '14 days'`, `-5`, `'day'`), `None` for a placeholder the
+/// example leaves unbound and for an `IN (…)` list collapsed into one `$n`. Index `n - 1` is `$n`
+/// of the shape's SQL, so an analyzer can see which constants a normalized pattern hides.
+pub fn example_values(example: &str) -> Result<Vec<Option<String>>, NormalizeError> {
+    let toks = collapse_in_lists(canonical_tokens(example, Mode::Concrete, &[])?);
+    Ok(toks
+        .into_iter()
+        .filter_map(|t| match t {
+            // `$3` or `timestamptz $3`: a placeholder, no literal behind it.
+            Out::Param(Some(v)) if v.rsplit(' ').next().is_some_and(|w| w.starts_with('$')) => {
+                Some(None)
+            }
+            Out::Param(v) => Some(v),
+            _ => None,
+        })
+        .collect())
+}
+
 fn tokenize(sql: &str) -> Result<Vec<Token>, NormalizeError> {
     let dialect = PostgreSqlDialect {};
     Tokenizer::new(&dialect, sql)
@@ -755,6 +774,26 @@ fn classify(canonical: &str, original: &str) -> Result<StatementClass, Normalize
     // (not the canonical case) and its positions are those of the input.
     let parsed =
         Parser::parse_sql(&dialect, canonical).or_else(|_| Parser::parse_sql(&dialect, original));
+    // A long operator chain would overflow the stack in the relation visitor (and in Drop).
+    let parsed = parsed.map(|mut stmts| {
+        let deep = stmts
+            .iter_mut()
+            .map(crate::shallow::make_shallow)
+            .find_map(Result::err);
+        (stmts, deep)
+    });
+    let parsed = match parsed {
+        Ok((_, Some(deep))) => {
+            return Err(NormalizeError {
+                reason: "too deep".into(),
+                message: deep.to_string(),
+                line: 1,
+                column: 1,
+            })
+        }
+        Ok((stmts, None)) => Ok(stmts),
+        Err(e) => Err(e),
+    };
     match parsed {
         Ok(stmts) => match stmts.as_slice() {
             [] => Err(NormalizeError {
@@ -1124,6 +1163,27 @@ mod tests {
         )
         .unwrap();
         assert_eq!(e, "SELECT * FROM t WHERE id = '7' AND k = 'drv_' || $2");
+    }
+
+    #[test]
+    fn example_values_follow_the_shape_numbering() {
+        let sql = "SELECT * FROM t WHERE a IN (1, 2) AND now() - d < interval '14 days' \
+                   AND date_trunc('day', e) = $1 AND f * -2 > timestamptz $9";
+        let s = shape(sql).unwrap();
+        assert_eq!(
+            s.sql,
+            "SELECT * FROM t WHERE a IN ($1) AND now() - d < $2 AND date_trunc($3, e) = $4 AND f * $5 > $6"
+        );
+        let v = example_values(sql).unwrap();
+        let want: Vec<Option<String>> = vec![
+            None,
+            Some("interval '14 days'".into()),
+            Some("'day'".into()),
+            None,
+            Some("-2".into()),
+            None,
+        ];
+        assert_eq!(v, want);
     }
 }
 

@@ -1,6 +1,8 @@
 //! Builders for schemas and patterns written in code (for cases the corpora do not cover).
 #![allow(dead_code)]
 
+pub mod rewrite_cases;
+
 use remodel_model::{
     AccessPattern, Column, FkOrigin, ForeignKey, PatternAnalysis, Schema, StatementKind, Table,
     Workload,

@@ -1,9 +1,12 @@
 //! One module per subcommand.
 
 pub mod analyze;
+pub mod backfill;
+pub mod example_data;
 pub mod plan;
 pub mod report;
 pub mod schema;
+pub mod verify;
 pub mod workload;
 
 /// Files as the messages name them: `a.sql, b.sql`.

@@ -55,7 +55,7 @@ pub struct Args {
 fn design_config(
     args: &Args,
     keyspace: String,
-    replication: String,
+    replication: remodel_model::Replication,
 ) -> anyhow::Result<DesignConfig> {
     #[derive(serde::Deserialize)]
     struct File {

@@ -177,7 +177,7 @@ fn analysis_rows(a: &PatternAnalysis) -> Vec<Vec<String>> {
         a.equality
             .iter()
             .map(|e| {
-                let col = e.expression.clone().unwrap_or_else(|| e.column.to_string());
+                let col = e.column.to_string();
                 match e.op {
                     EqualityOp::Eq => format!("{col} ="),
                     EqualityOp::In => format!("{col} IN"),
@@ -236,7 +236,13 @@ fn analysis_rows(a: &PatternAnalysis) -> Vec<Vec<String>> {
         "group by",
         a.group_by.iter().map(|c| c.to_string()).collect(),
     );
-    push("filtered on the client", a.residual.clone());
+    push(
+        "filtered on the client",
+        a.residual
+            .iter()
+            .map(|r| format!("{} ({})", r.sql, r.reason))
+            .collect(),
+    );
     if let Some(w) = &a.write {
         push(
             "writes",
@@ -262,7 +268,7 @@ fn analysis_rows(a: &PatternAnalysis) -> Vec<Vec<String>> {
 
 /// `t.c >= $1 (e.g. …) and < $2 (one day)`.
 fn range(r: &RangePredicate) -> String {
-    let mut t = r.expression.clone().unwrap_or_else(|| r.column.to_string());
+    let mut t = r.column.to_string();
     if r.prefix {
         t.push_str(" LIKE 'prefix%'");
     }

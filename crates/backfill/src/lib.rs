@@ -1,0 +1,40 @@
+//! Backfill and verification: fills the target tables of a reviewed `plan.json` from Postgres
+//! and proves the result.
+//!
+//! - Reading ([`pg`]): one exported snapshot shared by parallel readers; the driving table of each
+//!   `source_sql` cut into ctid page ranges; each range streamed with binary `COPY` and decoded
+//!   ([`convert`], [`numeric`], [`json`]) against the target column's CQL type ([`cqltype`]).
+//! - Writing ([`cql`]): prepared, idempotent INSERTs, one partition's rows per UNLOGGED batch,
+//!   bounded in-flight requests, retries with back-off.
+//! - Running ([`backfill`], [`run`]): a checkpoint per finished range (atomic rename), rejects with
+//!   their source key and reason, `summary.json`, resume.
+//! - Proving ([`verify`]): counts, and sampled rows looked up by the target's own key.
+//!
+//! Architecture invariant: this crate reads `plan.json`'s model only; it never calls the analyzer
+//! or the designer, so a reviewed plan is exactly what runs. It knows no terminal: progress goes
+//! through the [`progress::Progress`] trait.
+
+pub mod backfill;
+pub mod convert;
+pub mod cql;
+pub mod cqltext;
+pub mod cqltype;
+mod error;
+pub mod json;
+pub mod numeric;
+pub mod pg;
+pub mod progress;
+pub mod rows;
+pub mod run;
+pub mod sqlshape;
+pub mod target;
+pub mod time;
+pub mod verify;
+
+pub use backfill::{backfill, BackfillOptions, MaxErrors, WriteTimestamp};
+pub use cql::CqlTarget;
+pub use error::Error;
+pub use pg::PgSource;
+pub use progress::{Progress, Silent, TableCounts, TableStart};
+pub use run::{Summary, TableSummary};
+pub use verify::{verify, TableVerdict, VerifyOptions};

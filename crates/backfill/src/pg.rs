@@ -1,0 +1,497 @@
+//! The Postgres side: connections, one exported snapshot shared by every reader, the driving
+//! table cut into ctid page ranges, and each range streamed with `COPY (…) TO STDOUT (FORMAT
+//! binary)`.
+//!
+//! Why ctid ranges rather than primary-key quantiles: a TID Range Scan (Postgres 14+) reads
+//! exactly its pages in physical order, needs no index and no quantile query over the whole key
+//! (which would scan it once more), and splits tables of any key type evenly. Page ranges are
+//! cut from the table's size, the last one open-ended, so rows that land in new pages are read
+//! too; on a partitioned table the same page range applies to each leaf, which still covers
+//! every row exactly once.
+
+use crate::convert::{canonical_cast, PgKind};
+use crate::target::{TargetColumn, TargetTable};
+use crate::{sqlshape, Error};
+use remodel_model::Bucket;
+use serde::{Deserialize, Serialize};
+use tokio_postgres::binary_copy::BinaryCopyOutStream;
+use tokio_postgres::types::Type;
+use tokio_postgres::{Client, NoTls};
+
+/// A Postgres database to read from; the URL's password stays in here and is never printed.
+#[derive(Clone)]
+pub struct PgSource {
+    url: String,
+    /// The URL without its password, for messages and the run folder.
+    pub display: String,
+}
+
+impl std::fmt::Debug for PgSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgSource")
+            .field("display", &self.display)
+            .finish()
+    }
+}
+
+/// `postgres://user:secret@host/db` → `postgres://user@host/db`; `password=…` pairs dropped.
+pub fn redact_url(url: &str) -> String {
+    if let Some((scheme, rest)) = url.split_once("://") {
+        let (main, query) = match rest.split_once('?') {
+            Some((m, q)) => (m, Some(q)),
+            None => (rest, None),
+        };
+        // The last `@` ends the user info, whatever the password holds.
+        let main = match main.rfind('@') {
+            Some(at) => format!(
+                "{}@{}",
+                main[..at].split(':').next().unwrap_or_default(),
+                &main[at + 1..]
+            ),
+            None => main.to_string(),
+        };
+        let query: Vec<&str> = query
+            .unwrap_or_default()
+            .split('&')
+            .filter(|kv| !kv.is_empty() && !kv.starts_with("password="))
+            .collect();
+        if query.is_empty() {
+            return format!("{scheme}://{main}");
+        }
+        return format!("{scheme}://{main}?{}", query.join("&"));
+    }
+    url.split_whitespace()
+        .filter(|kv| !kv.starts_with("password="))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Settings every connection gets: UTC for the JSON that embeds timestamps, a name that shows in
+/// `pg_stat_activity`, room to sort one range in memory.
+const SESSION_SETUP: &str = "SET TimeZone = 'UTC'; SET DateStyle = 'ISO'; \
+     SET application_name = 'remodel'; SET statement_timeout = 0; SET work_mem = '64MB'";
+
+impl PgSource {
+    /// A source at `url` (`postgres://user:password@host:port/db`, key=value form also accepted).
+    pub fn new(url: &str) -> PgSource {
+        PgSource {
+            url: url.to_string(),
+            display: redact_url(url),
+        }
+    }
+
+    fn error(&self, what: impl Into<String>) -> impl FnOnce(tokio_postgres::Error) -> Error {
+        let target = self.display.clone();
+        let what = what.into();
+        move |e| Error::Postgres {
+            target,
+            what,
+            message: pg_message(&e),
+        }
+    }
+
+    /// Connects, drives the connection on the current runtime and applies the session settings.
+    pub async fn connect(&self) -> Result<Client, Error> {
+        let (client, connection) = tokio_postgres::connect(&self.url, NoTls)
+            .await
+            .map_err(self.error("connect"))?;
+        tokio::spawn(async move {
+            // The connection ends with an error only when the server goes away; the client's
+            // next call reports it, so nothing is lost by dropping it here.
+            let _ = connection.await;
+        });
+        client
+            .batch_execute(SESSION_SETUP)
+            .await
+            .map_err(self.error("session settings"))?;
+        Ok(client)
+    }
+
+    /// Opens the leader transaction and exports its snapshot for the readers to share.
+    pub async fn export_snapshot(&self) -> Result<Snapshot, Error> {
+        let client = self.connect().await?;
+        client
+            .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            .await
+            .map_err(self.error("begin the snapshot transaction"))?;
+        let row = client
+            .query_one(
+                "SELECT pg_export_snapshot(), \
+                 (extract(epoch FROM transaction_timestamp()) * 1000000)::int8",
+                &[],
+            )
+            .await
+            .map_err(self.error("pg_export_snapshot()"))?;
+        Ok(Snapshot {
+            id: row.get(0),
+            micros: row.get(1),
+            client,
+        })
+    }
+
+    /// A reader connection inside the exported snapshot `id`.
+    pub async fn reader(&self, id: &str) -> Result<Client, Error> {
+        let client = self.connect().await?;
+        let quoted = id.replace('\'', "''");
+        client
+            .batch_execute(&format!(
+                "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET TRANSACTION SNAPSHOT '{quoted}'"
+            ))
+            .await
+            .map_err(self.error(format!("import snapshot {id}")))?;
+        Ok(client)
+    }
+
+    /// Describes how `table`'s rows are read (see [`ReadShape`]).
+    pub async fn describe(&self, client: &Client, table: &TargetTable) -> Result<ReadShape, Error> {
+        let stmt = client
+            .prepare(&table.source_sql)
+            .await
+            .map_err(self.error(format!("prepare the source_sql of {}", table.name)))?;
+        let source: Vec<(&str, &Type)> = stmt
+            .columns()
+            .iter()
+            .map(|c| (c.name(), c.type_()))
+            .collect();
+        let mut exprs = Vec::with_capacity(table.columns.len());
+        for col in &table.columns {
+            let expr = match find_column(&source, &col.name) {
+                Some((name, ty)) => {
+                    let direct = PgKind::of(ty).is_some_and(|k| k.decodes_to(&col.cql));
+                    let expr = format!("s.{}", pg_quote(name));
+                    match (direct, canonical_cast(&col.cql)) {
+                        (true, _) | (false, None) => expr,
+                        (false, Some(cast)) => format!("{expr}::{cast}"),
+                    }
+                }
+                None => bucket_expr(&source, col).ok_or_else(|| {
+                    let have: Vec<&str> = source.iter().map(|(n, _)| *n).collect();
+                    Error::Source(format!(
+                        "the source_sql of {} returns no column `{}` (it returns: {})",
+                        table.name,
+                        col.name,
+                        have.join(", ")
+                    ))
+                })?,
+            };
+            exprs.push(expr);
+        }
+        let select_list = exprs.join(", ");
+        let key_nulls: Vec<String> = table
+            .primary_key()
+            .map(|i| format!("({}) IS NULL", exprs[i]))
+            .collect();
+        let order_by = (!table.one_row_per_partition()).then(|| {
+            let keys: Vec<String> = table
+                .partition_key
+                .iter()
+                .map(|&i| format!("{}", i + 1))
+                .collect();
+            keys.join(", ")
+        });
+        let mut shape = ReadShape {
+            select_list,
+            key_nulls: key_nulls.join(" OR "),
+            order_by,
+            types: Vec::new(),
+            kinds: Vec::new(),
+        };
+        let probe = shape.sql(table, None);
+        let stmt = client
+            .prepare(&probe)
+            .await
+            .map_err(self.error(format!("prepare the read of {}", table.name)))?;
+        for (col, c) in table.columns.iter().zip(stmt.columns()) {
+            let kind = PgKind::of(c.type_()).filter(|k| k.decodes_to(&col.cql));
+            let Some(kind) = kind else {
+                return Err(Error::Source(format!(
+                    "table {}, column {}: Postgres type {} has no conversion to CQL {}",
+                    table.name,
+                    col.name,
+                    c.type_(),
+                    col.cql_text
+                )));
+            };
+            shape.types.push(c.type_().clone());
+            shape.kinds.push(kind);
+        }
+        Ok(shape)
+    }
+
+    /// Cuts the driving table of `table` into page ranges of about `rows_per_range` rows each;
+    /// one open range when the statement cannot be split.
+    pub async fn page_ranges(
+        &self,
+        client: &Client,
+        table: &TargetTable,
+        rows_per_range: u64,
+    ) -> Result<(Vec<PageRange>, f64), Error> {
+        let Some(d) = &table.driving else {
+            return Ok((vec![PageRange { lo: 0, hi: None }], table.estimated_rows));
+        };
+        let row = client
+            .query_one(
+                // The table itself, or the leaves of a partitioned one (pg_partition_tree
+                // lists nothing for a plain table).
+                "WITH r AS (SELECT $1::text::regclass AS oid) \
+                 SELECT coalesce(max(pg_relation_size(c.oid) / current_setting('block_size')::int8), 0)::int8, \
+                        coalesce(sum(c.reltuples) FILTER (WHERE c.reltuples > 0), -1)::float8 \
+                 FROM pg_class c \
+                 WHERE c.oid IN (SELECT relid FROM pg_partition_tree((SELECT oid FROM r)) WHERE isleaf \
+                                 UNION ALL SELECT oid FROM r)",
+                &[&d.table],
+            )
+            .await
+            .map_err(self.error(format!("size of {}", d.table)))?;
+        let pages: i64 = row.get(0);
+        let tuples: f64 = row.get(1);
+        // Never analyzed: assume narrow rows (about 60 a page) for the split and the ETA.
+        let rows = if tuples >= 0.0 {
+            tuples
+        } else {
+            pages as f64 * 60.0
+        };
+        Ok((split_pages(pages.max(0) as u64, rows, rows_per_range), rows))
+    }
+
+    /// Streams the rows of `range` (all rows when `None`) of `table` in binary.
+    pub async fn copy_range(
+        &self,
+        client: &Client,
+        table: &TargetTable,
+        shape: &ReadShape,
+        range: Option<&PageRange>,
+    ) -> Result<BinaryCopyOutStream, Error> {
+        let sql = format!(
+            "COPY ({}) TO STDOUT (FORMAT binary)",
+            shape.sql(table, range)
+        );
+        let stream = client
+            .copy_out(&sql)
+            .await
+            .map_err(self.error(format!("COPY of {}", table.name)))?;
+        Ok(BinaryCopyOutStream::new(stream, &shape.types))
+    }
+
+    /// Wraps a driver error of a later step on this source.
+    pub fn failed(&self, what: impl Into<String>, source: tokio_postgres::Error) -> Error {
+        self.error(what)(source)
+    }
+}
+
+/// The leader transaction whose snapshot every reader imports; kept open for the whole run.
+pub struct Snapshot {
+    /// The exported snapshot id.
+    pub id: String,
+    /// The transaction's start, microseconds since the Unix epoch (a `--write-timestamp` that no
+    /// later live write can lose to).
+    pub micros: i64,
+    /// The leader connection (describe and range planning run here, inside the snapshot).
+    pub client: Client,
+}
+
+/// Pages `[lo, hi)` of the driving table (`hi` = `None`: to the end, including pages added later).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageRange {
+    /// First page.
+    pub lo: u64,
+    /// First page after the range; `None` for the last range.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hi: Option<u64>,
+}
+
+impl PageRange {
+    /// The ctid predicate on the driving table's alias.
+    pub fn predicate(&self, alias: &str) -> String {
+        let lo = format!("{alias}.ctid >= '({},0)'::tid", self.lo);
+        match self.hi {
+            Some(hi) => format!("{lo} AND {alias}.ctid < '({hi},0)'::tid"),
+            None => lo,
+        }
+    }
+}
+
+impl std::fmt::Display for PageRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.hi {
+            Some(hi) => write!(f, "pages [{}, {hi})", self.lo),
+            None => write!(f, "pages [{}, end)", self.lo),
+        }
+    }
+}
+
+/// Splits `pages` pages holding about `rows` rows into ranges of about `rows_per_range` rows.
+pub fn split_pages(pages: u64, rows: f64, rows_per_range: u64) -> Vec<PageRange> {
+    let wanted = (rows / rows_per_range.max(1) as f64).ceil() as u64;
+    let count = wanted.clamp(1, pages.max(1));
+    let per = pages.div_ceil(count).max(1);
+    let mut out = Vec::new();
+    let mut lo = 0;
+    while lo + per < pages {
+        out.push(PageRange {
+            lo,
+            hi: Some(lo + per),
+        });
+        lo += per;
+    }
+    out.push(PageRange { lo, hi: None });
+    out
+}
+
+/// How one table's rows are selected: the wrapped select list (casts where a column's own type has
+/// no direct decoder), the sort that brings a partition's rows together, and the result types.
+#[derive(Debug, Clone)]
+pub struct ReadShape {
+    select_list: String,
+    /// True for a row with a NULL key column (such rows are never stored).
+    key_nulls: String,
+    order_by: Option<String>,
+    /// Postgres types of the result columns, in target column order.
+    pub types: Vec<Type>,
+    /// Their decoders.
+    pub kinds: Vec<PgKind>,
+}
+
+impl ReadShape {
+    /// The SELECT reading `range` (everything when `None`), in target column order.
+    pub fn sql(&self, table: &TargetTable, range: Option<&PageRange>) -> String {
+        let inner = match (range, &table.driving) {
+            (Some(r), Some(d)) => {
+                sqlshape::with_predicate(&table.source_sql, d, &r.predicate(&d.alias))
+            }
+            _ => table.source_sql.clone(),
+        };
+        let order = self
+            .order_by
+            .as_ref()
+            .map(|o| format!(" ORDER BY {o}"))
+            .unwrap_or_default();
+        format!("SELECT {} FROM ({inner}) s{order}", self.select_list)
+    }
+
+    /// The count of all rows and of rows with a NULL key column (verify).
+    pub fn count_sql(&self, table: &TargetTable) -> String {
+        format!(
+            "SELECT count(*), count(*) FILTER (WHERE {}) FROM ({}) s",
+            self.key_nulls, table.source_sql
+        )
+    }
+
+    /// The SELECT of `n` sampled rows (verify): a TABLESAMPLE of the driving table when it is
+    /// large, else a random order over all rows.
+    pub fn sample_sql(&self, table: &TargetTable, n: usize, driving_rows: f64) -> String {
+        let inner = match &table.driving {
+            Some(d) if driving_rows > 20.0 * n as f64 => {
+                let pct = (100.0 * 4.0 * n as f64 / driving_rows).clamp(0.001, 100.0);
+                sqlshape::with_sample(
+                    &table.source_sql,
+                    d,
+                    &format!("TABLESAMPLE SYSTEM ({pct:.4})"),
+                )
+            }
+            _ => table.source_sql.clone(),
+        };
+        format!(
+            "SELECT {} FROM ({inner}) s ORDER BY random() LIMIT {n}",
+            self.select_list
+        )
+    }
+}
+
+/// A driver error as one line: the server's severity, message, detail and hint when it sent
+/// them, else the driver's own chain of causes.
+fn pg_message(e: &tokio_postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        let mut text = format!("{}: {}", db.severity(), db.message());
+        if let Some(d) = db.detail() {
+            text.push_str(&format!(" ({d})"));
+        }
+        if let Some(h) = db.hint() {
+            text.push_str(&format!("; hint: {h}"));
+        }
+        return text;
+    }
+    let mut text = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        text.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    text
+}
+
+/// The result column named `name` (exactly, else ignoring case).
+fn find_column<'a>(source: &[(&'a str, &'a Type)], name: &str) -> Option<(&'a str, &'a Type)> {
+    source
+        .iter()
+        .find(|(n, _)| *n == name)
+        .or_else(|| source.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)))
+        .copied()
+}
+
+/// A bucket column the source_sql does not compute itself, computed from its source column in
+/// UTC (as the designer's own source_sql does): `day` a date, `hour`/`month` a truncated timestamp.
+fn bucket_expr(source: &[(&str, &Type)], col: &TargetColumn) -> Option<String> {
+    let (from, bucket) = col.bucket.as_ref()?;
+    let (name, ty) = find_column(source, from)?;
+    let value = match *ty {
+        Type::TIMESTAMPTZ => format!("(s.{} AT TIME ZONE 'UTC')", pg_quote(name)),
+        _ => format!("s.{}", pg_quote(name)),
+    };
+    Some(match bucket {
+        Bucket::Day => format!("{value}::date"),
+        Bucket::Hour => format!("date_trunc('hour', {value})"),
+        Bucket::Month => format!("date_trunc('month', {value})"),
+    })
+}
+
+/// A Postgres identifier, always double-quoted.
+pub fn pg_quote(ident: &str) -> String {
+    format!("\"{}\"", ident.replace('"', "\"\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_never_show() {
+        assert_eq!(
+            redact_url("postgres://app:s3cr%40t@db:5432/prod?sslmode=disable"),
+            "postgres://app@db:5432/prod?sslmode=disable"
+        );
+        assert_eq!(
+            redact_url("postgresql://db/prod?password=x&user=app"),
+            "postgresql://db/prod?user=app"
+        );
+        assert_eq!(
+            redact_url("host=db password=x user=app"),
+            "host=db user=app"
+        );
+        assert_eq!(redact_url("postgres://u:a/b@c@h/db"), "postgres://u@h/db");
+    }
+
+    #[test]
+    fn pages_split_evenly_and_the_last_range_is_open() {
+        assert_eq!(
+            split_pages(0, 0.0, 1000),
+            vec![PageRange { lo: 0, hi: None }]
+        );
+        let r = split_pages(100, 10_000.0, 2_500);
+        assert_eq!(r.len(), 4);
+        assert_eq!(
+            r[0],
+            PageRange {
+                lo: 0,
+                hi: Some(25)
+            }
+        );
+        assert_eq!(r[3], PageRange { lo: 75, hi: None });
+        // More ranges wanted than pages: one page each.
+        assert_eq!(split_pages(3, 1e6, 10).len(), 3);
+        assert_eq!(
+            PageRange { lo: 4, hi: Some(8) }.predicate("t0"),
+            "t0.ctid >= '(4,0)'::tid AND t0.ctid < '(8,0)'::tid"
+        );
+    }
+}

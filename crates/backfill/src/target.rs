@@ -1,0 +1,319 @@
+//! One target table as the backfill sees it: its columns with parsed CQL types, which of them form
+//! the partition key, the clustering key and the source row's key, its `source_sql` and the CQL it
+//! is written and read back with. Built from `plan.json` alone.
+
+use crate::cqltype::{CqlType, TypeParser};
+use crate::sqlshape::{self, Driving};
+use crate::Error;
+use remodel_model::{Bucket, DesignTable, KeyColumn, Plan};
+
+/// A column of a target table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetColumn {
+    /// Name (as the server stores it).
+    pub name: String,
+    /// Its CQL type.
+    pub cql: CqlType,
+    /// The type as `plan.json` writes it.
+    pub cql_text: String,
+    /// For a bucket key column: the source column it is computed from and the bucket width
+    /// (used when the source_sql does not compute it).
+    pub bucket: Option<(String, Bucket)>,
+}
+
+/// Everything the backfill and verify need to know about one target table.
+#[derive(Debug, Clone)]
+pub struct TargetTable {
+    /// Keyspace.
+    pub keyspace: String,
+    /// Table name.
+    pub name: String,
+    /// Columns, in `plan.json` order; rows are vectors in this order.
+    pub columns: Vec<TargetColumn>,
+    /// Indices of the partition-key columns.
+    pub partition_key: Vec<usize>,
+    /// Indices of the clustering columns.
+    pub clustering: Vec<usize>,
+    /// Indices of the columns that identify the source row (the driving table's primary key),
+    /// written to the rejects file.
+    pub source_key: Vec<usize>,
+    /// The Postgres SELECT that fills the table.
+    pub source_sql: String,
+    /// Its driving table, when the statement can be split into ranges.
+    pub driving: Option<Driving>,
+    /// Rows the designer expects in the table.
+    pub estimated_rows: f64,
+}
+
+fn quote(ident: &str) -> String {
+    format!("\"{}\"", ident.replace('"', "\"\""))
+}
+
+impl TargetTable {
+    /// Every table of the plan's design, or those named in `only` (an unknown name is an error).
+    pub fn from_plan(plan: &Plan, only: &[String]) -> Result<Vec<TargetTable>, Error> {
+        if !plan.design.violations.is_empty() {
+            let list: Vec<String> = plan
+                .design
+                .violations
+                .iter()
+                .map(|v| format!("({}) {}", v.check, v.message))
+                .collect();
+            return Err(Error::Plan(format!(
+                "the plan fails {} of the designer's checks and must not be executed: {}; \
+                 change the schema, workload or settings until `remodel plan` passes",
+                list.len(),
+                list.join("; ")
+            )));
+        }
+        for name in only {
+            if !plan.design.tables.iter().any(|t| &t.name == name) {
+                let known: Vec<&str> = plan.design.tables.iter().map(|t| t.name.as_str()).collect();
+                return Err(Error::Plan(format!(
+                    "no table `{name}` in the plan (it has: {})",
+                    known.join(", ")
+                )));
+            }
+        }
+        plan.design
+            .tables
+            .iter()
+            .filter(|t| only.is_empty() || only.contains(&t.name))
+            .map(|t| TargetTable::new(plan, t))
+            .collect()
+    }
+
+    fn new(plan: &Plan, t: &DesignTable) -> Result<TargetTable, Error> {
+        let keyspace = plan.design.keyspace.name.clone();
+        let parser = TypeParser::new(&keyspace, &plan.design.types);
+        let mut columns = Vec::with_capacity(t.columns.len());
+        for c in &t.columns {
+            let cql = parser
+                .parse(&c.cql_type)
+                .map_err(|e| Error::Plan(format!("table {}, column {}: {e}", t.name, c.name)))?;
+            let bucket = t
+                .partition_key
+                .iter()
+                .chain(&t.clustering)
+                .find(|k| k.column == c.name)
+                .and_then(|k| Some((k.derived_from.clone()?, k.bucket?)));
+            columns.push(TargetColumn {
+                name: c.name.clone(),
+                cql,
+                cql_text: c.cql_type.clone(),
+                bucket,
+            });
+        }
+        let indices = |keys: &[KeyColumn]| -> Result<Vec<usize>, Error> {
+            keys.iter()
+                .map(|k| {
+                    columns
+                        .iter()
+                        .position(|c| c.name == k.column)
+                        .ok_or_else(|| {
+                            Error::Plan(format!(
+                                "table {}: key column `{}` is not among its columns",
+                                t.name, k.column
+                            ))
+                        })
+                })
+                .collect()
+        };
+        let partition_key = indices(&t.partition_key)?;
+        if partition_key.is_empty() {
+            return Err(Error::Plan(format!(
+                "table {} has no partition key",
+                t.name
+            )));
+        }
+        let clustering = indices(&t.clustering)?;
+        if t.source_sql.trim().is_empty() {
+            return Err(Error::Plan(format!("table {} has no source_sql", t.name)));
+        }
+        let driving = sqlshape::driving(&t.source_sql);
+        let source_key = source_key(plan, t, driving.as_ref())
+            .unwrap_or_else(|| partition_key.iter().chain(&clustering).copied().collect());
+        Ok(TargetTable {
+            keyspace,
+            name: t.name.clone(),
+            columns,
+            partition_key,
+            clustering,
+            source_key,
+            source_sql: t.source_sql.clone(),
+            driving,
+            estimated_rows: t.estimates.rows,
+        })
+    }
+
+    /// True when the partition key holds the driving table's whole primary key: every partition
+    /// then gets one row, and sorting a range by partition would group nothing. Otherwise each
+    /// range is read sorted by partition key so that a partition's rows go out as one batch.
+    pub fn one_row_per_partition(&self) -> bool {
+        self.driving.is_some()
+            && !self.source_key.is_empty()
+            && self
+                .source_key
+                .iter()
+                .all(|k| self.partition_key.contains(k))
+    }
+
+    /// `"keyspace"."table"`.
+    pub fn qualified(&self) -> String {
+        format!("{}.{}", quote(&self.keyspace), quote(&self.name))
+    }
+
+    /// Indices of the primary-key columns (partition key then clustering).
+    pub fn primary_key(&self) -> impl Iterator<Item = usize> + '_ {
+        self.partition_key.iter().chain(&self.clustering).copied()
+    }
+
+    /// The prepared INSERT of one row, every column bound (unset ones stay untouched).
+    pub fn insert_cql(&self, write_timestamp: Option<i64>) -> String {
+        let names: Vec<String> = self.columns.iter().map(|c| quote(&c.name)).collect();
+        let marks = vec!["?"; names.len()].join(", ");
+        let using = write_timestamp
+            .map(|ts| format!(" USING TIMESTAMP {ts}"))
+            .unwrap_or_default();
+        format!(
+            "INSERT INTO {} ({}) VALUES ({marks}){using}",
+            self.qualified(),
+            names.join(", ")
+        )
+    }
+
+    /// The prepared SELECT of one row by its full primary key (for verify).
+    pub fn select_by_key_cql(&self) -> String {
+        let names: Vec<String> = self.columns.iter().map(|c| quote(&c.name)).collect();
+        let wheres: Vec<String> = self
+            .primary_key()
+            .map(|i| format!("{} = ?", quote(&self.columns[i].name)))
+            .collect();
+        format!(
+            "SELECT {} FROM {} WHERE {}",
+            names.join(", "),
+            self.qualified(),
+            wheres.join(" AND ")
+        )
+    }
+
+    /// The prepared count of the rows in one token range `(lo, hi]` (for verify).
+    pub fn count_range_cql(&self) -> String {
+        let token = self.token_expr();
+        format!(
+            "SELECT count(*) FROM {} WHERE {token} > ? AND {token} <= ?",
+            self.qualified()
+        )
+    }
+
+    /// `token("k1", "k2")`.
+    pub fn token_expr(&self) -> String {
+        let keys: Vec<String> = self
+            .partition_key
+            .iter()
+            .map(|&i| quote(&self.columns[i].name))
+            .collect();
+        format!("token({})", keys.join(", "))
+    }
+
+    /// A stable digest of what the table reads and writes, so that `--resume` refuses a changed
+    /// plan instead of mixing two definitions in one run.
+    pub fn fingerprint(&self) -> String {
+        let mut text = self.source_sql.clone();
+        for c in &self.columns {
+            text.push('\n');
+            text.push_str(&c.name);
+            text.push(' ');
+            text.push_str(&c.cql_text);
+        }
+        format!("{:016x}", fnv1a(text.as_bytes()))
+    }
+}
+
+/// FNV-1a, 64 bits: stable across builds and platforms (unlike `DefaultHasher`).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The target columns holding the driving table's primary key, when all of them are there.
+fn source_key(plan: &Plan, t: &DesignTable, driving: Option<&Driving>) -> Option<Vec<usize>> {
+    // The table whose rows it holds, as the designer says, else the one the SELECT reads first.
+    let name = match t.entity.as_str() {
+        "" => driving?.table.replace('"', ""),
+        entity => entity.to_string(),
+    };
+    let table = plan.schema.table(&name)?;
+    if table.primary_key.is_empty() {
+        return None;
+    }
+    table
+        .primary_key
+        .iter()
+        .map(|pk| {
+            t.columns.iter().position(|c| {
+                c.source.as_ref().is_some_and(|s| {
+                    s.table.eq_ignore_ascii_case(&table.name) && s.column.eq_ignore_ascii_case(pk)
+                })
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rideshare() -> Plan {
+        let text = include_str!("../../../fixtures/plan/rideshare/plan.json");
+        serde_json::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn rideshare_tables_have_keys_and_statements() {
+        let plan = rideshare();
+        let tables = TargetTable::from_plan(&plan, &[]).unwrap();
+        let by_driver = tables.iter().find(|t| t.name == "trips_by_driver").unwrap();
+        let names = |idx: &[usize]| -> Vec<&str> {
+            idx.iter()
+                .map(|&i| by_driver.columns[i].name.as_str())
+                .collect()
+        };
+        assert_eq!(names(&by_driver.partition_key), ["driver_id"]);
+        assert_eq!(names(&by_driver.clustering), ["started_at", "trip_id"]);
+        assert_eq!(names(&by_driver.source_key), ["trip_id"]);
+        assert_eq!(by_driver.driving.as_ref().unwrap().table, "trips");
+        assert!(by_driver
+            .insert_cql(Some(5))
+            .ends_with("VALUES (?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP 5"));
+        assert!(by_driver
+            .select_by_key_cql()
+            .ends_with("WHERE \"driver_id\" = ? AND \"started_at\" = ? AND \"trip_id\" = ?"));
+        assert_eq!(by_driver.token_expr(), "token(\"driver_id\")");
+        assert!(!by_driver.one_row_per_partition());
+        let by_id = tables.iter().find(|t| t.name == "trips_by_id").unwrap();
+        assert!(by_id.one_row_per_partition());
+    }
+
+    #[test]
+    fn a_plan_that_fails_its_checks_is_refused() {
+        let mut plan = rideshare();
+        plan.design.violations.push(remodel_model::Violation {
+            check: "a".into(),
+            message: "trips_by_city_date: key not unique".into(),
+        });
+        let err = TargetTable::from_plan(&plan, &[]).unwrap_err().to_string();
+        assert!(err.contains("must not be executed"), "{err}");
+        assert!(err.contains("key not unique"), "{err}");
+    }
+
+    #[test]
+    fn unknown_tables_are_named_with_the_known_ones() {
+        let err = TargetTable::from_plan(&rideshare(), &["nope".into()]).unwrap_err();
+        assert!(err.to_string().contains("trips_by_driver"), "{err}");
+    }
+}

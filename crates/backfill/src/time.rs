@@ -1,0 +1,164 @@
+//! Calendar arithmetic between Postgres' epoch (2000-01-01), the Unix epoch and ISO-8601 text:
+//! enough to convert dates and timestamps exactly without a date crate.
+
+/// Days from 1970-01-01 to 2000-01-01 (Postgres' epoch).
+pub const PG_EPOCH_DAYS: i64 = 10_957;
+/// Microseconds from 1970-01-01 to 2000-01-01.
+pub const PG_EPOCH_MICROS: i64 = PG_EPOCH_DAYS * 86_400 * 1_000_000;
+/// Nanoseconds in a day.
+pub const DAY_NANOS: i64 = 86_400 * 1_000_000_000;
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
+pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = m as i64;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The date of a day count since 1970-01-01 (H. Hinnant's `civil_from_days`).
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + (m <= 2) as i64;
+    (y, m, d)
+}
+
+/// `YYYY-MM-DD` of a day count since 1970-01-01.
+pub fn format_date(days: i64) -> String {
+    let (y, m, d) = civil_from_days(days);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// `YYYY-MM-DD HH:MM:SS.mmmZ` of milliseconds since the Unix epoch.
+pub fn format_timestamp_ms(ms: i64) -> String {
+    let days = ms.div_euclid(86_400_000);
+    let rest = ms.rem_euclid(86_400_000);
+    format!(
+        "{} {}Z",
+        format_date(days),
+        format_time_nanos(rest * 1_000_000)
+    )
+}
+
+/// `HH:MM:SS.fff` of nanoseconds since midnight (fraction only as long as needed).
+pub fn format_time_nanos(ns: i64) -> String {
+    let secs = ns / 1_000_000_000;
+    let frac = ns % 1_000_000_000;
+    let hms = format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60);
+    if frac == 0 {
+        hms
+    } else if frac % 1_000_000 == 0 {
+        format!("{hms}.{:03}", frac / 1_000_000)
+    } else {
+        format!("{hms}.{frac:09}")
+    }
+}
+
+/// Parses `YYYY-MM-DD` to days since 1970-01-01.
+pub fn parse_date(text: &str) -> Option<i64> {
+    let (y, rest) = text.split_at_checked(4)?;
+    let y: i64 = y.parse().ok()?;
+    let rest = rest.strip_prefix('-')?;
+    let (m, d) = rest.split_once('-')?;
+    let (m, d): (u32, u32) = (m.parse().ok()?, d.parse().ok()?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || d > days_in_month(y, m) {
+        return None;
+    }
+    Some(days_from_civil(y, m, d))
+}
+
+fn days_in_month(y: i64, m: u32) -> u32 {
+    match m {
+        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Parses `HH:MM:SS[.ffffff]` to nanoseconds since midnight.
+pub fn parse_time(text: &str) -> Option<i64> {
+    let (hms, frac) = text.split_once('.').unwrap_or((text, ""));
+    let mut parts = hms.split(':');
+    let h: i64 = parts.next()?.parse().ok()?;
+    let m: i64 = parts.next()?.parse().ok()?;
+    let s: i64 = parts.next()?.parse().ok()?;
+    if parts.next().is_some() || h > 24 || m > 59 || s > 60 || frac.len() > 9 {
+        return None;
+    }
+    let mut nanos: i64 = 0;
+    for (i, c) in frac.chars().enumerate() {
+        nanos += c.to_digit(10)? as i64 * 10i64.pow(8 - i as u32);
+    }
+    Some((h * 3600 + m * 60 + s) * 1_000_000_000 + nanos)
+}
+
+/// Parses an ISO-8601 timestamp as Postgres' JSON functions print it
+/// (`2024-03-01T10:00:00.5+01:00`, `…Z`, or no offset meaning UTC) to Unix milliseconds,
+/// rounding sub-millisecond digits down like the binary path does.
+pub fn parse_timestamp_ms(text: &str) -> Option<i64> {
+    let (date, rest) = text.split_once(['T', ' '])?;
+    let days = parse_date(date)?;
+    let (time, offset_secs) = split_offset(rest)?;
+    let nanos = parse_time(time)?;
+    let micros = days * 86_400_000_000 + nanos / 1000 - offset_secs * 1_000_000;
+    Some(micros.div_euclid(1000))
+}
+
+fn split_offset(rest: &str) -> Option<(&str, i64)> {
+    if let Some(t) = rest.strip_suffix('Z') {
+        return Some((t, 0));
+    }
+    let Some(i) = rest.rfind(['+', '-']) else {
+        return Some((rest, 0));
+    };
+    let (time, off) = rest.split_at(i);
+    let sign = if off.starts_with('-') { -1 } else { 1 };
+    let mut parts = off[1..].split(':');
+    let h: i64 = parts.next()?.parse().ok()?;
+    let m: i64 = parts.next().map_or(Some(0), |p| p.parse().ok())?;
+    let s: i64 = parts.next().map_or(Some(0), |p| p.parse().ok())?;
+    Some((time, sign * (h * 3600 + m * 60 + s)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_round_trips_around_the_epochs() {
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2000, 1, 1), PG_EPOCH_DAYS);
+        assert_eq!(days_from_civil(1969, 12, 31), -1);
+        assert_eq!(days_from_civil(1900, 3, 1), -25_508);
+        for z in [-800_000, -1, 0, 1, 59, 60, 11_016, 2_932_896] {
+            let (y, m, d) = civil_from_days(z);
+            assert_eq!(days_from_civil(y, m, d), z);
+        }
+        assert_eq!(format_date(-25_508), "1900-03-01");
+    }
+
+    #[test]
+    fn iso_timestamps_parse_with_offsets() {
+        assert_eq!(parse_timestamp_ms("1970-01-01T00:00:00"), Some(0));
+        assert_eq!(parse_timestamp_ms("1970-01-01T01:00:00+01:00"), Some(0));
+        assert_eq!(parse_timestamp_ms("1969-12-31T23:59:59.9995Z"), Some(-1));
+        assert_eq!(
+            parse_timestamp_ms("2024-02-29T12:30:00.123456-05:30"),
+            Some(1_709_229_600_123)
+        );
+        assert_eq!(parse_timestamp_ms("2024-02-30T00:00:00"), None);
+        assert_eq!(format_timestamp_ms(-1), "1969-12-31 23:59:59.999Z");
+        assert_eq!(parse_time("23:59:59.000001"), Some(86_399_000_001_000));
+    }
+}

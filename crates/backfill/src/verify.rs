@@ -1,0 +1,430 @@
+//! `verify`: per target table, the rows the source says it must hold against the rows it holds
+//! (a parallel token-range count), and a sample of source rows each looked up by the *target's*
+//! primary key computed from the source row and compared column by column. Source and target
+//! keys differ in a query-first design; a validator that joins on the source key cannot check it.
+
+use crate::convert::RawValue;
+use crate::cql::CqlTarget;
+use crate::pg::{PgSource, ReadShape};
+use crate::rows::{convert_row, show, show_opt, Row};
+use crate::run::read_rejects;
+use crate::target::TargetTable;
+use crate::Error;
+use futures_util::{stream, StreamExt};
+use remodel_model::Plan;
+use scylla::client::session::Session;
+use scylla::errors::ExecutionError;
+use scylla::response::query_result::QueryResult;
+use scylla::statement::prepared::PreparedStatement;
+use scylla::value::{CqlValue, MaybeUnset};
+use std::path::PathBuf;
+use std::time::Duration;
+use tokio_postgres::Client;
+
+/// How to verify.
+#[derive(Debug, Clone)]
+pub struct VerifyOptions {
+    /// Target tables to check (empty: all of the plan).
+    pub tables: Vec<String>,
+    /// Source rows sampled per table.
+    pub sample: usize,
+    /// Requests in flight (counts and lookups).
+    pub parallelism: usize,
+    /// Token ranges the stored count is split into.
+    pub token_ranges: usize,
+    /// A backfill run folder whose rejects (rows that cannot be stored) are subtracted.
+    pub run_dir: Option<PathBuf>,
+    /// Client-side timeout of one request.
+    pub request_timeout: Duration,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            tables: Vec::new(),
+            sample: 1000,
+            parallelism: 16,
+            token_ranges: 256,
+            run_dir: None,
+            request_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// One difference between source and target.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    /// The row's target primary key, `(column, value)`.
+    pub key: Vec<(String, String)>,
+    /// The column that differs; `None` when the whole row is missing.
+    pub column: Option<String>,
+    /// The source's value (converted as the backfill converts it).
+    pub source: String,
+    /// The stored value.
+    pub target: String,
+}
+
+/// The verdict on one table.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TableVerdict {
+    /// Target table.
+    pub name: String,
+    /// `count(*)` over its source_sql.
+    pub source_rows: u64,
+    /// Source rows with a NULL key column (never stored; the backfill rejects them).
+    pub null_key_rows: u64,
+    /// Other rows the backfill run rejected (from `--run-dir`).
+    pub rejected_rows: u64,
+    /// Rows the table must hold.
+    pub expected: u64,
+    /// Rows it holds.
+    pub stored: u64,
+    /// Source rows sampled and looked up.
+    pub sampled: usize,
+    /// Sampled rows that cannot be stored (a value CQL cannot hold), not looked up.
+    pub sample_unstorable: usize,
+    /// Differences found in the sample (every one, missing rows included).
+    pub mismatches: Vec<Mismatch>,
+}
+
+impl TableVerdict {
+    /// True when the counts agree and every sampled row matches.
+    pub fn ok(&self) -> bool {
+        self.expected == self.stored && self.mismatches.is_empty()
+    }
+}
+
+/// Verifies the tables of `plan`; `notify` hears what is being done.
+pub async fn verify(
+    plan: &Plan,
+    source: &PgSource,
+    target: &CqlTarget,
+    opts: &VerifyOptions,
+    notify: &(dyn Fn(&str) + Sync),
+) -> Result<Vec<TableVerdict>, Error> {
+    let tables = TargetTable::from_plan(plan, &opts.tables)?;
+    let rejects = match &opts.run_dir {
+        Some(dir) => read_rejects(dir)?,
+        None => Default::default(),
+    };
+    let client = source.connect().await?;
+    // Counts and sample from one snapshot, so they agree with each other.
+    client
+        .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        .await
+        .map_err(|e| source.failed("begin", e))?;
+    let session = target.connect(2, opts.request_timeout).await?;
+    let mut out = Vec::with_capacity(tables.len());
+    for t in &tables {
+        let shape = source.describe(&client, t).await?;
+        notify(&format!("{}: counting source rows", t.name));
+        let (source_rows, null_key_rows) = source_counts(source, &client, t, &shape).await?;
+        notify(&format!(
+            "{}: counting stored rows over {} token ranges",
+            t.name, opts.token_ranges
+        ));
+        let stored = stored_count(&session, target, t, opts).await?;
+        let rejected_rows = rejects.get(&t.name).map_or(0, |v| {
+            v.iter().filter(|r| r.kind != "null_key").count() as u64
+        });
+        let mut verdict = TableVerdict {
+            name: t.name.clone(),
+            source_rows,
+            null_key_rows,
+            rejected_rows,
+            expected: source_rows.saturating_sub(null_key_rows + rejected_rows),
+            stored,
+            ..TableVerdict::default()
+        };
+        if opts.sample > 0 {
+            notify(&format!(
+                "{}: comparing {} sampled rows",
+                t.name, opts.sample
+            ));
+            sample(
+                source,
+                &client,
+                &session,
+                target,
+                t,
+                &shape,
+                opts,
+                &mut verdict,
+            )
+            .await?;
+        }
+        out.push(verdict);
+    }
+    Ok(out)
+}
+
+async fn source_counts(
+    source: &PgSource,
+    client: &Client,
+    t: &TargetTable,
+    shape: &ReadShape,
+) -> Result<(u64, u64), Error> {
+    let sql = shape.count_sql(t);
+    let row = client
+        .query_one(&sql, &[])
+        .await
+        .map_err(|e| source.failed(format!("count the source rows of {}", t.name), e))?;
+    let (all, null): (i64, i64) = (row.get(0), row.get(1));
+    Ok((all as u64, null as u64))
+}
+
+/// `(lo, hi]` token ranges covering the Murmur3 ring.
+fn token_ranges(n: usize) -> Vec<(i64, i64)> {
+    let n = n.max(1) as i128;
+    let (min, max) = (i64::MIN as i128, i64::MAX as i128);
+    let step = (max - min) / n;
+    (0..n)
+        .map(|i| {
+            let lo = min + i * step;
+            let hi = if i == n - 1 { max } else { lo + step };
+            (lo as i64, hi as i64)
+        })
+        .collect()
+}
+
+const ATTEMPTS: usize = 4;
+
+async fn stored_count(
+    session: &Session,
+    target: &CqlTarget,
+    t: &TargetTable,
+    opts: &VerifyOptions,
+) -> Result<u64, Error> {
+    let stmt = target.prepare(session, &t.count_range_cql()).await?;
+    let counts = stream::iter(token_ranges(opts.token_ranges))
+        .map(|(lo, hi)| count_range(session, target, &stmt, lo, hi))
+        .buffer_unordered(opts.parallelism.max(1))
+        .collect::<Vec<_>>()
+        .await;
+    counts.into_iter().sum()
+}
+
+async fn count_range(
+    session: &Session,
+    target: &CqlTarget,
+    stmt: &PreparedStatement,
+    lo: i64,
+    hi: i64,
+) -> Result<u64, Error> {
+    let what = format!("count the rows of token range ({lo}, {hi}]");
+    let result = with_retries(target, &what, || session.execute_unpaged(stmt, (lo, hi))).await?;
+    let rows = result
+        .into_rows_result()
+        .map_err(|e| target.failed(&what, e))?;
+    let (n,): (i64,) = rows.single_row().map_err(|e| target.failed(&what, e))?;
+    Ok(n as u64)
+}
+
+/// Runs a read, retrying a failed one a few times with growing pauses (verify runs on a live
+/// cluster; a timeout must not read as a mismatch).
+async fn with_retries<F, Fut>(
+    target: &CqlTarget,
+    what: &str,
+    mut attempt: F,
+) -> Result<QueryResult, Error>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<QueryResult, ExecutionError>>,
+{
+    let mut last = String::new();
+    for n in 0..ATTEMPTS {
+        if n > 0 {
+            tokio::time::sleep(Duration::from_millis(500 << n)).await;
+        }
+        match attempt().await {
+            Ok(r) => return Ok(r),
+            Err(e) => last = e.to_string(),
+        }
+    }
+    Err(target.failed(what, last))
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn sample(
+    source: &PgSource,
+    client: &Client,
+    session: &Session,
+    target: &CqlTarget,
+    t: &TargetTable,
+    shape: &ReadShape,
+    opts: &VerifyOptions,
+    verdict: &mut TableVerdict,
+) -> Result<(), Error> {
+    let (_, driving_rows) = source.page_ranges(client, t, u64::MAX).await?;
+    let sql = shape.sample_sql(t, opts.sample, driving_rows);
+    let rows = client
+        .query(&sql, &[])
+        .await
+        .map_err(|e| source.failed(format!("sample the source rows of {}", t.name), e))?;
+    let mut converted = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let raw = (0..t.columns.len())
+            .map(|i| row.try_get::<_, RawValue<'_>>(i))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| source.failed(format!("decode a sampled row of {}", t.name), e))?;
+        match convert_row(t, &shape.kinds, &raw) {
+            Ok(r) => converted.push(r),
+            Err(_) => verdict.sample_unstorable += 1,
+        }
+    }
+    verdict.sampled = converted.len();
+    let stmt = target.prepare(session, &t.select_by_key_cql()).await?;
+    let found = stream::iter(converted)
+        .map(|row| lookup(session, target, &stmt, t, row))
+        .buffer_unordered(opts.parallelism.max(1))
+        .collect::<Vec<_>>()
+        .await;
+    for f in found {
+        verdict.mismatches.extend(f?);
+    }
+    Ok(())
+}
+
+/// Reads the row with `expected`'s primary key and lists how it differs.
+async fn lookup(
+    session: &Session,
+    target: &CqlTarget,
+    stmt: &PreparedStatement,
+    t: &TargetTable,
+    expected: Row,
+) -> Result<Vec<Mismatch>, Error> {
+    let key_values: Vec<&MaybeUnset<CqlValue>> = t.primary_key().map(|i| &expected[i]).collect();
+    let key: Vec<(String, String)> = t
+        .primary_key()
+        .map(|i| (t.columns[i].name.clone(), show_opt(set(&expected[i]))))
+        .collect();
+    let what = format!("read back a row of {}", t.name);
+    let result = with_retries(target, &what, || session.execute_unpaged(stmt, &key_values)).await?;
+    let rows = result
+        .into_rows_result()
+        .map_err(|e| target.failed(&what, e))?;
+    let stored: Option<scylla::value::Row> = rows
+        .maybe_first_row()
+        .map_err(|e| target.failed(&what, e))?;
+    Ok(compare(t, &key, &expected, stored))
+}
+
+fn set(v: &MaybeUnset<CqlValue>) -> Option<&CqlValue> {
+    match v {
+        MaybeUnset::Set(v) => Some(v),
+        MaybeUnset::Unset => None,
+    }
+}
+
+fn compare(
+    t: &TargetTable,
+    key: &[(String, String)],
+    expected: &Row,
+    stored: Option<scylla::value::Row>,
+) -> Vec<Mismatch> {
+    let Some(stored) = stored else {
+        return vec![Mismatch {
+            key: key.to_vec(),
+            column: None,
+            source: "a row".into(),
+            target: "no row with this key".into(),
+        }];
+    };
+    let mut out = Vec::new();
+    for (i, col) in t.columns.iter().enumerate() {
+        let want = set(&expected[i]);
+        let have = stored.columns.get(i).and_then(Option::as_ref);
+        if !same_value(want, have) {
+            out.push(Mismatch {
+                key: key.to_vec(),
+                column: Some(col.name.clone()),
+                source: show_opt(want),
+                target: have.map_or_else(|| "NULL".into(), show),
+            });
+        }
+    }
+    out
+}
+
+/// Equality as CQL stores values: an empty collection is no value, maps and sets compare
+/// without regard to order, floats by bits (NaN equals NaN), UDTs by their fields.
+pub fn same_value(a: Option<&CqlValue>, b: Option<&CqlValue>) -> bool {
+    match (normalize(a), normalize(b)) {
+        (None, None) => true,
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    }
+}
+
+fn normalize(v: Option<&CqlValue>) -> Option<CqlValue> {
+    let v = v?;
+    let n = norm(v);
+    match &n {
+        CqlValue::List(l) | CqlValue::Set(l) if l.is_empty() => None,
+        CqlValue::Map(m) if m.is_empty() => None,
+        _ => Some(n),
+    }
+}
+
+fn norm(v: &CqlValue) -> CqlValue {
+    let sorted = |mut items: Vec<CqlValue>| {
+        items.sort_by_cached_key(|x| format!("{x:?}"));
+        items
+    };
+    match v {
+        CqlValue::Float(f) => CqlValue::Int(f.to_bits() as i32),
+        CqlValue::Double(f) => CqlValue::BigInt(f.to_bits() as i64),
+        CqlValue::List(l) => CqlValue::List(l.iter().map(norm).collect()),
+        CqlValue::Set(l) => CqlValue::Set(sorted(l.iter().map(norm).collect())),
+        CqlValue::Map(m) => {
+            let mut entries: Vec<(CqlValue, CqlValue)> =
+                m.iter().map(|(k, v)| (norm(k), norm(v))).collect();
+            entries.sort_by_cached_key(|(k, _)| format!("{k:?}"));
+            CqlValue::Map(entries)
+        }
+        CqlValue::UserDefinedType { fields, .. } => {
+            CqlValue::Tuple(fields.iter().map(|(_, f)| f.as_ref().map(norm)).collect())
+        }
+        CqlValue::Tuple(items) => {
+            CqlValue::Tuple(items.iter().map(|x| x.as_ref().map(norm)).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_ranges_cover_the_ring() {
+        let r = token_ranges(4);
+        assert_eq!(r.len(), 4);
+        assert_eq!(r[0].0, i64::MIN);
+        assert_eq!(r[3].1, i64::MAX);
+        for w in r.windows(2) {
+            assert_eq!(w[0].1, w[1].0);
+        }
+    }
+
+    #[test]
+    fn equality_follows_cql_storage() {
+        let empty = CqlValue::List(vec![]);
+        assert!(same_value(Some(&empty), None));
+        let nan = CqlValue::Double(f64::NAN);
+        assert!(same_value(Some(&nan), Some(&nan)));
+        let m1 = CqlValue::Map(vec![
+            (CqlValue::Int(2), CqlValue::Text("b".into())),
+            (CqlValue::Int(1), CqlValue::Text("a".into())),
+        ]);
+        let m2 = CqlValue::Map(vec![
+            (CqlValue::Int(1), CqlValue::Text("a".into())),
+            (CqlValue::Int(2), CqlValue::Text("b".into())),
+        ]);
+        assert!(same_value(Some(&m1), Some(&m2)));
+        let l1 = CqlValue::List(vec![CqlValue::Int(1), CqlValue::Int(2)]);
+        let l2 = CqlValue::List(vec![CqlValue::Int(2), CqlValue::Int(1)]);
+        assert!(!same_value(Some(&l1), Some(&l2)));
+        assert!(!same_value(Some(&CqlValue::Int(1)), None));
+    }
+}

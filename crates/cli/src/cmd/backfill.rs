@@ -1,0 +1,314 @@
+//! `remodel backfill`: fills the target tables of a plan from Postgres, resumable.
+
+use crate::progress::{self, thousands, Mode};
+use anyhow::{bail, Context};
+use remodel_backfill::run::new_run_path;
+use remodel_backfill::{BackfillOptions, CqlTarget, MaxErrors, PgSource, Summary, WriteTimestamp};
+use remodel_model::Plan;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Exit code: the run stopped (a database failed for good, too many rejects); resumable.
+pub const EXIT_STOPPED: u8 = 1;
+
+/// Arguments of `remodel backfill`.
+#[derive(Debug, clap::Args)]
+#[command(
+    long_about = "Fills the target tables of a reviewed plan from Postgres.\n\n\
+    For each table of plan.json, its source_sql runs on Postgres inside one exported snapshot \
+    shared by parallel readers; the driving table is cut into ranges read with binary COPY; rows \
+    are converted exactly (numeric to decimal with every digit, timestamps to UTC milliseconds) and \
+    written with prepared, idempotent INSERTs, one partition's rows per UNLOGGED batch. A row that \
+    cannot be stored (NULL in a key column, NaN numeric, …) goes to the rejects file with its source \
+    key and reason.\n\n\
+    The run folder (--run-dir, default runs/<UTC time>) holds checkpoint.json (finished ranges), \
+    rejects/<table>.jsonl, backfill.log and summary.json; no password is written anywhere. After a \
+    crash or a stop, `--resume DIR` skips the finished ranges and reads the others again.\n\n\
+    Exit codes: 0 completed, 1 stopped (see the message; resumable), 2 unusable input.",
+    after_help = "Example:\n  remodel backfill --plan out/rideshare/plan.json \\\n    --source postgres://app@127.0.0.1:5432/rideshare --target 127.0.0.1:9042 --create-schema"
+)]
+pub struct Args {
+    #[command(flatten)]
+    pub endpoints: Endpoints,
+    /// Only these target tables (comma-separated) [default: all tables of the plan].
+    #[arg(long, value_delimiter = ',', value_name = "T,…")]
+    pub tables: Vec<String>,
+    /// The run folder (checkpoint, rejects, log, summary) [default: runs/<UTC time>].
+    #[arg(long, value_name = "DIR", conflicts_with = "resume")]
+    pub run_dir: Option<PathBuf>,
+    /// Continue the run in DIR: finished ranges are skipped, unfinished ones read again.
+    #[arg(long, value_name = "DIR")]
+    pub resume: Option<PathBuf>,
+    /// Apply schema.cql (next to plan.json, or --schema FILE) before writing.
+    #[arg(long)]
+    pub create_schema: bool,
+    /// The CQL to apply with --create-schema.
+    #[arg(long, value_name = "FILE", requires = "create_schema")]
+    pub schema: Option<PathBuf>,
+    /// Parallel Postgres readers (one connection each, all in one snapshot).
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub readers: usize,
+    /// Write requests in flight at most.
+    #[arg(long, default_value_t = 64, value_name = "N")]
+    pub concurrency: usize,
+    /// Rows written per second at most, all tables together [default: no limit].
+    #[arg(long, value_name = "N")]
+    pub max_rows_per_second: Option<f64>,
+    /// Write with USING TIMESTAMP: without a value, the snapshot's start (live writes made
+    /// after it win); or MICROS since the Unix epoch.
+    #[arg(long, num_args = 0..=1, default_missing_value = "snapshot", value_name = "MICROS")]
+    pub write_timestamp: Option<String>,
+    /// Stop once more than N rows (or P% of the rows read) are rejected.
+    #[arg(long, default_value = "100", value_name = "N|P%")]
+    pub max_errors: MaxErrors,
+    /// Client timeout of one write request, in seconds.
+    #[arg(long, default_value_t = 12.0, value_name = "SECS")]
+    pub request_timeout: f64,
+    /// How long one write is retried (timeouts, unavailable or unreachable node) before the run
+    /// stops, in seconds.
+    #[arg(long, default_value_t = 300.0, value_name = "SECS")]
+    pub retry_for: f64,
+    /// Source rows per range (a checkpoint is written after each range).
+    #[arg(long, default_value_t = 50_000, value_name = "N")]
+    pub range_rows: u64,
+    /// Rows larger than this many bytes are rejected.
+    #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
+    pub max_row_bytes: usize,
+    /// Progress display.
+    #[arg(long, value_enum, default_value_t = Mode::Auto)]
+    pub progress: Mode,
+}
+
+/// The source URL, as `example-data` also takes it.
+#[derive(Debug, clap::Args)]
+pub struct SourceArg {
+    /// Source Postgres URL, postgres://user:password@host:port/db (or set REMODEL_SOURCE); the
+    /// password is never printed nor stored.
+    #[arg(
+        long,
+        env = "REMODEL_SOURCE",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub source: String,
+}
+
+/// What `backfill` and `verify` both need: the plan, the source and the target.
+#[derive(Debug, clap::Args)]
+pub struct Endpoints {
+    /// The plan: a plan.json, or the folder `remodel plan --out` wrote it to.
+    #[arg(long, value_name = "FILE")]
+    pub plan: PathBuf,
+    #[command(flatten)]
+    pub source: SourceArg,
+    /// Target Cassandra/ScyllaDB contact point, host:port (or set REMODEL_TARGET).
+    #[arg(long, env = "REMODEL_TARGET", value_name = "HOST:PORT")]
+    pub target: String,
+    /// User for the target; the password is read from REMODEL_TARGET_PASSWORD.
+    #[arg(long, value_name = "USER")]
+    pub target_user: Option<String>,
+}
+
+impl Endpoints {
+    /// The plan (and its file), the source and the target.
+    pub fn open(&self) -> anyhow::Result<(Plan, PathBuf, PgSource, CqlTarget)> {
+        let (plan, file) = load_plan(&self.plan)?;
+        let target = target(&self.target, self.target_user.as_ref())?;
+        Ok((plan, file, PgSource::new(&self.source.source), target))
+    }
+}
+
+/// Reads `plan.json` (or `DIR/plan.json`).
+fn load_plan(path: &Path) -> anyhow::Result<(Plan, PathBuf)> {
+    let file = if path.is_dir() {
+        path.join("plan.json")
+    } else {
+        path.to_path_buf()
+    };
+    let text = std::fs::read_to_string(&file).with_context(|| {
+        format!(
+            "cannot read {} (write one with `remodel plan DIR --out DIR`)",
+            file.display()
+        )
+    })?;
+    let plan: Plan = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a plan.json of remodel", file.display()))?;
+    if plan.design.tables.is_empty() {
+        bail!("{} has no target tables", file.display());
+    }
+    Ok((plan, file))
+}
+
+/// The target contact point, with the password from the environment when a user is given.
+fn target(node: &str, user: Option<&String>) -> anyhow::Result<CqlTarget> {
+    let credentials = match user {
+        Some(u) => {
+            let password = std::env::var("REMODEL_TARGET_PASSWORD").map_err(|_| {
+                anyhow::anyhow!("--target-user {u} needs the password in REMODEL_TARGET_PASSWORD")
+            })?;
+            Some((u.clone(), password))
+        }
+        None => None,
+    };
+    Ok(CqlTarget::new(node, credentials)?)
+}
+
+fn options(args: &Args, plan_file: &Path) -> anyhow::Result<BackfillOptions> {
+    let write_timestamp = match args.write_timestamp.as_deref() {
+        None => WriteTimestamp::Server,
+        Some("snapshot") => WriteTimestamp::Snapshot,
+        Some(v) => WriteTimestamp::Fixed(v.parse().with_context(|| {
+            format!("--write-timestamp {v}: expected microseconds since the Unix epoch")
+        })?),
+    };
+    let create_schema = if args.create_schema {
+        let file = args.schema.clone().unwrap_or_else(|| {
+            plan_file
+                .parent()
+                .unwrap_or(Path::new("."))
+                .join("schema.cql")
+        });
+        Some(std::fs::read_to_string(&file).with_context(|| {
+            format!(
+                "--create-schema: cannot read {} (give --schema FILE)",
+                file.display()
+            )
+        })?)
+    } else {
+        None
+    };
+    for (flag, secs) in [
+        ("--request-timeout", args.request_timeout),
+        ("--retry-for", args.retry_for),
+    ] {
+        if !(secs.is_finite() && secs > 0.0) {
+            bail!("{flag} {secs}: expected a positive number of seconds");
+        }
+    }
+    if args.readers == 0 || args.concurrency == 0 || args.range_rows == 0 {
+        bail!("--readers, --concurrency and --range-rows must be at least 1");
+    }
+    let (run_dir, resume) = match (&args.resume, &args.run_dir) {
+        (Some(dir), _) => (dir.clone(), true),
+        (None, Some(dir)) => (dir.clone(), false),
+        (None, None) => (new_run_path(Path::new("runs")), false),
+    };
+    Ok(BackfillOptions {
+        tables: args.tables.clone(),
+        run_dir,
+        resume,
+        create_schema,
+        readers: args.readers,
+        concurrency: args.concurrency,
+        max_rows_per_second: args.max_rows_per_second,
+        write_timestamp,
+        max_errors: args.max_errors,
+        request_timeout: Duration::from_secs_f64(args.request_timeout),
+        retry_for: Duration::from_secs_f64(args.retry_for),
+        rows_per_range: args.range_rows,
+        batch_bytes: 5 * 1024,
+        max_row_bytes: args.max_row_bytes,
+        plan_label: plan_file.display().to_string(),
+    })
+}
+
+/// A tokio runtime for one command.
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// Runs `remodel backfill`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let (plan, plan_file, source, target) = args.endpoints.open()?;
+    let opts = options(&args, &plan_file)?;
+    if opts.resume && !opts.run_dir.join("checkpoint.json").is_file() {
+        bail!(
+            "--resume {}: no checkpoint.json there (give the folder of an earlier run)",
+            opts.run_dir.display()
+        );
+    }
+    eprintln!(
+        "backfill: {} → {} (keyspace {}), run folder {}",
+        source.display,
+        target.node,
+        plan.design.keyspace.name,
+        opts.run_dir.display()
+    );
+    let reporter: Arc<dyn remodel_backfill::Progress> =
+        Arc::from(progress::reporter(args.progress));
+    let outcome = runtime()?.block_on(remodel_backfill::backfill(
+        &plan, &source, &target, &opts, reporter,
+    ));
+    match outcome {
+        Ok(summary) => {
+            print_summary(&summary);
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            let summary = std::fs::read_to_string(opts.run_dir.join("summary.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str::<Summary>(&t).ok());
+            if let Some(s) = &summary {
+                print_summary(s);
+            }
+            eprintln!("remodel: error: {e}");
+            if let Some(hint) = summary.and_then(|s| s.resume_hint) {
+                eprintln!("to continue: {hint}");
+            }
+            Ok(ExitCode::from(EXIT_STOPPED))
+        }
+    }
+}
+
+fn print_summary(s: &Summary) {
+    let width = s
+        .tables
+        .iter()
+        .map(|t| t.name.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    println!(
+        "{:<width$} {:>12} {:>12} {:>10} {:>9} {:>9}",
+        "table", "read", "written", "rejected", "ranges", "seconds"
+    );
+    for t in &s.tables {
+        println!(
+            "{:<width$} {:>12} {:>12} {:>10} {:>9} {:>9.1}",
+            t.name,
+            thousands(t.rows_read),
+            thousands(t.rows_written),
+            thousands(t.rows_rejected),
+            format!("{}/{}", t.ranges_done, t.ranges_total),
+            t.seconds
+        );
+    }
+    let read: u64 = s.tables.iter().map(|t| t.rows_read).sum();
+    let rejected: u64 = s.tables.iter().map(|t| t.rows_rejected).sum();
+    let skipped: usize = s.tables.iter().map(|t| t.ranges_skipped).sum();
+    println!(
+        "{} in {:.1} s: {} rows read, {} rejected, {} retries{}; run folder {}",
+        s.status,
+        s.elapsed_seconds,
+        thousands(read),
+        thousands(rejected),
+        s.retries,
+        if skipped > 0 {
+            format!(", {skipped} ranges skipped (finished earlier)")
+        } else {
+            String::new()
+        },
+        s.run_dir
+    );
+    if rejected > 0 {
+        println!(
+            "rejected rows, with their source key and reason: {}/rejects/",
+            s.run_dir
+        );
+    }
+}

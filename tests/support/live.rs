@@ -1,0 +1,127 @@
+//! Live backfill cases: a fresh Postgres schema, Cassandra keyspace and scratch folder, and the
+//! `remodel` commands of a backfill run against them.
+
+use super::{remodel_ok, scratch};
+use remodel_testdb::{CqlKeyspace, PgSchema};
+use std::path::{Path, PathBuf};
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+/// One test's databases and scratch folder.
+pub struct Case {
+    /// Its Postgres schema.
+    pub pg: PgSchema,
+    /// Its Cassandra keyspace (the plans are made for it).
+    pub ks: CqlKeyspace,
+    /// Its scratch folder.
+    pub dir: PathBuf,
+    /// The Postgres URL with the schema as search path.
+    pub url: String,
+}
+
+impl Case {
+    /// Creates the schema, the keyspace and the folder, all named after `label`.
+    pub async fn new(label: &str) -> Case {
+        let pg = PgSchema::create(label)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let ks = CqlKeyspace::create(label)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let url = pg.url();
+        Case {
+            pg,
+            ks,
+            dir: scratch(label),
+            url,
+        }
+    }
+
+    /// Runs `remodel plan INPUT` for this keyspace; returns the plan.json path as text.
+    pub fn plan(&self, input: &str) -> String {
+        let plan = super::plan_into(input, self.ks.name(), &self.dir.join("plan"));
+        plan.to_string_lossy().into_owned()
+    }
+
+    /// Loads `trips` generated rideshare trips and plans the example; returns the plan path.
+    pub fn rideshare(&self, trips: u64) -> String {
+        let n = trips.to_string();
+        remodel_ok(&[
+            "example-data",
+            "rideshare",
+            "--source",
+            &self.url,
+            "--trips",
+            &n,
+        ]);
+        self.plan("examples/rideshare")
+    }
+
+    /// `backfill --plan PLAN --source … --target … --run-dir RUN --progress lines EXTRA…`.
+    pub fn backfill_args(&self, plan: &str, run: &Path, extra: &[&str]) -> Vec<String> {
+        let mut args: Vec<String> = [
+            "backfill",
+            "--plan",
+            plan,
+            "--source",
+            &self.url,
+            "--target",
+            self.ks.node(),
+            "--run-dir",
+            &run.to_string_lossy(),
+            "--progress",
+            "lines",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    }
+
+    /// Runs `remodel verify` with `extra` flags, asserts it passes, returns its stdout.
+    pub fn verify(&self, plan: &str, extra: &[&str]) -> String {
+        let mut args = vec![
+            "verify",
+            "--plan",
+            plan,
+            "--source",
+            &self.url,
+            "--target",
+            self.ks.node(),
+        ];
+        args.extend(extra);
+        remodel_ok(&args)
+    }
+
+    /// Drops the schema, the keyspace and the folder.
+    pub async fn cleanup(self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+        self.pg.cleanup().await.unwrap_or_else(|e| panic!("{e}"));
+        self.ks.cleanup().await.unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+/// Refs of owned arguments, for [`super::remodel`].
+pub fn refs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
+/// Polls `ready` every 50 ms while `child` runs; panics after `secs` or when the child ends first.
+pub fn wait_until(child: &mut Child, secs: u64, what: &str, mut ready: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while !ready() {
+        assert!(Instant::now() < deadline, "{what}: not within {secs} s");
+        assert!(
+            child.try_wait().expect("poll the child").is_none(),
+            "{what}: the backfill ended first"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A JSON file of the run folder.
+pub fn json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
