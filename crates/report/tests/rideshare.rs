@@ -237,7 +237,7 @@ fn cost_chapter_greedy_selection_and_a_traded_read() {
         .find(|q| q.pattern == "q2")
         .expect("q2");
     // The index table spares some writes for one more partition per call: not enough at the
-    // plan's balanced weights, enough when writes weigh four times a read.
+    // plan's balanced weights, enough when a write weighs twice a read.
     q2.candidates[1].write_cost = 16.0;
     let book = render(&input(&plan, None));
     let page = |p: &str| &book.page_at(p).expect(p).body;
@@ -259,20 +259,20 @@ fn cost_chapter_greedy_selection_and_a_traded_read() {
     );
     assert!(
         chapter.contains(
-            "| `writes` | 0.25, 1 | [q2](query-mapping.md#q2) → *index table + row lookup* \
-             (+4.04 partition reads, -2.71 writes per 100 calls) |"
+            "| `writes` | 1, 2 | [q2](query-mapping.md#q2) → *index table + row lookup* \
+             (+4.04 partition reads, -2.71 table writes per 100 calls) |"
         ),
         "{chapter}"
     );
     assert!(
-        chapter.contains("| `reads` | 1, 0.25 | none |"),
+        chapter.contains("| `reads` | 1, 0.125 | none |"),
         "{chapter}"
     );
     assert!(
         page("query-mapping.md").contains(
-            "Chosen: *own table*. *index table + row lookup* would save 2.71 writes per 100 \
-             calls for 4.04 more partition reads: it wins only where a write weighs more than \
-             1.49 partition reads (here 1).\n"
+            "Chosen: *own table*. *index table + row lookup* would save 2.71 table writes per \
+             100 calls for 4.04 more partition reads: it wins only where a table write weighs \
+             more than 1.49 partition reads (here 0.5).\n"
         ),
         "{}",
         page("query-mapping.md")
@@ -306,13 +306,18 @@ fn plan_without_costs_has_no_cost_chapter() {
 fn writes_by_cost_add_up_to_the_design_figures() {
     let plan = rideshare();
     let cost = plan.design.cost.as_ref().expect("costs");
-    let total = cost.design.table_writes + cost.design.reads_before_write;
+    let (read, write, _) = cost.selection.weights;
+    let d = &cost.design;
+    let weighted = write * d.table_writes + read * d.reads_before_write;
     let book = render(&input(&plan, None));
     let chapter = &book.page_at("cost.md").expect("cost chapter").body;
+    let amount = remodel_report::md::amount;
     assert!(
         chapter.contains(&format!(
-            "| all writes |  |  |  |  | **{}** | 100.0% |",
-            remodel_report::md::amount(total)
+            "| all writes |  |  |  |  | {} | {} | **{}** | 100.0% |",
+            amount(d.table_writes),
+            amount(d.reads_before_write),
+            amount(weighted)
         )),
         "{chapter}"
     );

@@ -124,7 +124,8 @@ fn trade(ctx: &Ctx, c: &DesignCost) -> String {
     s
 }
 
-/// One sentence: the design's reads, writes and bytes against the baseline's.
+/// One sentence: the design's reads, table writes, reads before write and bytes against the
+/// baseline's.
 fn against_baseline(d: &CostFigures, b: &CostFigures) -> String {
     let read_part = match differs(d.partition_reads, b.partition_reads, md::amount, "fewer") {
         Some((by, change)) => {
@@ -132,24 +133,33 @@ fn against_baseline(d: &CostFigures, b: &CostFigures) -> String {
         }
         None => "This design reads as many partitions as the baseline".into(),
     };
-    let (after, before) = (
-        d.table_writes + d.reads_before_write,
-        b.table_writes + b.reads_before_write,
-    );
     // Fewer reads bought with more writes is the trade denormalization makes: say it as one.
-    let trade = d.partition_reads < b.partition_reads - EPS && after > before;
-    let write_part = match differs(after, before, md::amount, "fewer") {
+    let trade =
+        d.partition_reads < b.partition_reads - EPS && d.table_writes > b.table_writes + EPS;
+    let write_part = match differs(d.table_writes, b.table_writes, md::amount, "fewer") {
         Some((by, change)) => format!(
-            "{} {by} table writes and reads before write ({change})",
+            "{} {by} table writes ({change})",
             if trade { "for" } else { "and makes" }
         ),
-        None => "and makes as many table writes and reads before write".into(),
+        None => "and makes as many table writes".into(),
+    };
+    let first = match differs(
+        d.reads_before_write,
+        b.reads_before_write,
+        md::amount,
+        "fewer",
+    ) {
+        Some((by, change)) => format!(", and its writes read {by} partitions first ({change})"),
+        None if d.reads_before_write > EPS => {
+            ", and its writes read as many partitions first".into()
+        }
+        None => String::new(),
     };
     let store = match differs(d.stored_bytes, b.stored_bytes, md::bytes, "less") {
         Some((by, change)) => format!("{by} ({change})"),
         None => "as much".into(),
     };
-    format!("{read_part} {write_part}; it stores {store}.")
+    format!("{read_part} {write_part}{first}; it stores {store}.")
 }
 
 /// `7.01 fewer` and `-7.9%` when `now` differs from `before` by more than rounding.
@@ -172,12 +182,30 @@ fn per_100(ctx: &Ctx, p: &AccessPattern) -> f64 {
     ctx.share(p) * 100.0
 }
 
-/// What a write costs per 100 calls of the workload: table writes and reads before write.
-fn write_cost(ctx: &Ctx, p: &AccessPattern, w: &WritePath) -> f64 {
-    per_100(ctx, p) * (w.table_writes + w.reads_before_write)
+/// What a write costs per 100 calls of the workload.
+#[derive(Clone, Copy)]
+struct WriteCost {
+    /// Table writes.
+    writes: f64,
+    /// Partitions read before writing.
+    reads_first: f64,
+    /// Both at the plan's weights (a read before write weighs as a partition read).
+    weighted: f64,
 }
 
-/// The writes that cost anything, heaviest first (ties in the order of calls).
+fn write_cost(ctx: &Ctx, p: &AccessPattern, w: &WritePath) -> WriteCost {
+    let (read, write) = weights(ctx);
+    let n = per_100(ctx, p);
+    let (writes, reads_first) = (n * w.table_writes, n * w.reads_before_write);
+    WriteCost {
+        writes,
+        reads_first,
+        weighted: write * writes + read * reads_first,
+    }
+}
+
+/// The writes that cost anything, heaviest first at the plan's weights (ties in the order of
+/// calls).
 fn ranked_writes<'a>(ctx: &Ctx<'a>) -> Vec<(&'a AccessPattern, &'a WritePath)> {
     let mut writes: Vec<(&AccessPattern, &WritePath)> = ctx
         .ranked
@@ -187,33 +215,61 @@ fn ranked_writes<'a>(ctx: &Ctx<'a>) -> Vec<(&'a AccessPattern, &'a WritePath)> {
         .filter(|(_, w)| !w.one_off)
         .collect();
     // A stable sort: equal costs keep the order of calls.
-    writes.sort_by(|a, b| write_cost(ctx, b.0, b.1).total_cmp(&write_cost(ctx, a.0, a.1)));
+    writes.sort_by(|a, b| {
+        let cost = |(p, w): &(&AccessPattern, &WritePath)| write_cost(ctx, p, w).weighted;
+        cost(b).total_cmp(&cost(a))
+    });
     writes
+}
+
+/// Sums of the writes' costs.
+fn write_totals(ctx: &Ctx, writes: &[(&AccessPattern, &WritePath)]) -> WriteCost {
+    writes.iter().map(|(p, w)| write_cost(ctx, p, w)).fold(
+        WriteCost {
+            writes: 0.0,
+            reads_first: 0.0,
+            weighted: 0.0,
+        },
+        |a, c| WriteCost {
+            writes: a.writes + c.writes,
+            reads_first: a.reads_first + c.reads_first,
+            weighted: a.weighted + c.weighted,
+        },
+    )
 }
 
 /// The write that makes most of the writes' cost, in a sentence.
 fn heaviest_write(ctx: &Ctx) -> Option<String> {
     let writes = ranked_writes(ctx);
-    let total: f64 = writes.iter().map(|(p, w)| write_cost(ctx, p, w)).sum();
+    let total = write_totals(ctx, &writes);
     let (p, w) = writes.first()?;
     let cost = write_cost(ctx, p, w);
-    if cost <= EPS {
+    if cost.weighted <= EPS {
         return None;
     }
     let tables: Vec<String> = write_tables(w).into_iter().map(md::code).collect();
+    let first = if cost.reads_first > EPS {
+        format!(
+            " and {} of the {} partitions read first",
+            md::amount(cost.reads_first),
+            md::amount(total.reads_first)
+        )
+    } else {
+        String::new()
+    };
     Some(format!(
-        "[{}]({WRITES}#{}) ({} of the calls) makes {} of the writes: {} of the {} table writes \
-         and reads before write per 100 calls, {} per call{}{}.",
+        "[{}]({WRITES}#{}) ({} of the calls) makes {} of the writes' cost: {} of the {} table \
+         writes per 100 calls{first}, {} per call{}{}.",
         md::text(&p.id),
         md::anchor(&p.id),
         md::percent(ctx.share(p)),
-        if cost * 2.0 > total {
+        if cost.weighted * 2.0 > total.weighted {
             "most"
         } else {
             "the largest part"
         },
-        md::amount(cost),
-        md::amount(total),
+        md::amount(cost.writes),
+        md::amount(total.writes),
         plural(w.table_writes, "table write"),
         if tables.is_empty() {
             String::new()
@@ -326,7 +382,7 @@ fn selection(ctx: &Ctx, c: &DesignCost) -> String {
     // Said from the presets themselves, so the text follows them.
     let presets: Vec<String> = OBJECTIVES
         .iter()
-        .map(|(n, r, w)| format!("`{n}` {}", md::amount(w / r)))
+        .map(|(n, r, w)| format!("`{n}` {}", weight(w / r)))
         .collect();
     let _ = writeln!(
         s,
@@ -334,9 +390,9 @@ fn selection(ctx: &Ctx, c: &DesignCost) -> String {
          a GiB stored {} ({name}). Each `--objective` sets what a table write weighs against a \
          partition read: {} (the default is `balanced`); the dearer a write, the fewer copies and \
          the more lookups.\n",
-        md::amount(read),
-        md::amount(write),
-        md::amount(storage),
+        weight(read),
+        weight(write),
+        weight(storage),
         presets.join(", ")
     );
     s.push_str(&lean(ctx));
@@ -367,7 +423,7 @@ fn lean(ctx: &Ctx) -> String {
             };
             vec![
                 format!("`{name}`"),
-                format!("{}, {}", md::amount(read), md::amount(write)),
+                format!("{}, {}", weight(read), weight(write)),
                 changes,
             ]
         })
@@ -389,7 +445,7 @@ fn lean(ctx: &Ctx) -> String {
     )
 }
 
-/// `q11 → *own table* (-4.22 partition reads, +14.77 writes per 100 calls)` when the read's
+/// `q11 → *own table* (-4.22 partition reads, +14.77 table writes per 100 calls)` when the read's
 /// cheapest way at `to` weights is another than at `from` weights.
 fn leans(ctx: &Ctx, p: &AccessPattern, from: (f64, f64), to: (f64, f64)) -> Option<String> {
     let q = ctx.query(&p.id)?;
@@ -408,15 +464,16 @@ fn leans(ctx: &Ctx, p: &AccessPattern, from: (f64, f64), to: (f64, f64)) -> Opti
     };
     let w = &ways[after];
     Some(format!(
-        "{} → *{}* ({} partition reads, {} writes per 100 calls)",
+        "{} → *{}* ({} partition reads, {} table writes per 100 calls)",
         mapping_link(&p.id, 0, &md::text(&p.id)),
         md::text(&label(&ways, after)),
-        signed(w.reads - chosen.reads),
+        signed(w.all_reads() - chosen.all_reads()),
         signed(w.writes - chosen.writes)
     ))
 }
 
-/// Each write's cost: calls × (table writes + reads before write), heaviest first.
+/// Each write's cost: its table writes and reads before write per 100 calls, and both weighted,
+/// heaviest first.
 fn write_costs(ctx: &Ctx) -> String {
     let writes = ranked_writes(ctx);
     let mut s = String::from("## Writes by cost\n\n");
@@ -424,30 +481,44 @@ fn write_costs(ctx: &Ctx) -> String {
         s.push_str("The workload has no write statement that shapes the design.\n\n");
         return s;
     }
-    let total: f64 = writes.iter().map(|(p, w)| write_cost(ctx, p, w)).sum();
+    let total = write_totals(ctx, &writes);
+    let (read, write) = weights(ctx);
     let _ = writeln!(
         s,
-        "Each write of the application, by what it costs this design: its calls per 100 calls of \
-         the workload × (table writes + partitions read first) per call. A statement run once per \
-         row of a read counts the rows that read returns on average. The \
-         [write paths]({WRITES}) show the statements.\n"
+        "Each write of the application, by what it costs this design: per call, the table writes \
+         it makes and the partitions it reads first; per 100 calls of the workload, the same \
+         times its calls; weighted as the selection weighs them (a table write {}, a partition \
+         read first {}). A statement run once per row of a read counts the rows that read \
+         returns on average. The [write paths]({WRITES}) show the statements.\n",
+        weight(write),
+        weight(read)
     );
+    let share = |x: f64| {
+        md::percent(if total.weighted > 0.0 {
+            x / total.weighted
+        } else {
+            0.0
+        })
+    };
     let mut rows: Vec<Vec<String>> = writes
         .iter()
         .map(|(p, w)| {
             let cost = write_cost(ctx, p, w);
+            let unsupported = w.unsupported.is_some();
             vec![
                 format!("[{}]({WRITES}#{})", md::text(&p.id), md::anchor(&p.id)),
                 super::kind(p).into(),
                 md::thousands(p.calls),
                 md::amount(w.table_writes),
                 md::amount(w.reads_before_write),
-                if w.unsupported.is_some() {
+                md::amount(cost.writes),
+                md::amount(cost.reads_first),
+                if unsupported {
                     "**cannot be applied**: not counted".into()
                 } else {
-                    format!("**{}**", md::amount(cost))
+                    format!("**{}**", md::amount(cost.weighted))
                 },
-                md::percent(if total > 0.0 { cost / total } else { 0.0 }),
+                share(cost.weighted),
             ]
         })
         .collect();
@@ -457,8 +528,10 @@ fn write_costs(ctx: &Ctx) -> String {
         String::new(),
         String::new(),
         String::new(),
-        format!("**{}**", md::amount(total)),
-        md::percent(if total > 0.0 { 1.0 } else { 0.0 }),
+        md::amount(total.writes),
+        md::amount(total.reads_first),
+        format!("**{}**", md::amount(total.weighted)),
+        share(total.weighted),
     ]);
     s.push_str(&md::table(
         &[
@@ -467,13 +540,24 @@ fn write_costs(ctx: &Ctx) -> String {
             "calls",
             "table writes per call",
             "reads first per call",
-            "per 100 calls",
+            "table writes per 100 calls",
+            "reads first per 100 calls",
+            "weighted",
             "share",
         ],
         &rows,
     ));
     s.push('\n');
     s
+}
+
+/// A weight as configured: exact up to three decimals (`0.125`), else rounded.
+fn weight(x: f64) -> String {
+    if ((x * 1000.0).round() / 1000.0 - x).abs() < 1e-12 && x.abs() < 1e6 {
+        format!("{x}")
+    } else {
+        md::amount(x)
+    }
 }
 
 /// One way of serving a read with its costs per 100 calls of the workload.
@@ -555,12 +639,19 @@ pub(super) fn ways_considered(ctx: &Ctx, p: &AccessPattern, q: &QueryMapping) ->
         [] => String::new(),
         [only] => format!(
             "One way considered: *{}* of {}, {} per call; keeping it in step takes {} table \
-             writes and {} reads before write per 100 calls.\n\n",
+             writes{} per 100 calls.\n\n",
             md::text(only.kind),
             md::code(only.table),
             partitions(only.per_call),
             md::amount(only.writes),
-            md::amount(only.reads_first)
+            if only.reads_first > EPS {
+                format!(
+                    " and {} partitions read first",
+                    md::amount(only.reads_first)
+                )
+            } else {
+                String::new()
+            }
         ),
         _ => {
             let rows: Vec<Vec<String>> = ways
@@ -589,8 +680,8 @@ pub(super) fn ways_considered(ctx: &Ctx, p: &AccessPattern, q: &QueryMapping) ->
             format!(
                 "Ways considered (per 100 calls of the workload; weighted: a partition read {}, \
                  reads before write included, a table write {}):\n\n{}\n{}\n\n",
-                md::amount(weights.0),
-                md::amount(weights.1),
+                weight(weights.0),
+                weight(weights.1),
                 md::table(
                     &[
                         "way",
