@@ -148,6 +148,15 @@ async fn backfill_chapter_from_a_real_run_folder() {
     assert!(is_number(v[6]), "sampled: {}", v[6]);
     assert_eq!(v[7..], ["0", "0", "ok"], "{page}");
 
+    // The overview asks a person to look at the rejected rows.
+    let overview = read(&book.join("src/overview.md"));
+    assert!(
+        overview.contains(&format!(
+            "The backfill rejected 3 rows (in `{run_s}/rejects/`): fix the source or the plan"
+        )),
+        "{overview}"
+    );
+
     // The HTML page says the same, and the runbook links the chapter.
     let html = std::fs::read_to_string(book.join("book/backfill.html")).expect("built page");
     assert!(html.contains("Backfill and verification"), "{html}");

@@ -151,6 +151,18 @@ fn run_chapter_reports_the_run_folder() {
     let book = render(&input(&plan, Some(&run)));
     let page = book.page_at("backfill.md").expect("run chapter");
     expect_test::expect_file![root().join("fixtures/report/run/backfill.md")].assert_eq(&page.body);
+    // The overview puts what the run leaves to decide first, and links the chapter.
+    let overview = &book.page_at("overview.md").expect("overview").body;
+    let see = "See [Backfill and verification](backfill.md).";
+    assert!(
+        overview.contains(&format!(
+            "1. **Verification failed** for `trips_by_driver`, `trips_by_id`: the target differs \
+             from the source. {see}\n2. The backfill rejected 3 rows (in `runs/cutover/rejects/`): \
+             fix the source or the plan, then resume. {see}\n"
+        )),
+        "{overview}"
+    );
+    assert!(overview.contains("- [Backfill and verification](backfill.md): "));
     let titles: Vec<&str> = book.pages().iter().map(|p| p.path.as_str()).collect();
     let pos = |p: &str| titles.iter().position(|t| *t == p).expect(p);
     assert!(pos("write-paths.md") < pos("backfill.md") && pos("backfill.md") < pos("runbook.md"));
@@ -172,6 +184,12 @@ fn run_folder_without_or_with_broken_files() {
         "{body}"
     );
     assert!(body.contains("Not verified yet"), "{body}");
+    let overview = &book.page_at("overview.md").expect("overview").body;
+    assert!(
+        overview
+            .contains("1. The run folder has no `summary.json`: the backfill has not finished."),
+        "{overview}"
+    );
 
     std::fs::write(dir.join("summary.json"), "{\"tables\": 3}").expect("write");
     let broken = read_run(&dir).expect("read");

@@ -751,16 +751,25 @@ fn compare(name: &str, a: &Way, c: &Way, weights: (f64, f64), reads: &str) -> St
     } else if dr.abs() <= EPS {
         format!("{name} reads as much and makes {}", writes_too(dw))
     } else if dr > 0.0 && dw >= -EPS {
-        let more = if a.per_call > c.per_call {
+        if a.per_call > c.per_call {
             format!(
-                "reads {} per call instead of {}",
+                "{name} reads {} per call instead of {} and makes {}",
                 partitions(a.per_call),
-                md::amount(c.per_call)
+                md::amount(c.per_call),
+                writes_too(dw)
+            )
+        } else if dw > EPS {
+            format!(
+                "{name} makes {} more {reads} and {} more table writes per 100 calls",
+                md::amount(dr),
+                md::amount(dw)
             )
         } else {
-            format!("makes {} more {reads} per 100 calls", md::amount(dr))
-        };
-        format!("{name} {more} and makes {}", writes_too(dw))
+            format!(
+                "{name} makes {} more {reads} per 100 calls and no fewer table writes",
+                md::amount(dr)
+            )
+        }
     } else if dr > 0.0 {
         format!(
             "{name} would save {} table writes per 100 calls for {} more {reads}: it wins only \
@@ -768,7 +777,7 @@ fn compare(name: &str, a: &Way, c: &Way, weights: (f64, f64), reads: &str) -> St
             md::amount(-dw),
             md::amount(dr),
             md::amount(dr / -dw),
-            md::amount(weights.1 / weights.0)
+            weight(weights.1 / weights.0)
         )
     } else if dw > EPS {
         format!(
@@ -777,7 +786,7 @@ fn compare(name: &str, a: &Way, c: &Way, weights: (f64, f64), reads: &str) -> St
             md::amount(-dr),
             md::amount(dw),
             md::amount(dw / -dr),
-            md::amount(weights.0 / weights.1)
+            weight(weights.0 / weights.1)
         )
     } else {
         format!("{name} reads and writes no more")
@@ -861,6 +870,16 @@ mod tests {
              read weighs more than 2 table writes (here 1)."
         );
         assert_eq!(cheapest(&ways, (1.0, 0.25)), Some(0));
+        // One partition per call either way, but the copy's writes read first and write more.
+        let dearer = [
+            way("index", 1.0, (5.0, 0.0), 3.0, true),
+            way("own table", 1.0, (1.0, 6.0), 6.1, false),
+        ];
+        assert_eq!(
+            why(&dearer, (1.0, 0.125)),
+            "Chosen: *index*. *own table* makes 2 more partition reads (reads before write \
+             included) and 3.1 more table writes per 100 calls."
+        );
     }
 
     #[test]

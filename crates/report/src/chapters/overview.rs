@@ -1,7 +1,7 @@
 //! Overview: what needs a human decision first, then the inputs and the totals.
 
 use super::{
-    describe, mapping_link, pattern_link, table_link, Ctx, COST, MAPPING, OVERVIEW, PATTERNS,
+    describe, mapping_link, pattern_link, table_link, Ctx, COST, MAPPING, OVERVIEW, PATTERNS, RUN,
     RUNBOOK, SCHEMA, TABLES, WRITES,
 };
 use crate::book::Book;
@@ -33,12 +33,20 @@ pub(super) fn render(ctx: &Ctx, book: &mut Book) {
          - [Proposed tables]({TABLES}): one page per Cassandra table with its key diagram, CQL and sizes.\n\
          - [Query mapping]({MAPPING}): each SQL statement beside the CQL that replaces it.\n\
          - [Write paths]({WRITES}): what each write must touch and read first.\n\
-         {}\
+         {}{}\
          - [Cut-over runbook]({RUNBOOK}): the commands to move this application over.",
         if d.cost.is_some() {
             format!(
                 "- [Cost]({COST}): the design's reads, writes and bytes beside a normalized \
                  baseline, and how the tables were chosen.\n"
+            )
+        } else {
+            String::new()
+        },
+        if ctx.input.run.is_some() {
+            format!(
+                "- [Backfill and verification]({RUN}): what the backfill run did per table and \
+                 what verification found.\n"
             )
         } else {
             String::new()
@@ -49,7 +57,9 @@ pub(super) fn render(ctx: &Ctx, book: &mut Book) {
 
 /// The items a reviewer must decide on, most serious first, each linked to its page.
 fn decisions(ctx: &Ctx) -> String {
-    let mut items = read_items(ctx);
+    // What the backfill run left to do comes first: it is about data already moved.
+    let mut items = ctx.input.run.map(super::run::decisions).unwrap_or_default();
+    items.extend(read_items(ctx));
     items.extend(write_items(ctx));
     items.extend(ctx.plan.design.suggestions.iter().map(|sug| {
         format!(

@@ -55,6 +55,75 @@ pub(super) fn render(ctx: &Ctx, run: &RunFolder, book: &mut Book) {
     book.page(RUN, "Backfill and verification", 0, s);
 }
 
+/// What the run leaves for a person to decide, most serious first, for the overview: a failed
+/// verification, an unfinished run, rows unaccounted for, rejected rows, files not readable.
+pub(super) fn decisions(run: &RunFolder) -> Vec<String> {
+    let see = format!("See [Backfill and verification]({RUN}).");
+    let mut items = Vec::new();
+    match &run.verify {
+        Loaded::Found(v) if !v.passed() => {
+            let bad: Vec<String> = v
+                .tables
+                .iter()
+                .filter(|t| !t.passed())
+                .map(|t| md::code(&t.name))
+                .collect();
+            items.push(format!(
+                "**Verification failed** for {}: the target differs from the source. {see}",
+                bad.join(", ")
+            ));
+        }
+        Loaded::Invalid(e) => items.push(format!(
+            "`{}` of the run could not be read ({}). {see}",
+            VerifyReport::FILE,
+            md::cell(e)
+        )),
+        _ => {}
+    }
+    match &run.summary {
+        Loaded::Found(sum) => {
+            if !sum.complete() {
+                items.push(format!(
+                    "**The backfill has not finished** (attempt {}, {}): resume it before \
+                     switching reads. {see}",
+                    sum.attempt,
+                    sum.status.as_str()
+                ));
+            }
+            let unbalanced = sum
+                .tables
+                .iter()
+                .filter(|t| t.rows_read != t.rows_written + t.rows_rejected)
+                .count();
+            if unbalanced > 0 {
+                items.push(format!(
+                    "**Rows unaccounted for** in {unbalanced} table(s) of the backfill (read ≠ \
+                     written + rejected). {see}"
+                ));
+            }
+            let rejected: u64 = sum.tables.iter().map(|t| t.rows_rejected).sum();
+            if rejected > 0 {
+                items.push(format!(
+                    "The backfill rejected {} rows (in {}): fix the source or the plan, then \
+                     resume. {see}",
+                    md::thousands(rejected),
+                    md::code(&in_run(&run.dir, "rejects/"))
+                ));
+            }
+        }
+        Loaded::Missing => items.push(format!(
+            "The run folder has no `{}`: the backfill has not finished. {see}",
+            RunSummary::FILE
+        )),
+        Loaded::Invalid(e) => items.push(format!(
+            "`{}` of the run could not be read ({}). {see}",
+            RunSummary::FILE,
+            md::cell(e)
+        )),
+    }
+    items
+}
+
 fn link(ctx: &Ctx, table: &str) -> String {
     if ctx.table(table).is_some() {
         table_link(table, 0)
