@@ -43,7 +43,7 @@ fn plan_rideshare_writes_plan_and_cql_deterministically() {
     );
     // Each table holds what its reads need: only trips_by_id holds the status.
     assert!(
-        stdout.contains("write q6: 1 statement(s) -> trips_by_id\n"),
+        stdout.contains("write q6: 1 statement -> trips_by_id\n"),
         "{stdout}"
     );
 
@@ -163,7 +163,7 @@ fn unusable_input_exits_2_with_one_line() {
 }
 
 #[test]
-fn plan_dir_defaults_to_dir_plan_and_the_folder_keyspace() {
+fn plan_dir_defaults_to_out_dir_name_and_the_folder_keyspace() {
     let dir = scratch("My-App");
     std::fs::create_dir_all(&dir).expect("mkdir");
     for f in ["schema.sql", "queries.sql"] {
@@ -175,11 +175,14 @@ fn plan_dir_defaults_to_dir_plan_and_the_folder_keyspace() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let plan: Plan = serde_json::from_str(&read(&dir.join("plan/plan.json"))).expect("plan");
+    // `out/<DIR's name made a keyspace name>` below the working folder (the repository root).
     let expected = format!("remodel_cli_plan_{}_my_app", std::process::id());
+    let out = support::root().join("out").join(&expected);
+    let plan: Plan = serde_json::from_str(&read(&out.join("plan.json"))).expect("plan");
     assert_eq!(plan.design.keyspace.name, expected);
-    assert!(read(&dir.join("plan/schema.cql")).contains(&format!(
+    assert!(read(&out.join("schema.cql")).contains(&format!(
         "CREATE TABLE IF NOT EXISTS {expected}.trips_by_driver"
     )));
     let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&out);
 }
