@@ -121,7 +121,7 @@ impl Endpoints {
 }
 
 /// Reads `plan.json` (or `DIR/plan.json`).
-fn load_plan(path: &Path) -> anyhow::Result<(Plan, PathBuf)> {
+pub(crate) fn load_plan(path: &Path) -> anyhow::Result<(Plan, PathBuf)> {
     let file = if path.is_dir() {
         path.join("plan.json")
     } else {
