@@ -4,9 +4,9 @@
 //! and exit codes; every other crate returns values and diagnostics.
 
 mod cmd;
+mod progress;
 pub mod redact;
 pub mod report;
-mod progress;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::Path;
