@@ -14,6 +14,7 @@ use crate::pg::{Params, PgValue};
 use crate::record::Field;
 use crate::values::{canon, Canon};
 use crate::Error;
+use remodel_backfill::convert::PgKind;
 use remodel_backfill::cqltype::{CqlType, Native};
 use remodel_backfill::rows::show;
 use std::collections::HashMap;
@@ -22,8 +23,10 @@ use std::time::{Duration, Instant};
 /// A read's result on Postgres: every row, in order.
 #[derive(Debug, Clone, Default)]
 pub struct SqlRows {
-    /// Output columns: name and the field each holds (`None`: an expression replay cannot name).
-    pub columns: Vec<(String, Option<Field>)>,
+    /// Output columns: name, the field each holds (`None`: replay cannot name it) and its type.
+    pub columns: Vec<(String, Option<Field>, tokio_postgres::types::Type)>,
+    /// Columns the pattern's joins make equal (either stands for the other).
+    pub same: Vec<(Field, Field)>,
     /// The rows (the `__tie` column removed).
     pub rows: Vec<Vec<PgValue>>,
     /// The tie group of each row, when the query has an ORDER BY replay could rank.
@@ -76,14 +79,51 @@ impl Replayer<'_> {
             .iter()
             .find(|q| q.pattern == p.pattern.id)
             .ok_or_else(|| Error::Plan(format!("{}: no query mapping", p.pattern.id)))?;
-        let cql = self.read(p, q, params).await?;
+        let mut cql = self.read(p, q, params).await?;
         let sql = self.read_pg(p, params).await?;
+        self.client_outputs(p, params, &sql, &mut cql).await?;
         let difference = compare(&sql, &cql);
         Ok(ReadCheck {
             sql,
             cql,
             difference,
         })
+    }
+
+    /// Computes the SQL's output expressions (`a + b * $1 AS price`) on the rows the plan's CQL
+    /// read, as the application would.
+    async fn client_outputs(
+        &self,
+        p: &Prepared<'_>,
+        params: &Params,
+        sql: &SqlRows,
+        cql: &mut CqlRows,
+    ) -> Result<(), Error> {
+        for (_, field, ty) in &sql.columns {
+            let Some(Field::Expr(expr)) = field else {
+                continue;
+            };
+            let cql_ty = cql_for_pg(ty).ok_or_else(|| {
+                Error::Unsupported(format!("output `{expr}` of Postgres type {ty}"))
+            })?;
+            let values = self
+                .eval_rows(
+                    expr,
+                    &crate::pg::type_name(ty),
+                    params,
+                    &cql.rows,
+                    &p.forms.aliases,
+                )
+                .await
+                .map_err(|e| {
+                    Error::Unsupported(format!("output `{expr}` on the rows read: {e}"))
+                })?;
+            for (row, v) in cql.rows.iter_mut().zip(values) {
+                row.insert(Field::Expr(expr.clone()), v.to_cql(&cql_ty)?);
+            }
+            cql.types.insert(Field::Expr(expr.clone()), cql_ty);
+        }
+        Ok(())
     }
 
     /// Runs read pattern `p` on Postgres: once as written (timed) and once for every row with
@@ -118,17 +158,23 @@ impl Replayer<'_> {
             .await
             .map_err(Error::pg(what(full_sql)))?;
         let mut aggs = a.aggregates.iter();
-        for col in stmt.columns().iter().skip(skip) {
+        for (i, col) in stmt.columns().iter().skip(skip).enumerate() {
+            let written = p.forms.outputs.get(i);
             let field = match self.source_of(col).await {
                 Some(c) => Some(Field::Col(c)),
+                None if written.is_some_and(|w| !is_aggregate_call(w)) => {
+                    written.map(|w| Field::Expr(w.clone()))
+                }
                 None => aggs.next().map(|g| Field::Agg {
                     function: g.function.to_ascii_lowercase(),
                     column: g.column.clone(),
                     distinct: g.distinct,
                 }),
             };
-            out.columns.push((col.name().to_string(), field));
+            out.columns
+                .push((col.name().to_string(), field, col.type_().clone()));
         }
+        out.same = crate::record::join_equalities(p.pattern);
         let mut ties = Vec::with_capacity(full.len());
         for r in &full {
             if p.forms.ranked {
@@ -160,6 +206,49 @@ impl Replayer<'_> {
     }
 }
 
+/// True for one aggregate call (`count(DISTINCT x)`, `sum(a)`), not an expression around one.
+fn is_aggregate_call(sql: &str) -> bool {
+    let lower = sql.trim().to_ascii_lowercase();
+    let Some(open) = lower.find('(') else {
+        return false;
+    };
+    let name = lower[..open].trim();
+    let mut depth = 0i32;
+    let closes_at_end = lower[open..].char_indices().all(|(i, ch)| {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        depth > 0 || i == lower.len() - open - 1
+    });
+    matches!(name, "count" | "sum" | "min" | "max" | "avg") && closes_at_end
+}
+
+/// The CQL type a value of Postgres type `ty` is compared as, when both sides are computed in
+/// Postgres (output expressions).
+pub fn cql_for_pg(ty: &tokio_postgres::types::Type) -> Option<CqlType> {
+    use remodel_backfill::convert::PgKind as K;
+    Some(CqlType::Native(match PgKind::of(ty)? {
+        K::Bool => Native::Boolean,
+        K::Int2 => Native::SmallInt,
+        K::Int4 => Native::Int,
+        K::Int8 | K::Oid => Native::BigInt,
+        K::Float4 => Native::Float,
+        K::Float8 => Native::Double,
+        K::Numeric => Native::Decimal,
+        K::Text | K::Json | K::Jsonb => Native::Text,
+        K::Bytea => Native::Blob,
+        K::Uuid => Native::Uuid,
+        K::Timestamp => Native::Timestamp,
+        K::Date => Native::Date,
+        K::Time | K::TimeTz => Native::Time,
+        K::Interval => Native::Duration,
+        K::Inet => Native::Inet,
+        K::Array(_) => return None,
+    }))
+}
+
 /// The Postgres rows in the canonical form, each value converted to the CQL type of the field
 /// that holds it on the Cassandra side (as the backfill converts it).
 fn sql_canon(
@@ -169,13 +258,13 @@ fn sql_canon(
     let mut out = Vec::with_capacity(sql.rows.len());
     for row in &sql.rows {
         let mut vals = Vec::with_capacity(row.len());
-        for (v, (name, field)) in row.iter().zip(&sql.columns) {
+        for (v, (name, field, _)) in row.iter().zip(&sql.columns) {
             let field = field
                 .as_ref()
                 .ok_or_else(|| format!("output `{name}` is an expression replay cannot map"))?;
-            let ty = types
-                .get(field)
+            let held = crate::record::resolve(field, &sql.same, |f| types.contains_key(f))
                 .ok_or_else(|| format!("the plan's CQL returns no {field}"))?;
+            let ty = &types[held];
             vals.push(match v.to_cql(ty) {
                 Ok(c) => (canon(c.as_ref()), c.as_ref().map_or("NULL".into(), show)),
                 Err(e) => (
@@ -200,7 +289,7 @@ fn render(row: &[(Canon, String)], names: &[String]) -> String {
 
 /// Compares the Cassandra side's rows with the SQL result; `None` when they agree.
 pub fn compare(sql: &SqlRows, cql: &CqlRows) -> Option<Difference> {
-    let names: Vec<String> = sql.columns.iter().map(|(n, _)| n.clone()).collect();
+    let names: Vec<String> = sql.columns.iter().map(|(n, _, _)| n.clone()).collect();
     let types: HashMap<Field, CqlType> = cql.types.clone().into_iter().collect();
     let fail = |reason: String, sql_rows: Vec<String>, cql_rows: Vec<String>| {
         Some(Difference {
@@ -218,7 +307,7 @@ pub fn compare(sql: &SqlRows, cql: &CqlRows) -> Option<Difference> {
     let mut actual = Vec::with_capacity(cql.rows.len());
     for r in &cql.rows {
         let mut vals = Vec::with_capacity(names.len());
-        for (name, field) in &sql.columns {
+        for (name, field, _) in &sql.columns {
             let Some(field) = field else {
                 return fail(
                     format!("output `{name}` is an expression replay cannot map"),
@@ -226,7 +315,8 @@ pub fn compare(sql: &SqlRows, cql: &CqlRows) -> Option<Difference> {
                     vec![],
                 );
             };
-            let v = r.get(field).and_then(Option::as_ref);
+            let held = crate::record::resolve(field, &sql.same, |f| types.contains_key(f));
+            let v = held.and_then(|f| r.get(f)).and_then(Option::as_ref);
             vals.push((canon(v), v.map_or("NULL".into(), show)));
         }
         actual.push(vals);
@@ -281,8 +371,8 @@ pub fn compare(sql: &SqlRows, cql: &CqlRows) -> Option<Difference> {
         "same rows in another order than the ORDER BY allows".to_string()
     } else {
         let missing = want.iter().filter(|w| !got.contains(w)).count();
-        let extra = got.iter().filter(|g| !all.contains(g)).count();
-        format!("different rows: {missing} of SQL's missing, {extra} Cassandra rows SQL does not return")
+        let extra = got.iter().filter(|g| !want.contains(g)).count();
+        format!("different rows: {missing} of SQL's rows missing, {extra} Cassandra rows not among SQL's")
     };
     fail(reason, sql_shown, shown(&actual))
 }
@@ -361,6 +451,17 @@ mod tests {
         // OFFSET 2 LIMIT 2: positions 2 and 3, both in the group cut at both ends.
         assert!(by_tie_groups(&all, &ties, 2, &rows(&[2, 4])));
         assert!(!by_tie_groups(&all, &ties, 2, &rows(&[2, 5])));
+    }
+
+    #[test]
+    fn aggregate_calls_are_told_from_expressions() {
+        assert!(is_aggregate_call("COUNT(DISTINCT (S_I_ID))"));
+        assert!(is_aggregate_call("sum(ol_amount)"));
+        assert!(!is_aggregate_call("count(*) + 1"));
+        assert!(!is_aggregate_call(
+            "(f_base_price + (f_base_price * ($1 - (f_seats_left / f_seats_total))))"
+        ));
+        assert!(!is_aggregate_call("sum(a) / count(b)"));
     }
 
     #[test]

@@ -24,6 +24,10 @@ pub enum Error {
         /// The driver's message.
         message: String,
     },
+    /// Something the plan asks that replay does not do yet (the pattern is listed as not
+    /// replayed, with this reason).
+    #[error("not replayed: {0}")]
+    Unsupported(String),
     /// A value could not be converted between the two sides.
     #[error("value: {0}")]
     Value(String),

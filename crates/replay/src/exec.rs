@@ -224,7 +224,7 @@ impl<'a> Replayer<'a> {
             .flat_map(|r| r.keys())
             .filter_map(|f| match f {
                 Field::Col(c) => Some(c),
-                Field::Agg { .. } => None,
+                Field::Agg { .. } | Field::Expr(_) => None,
             })
             .collect();
         cols.sort();

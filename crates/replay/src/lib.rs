@@ -11,9 +11,12 @@
 pub mod compare;
 mod error;
 pub mod exec;
+pub mod generate;
 pub mod pg;
 pub mod read;
 pub mod record;
+pub mod run;
+pub mod sample;
 pub mod sqlforms;
 pub mod values;
 pub mod write;

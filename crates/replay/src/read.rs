@@ -54,6 +54,16 @@ impl Replayer<'_> {
             .as_deref()
             .ok_or_else(|| Error::Plan(format!("{}: the plan maps it to no CQL", q.pattern)))?;
         let table = self.table(q.table.as_deref().unwrap_or_default())?;
+        if let Some(c) = table
+            .columns
+            .iter()
+            .find(|c| c.embeds.is_some() && cql.contains(c.name.as_str()))
+        {
+            return Err(Error::Unsupported(format!(
+                "reads of the embedded collection {} (its entries are not unnested)",
+                c.name
+            )));
+        }
         let stmt = self.statement(cql).await?;
         let types = Self::marker_types(&stmt)?;
         if types.len() != q.binds.len() {
@@ -101,14 +111,19 @@ impl Replayer<'_> {
                 .collect();
         }
         let a = &p.pattern.analysis;
+        let same = crate::record::join_equalities(p.pattern);
         if work.aggregate {
-            rows = aggregate(&rows, &a.group_by, &a.aggregates, &mut out.types)?;
+            rows = aggregate(&rows, &a.group_by, &a.aggregates, &same, &mut out.types)?;
         }
         if work.sort {
             let keys: Vec<(Field, bool)> = a
                 .order_by
                 .iter()
-                .map(|o| (Field::Col(o.column.clone()), o.desc))
+                .map(|o| {
+                    let f = Field::Col(o.column.clone());
+                    let held = crate::record::resolve(&f, &same, |x| out.types.contains_key(x));
+                    (held.cloned().unwrap_or(f), o.desc)
+                })
                 .collect();
             if let Some((f, _)) = keys.iter().find(|(f, _)| !out.types.contains_key(f)) {
                 return Err(Error::Plan(format!(
@@ -218,9 +233,17 @@ fn aggregate(
     rows: &[Record],
     group_by: &[ColumnRef],
     aggs: &[remodel_model::Aggregate],
+    same: &[(Field, Field)],
     types: &mut std::collections::BTreeMap<Field, CqlType>,
 ) -> Result<Vec<Record>, Error> {
-    let keys: Vec<Field> = group_by.iter().cloned().map(Field::Col).collect();
+    // A column the rows lack stands for one the joins make equal to it.
+    let known: Vec<Field> = types.keys().cloned().collect();
+    let read = |f: Field| -> Field {
+        crate::record::resolve(&f, same, |x| known.contains(x))
+            .cloned()
+            .unwrap_or(f)
+    };
+    let keys: Vec<Field> = group_by.iter().cloned().map(Field::Col).map(read).collect();
     let mut groups: Vec<(Vec<crate::values::Canon>, Vec<&Record>)> = Vec::new();
     for r in rows {
         let k: Vec<_> = keys.iter().map(|f| canon(value(r, f))).collect();
@@ -247,7 +270,8 @@ fn aggregate(
                 column: a.column.clone(),
                 distinct: a.distinct,
             };
-            let (v, ty) = compute(a, &members)?;
+            let col = a.column.clone().map(Field::Col).map(read);
+            let (v, ty) = compute(a, col, &members)?;
             types.insert(field.clone(), ty);
             rec.insert(field, v);
         }
@@ -258,10 +282,10 @@ fn aggregate(
 
 fn compute(
     a: &remodel_model::Aggregate,
+    col: Option<Field>,
     rows: &[&Record],
 ) -> Result<(Option<CqlValue>, CqlType), Error> {
     let big = CqlType::Native(Native::BigInt);
-    let col = a.column.clone().map(Field::Col);
     let mut vals: Vec<&CqlValue> = match &col {
         Some(f) => rows.iter().filter_map(|r| value(r, f)).collect(),
         None => Vec::new(),
@@ -299,8 +323,8 @@ fn compute(
                         total += n.parse::<i128>().map_err(|e| Error::Value(e.to_string()))?
                     }
                     _ => {
-                        return Err(Error::Plan(format!(
-                            "sum of {v:?} on the client is not replayed (only integers)"
+                        return Err(Error::Unsupported(format!(
+                            "sum() of {v:?} on the client (only integers are summed)"
                         )))
                     }
                 }
@@ -313,8 +337,8 @@ fn compute(
             (v, CqlType::Native(Native::Varint))
         }
         other => {
-            return Err(Error::Plan(format!(
-                "{other}() computed on the client is not replayed"
+            return Err(Error::Unsupported(format!(
+                "{other}() computed on the client"
             )))
         }
     })
@@ -386,8 +410,9 @@ mod tests {
                 distinct: false,
             },
         ];
-        let mut types = Default::default();
-        let out = aggregate(&rows, &[], &aggs, &mut types).unwrap();
+        let mut types = std::collections::BTreeMap::new();
+        types.insert(Field::Col(col.clone()), CqlType::Native(Native::Int));
+        let out = aggregate(&rows, &[], &aggs, &[], &mut types).unwrap();
         assert_eq!(out.len(), 1);
         let got: Vec<_> = out[0].values().map(|v| canon(v.as_ref())).collect();
         assert_eq!(
@@ -398,7 +423,7 @@ mod tests {
             ]
         );
         // SQL: no rows, no GROUP BY → one row, count 0, sum NULL.
-        let out = aggregate(&[], &[], &aggs, &mut types).unwrap();
+        let out = aggregate(&[], &[], &aggs, &[], &mut types).unwrap();
         assert_eq!(out[0].values().filter(|v| v.is_none()).count(), 1);
     }
 }

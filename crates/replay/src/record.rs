@@ -21,6 +21,45 @@ pub enum Field {
         /// `count(DISTINCT …)`.
         distinct: bool,
     },
+    /// An output expression of the SQL (computed by the client from the columns read).
+    Expr(String),
+}
+
+/// Pairs of columns a pattern's joins make equal in every row (`a.x = b.y`): either stands for
+/// the other.
+pub fn join_equalities(p: &remodel_model::AccessPattern) -> Vec<(Field, Field)> {
+    p.analysis
+        .join_path
+        .iter()
+        .flat_map(|j| {
+            j.left_columns.iter().zip(&j.right_columns).map(|(l, r)| {
+                (
+                    Field::Col(ColumnRef::new(&j.left_table, l)),
+                    Field::Col(ColumnRef::new(&j.right_table, r)),
+                )
+            })
+        })
+        .collect()
+}
+
+/// `f`, or a field its pattern's joins make equal to it, whichever `has` accepts first.
+pub fn resolve<'f>(
+    f: &'f Field,
+    same: &'f [(Field, Field)],
+    has: impl Fn(&Field) -> bool,
+) -> Option<&'f Field> {
+    if has(f) {
+        return Some(f);
+    }
+    same.iter().find_map(|(a, b)| {
+        if a == f && has(b) {
+            Some(b)
+        } else if b == f && has(a) {
+            Some(a)
+        } else {
+            None
+        }
+    })
 }
 
 impl fmt::Display for Field {
@@ -36,6 +75,7 @@ impl fmt::Display for Field {
                 let d = if *distinct { "DISTINCT " } else { "" };
                 write!(f, "{function}({d}{arg})")
             }
+            Field::Expr(sql) => write!(f, "{sql}"),
         }
     }
 }

@@ -27,10 +27,13 @@ pub struct SqlForms {
     pub full: Option<String>,
     /// True when `full` starts with the `__tie` rank column.
     pub ranked: bool,
+    /// A read's output expressions in order, as far as they can be counted (until the first
+    /// `*`): the SQL of each (a plain column too).
+    pub outputs: Vec<String>,
     /// Why the rank could not be added to a read with an ORDER BY (ties are then not
     /// recognised: the order must match exactly).
     pub unranked_reason: Option<String>,
-    /// A write with `RETURNING *`.
+    /// A write with `RETURNING *` and each row as JSON (`__row`).
     pub returning: Option<String>,
     /// Parameters (1-based) that stand for an `IN` list and take an array.
     pub list_params: Vec<usize>,
@@ -144,6 +147,7 @@ pub fn forms(sql: &str) -> Result<SqlForms, String> {
         run,
         full: None,
         ranked: false,
+        outputs: Vec::new(),
         unranked_reason: None,
         returning: None,
         list_params,
@@ -151,6 +155,16 @@ pub fn forms(sql: &str) -> Result<SqlForms, String> {
     };
     match &mut stmt {
         Statement::Query(q) => {
+            if let SetExpr::Select(sel) = q.body.as_ref() {
+                for item in &sel.projection {
+                    match item {
+                        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                            out.outputs.push(e.to_string())
+                        }
+                        _ => break,
+                    }
+                }
+            }
             let mut q = q.clone();
             q.limit_clause = None;
             q.fetch = None;
@@ -169,15 +183,26 @@ pub fn forms(sql: &str) -> Result<SqlForms, String> {
             out.full = Some(q.to_string());
         }
         Statement::Insert(i) => {
-            i.returning = Some(vec![wildcard()]);
+            let name = match &i.table {
+                sqlparser::ast::TableObject::TableName(n) => last_ident(n),
+                _ => None,
+            };
+            let alias = i.table_alias.as_ref().map(|a| &a.alias);
+            i.returning = Some(returning(alias, name)?);
             out.returning = Some(stmt.to_string());
         }
         Statement::Update(u) => {
-            u.returning = Some(vec![wildcard()]);
+            let (name, alias) = factor_name(&u.table.relation);
+            u.returning = Some(returning(alias, name)?);
             out.returning = Some(stmt.to_string());
         }
         Statement::Delete(d) => {
-            d.returning = Some(vec![wildcard()]);
+            let first = match &d.from {
+                sqlparser::ast::FromTable::WithFromKeyword(t)
+                | sqlparser::ast::FromTable::WithoutKeyword(t) => t.first(),
+            };
+            let (name, alias) = first.map_or((None, None), |t| factor_name(&t.relation));
+            d.returning = Some(returning(alias, name)?);
             out.returning = Some(stmt.to_string());
         }
         _ => {}
@@ -185,8 +210,43 @@ pub fn forms(sql: &str) -> Result<SqlForms, String> {
     Ok(out)
 }
 
-fn wildcard() -> SelectItem {
-    SelectItem::Wildcard(WildcardAdditionalOptions::default())
+fn last_ident(n: &sqlparser::ast::ObjectName) -> Option<&sqlparser::ast::Ident> {
+    n.0.last().and_then(|p| p.as_ident())
+}
+
+fn factor_name(
+    t: &sqlparser::ast::TableFactor,
+) -> (
+    Option<&sqlparser::ast::Ident>,
+    Option<&sqlparser::ast::Ident>,
+) {
+    match t {
+        sqlparser::ast::TableFactor::Table { name, alias, .. } => {
+            (last_ident(name), alias.as_ref().map(|a| &a.name))
+        }
+        _ => (None, None),
+    }
+}
+
+/// `RETURNING *, to_json(<the written table's alias or name>)::text AS __row`: the rows as
+/// they are after the write (those removed, for a DELETE), each also as one JSON value.
+fn returning(
+    alias: Option<&sqlparser::ast::Ident>,
+    name: Option<&sqlparser::ast::Ident>,
+) -> Result<Vec<SelectItem>, String> {
+    let wildcard = SelectItem::Wildcard(WildcardAdditionalOptions::default());
+    let Some(r) = alias.or(name) else {
+        return Ok(vec![wildcard]);
+    };
+    match parse(&format!("SELECT to_json({r})::text AS __row"))? {
+        Statement::Query(q) => match *q.body {
+            SetExpr::Select(mut s) if s.projection.len() == 1 => {
+                Ok(vec![wildcard, s.projection.remove(0)])
+            }
+            _ => Err("row column did not parse".into()),
+        },
+        _ => Err("row column did not parse".into()),
+    }
 }
 
 /// `dense_rank() OVER (ORDER BY …) AS __tie` for a query with an ORDER BY (positions and output
@@ -259,6 +319,7 @@ mod tests {
         .unwrap();
         let full = f.full.unwrap();
         assert!(f.ranked);
+        assert_eq!(f.outputs, vec!["b.book_id", "b.holds"]);
         assert!(
             full.starts_with("SELECT dense_rank() OVER (ORDER BY b.due_at) AS __tie, b.book_id"),
             "{full}"
@@ -304,8 +365,15 @@ mod tests {
         let f = forms("UPDATE books SET due_at = $1 WHERE book_id = $2").unwrap();
         assert_eq!(
             f.returning.as_deref(),
-            Some("UPDATE books SET due_at = $1 WHERE book_id = $2 RETURNING *")
+            Some(
+                "UPDATE books SET due_at = $1 WHERE book_id = $2 RETURNING *, to_json(books)::TEXT AS __row"
+            )
         );
+        let f = forms("DELETE FROM \"Books\" b WHERE b.id = $1").unwrap();
+        assert!(f
+            .returning
+            .unwrap()
+            .ends_with("RETURNING *, to_json(b)::TEXT AS __row"),);
         assert!(forms("not sql at all").is_err());
     }
 }

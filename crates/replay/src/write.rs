@@ -30,6 +30,8 @@ pub struct PgWrite {
     /// The rows it changed, as they are after the write (`RETURNING *`; for a DELETE, the rows it
     /// removed), each column by name.
     pub rows: Vec<HashMap<String, PgValue>>,
+    /// The same rows as JSON objects (`to_json` of the row), for reading them back.
+    pub json: Vec<String>,
     /// Time the statement took.
     pub elapsed: Duration,
 }
@@ -81,11 +83,18 @@ impl Replayer<'_> {
         let elapsed = start.elapsed();
         let mut out = PgWrite {
             rows: Vec::with_capacity(rows.len()),
+            json: Vec::new(),
             elapsed,
         };
         for r in &rows {
             let mut m = HashMap::new();
             for (i, c) in r.columns().iter().enumerate() {
+                if c.name() == "__row" {
+                    let text: Option<String> =
+                        r.try_get(i).map_err(|e| Error::Value(e.to_string()))?;
+                    out.json.extend(text);
+                    continue;
+                }
                 m.insert(c.name().to_string(), PgValue::of(r, i)?);
             }
             out.rows.push(m);
@@ -265,9 +274,9 @@ impl Replayer<'_> {
                 let inner = Box::pin(self.value(ctx, of, row, &stamp)).await?;
                 inner.map(|x| values::bucket(&x, *bucket, to)).transpose()
             }
-            BindValue::Entry { .. } | BindValue::Rewritten { .. } => Err(Error::Plan(
-                "writes to embedded collections are not replayed".into(),
-            )),
+            BindValue::Entry { .. } | BindValue::Rewritten { .. } => {
+                Err(Error::Unsupported("writes to embedded collections".into()))
+            }
             other => self.bind_value(other, ctx.params, row, to).await,
         }
     }

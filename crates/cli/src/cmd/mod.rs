@@ -4,6 +4,7 @@ pub mod analyze;
 pub mod backfill;
 pub mod example_data;
 pub mod plan;
+pub mod replay;
 pub mod report;
 pub mod schema;
 pub mod verify;

@@ -373,7 +373,7 @@ fn read_stats(path: &Path, schema: &Schema) -> anyhow::Result<Statistics> {
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename: a full
 /// disk or a crash leaves the old file or none, never half a plan, and a symlink at `path` is
 /// replaced, not followed.
-fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let tmp = path.with_file_name(format!(".{}.{}.tmp", file_name(path), std::process::id()));
     let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
     if written.is_err() {
