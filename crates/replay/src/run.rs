@@ -504,6 +504,15 @@ async fn replay_write(r: &mut Replayer<'_>, id: &str, samples: usize, seed: u64)
         reads_after(r, &reads, &focus, &after, s, &mut out).await;
     }
     t.finish(&mut out);
+    if out.samples == 0 {
+        let why = out.refused_because.take().unwrap_or_default();
+        return skipped(
+            id,
+            kind,
+            ReplayOutcome::NotReplayed,
+            format!("Postgres refused every write: {why}"),
+        );
+    }
     out
 }
 

@@ -125,7 +125,9 @@ pub fn roles(p: &Prepared<'_>, schema: &Schema) -> Result<Vec<Role>, String> {
                     // A term of an expression (`s_ytd + $2`): a small one keeps the sum in range.
                     return Role::Const("1".into());
                 }
-                let parent = t.filter(|_| insert).and_then(|t| {
+                // A foreign-key column takes a parent row's value (for an UPDATE, a parent that
+                // agrees with the row's other columns of the same key).
+                let parent = t.and_then(|t| {
                     t.foreign_keys.iter().enumerate().find_map(|(i, f)| {
                         let at = f.columns.iter().position(|c| *c == v.column)?;
                         Some(Role::Parent {
@@ -307,7 +309,9 @@ pub async fn draw(
     if roles.is_empty() {
         return Ok(vec![Params::default(); n]);
     }
+    let pinned = pinned(p, schema, &roles);
     let mut cols: Vec<ColumnRef> = roles.iter().filter_map(column_of).cloned().collect();
+    cols.extend(pinned.iter().map(|(_, c, _)| c.clone()));
     cols.sort();
     cols.dedup();
     let needed: BTreeSet<String> = cols.iter().map(|c| c.table.clone()).collect();
@@ -384,8 +388,17 @@ pub async fn draw(
         }
     }
     // The pattern's conditions without parameters (`x IS NULL`, `status = 'open'`) hold for the
-    // anchors too, so the rows drawn are rows the pattern can return.
+    // anchors too, so the rows drawn are rows the pattern can return; and a value compared by
+    // `=` or bounding a range is not NULL (an application passing NULL there gets no row).
     if !cols.is_empty() && p.pattern.kind == StatementKind::Select {
+        let compared = roles.iter().filter_map(|r| match r {
+            Role::Value(c)
+            | Role::List(c)
+            | Role::Bound(c)
+            | Role::Lower(c, _)
+            | Role::Upper(c, _) => Some(format!("{}.{} IS NOT NULL", q(&c.table), q(&c.column))),
+            _ => None,
+        });
         let fixed: Vec<String> = p
             .pattern
             .analysis
@@ -402,6 +415,7 @@ pub async fn draw(
                     _ => None,
                 }
             })
+            .chain(compared)
             .collect();
         if !fixed.is_empty() {
             let joined = fixed.join(" AND ");
@@ -417,12 +431,27 @@ pub async fn draw(
     } else {
         select.join(", ")
     };
+    // A random order that depends on the rows' values and the seed only, not on where Postgres
+    // keeps them: the same seed draws the same rows after any update or vacuum.
+    let keyed: Vec<String> = cols
+        .iter()
+        .map(|c| format!("{}.{}::text", q(&c.table), q(&c.column)))
+        .collect();
+    let order = if keyed.is_empty() {
+        "1".to_string()
+    } else {
+        format!("md5(concat_ws('|', {}, '{seed}'))", keyed.join(", "))
+    };
     with.push(format!(
-        "__a AS (SELECT {anchors} FROM {from}{filter} ORDER BY random() LIMIT {})",
+        "__a AS (SELECT {anchors} FROM {from}{filter} ORDER BY {order} LIMIT {})",
         n + 1
     ));
     with.push("__s AS (SELECT row_number() OVER () AS __n, * FROM __a)".into());
-    let parents = parent_joins(p, schema, &roles, seed);
+    let pins: Vec<(usize, String, String)> = pinned
+        .iter()
+        .map(|(fk, c, r)| (*fk, r.clone(), format!("a1.a{}", at(c))))
+        .collect();
+    let parents = parent_joins(p, schema, &roles, &pins, seed);
     let sql = format!(
         "WITH {} SELECT {}, {} FROM __s a1 JOIN __s a2 ON a2.__n = a1.__n % (SELECT count(*) FROM __s) + 1 \
          {parents} WHERE a1.__n <= {n} ORDER BY a1.__n",
@@ -430,11 +459,6 @@ pub async fn draw(
         exprs.join(", "),
         texts.join(", ")
     );
-    let setseed = ((seed % 2_000_001) as f64 - 1_000_000.0) / 1_000_000.0;
-    client
-        .execute("SELECT setseed($1)", &[&setseed])
-        .await
-        .map_err(Error::pg("setseed"))?;
     let rows = match focus {
         Some(f) => client.query(&sql, &[&f.rows]).await,
         None => client.query(&sql, &[]).await,
@@ -448,9 +472,50 @@ pub async fn draw(
         .collect()
 }
 
-/// For an INSERT's foreign keys: a parent row per sample (`fk<i>`), one no row of the written
-/// table references yet when that key's columns hold its whole primary key.
-fn parent_joins(p: &Prepared<'_>, schema: &Schema, roles: &[Role], seed: u64) -> String {
+/// For an UPDATE that sets some columns of a foreign key: the key's other columns (foreign key
+/// index, the column, the referenced column), which the parent drawn must agree with.
+fn pinned(p: &Prepared<'_>, schema: &Schema, roles: &[Role]) -> Vec<(usize, ColumnRef, String)> {
+    let Some(t) = p
+        .pattern
+        .analysis
+        .write
+        .as_ref()
+        .and_then(|w| schema.table(&w.table))
+        .filter(|_| p.pattern.kind == StatementKind::Update)
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, f) in t.foreign_keys.iter().enumerate() {
+        let set: Vec<&String> = roles
+            .iter()
+            .filter_map(|r| match r {
+                Role::Parent { fk, column } if *fk == i => Some(column),
+                _ => None,
+            })
+            .collect();
+        if set.is_empty() {
+            continue;
+        }
+        for (c, r) in f.columns.iter().zip(&f.ref_columns) {
+            if !set.contains(&r) {
+                out.push((i, ColumnRef::new(&t.name, c), r.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// For the foreign keys a write sets: a parent row per sample (`fk<i>`), agreeing with the
+/// `pins` (foreign key, referenced column, the row's value); for an INSERT, one no row of the
+/// written table references yet when that key's columns hold its whole primary key.
+fn parent_joins(
+    p: &Prepared<'_>,
+    schema: &Schema,
+    roles: &[Role],
+    pins: &[(usize, String, String)],
+    seed: u64,
+) -> String {
     let Some(t) = p
         .pattern
         .analysis
@@ -483,9 +548,17 @@ fn parent_joins(p: &Prepared<'_>, schema: &Schema, roles: &[Role], seed: u64) ->
             .map(|c| format!("p.{}", q(c)))
             .collect();
         let order: Vec<String> = refs.iter().map(|r| format!("{r}::text")).collect();
-        let whole_key =
-            !t.primary_key.is_empty() && t.primary_key.iter().all(|k| f.columns.contains(k));
-        let unused = if whole_key {
+        let whole_key = p.pattern.kind == StatementKind::Insert
+            && !t.primary_key.is_empty()
+            && t.primary_key.iter().all(|k| f.columns.contains(k));
+        let agree: Vec<String> = pins
+            .iter()
+            .filter(|(fk, _, _)| *fk == i)
+            .map(|(_, r, v)| format!("p.{} = {v}", q(r)))
+            .collect();
+        let unused = if !agree.is_empty() {
+            format!(" WHERE {}", agree.join(" AND "))
+        } else if whole_key {
             let same: Vec<String> = f
                 .columns
                 .iter()
@@ -532,12 +605,18 @@ fn fresh(schema: &Schema, column: &ColumnRef, other: &str, seed: u64) -> String 
         "timestamp" | "timestamptz" | "date" => {
             format!("coalesce({max}, now()) + a1.__n * interval '1 day'")
         }
-        "uuid" => format!("md5('replay-{seed}-' || a1.__n || random())::uuid"),
+        "uuid" => format!(
+            "md5('replay-{seed}-' || a1.__n || '-{}')::uuid",
+            column.column
+        ),
         "text" | "varchar" | "character varying" | "char" | "character" | "citext" => {
             let len: Option<usize> = ty
                 .split_once('(')
                 .and_then(|(_, r)| r.trim_end_matches(')').parse().ok());
-            let v = format!("'r{seed}-' || a1.__n || '-' || left(md5(random()::text), 6)");
+            let v = format!(
+                "'r{seed}-' || a1.__n || '-' || left(md5('{seed}-' || a1.__n || (SELECT count(*) FROM {})), 6)",
+                q(&column.table)
+            );
             match len {
                 Some(n) => format!("left({v}, {n})"),
                 None => v,
