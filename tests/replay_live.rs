@@ -216,3 +216,132 @@ async fn library_key_change_moves_rows_and_reads_match_postgres() {
     drop(r);
     case.cleanup().await;
 }
+
+/// Plans `input` for the case's keyspace, breaks the plan with `edit` (plan.json as JSON, and
+/// schema.cql as text), replays the `patterns` and returns the exit status and the report.
+fn replay_broken(
+    case: &Case,
+    input: &str,
+    edit: impl FnOnce(&mut serde_json::Value, &mut String),
+    patterns: &str,
+    writes: bool,
+) -> (Option<i32>, String) {
+    let plan_path = std::path::PathBuf::from(case.plan(input));
+    let folder = plan_path.parent().expect("plan folder");
+    let mut plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan_path).unwrap()).unwrap();
+    let mut cql = std::fs::read_to_string(folder.join("schema.cql")).unwrap();
+    edit(&mut plan, &mut cql);
+    std::fs::write(&plan_path, serde_json::to_string(&plan).unwrap()).unwrap();
+    std::fs::write(folder.join("schema.cql"), cql).unwrap();
+    let plan_s = plan_path.to_string_lossy().to_string();
+    let mut args = vec![
+        "replay",
+        "--plan",
+        &plan_s,
+        "--source",
+        &case.url,
+        "--target",
+        case.ks.node(),
+        "--samples",
+        "20",
+        "--patterns",
+        patterns,
+    ];
+    if writes {
+        args.push("--writes");
+    }
+    let out = support::remodel(&args);
+    let shown = format!(
+        "{}\n{}",
+        support::text(&out.stdout),
+        support::text(&out.stderr)
+    );
+    (out.status.code(), shown)
+}
+
+/// The element of a JSON array whose `key` is `value`.
+fn find<'v>(array: &'v mut serde_json::Value, key: &str, value: &str) -> &'v mut serde_json::Value {
+    array
+        .as_array_mut()
+        .expect("array")
+        .iter_mut()
+        .find(|e| e[key] == value)
+        .unwrap_or_else(|| panic!("no {key} = {value}"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dropped_clustering_column_is_caught() {
+    let case = Case::new("replay_no_clustering").await;
+    // trips_by_driver keeps a driver's trips by trip id instead of newest first: q1 (the last 10
+    // trips of a driver) gets them in the wrong order.
+    let (status, report) = replay_broken(
+        &case,
+        "examples/rideshare",
+        |plan, cql| {
+            let t = find(&mut plan["design"]["tables"], "name", "trips_by_driver");
+            t["clustering"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|k| k["column"] != "started_at");
+            let q = find(&mut plan["design"]["queries"], "pattern", "q1");
+            let text = q["cql"]
+                .as_str()
+                .unwrap()
+                .replace(" ORDER BY started_at DESC", "");
+            q["cql"] = text.into();
+            *cql = cql.replace(
+                "PRIMARY KEY ((driver_id), started_at, trip_id)\n) WITH CLUSTERING ORDER BY (started_at DESC, trip_id ASC)",
+                "PRIMARY KEY ((driver_id), trip_id)\n) WITH CLUSTERING ORDER BY (trip_id ASC)",
+            );
+        },
+        "q1",
+        false,
+    );
+    assert_eq!(status, Some(1), "{report}");
+    assert!(
+        report.contains("MISMATCH q1 ($1=drv_") || report.contains("MISMATCH q1 ($1=driver_i"),
+        "{report}"
+    );
+    assert!(
+        report.contains("in another order than the ORDER BY allows"),
+        "{report}"
+    );
+    assert!(
+        report.contains("  SQL (") && report.contains("  Cassandra ("),
+        "{report}"
+    );
+    assert!(
+        report.contains("started_at="),
+        "both results are shown: {report}"
+    );
+    case.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_copy_the_write_path_does_not_update_is_caught() {
+    let case = Case::new("replay_stale_copy").await;
+    // The holds update forgets books_by_shelf_city, which copies holds for q1.
+    let (status, report) = replay_broken(
+        &case,
+        "fixtures/plan/library",
+        |plan, _| {
+            let w = find(&mut plan["design"]["writes"], "pattern", "q3");
+            w["targets"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|t| t["table"] != "books_by_shelf_city");
+        },
+        "q1,q3",
+        true,
+    );
+    assert_eq!(status, Some(1), "{report}");
+    assert!(report.contains("MISMATCH q1 ("), "{report}");
+    assert!(report.contains(") after q3 with $1="), "{report}");
+    assert!(report.contains("different rows"), "{report}");
+    assert!(
+        report.contains("holds="),
+        "both results are shown: {report}"
+    );
+    case.cleanup().await;
+}

@@ -431,19 +431,18 @@ pub async fn draw(
     } else {
         select.join(", ")
     };
-    // A random order that depends on the rows' values and the seed only, not on where Postgres
-    // keeps them: the same seed draws the same rows after any update or vacuum.
-    let keyed: Vec<String> = cols
-        .iter()
-        .map(|c| format!("{}.{}::text", q(&c.table), q(&c.column)))
-        .collect();
+    // Distinct anchors (each sample its own values), in a random order that depends on the
+    // values and the seed only, not on where Postgres keeps the rows: the same seed draws the
+    // same anchors after any update or vacuum.
+    let keyed: Vec<String> = (0..cols.len()).map(|i| format!("d.a{i}::text")).collect();
     let order = if keyed.is_empty() {
         "1".to_string()
     } else {
         format!("md5(concat_ws('|', {}, '{seed}'))", keyed.join(", "))
     };
+    let distinct = if cols.is_empty() { "" } else { "DISTINCT " };
     with.push(format!(
-        "__a AS (SELECT {anchors} FROM {from}{filter} ORDER BY {order} LIMIT {})",
+        "__a AS (SELECT * FROM (SELECT {distinct}{anchors} FROM {from}{filter}) d ORDER BY {order} LIMIT {})",
         n + 1
     ));
     with.push("__s AS (SELECT row_number() OVER () AS __n, * FROM __a)".into());
