@@ -87,7 +87,8 @@ pub struct PatternReplay {
     pub samples: usize,
     /// Rows Postgres returned over the samples (reads; for writes, over the reads run after).
     pub rows: u64,
-    /// Writes Postgres refused (a constraint of the source), not run on Cassandra.
+    /// Samples Postgres refused (a constraint of the source, a division by zero in a SELECT),
+    /// dropped without running on Cassandra.
     pub refused: usize,
     /// Why Postgres refused the first of them.
     #[serde(skip_serializing_if = "Option::is_none")]

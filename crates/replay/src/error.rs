@@ -16,6 +16,10 @@ pub enum Error {
         /// The server's or the driver's message.
         message: String,
     },
+    /// Postgres refused the pattern's statement with these parameters (a constraint, a division
+    /// by zero): the sample is dropped, it proves nothing either way.
+    #[error("Postgres refused the statement: {0}")]
+    SourceRefused(String),
     /// A Cassandra statement failed.
     #[error("Cassandra: {what}: {message}")]
     Cassandra {

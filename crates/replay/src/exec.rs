@@ -150,10 +150,24 @@ impl<'a> Replayer<'a> {
             .map_err(Error::cql(what()))?;
         out.elapsed += start.elapsed();
         out.requests += 1;
+        // An IN on the partition key reads one partition per value; on a clustering column, one.
+        let partition: Vec<bool> = stmt
+            .get_variable_col_specs()
+            .iter()
+            .map(|spec| {
+                let name = spec.name();
+                let name = name
+                    .strip_prefix("in(")
+                    .and_then(|n| n.strip_suffix(')'))
+                    .unwrap_or(name);
+                table.partition_key.iter().any(|k| k.column == name)
+            })
+            .collect();
         out.partitions += values
             .iter()
-            .map(|v| match v {
-                Some(CqlValue::List(items)) => items.len().max(1) as u32,
+            .zip(partition.iter().chain(std::iter::repeat(&false)))
+            .map(|(v, &pk)| match v {
+                Some(CqlValue::List(items)) if pk => items.len().max(1) as u32,
                 _ => 1,
             })
             .product::<u32>();

@@ -47,6 +47,8 @@ pub async fn replay(
     notify: &(dyn Fn(&str) + Sync),
 ) -> Result<ReplayReport, Error> {
     let (pg, session) = crate::connect(source, target).await?;
+    // The target is checked first: a refused replay leaves both sides untouched.
+    clear_target(plan, &session, opts.replace).await?;
     notify(&format!(
         "generating about {} rows per table into {}",
         opts.rows, source.display
@@ -57,7 +59,6 @@ pub async fn replay(
     for skipped in &loaded.skipped_constraints {
         notify(&format!("foreign key not enforced: {skipped}"));
     }
-    clear_target(plan, &session, opts.replace).await?;
     notify(&format!(
         "backfilling keyspace {} at {}",
         plan.design.keyspace.name, target.node
@@ -281,6 +282,10 @@ async fn replay_read(r: &mut Replayer<'_>, id: &str, samples: usize, seed: u64) 
     let mut t = Timings::default();
     for params in &params {
         match r.check_read(&p, params).await {
+            Err(Error::SourceRefused(why)) => {
+                out.refused += 1;
+                out.refused_because.get_or_insert(why);
+            }
             Ok(c) => {
                 out.samples += 1;
                 out.rows += c.sql.returned as u64;
@@ -422,6 +427,7 @@ async fn reads_after(
             for params in &drawn {
                 out.reads_after += 1;
                 match r.check_read(rp, params).await {
+                    Err(Error::SourceRefused(_)) => {}
                     Ok(c) => {
                         out.rows += c.sql.returned as u64;
                         out.mismatches.extend(mismatch(id, params, Some(after), &c));
