@@ -411,6 +411,8 @@ async fn reads_after(
     out: &mut PatternReplay,
 ) {
     let schema = &r.plan.schema;
+    // The rows before and after often draw the same parameters: each set runs once.
+    let mut seen: Vec<(String, String)> = Vec::new();
     for rp in reads {
         let id = &rp.pattern.id;
         for (k, focus) in focuses.iter().enumerate() {
@@ -425,6 +427,11 @@ async fn reads_after(
                 }
             };
             for params in &drawn {
+                let key = (id.clone(), params.show());
+                if seen.contains(&key) {
+                    continue;
+                }
+                seen.push(key);
                 out.reads_after += 1;
                 match r.check_read(rp, params).await {
                     Err(Error::SourceRefused(_)) => {}
