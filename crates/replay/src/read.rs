@@ -98,6 +98,20 @@ impl Replayer<'_> {
             }
             rows = joined;
         }
+        out.rows = self.client_work(p, q, params, rows, &mut out).await?;
+        Ok(out)
+    }
+
+    /// What the client does with the rows read, in SQL's order: the plan's client filters, the
+    /// aggregates, the sort, the OFFSET and the LIMIT its notes leave to it.
+    async fn client_work(
+        &self,
+        p: &Prepared<'_>,
+        q: &QueryMapping,
+        params: &Params,
+        mut rows: Vec<Record>,
+        out: &mut CqlRows,
+    ) -> Result<Vec<Record>, Error> {
         let work = ClientWork::of(q);
         for filter in &q.client_filters {
             let keep = self
@@ -150,8 +164,7 @@ impl Replayer<'_> {
                 rows.truncate(keep);
             }
         }
-        out.rows = rows;
-        Ok(out)
+        Ok(rows)
     }
 }
 

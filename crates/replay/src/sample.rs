@@ -89,6 +89,63 @@ fn exact(sql: &str, k: usize) -> bool {
     t == format!("${k}")
 }
 
+/// The role of `$k` when a write sets a column with it.
+fn write_role(p: &Prepared<'_>, schema: &Schema, k: usize) -> Option<Role> {
+    let w = p.pattern.analysis.write.as_ref()?;
+    let t = schema.table(&w.table);
+    let v = w.values.iter().find(|v| mentions(&v.sql, k))?;
+    if !exact(&v.sql, k) {
+        // A term of an expression (`s_ytd + $2`): a small one keeps the sum in range.
+        return Some(Role::Const("1".into()));
+    }
+    // A foreign-key column takes a parent row's value (for an UPDATE, a parent that agrees
+    // with the row's other columns of the same key).
+    let parent = t.and_then(|t| {
+        t.foreign_keys.iter().enumerate().find_map(|(i, f)| {
+            let at = f.columns.iter().position(|c| *c == v.column)?;
+            Some(Role::Parent {
+                fk: i,
+                column: f.ref_columns.get(at)?.clone(),
+            })
+        })
+    });
+    let is_key = t.is_some_and(|t| {
+        t.primary_key.iter().any(|x| *x == v.column)
+            || t.unique_keys
+                .iter()
+                .any(|u| u.columns.len() == 1 && u.columns[0] == v.column)
+    });
+    Some(parent.unwrap_or(Role::New {
+        column: ColumnRef::new(&w.table, &v.column),
+        fresh: is_key,
+    }))
+}
+
+/// The role of `$k` when a condition of the statement compares a column with it.
+fn condition_role(a: &remodel_model::PatternAnalysis, k: usize) -> Option<Role> {
+    let eq = a.equality.iter().find_map(|e| {
+        let v = e.value.as_deref()?;
+        match e.op {
+            remodel_model::EqualityOp::Eq if exact(v, k) => Some(Role::Value(e.column.clone())),
+            remodel_model::EqualityOp::In if exact(v, k) => Some(Role::List(e.column.clone())),
+            _ => None,
+        }
+    });
+    eq.or_else(|| {
+        a.ranges.iter().find_map(|r| {
+            let lo = r.lower.as_ref().filter(|b| exact(&b.value, k));
+            let hi = r.upper.as_ref().filter(|b| exact(&b.value, k));
+            let both = r.lower.is_some() && r.upper.is_some();
+            match (lo, hi, both) {
+                (Some(_), _, true) => Some(Role::Lower(r.column.clone(), r.window)),
+                (_, Some(_), true) => Some(Role::Upper(r.column.clone(), r.window)),
+                (Some(_), _, false) | (_, Some(_), false) => Some(Role::Bound(r.column.clone())),
+                _ => None,
+            }
+        })
+    })
+}
+
 /// The role of each parameter of `p`, or why one has none.
 pub fn roles(p: &Prepared<'_>, schema: &Schema) -> Result<Vec<Role>, String> {
     let a = &p.pattern.analysis;
@@ -98,102 +155,33 @@ pub fn roles(p: &Prepared<'_>, schema: &Schema) -> Result<Vec<Role>, String> {
         .as_deref()
         .and_then(|e| remodel_sql::normalize::example_values(e).ok())
         .unwrap_or_default();
-    let written = a.write.as_ref();
-    let mut out = Vec::with_capacity(p.param_types.len());
-    for k in 1..=p.param_types.len() {
-        let mut role = None;
-        if let Some(w) = written {
-            let t = schema.table(&w.table);
-            let is_fk = |c: &str| {
-                t.is_some_and(|t| {
-                    t.foreign_keys
-                        .iter()
-                        .any(|f| f.columns.iter().any(|x| x == c))
+    let example = |k: usize| examples.get(k - 1).cloned().flatten();
+    (1..=p.param_types.len())
+        .map(|k| {
+            write_role(p, schema, k)
+                .or_else(|| condition_role(a, k))
+                .or_else(|| {
+                    let limit = a.limit_sql.as_deref().is_some_and(|l| exact(l, k));
+                    limit.then(|| Role::Const(a.limit.unwrap_or(DEFAULT_LIMIT).to_string()))
                 })
-            };
-            let is_key = |c: &str| {
-                t.is_some_and(|t| {
-                    t.primary_key.iter().any(|x| x == c)
-                        || t.unique_keys
-                            .iter()
-                            .any(|u| u.columns.len() == 1 && u.columns[0] == c)
+                .or_else(|| {
+                    let offset = a.offset_sql.as_deref().is_some_and(|o| exact(o, k));
+                    offset.then(|| Role::Offset(example(k).unwrap_or_else(|| "3".into())))
                 })
-            };
-            let insert = p.pattern.kind == StatementKind::Insert;
-            role = w.values.iter().find(|v| mentions(&v.sql, k)).map(|v| {
-                if !exact(&v.sql, k) {
-                    // A term of an expression (`s_ytd + $2`): a small one keeps the sum in range.
-                    return Role::Const("1".into());
-                }
-                // A foreign-key column takes a parent row's value (for an UPDATE, a parent that
-                // agrees with the row's other columns of the same key).
-                let parent = t.and_then(|t| {
-                    t.foreign_keys.iter().enumerate().find_map(|(i, f)| {
-                        let at = f.columns.iter().position(|c| *c == v.column)?;
-                        Some(Role::Parent {
-                            fk: i,
-                            column: f.ref_columns.get(at)?.clone(),
-                        })
+                .or_else(|| example(k).map(Role::Const))
+                .or_else(|| {
+                    a.residual.iter().find_map(|r| match r.columns.as_slice() {
+                        [c] if mentions(&r.sql, k) => Some(Role::Value(c.clone())),
+                        _ => None,
                     })
-                });
-                parent.unwrap_or(Role::New {
-                    column: ColumnRef::new(&w.table, &v.column),
-                    fresh: is_key(&v.column) && !(insert && is_fk(&v.column)),
                 })
-            });
-        }
-        if role.is_none() {
-            role = a.equality.iter().find_map(|e| {
-                let v = e.value.as_deref()?;
-                match e.op {
-                    remodel_model::EqualityOp::Eq if exact(v, k) => {
-                        Some(Role::Value(e.column.clone()))
-                    }
-                    remodel_model::EqualityOp::In if exact(v, k) => {
-                        Some(Role::List(e.column.clone()))
-                    }
-                    _ => None,
-                }
-            });
-        }
-        if role.is_none() {
-            role = a.ranges.iter().find_map(|r| {
-                let lo = r.lower.as_ref().filter(|b| exact(&b.value, k));
-                let hi = r.upper.as_ref().filter(|b| exact(&b.value, k));
-                let both = r.lower.is_some() && r.upper.is_some();
-                match (lo, hi, both) {
-                    (Some(_), _, true) => Some(Role::Lower(r.column.clone(), r.window)),
-                    (_, Some(_), true) => Some(Role::Upper(r.column.clone(), r.window)),
-                    (Some(_), _, false) | (_, Some(_), false) => {
-                        Some(Role::Bound(r.column.clone()))
-                    }
-                    _ => None,
-                }
-            });
-        }
-        if role.is_none() && a.limit_sql.as_deref().is_some_and(|l| exact(l, k)) {
-            role = Some(Role::Const(a.limit.unwrap_or(DEFAULT_LIMIT).to_string()));
-        }
-        if role.is_none() && a.offset_sql.as_deref().is_some_and(|o| exact(o, k)) {
-            let given = examples.get(k - 1).cloned().flatten();
-            role = Some(Role::Offset(given.unwrap_or_else(|| "3".into())));
-        }
-        if role.is_none() {
-            role = examples.get(k - 1).cloned().flatten().map(Role::Const);
-        }
-        if role.is_none() {
-            role = a.residual.iter().find_map(|r| match r.columns.as_slice() {
-                [c] if mentions(&r.sql, k) => Some(Role::Value(c.clone())),
-                _ => None,
-            });
-        }
-        out.push(role.ok_or_else(|| {
-            format!(
-                "${k} is neither a column's value, a bound, a LIMIT nor a constant of the example"
-            )
-        })?);
-    }
-    Ok(out)
+                .ok_or_else(|| {
+                    format!(
+                        "${k} is neither a column's value, a bound, a LIMIT nor a constant of the example"
+                    )
+                })
+        })
+        .collect()
 }
 
 fn column_of(r: &Role) -> Option<&ColumnRef> {
@@ -296,6 +284,134 @@ fn anchor_from(p: &Prepared<'_>, needed: &BTreeSet<String>) -> String {
     from
 }
 
+/// The SQL of one parameter's value, from the anchor rows `a1` (the sample's) and `a2` (another
+/// one); `col` names an anchor column.
+fn param_expr(
+    role: &Role,
+    schema: &Schema,
+    seed: u64,
+    col: &dyn Fn(&ColumnRef, &str) -> String,
+) -> String {
+    match role {
+        Role::Value(c) => col(c, "a1"),
+        Role::List(c) => format!("ARRAY[{}, {}]", col(c, "a1"), col(c, "a2")),
+        Role::Bound(c) => format!(
+            "CASE WHEN a1.__n % 2 = 1 THEN {} ELSE {} END",
+            col(c, "a1"),
+            col(c, "a2")
+        ),
+        Role::Lower(c, Some(w)) => format!("date_trunc('{}', {})", window_unit(*w), col(c, "a1")),
+        Role::Upper(c, Some(w)) => format!(
+            "date_trunc('{u}', {}) + interval '1 {u}'",
+            col(c, "a1"),
+            u = window_unit(*w)
+        ),
+        Role::Lower(c, None) => format!("LEAST({}, {})", col(c, "a1"), col(c, "a2")),
+        Role::Upper(c, None) => format!("GREATEST({}, {})", col(c, "a1"), col(c, "a2")),
+        Role::Const(sql) => format!("({sql})"),
+        Role::Offset(sql) => format!("CASE WHEN a1.__n % 2 = 1 THEN 0 ELSE ({sql}) END"),
+        Role::New {
+            column,
+            fresh: false,
+        } => col(column, "a2"),
+        Role::New {
+            column,
+            fresh: true,
+        } => fresh(schema, column, &col(column, "a2"), seed),
+        Role::Parent { fk, column } => format!("fk{fk}.{}", q(column)),
+    }
+}
+
+/// The pattern's conditions without parameters (`x IS NULL`, `status = 'open'`), which the
+/// anchors must meet to be rows the pattern can return, and `IS NOT NULL` for each column a
+/// value is compared with (an application passing NULL to `=` gets no row).
+fn fixed_conditions(p: &Prepared<'_>, roles: &[Role], from: &str) -> Vec<String> {
+    if p.pattern.kind != StatementKind::Select {
+        return Vec::new();
+    }
+    let compared = roles.iter().filter_map(|r| match r {
+        Role::Value(c) | Role::List(c) | Role::Bound(c) | Role::Lower(c, _) | Role::Upper(c, _) => {
+            Some(format!("{}.{} IS NOT NULL", q(&c.table), q(&c.column)))
+        }
+        _ => None,
+    });
+    p.pattern
+        .analysis
+        .equality
+        .iter()
+        .filter(|e| from.contains(&q(&e.column.table)))
+        .filter_map(|e| {
+            let col = format!("{}.{}", q(&e.column.table), q(&e.column.column));
+            match (e.op, e.value.as_deref()) {
+                (remodel_model::EqualityOp::IsNull, _) => Some(format!("{col} IS NULL")),
+                (remodel_model::EqualityOp::Eq, Some(v)) if !v.contains('$') => {
+                    Some(format!("{col} = ({v})"))
+                }
+                _ => None,
+            }
+        })
+        .chain(compared)
+        .collect()
+}
+
+/// The anchors narrowed to the rows a write changed: a CTE standing for the table (the rows as
+/// they were) or a condition (the rows as they are), both reading the rows from `$1`.
+async fn focus_clause(
+    client: &Client,
+    f: &Focus,
+) -> Result<(Option<String>, Option<String>), Error> {
+    // The row type by its schema: a bare name can be a type too (a table named `text`).
+    let row_type: String = client
+        .query_one(
+            "SELECT format('%I.%I', n.nspname, c.relname) FROM pg_class c \
+             JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = $1::text::regclass",
+            &[&q(&f.table)],
+        )
+        .await
+        .map_err(Error::pg(format!("the row type of {}", f.table)))?
+        .get(0);
+    let rows = format!("json_populate_recordset(NULL::{row_type}, $1::text::json)");
+    Ok(if f.before {
+        (
+            Some(format!("{} AS (SELECT * FROM {rows})", q(&f.table))),
+            None,
+        )
+    } else {
+        // The rows as they are now: every column equal (NULLs too), no key needed.
+        let cond = format!(
+            "EXISTS (SELECT 1 FROM {rows} AS __w WHERE ROW(__w.*) IS NOT DISTINCT FROM ROW({}.*))",
+            q(&f.table)
+        );
+        (None, Some(cond))
+    })
+}
+
+/// `__a`: `n + 1` distinct anchors (each sample its own values), in a random order that
+/// depends on the values and the seed only, not on where Postgres keeps the rows: the same seed
+/// draws the same anchors after any update or vacuum.
+fn anchor_cte(cols: &[ColumnRef], from: &str, filter: &str, seed: u64, n: usize) -> String {
+    let anchors = if cols.is_empty() {
+        "1 AS a0".to_string()
+    } else {
+        let select: Vec<String> = cols
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{}.{} AS a{i}", q(&c.table), q(&c.column)))
+            .collect();
+        format!("DISTINCT {}", select.join(", "))
+    };
+    let keyed: Vec<String> = (0..cols.len()).map(|i| format!("d.a{i}::text")).collect();
+    let order = if keyed.is_empty() {
+        "1".to_string()
+    } else {
+        format!("md5(concat_ws('|', {}, '{seed}'))", keyed.join(", "))
+    };
+    format!(
+        "__a AS (SELECT * FROM (SELECT {anchors} FROM {from}{filter}) d ORDER BY {order} LIMIT {})",
+        n + 1
+    )
+}
+
 /// Draws `n` parameter sets for pattern `p` (fewer when the tables hold fewer rows).
 pub async fn draw(
     client: &Client,
@@ -316,139 +432,47 @@ pub async fn draw(
     cols.dedup();
     let needed: BTreeSet<String> = cols.iter().map(|c| c.table.clone()).collect();
     let at = |c: &ColumnRef| cols.iter().position(|x| x == c).unwrap_or(0);
-    let mut exprs = Vec::with_capacity(roles.len());
-    for (role, ty) in roles.iter().zip(&p.param_types) {
-        let v = |c: &ColumnRef, row: &str| format!("{row}.a{}", at(c));
-        let e = match role {
-            Role::Value(c) => v(c, "a1"),
-            Role::List(c) => format!("ARRAY[{}, {}]", v(c, "a1"), v(c, "a2")),
-            Role::Bound(c) => format!(
-                "CASE WHEN a1.__n % 2 = 1 THEN {} ELSE {} END",
-                v(c, "a1"),
-                v(c, "a2")
-            ),
-            Role::Lower(c, Some(w)) => format!("date_trunc('{}', {})", window_unit(*w), v(c, "a1")),
-            Role::Upper(c, Some(w)) => format!(
-                "date_trunc('{u}', {}) + interval '1 {u}'",
-                v(c, "a1"),
-                u = window_unit(*w)
-            ),
-            Role::Lower(c, None) => format!("LEAST({}, {})", v(c, "a1"), v(c, "a2")),
-            Role::Upper(c, None) => format!("GREATEST({}, {})", v(c, "a1"), v(c, "a2")),
-            Role::Const(sql) => format!("({sql})"),
-            Role::Offset(sql) => format!("CASE WHEN a1.__n % 2 = 1 THEN 0 ELSE ({sql}) END"),
-            Role::New {
-                column,
-                fresh: false,
-            } => v(column, "a2"),
-            Role::New {
-                column,
-                fresh: true,
-            } => fresh(schema, column, &v(column, "a2"), seed),
-            Role::Parent { fk, column } => format!("fk{fk}.{}", q(column)),
-        };
-        exprs.push(format!("({e})::{}", type_name(ty)));
-    }
-    let texts: Vec<String> = exprs.iter().map(|e| format!("({e})::text")).collect();
-    let select: Vec<String> = cols
+    let col = |c: &ColumnRef, row: &str| format!("{row}.a{}", at(c));
+    let exprs: Vec<String> = roles
         .iter()
-        .enumerate()
-        .map(|(i, c)| format!("{}.{} AS a{i}", q(&c.table), q(&c.column)))
+        .zip(&p.param_types)
+        .map(|(role, ty)| {
+            format!(
+                "({})::{}",
+                param_expr(role, schema, seed, &col),
+                type_name(ty)
+            )
+        })
         .collect();
-    let mut with = Vec::new();
-    let mut filter = String::new();
+    let texts: Vec<String> = exprs.iter().map(|e| format!("({e})::text")).collect();
     let from = if cols.is_empty() {
         format!("generate_series(1, {}) AS one(i)", n + 1)
     } else {
         anchor_from(p, &needed)
     };
+    let mut with = Vec::new();
+    let mut conds = Vec::new();
     if let Some(f) = focus {
         if !needed.contains(&f.table) && !from.contains(&q(&f.table)) {
             return Ok(Vec::new());
         }
-        // The row type by its schema: a bare name can be a type too (a table named `text`).
-        let row_type: String = client
-            .query_one(
-                "SELECT format('%I.%I', n.nspname, c.relname) FROM pg_class c \
-                 JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = $1::text::regclass",
-                &[&q(&f.table)],
-            )
-            .await
-            .map_err(Error::pg(format!("the row type of {}", f.table)))?
-            .get(0);
-        let rows = format!("json_populate_recordset(NULL::{row_type}, $1::text::json)");
-        if f.before {
-            with.push(format!("{} AS (SELECT * FROM {rows})", q(&f.table)));
-        } else {
-            // The rows as they are now: every column equal (NULLs too), no key needed.
-            filter = format!(
-                " WHERE EXISTS (SELECT 1 FROM {rows} AS __w WHERE ROW(__w.*) IS NOT DISTINCT FROM ROW({}.*))",
-                q(&f.table)
-            );
-        }
+        let (cte, cond) = focus_clause(client, f).await?;
+        with.extend(cte);
+        conds.extend(cond);
     }
-    // The pattern's conditions without parameters (`x IS NULL`, `status = 'open'`) hold for the
-    // anchors too, so the rows drawn are rows the pattern can return; and a value compared by
-    // `=` or bounding a range is not NULL (an application passing NULL there gets no row).
-    if !cols.is_empty() && p.pattern.kind == StatementKind::Select {
-        let compared = roles.iter().filter_map(|r| match r {
-            Role::Value(c)
-            | Role::List(c)
-            | Role::Bound(c)
-            | Role::Lower(c, _)
-            | Role::Upper(c, _) => Some(format!("{}.{} IS NOT NULL", q(&c.table), q(&c.column))),
-            _ => None,
-        });
-        let fixed: Vec<String> = p
-            .pattern
-            .analysis
-            .equality
-            .iter()
-            .filter(|e| from.contains(&q(&e.column.table)))
-            .filter_map(|e| {
-                let col = format!("{}.{}", q(&e.column.table), q(&e.column.column));
-                match (e.op, e.value.as_deref()) {
-                    (remodel_model::EqualityOp::IsNull, _) => Some(format!("{col} IS NULL")),
-                    (remodel_model::EqualityOp::Eq, Some(v)) if !v.contains('$') => {
-                        Some(format!("{col} = ({v})"))
-                    }
-                    _ => None,
-                }
-            })
-            .chain(compared)
-            .collect();
-        if !fixed.is_empty() {
-            let joined = fixed.join(" AND ");
-            filter = if filter.is_empty() {
-                format!(" WHERE {joined}")
-            } else {
-                format!("{filter} AND {joined}")
-            };
-        }
+    if !cols.is_empty() {
+        conds.extend(fixed_conditions(p, &roles, &from));
     }
-    let anchors = if select.is_empty() {
-        "1 AS a0".to_string()
+    let filter = if conds.is_empty() {
+        String::new()
     } else {
-        select.join(", ")
+        format!(" WHERE {}", conds.join(" AND "))
     };
-    // Distinct anchors (each sample its own values), in a random order that depends on the
-    // values and the seed only, not on where Postgres keeps the rows: the same seed draws the
-    // same anchors after any update or vacuum.
-    let keyed: Vec<String> = (0..cols.len()).map(|i| format!("d.a{i}::text")).collect();
-    let order = if keyed.is_empty() {
-        "1".to_string()
-    } else {
-        format!("md5(concat_ws('|', {}, '{seed}'))", keyed.join(", "))
-    };
-    let distinct = if cols.is_empty() { "" } else { "DISTINCT " };
-    with.push(format!(
-        "__a AS (SELECT * FROM (SELECT {distinct}{anchors} FROM {from}{filter}) d ORDER BY {order} LIMIT {})",
-        n + 1
-    ));
+    with.push(anchor_cte(&cols, &from, &filter, seed, n));
     with.push("__s AS (SELECT row_number() OVER () AS __n, * FROM __a)".into());
     let pins: Vec<(usize, String, String)> = pinned
         .iter()
-        .map(|(fk, c, r)| (*fk, r.clone(), format!("a1.a{}", at(c))))
+        .map(|(fk, c, r)| (*fk, r.clone(), col(c, "a1")))
         .collect();
     let parents = parent_joins(p, schema, &roles, &pins, seed);
     let sql = format!(

@@ -156,8 +156,24 @@ impl Replayer<'_> {
             let rows = self.run_cql(&stmt, &vals, table, &mut out.reads).await?;
             ctx.reads.push((rows, r.reads_new, r.many, r.table.clone()));
         }
+        let (batch, values) = self.statements(&ctx, w, &mut out).await?;
+        out.statements = values.len();
+        let start = Instant::now();
+        self.send(&w.pattern, &batch, &values).await?;
+        out.elapsed = out.reads.elapsed + start.elapsed();
+        Ok(out)
+    }
+
+    /// Every statement of the path with its values (once per row of a `for_each`), guards
+    /// applied.
+    async fn statements(
+        &mut self,
+        ctx: &Ctx<'_>,
+        w: &WritePath,
+        out: &mut CqlWrite,
+    ) -> Result<(Batch, Vec<Vec<Option<CqlValue>>>), Error> {
         let mut batch = Batch::new(BatchType::Logged);
-        let mut batch_values: Vec<Vec<Option<CqlValue>>> = Vec::new();
+        let mut values: Vec<Vec<Option<CqlValue>>> = Vec::new();
         for t in &w.targets {
             let stmt = self.statement(&t.cql).await?;
             let types = Self::marker_types(&stmt)?;
@@ -176,42 +192,49 @@ impl Replayer<'_> {
                 None => vec![None],
             };
             for row in &rows {
-                if !self.guard_holds(&ctx, t, &types, row.as_ref()).await? {
+                if !self.guard_holds(ctx, t, &types, row.as_ref()).await? {
                     out.guarded += 1;
                     continue;
                 }
                 let mut vals = Vec::with_capacity(types.len());
                 for (b, ty) in t.binds.iter().zip(&types) {
-                    vals.push(self.value(&ctx, &b.value, row.as_ref(), ty).await?);
+                    vals.push(self.value(ctx, &b.value, row.as_ref(), ty).await?);
                 }
                 batch.append_statement(stmt.clone());
-                batch_values.push(vals);
+                values.push(vals);
             }
         }
-        out.statements = batch_values.len();
-        let start = Instant::now();
-        let what = || format!("{}: the write path's statements", w.pattern);
-        match batch_values.len() {
-            0 => {}
-            1 => {
+        Ok((batch, values))
+    }
+
+    /// Sends the statements: one alone, several as the logged batch the plan asks for.
+    async fn send(
+        &self,
+        pattern: &str,
+        batch: &Batch,
+        values: &[Vec<Option<CqlValue>>],
+    ) -> Result<(), Error> {
+        let what = || format!("{pattern}: the write path's statements");
+        match values {
+            [] => {}
+            [one] => {
                 let stmt = match batch.statements.first() {
                     Some(scylla::statement::batch::BatchStatement::PreparedStatement(s)) => s,
                     _ => return Err(Error::Plan(what())),
                 };
                 self.session()
-                    .execute_unpaged(stmt, &batch_values[0])
+                    .execute_unpaged(stmt, one)
                     .await
                     .map_err(Error::cql(what()))?;
             }
             _ => {
                 self.session()
-                    .batch(&batch, &batch_values)
+                    .batch(batch, values)
                     .await
                     .map_err(Error::cql(what()))?;
             }
         }
-        out.elapsed = out.reads.elapsed + start.elapsed();
-        Ok(out)
+        Ok(())
     }
 
     /// True when target `t` runs for `row`: no guard, or its condition holds.
