@@ -110,7 +110,7 @@ fn write_role(p: &Prepared<'_>, schema: &Schema, k: usize) -> Option<Role> {
         })
     });
     let is_key = t.is_some_and(|t| {
-        t.primary_key.iter().any(|x| *x == v.column)
+        t.primary_key.contains(&v.column)
             || t.unique_keys
                 .iter()
                 .any(|u| u.columns.len() == 1 && u.columns[0] == v.column)
