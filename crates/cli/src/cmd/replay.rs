@@ -3,8 +3,9 @@
 use super::backfill::{runtime, Endpoints};
 use crate::progress::thousands;
 use anyhow::{bail, Context};
-use remodel_model::{PatternReplay, ReplayOutcome, ReplayReport, StatementKind};
+use remodel_model::{PatternReplay, ReplayMismatch, ReplayOutcome, ReplayReport, StatementKind};
 use remodel_replay::run::Options;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -116,8 +117,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let file = out.join(ReplayReport::FILE);
     let json = serde_json::to_vec_pretty(&report).context("serialise replay.json")?;
     super::plan::write_atomic(&file, &json)?;
-    print_report(&report);
-    println!("wrote {}", file.display());
+    let mut out = std::io::stdout().lock();
+    print_report(&mut out, &report)?;
+    writeln!(out, "wrote {}", file.display())?;
     Ok(if report.mismatches() == 0 {
         ExitCode::SUCCESS
     } else {
@@ -182,24 +184,28 @@ fn line(p: &PatternReplay) -> String {
 /// Mismatches printed per pattern at most (all are in replay.json).
 const SHOW: usize = 5;
 
-fn print_report(r: &ReplayReport) {
+/// Prints the outcome table and the differences; a closed stdout is an `Err` (ends quietly).
+fn print_report(out: &mut impl Write, r: &ReplayReport) -> std::io::Result<()> {
     let rows: Vec<String> = r
         .rows
         .iter()
         .map(|t| format!("{} {}", t.table, thousands(t.rows)))
         .collect();
-    println!(
+    writeln!(
+        out,
         "replay: keyspace {}, seed {}, {} samples per pattern, one request at a time",
         r.keyspace, r.seed, r.samples
-    );
-    println!("generated rows: {}", rows.join(", "));
+    )?;
+    writeln!(out, "generated rows: {}", rows.join(", "))?;
     if r.rejected > 0 {
-        println!(
+        writeln!(
+            out,
             "the backfill could not store {} rows (they are missing on the Cassandra side)",
             thousands(r.rejected)
-        );
+        )?;
     }
-    println!(
+    writeln!(
+        out,
         "{:<6} {:<6} {:>7} {:>6} {:>10} {:>19} {:>19} partitions (plan)",
         "id",
         "kind",
@@ -208,35 +214,21 @@ fn print_report(r: &ReplayReport) {
         "mismatches",
         "postgres p50/p99 ms",
         "cassandra p50/p99 ms"
-    );
+    )?;
     for p in &r.patterns {
-        println!("{}", line(p));
+        writeln!(out, "{}", line(p))?;
     }
     for p in r.patterns.iter().filter(|p| !p.mismatches.is_empty()) {
         for m in p.mismatches.iter().take(SHOW) {
-            let after = m
-                .after
-                .as_ref()
-                .map(|a| format!(" after {a}"))
-                .unwrap_or_default();
-            println!("MISMATCH {} ({}){after}: {}", m.pattern, m.params, m.reason);
-            if !m.sql.is_empty() || !m.cql.is_empty() {
-                println!("  SQL ({} rows shown):", m.sql.len());
-                for row in &m.sql {
-                    println!("    {row}");
-                }
-                println!("  Cassandra ({} rows shown):", m.cql.len());
-                for row in &m.cql {
-                    println!("    {row}");
-                }
-            }
+            print_mismatch(out, m)?;
         }
         if p.mismatches.len() > SHOW {
-            println!(
+            writeln!(
+                out,
                 "  … and {} more differences of {} (see replay.json)",
                 p.mismatches.len() - SHOW,
                 p.pattern
-            );
+            )?;
         }
     }
     let replayed = r
@@ -244,9 +236,36 @@ fn print_report(r: &ReplayReport) {
         .iter()
         .filter(|p| p.outcome == ReplayOutcome::Replayed)
         .count();
-    println!(
+    writeln!(
+        out,
         "replay: {replayed} of {} patterns replayed, {} mismatches",
         r.patterns.len(),
         r.mismatches()
-    );
+    )
+}
+
+/// One difference: the pattern, its parameters, the write before it, and both results.
+fn print_mismatch(out: &mut impl Write, m: &ReplayMismatch) -> std::io::Result<()> {
+    let after = m
+        .after
+        .as_ref()
+        .map(|a| format!(" after {a}"))
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "MISMATCH {} ({}){after}: {}",
+        m.pattern, m.params, m.reason
+    )?;
+    if m.sql.is_empty() && m.cql.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "  SQL ({} rows shown):", m.sql.len())?;
+    for row in &m.sql {
+        writeln!(out, "    {row}")?;
+    }
+    writeln!(out, "  Cassandra ({} rows shown):", m.cql.len())?;
+    for row in &m.cql {
+        writeln!(out, "    {row}")?;
+    }
+    Ok(())
 }
