@@ -593,7 +593,15 @@ fn canonical_tokens_flag(
                 }
                 out.push(Out::Op(t.to_string()));
             }
-            other => out.push(Out::Op(other.to_string())),
+            other => {
+                // Some tokens render as nothing (the data after `COPY … FROM stdin;`): an
+                // empty token would still be spaced, so the canonical form would not be a
+                // fixed point.
+                let text = other.to_string();
+                if !text.is_empty() {
+                    out.push(Out::Op(text));
+                }
+            }
         }
         i += 1;
     }

@@ -3,6 +3,7 @@
 pub mod analyze;
 pub mod backfill;
 pub mod example_data;
+pub mod live;
 pub mod plan;
 pub mod replay;
 pub mod report;

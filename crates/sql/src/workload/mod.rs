@@ -112,6 +112,43 @@ pub fn read_str(file: &str, text: &str, format: Format) -> WorkloadLoad {
     finish(agg, Vec::new())
 }
 
+/// One statement as the server counted it (`pg_stat_statements` read from a live database).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ServerStatement<'a> {
+    /// The normalized text, with `$n` for each constant.
+    pub query: &'a str,
+    /// How often it ran.
+    pub calls: u64,
+    /// Total execution time in milliseconds.
+    pub total_ms: Option<f64>,
+    /// Rows returned or affected, in total.
+    pub rows: Option<u64>,
+}
+
+/// Reads statements counted by the server, as a `pg_stat_statements` export is read: `source`
+/// names them in the workload's sources (format `pgss`), and each is located at its rank
+/// (line N is the N-th statement given).
+pub fn read_server_statements<'a>(
+    source: &str,
+    statements: impl IntoIterator<Item = ServerStatement<'a>>,
+) -> WorkloadLoad {
+    let mut agg = Aggregator::new();
+    agg.begin_file(source, Format::Pgss.name());
+    for (i, s) in statements.into_iter().enumerate() {
+        agg.add(&aggregate::Occurrence {
+            text: s.query,
+            line: u32::try_from(i + 1).unwrap_or(u32::MAX),
+            column: 1,
+            calls: s.calls,
+            total_ms: s.total_ms,
+            rows: s.rows,
+            normalized_input: true,
+            ..Default::default()
+        });
+    }
+    finish(agg, Vec::new())
+}
+
 fn finish(agg: Aggregator, mut notes: Vec<Diagnostic>) -> WorkloadLoad {
     let (workload, diagnostics, statements) = agg.finish();
     notes.extend(diagnostics);

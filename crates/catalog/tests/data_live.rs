@@ -1,0 +1,297 @@
+//! The live reader against real data: foreign keys found in the data (and naming guesses
+//! refuted), statistics of a skewed rideshare (hot driver, low-cardinality city, the hot
+//! partition's size), and the workload from pg_stat_statements ranked like the file's.
+
+use remodel_catalog::{pgss, probes, schema, stats, Options, Source};
+use remodel_model::FkOrigin;
+use remodel_testdb::PgSchema;
+
+async fn open(pg: &PgSchema) -> Source {
+    let url = remodel_testdb::pg_url().expect("REMODEL_PG_URL");
+    let options = Options {
+        schemas: vec![pg.name().to_string()],
+        ..Options::default()
+    };
+    Source::open(&url, "test", &options).await.expect("open")
+}
+
+/// Users, documents whose `owner` and `approver_id` reference users (undeclared; no name points
+/// to `users`), and a counters table whose columns are named after the tables but hold counts.
+const UNDECLARED: &str = "
+CREATE TABLE users (id bigint PRIMARY KEY, name text NOT NULL);
+CREATE TABLE documents (
+    id bigint PRIMARY KEY, owner bigint NOT NULL, approver_id bigint, pages int NOT NULL,
+    title text NOT NULL);
+CREATE TABLE counters (id int PRIMARY KEY, users bigint NOT NULL, documents bigint NOT NULL);
+INSERT INTO users SELECT i, 'user ' || i FROM generate_series(1, 500) i;
+INSERT INTO documents SELECT i, 1 + (hashint4(i) & 1023) % 500,
+    CASE WHEN i % 3 = 0 THEN NULL ELSE 1 + (hashint4(i + 7) & 1023) % 500 END,
+    1 + i % 40, 'doc ' || i FROM generate_series(1, 3000) i;
+INSERT INTO counters SELECT i, 100000 + i * 37, 200000 + i * 11 FROM generate_series(1, 50) i;
+ANALYZE users; ANALYZE documents; ANALYZE counters;
+";
+
+#[tokio::test]
+async fn probes_recover_undeclared_keys_and_refute_a_naming_guess() {
+    let pg = PgSchema::create("cat_probes").await.expect("schema");
+    pg.client().batch_execute(UNDECLARED).await.expect("load");
+    let src = open(&pg).await;
+    let read = schema::read(&src).await.expect("schema");
+    let st = stats::read(&src, &read.schema).await.expect("stats");
+    let found = probes::probe(&src, &read.schema, Some(&st.stats), &Default::default())
+        .await
+        .expect("probes");
+    src.close().await.expect("close");
+    let keys: Vec<String> = found
+        .confirmed
+        .iter()
+        .map(|(t, fk)| {
+            format!(
+                "{t}.{} -> {}.{}",
+                fk.columns[0], fk.ref_table, fk.ref_columns[0]
+            )
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "documents.owner -> users.id",
+            "documents.approver_id -> users.id"
+        ],
+        "{:#?}",
+        found
+    );
+    for (_, fk) in &found.confirmed {
+        let FkOrigin::Inferred { evidence } = &fk.origin else {
+            panic!("a found key is inferred")
+        };
+        assert!(evidence.starts_with("data: all "), "{evidence}");
+        assert!(evidence.contains("sampled values"), "{evidence}");
+    }
+    let refuted: Vec<String> = found
+        .rejected
+        .iter()
+        .map(|r| format!("{}.{} -> {}", r.table, r.columns[0], r.ref_table))
+        .collect();
+    assert_eq!(
+        refuted,
+        ["counters.users -> users", "counters.documents -> documents"]
+    );
+    assert!(
+        found.rejected[0].evidence.contains("0.0% found"),
+        "{:?}",
+        found.rejected[0]
+    );
+
+    // Naming inference leaves the refuted pairs alone, and the relationship carries the data's
+    // evidence.
+    let mut s = read.schema.clone();
+    found.apply(&mut s);
+    let analysis = remodel_analyze::analyze(
+        &s,
+        &remodel_model::Workload::default(),
+        &remodel_analyze::AnalyzeConfig::default(),
+    );
+    let counters = analysis.schema.table("counters").expect("counters");
+    assert!(
+        counters.foreign_keys.is_empty(),
+        "{:?}",
+        counters.foreign_keys
+    );
+    let rel = analysis
+        .relationships
+        .iter()
+        .find(|r| r.to == "documents" && r.columns == ["approver_id"])
+        .expect("documents.approver_id relationship");
+    let ev = rel.rationale.key_evidence.as_deref().unwrap_or_default();
+    assert!(ev.starts_with("data: all "), "{ev}");
+    pg.cleanup().await.expect("cleanup");
+}
+
+/// Rideshare with one driver holding 30% of the trips and four cities.
+const SKEWED: &str = "
+INSERT INTO cities VALUES ('nyc', 'US', 'America/New_York'), ('sf', 'US', 'America/Los_Angeles'),
+    ('london', 'GB', 'Europe/London'), ('paris', 'FR', 'Europe/Paris');
+INSERT INTO drivers SELECT 'drv_' || i, 'Driver ' || i, 'nyc', 4.5, now() FROM generate_series(1, 400) i;
+INSERT INTO trips SELECT md5('t' || i)::uuid,
+    CASE WHEN i % 10 < 3 THEN 'drv_1' ELSE 'drv_' || (2 + (hashint4(i) & 65535) % 399) END,
+    (ARRAY['nyc', 'sf', 'london', 'paris'])[1 + i % 4],
+    timestamptz '2024-01-01' + i * interval '1 minute', 5, 10, 'completed'
+  FROM generate_series(1, 30000) i;
+ANALYZE cities; ANALYZE drivers; ANALYZE trips;
+";
+
+#[tokio::test]
+async fn skewed_statistics_flag_the_hot_driver_and_size_its_partition() {
+    let pg = PgSchema::create("cat_skew").await.expect("schema");
+    let ddl = std::fs::read_to_string(format!(
+        "{}/../../examples/rideshare/schema.sql",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("schema.sql");
+    pg.client().batch_execute(&ddl).await.expect("ddl");
+    pg.client().batch_execute(SKEWED).await.expect("rows");
+    let truth: i64 = pg
+        .client()
+        .query_one("SELECT count(*) FROM trips WHERE driver_id = 'drv_1'", &[])
+        .await
+        .expect("count")
+        .get(0);
+    let src = open(&pg).await;
+    let read = schema::read(&src).await.expect("schema");
+    let st = stats::read(&src, &read.schema).await.expect("stats");
+    src.close().await.expect("close");
+    let trips = st.stats.table("trips").expect("trips stats");
+    assert_eq!(trips.rows, 30000.0);
+    let driver = trips.column("driver_id").expect("driver_id stats");
+    assert_eq!(
+        driver.most_common_vals.first().map(String::as_str),
+        Some("drv_1")
+    );
+
+    let workload = remodel_sql::workload::read_files(
+        &[format!(
+            "{}/../../examples/rideshare/queries.sql",
+            env!("CARGO_MANIFEST_DIR")
+        )],
+        remodel_sql::workload::Format::Auto,
+    )
+    .expect("queries");
+    let analysis = remodel_analyze::analyze(
+        &read.schema,
+        &workload.workload,
+        &remodel_analyze::AnalyzeConfig::default(),
+    );
+    let (plan, _) = remodel_design::plan(
+        analysis,
+        Some(&st.stats),
+        &remodel_design::DesignConfig::default(),
+    );
+    let by_driver = plan
+        .design
+        .tables
+        .iter()
+        .find(|t| t.name == "trips_by_driver")
+        .expect("trips_by_driver");
+    let hot = by_driver.warnings.iter().find(|w| w.code == "hot_key");
+    assert!(
+        hot.is_some_and(|w| w.message.contains("driver_id") && w.message.contains("drv_1")),
+        "{:?}",
+        by_driver.warnings
+    );
+    let est = by_driver.estimates.rows_per_partition_max;
+    let err = (est - truth as f64).abs() / truth as f64;
+    assert!(
+        err <= 0.2,
+        "estimated {est} rows for the hot driver, true {truth}"
+    );
+    let by_city = plan
+        .design
+        .tables
+        .iter()
+        .find(|t| t.name == "trips_by_city_date")
+        .expect("trips_by_city_date");
+    let city_distinct = trips.column("city").and_then(|c| c.distinct(trips.rows));
+    assert_eq!(city_distinct, Some(4.0));
+    assert!(
+        by_city
+            .warnings
+            .iter()
+            .any(|w| w.code == "hot_key" || w.code == "low_cardinality_key"),
+        "{:?}",
+        by_city.warnings
+    );
+    pg.cleanup().await.expect("cleanup");
+}
+
+#[tokio::test]
+async fn pg_stat_statements_ranks_the_rideshare_mix_like_the_file() {
+    let pg = PgSchema::create("cat_pgss").await.expect("schema");
+    let ddl = std::fs::read_to_string(format!(
+        "{}/../../examples/rideshare/schema.sql",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("schema.sql");
+    pg.client().batch_execute(&ddl).await.expect("ddl");
+    pg.client().batch_execute(SKEWED).await.expect("rows");
+    // The documented mix (queries.sql's `-- calls: N`) divided by 1000, each statement naming
+    // this test's schema so that its pg_stat_statements rows are its own on the shared server.
+    let s = pg.name();
+    let mix: [(u32, String); 7] = [
+        (1200, format!("SELECT started_at, city, distance_km, fare_usd FROM {s}.trips WHERE driver_id = $1 ORDER BY started_at DESC LIMIT 10")),
+        (86, format!("SELECT started_at, driver_id, fare_usd FROM {s}.trips WHERE city = $1 AND started_at >= $2::text::timestamptz AND started_at < $3::text::timestamptz ORDER BY started_at DESC LIMIT 100")),
+        (300, format!("SELECT * FROM {s}.trips WHERE trip_id = $1::text::uuid")),
+        (150, format!("SELECT d.full_name, d.rating, c.country FROM {s}.drivers d JOIN {s}.cities c ON c.city = d.home_city WHERE d.driver_id = $1")),
+        (400, format!("INSERT INTO {s}.trips (trip_id, driver_id, city, started_at, distance_km, fare_usd, status) VALUES (gen_random_uuid(), $1, 'nyc', now(), 8.4, 14.50, 'completed')")),
+        (2, format!("UPDATE {s}.trips SET status = 'disputed' WHERE trip_id = $1::text::uuid")),
+        (1, format!("UPDATE {s}.drivers SET rating = 4.87 WHERE driver_id = $1")),
+    ];
+    let c = pg.client();
+    for (i, (n, sql)) in mix.iter().enumerate() {
+        let st = c.prepare(sql).await.expect("prepare");
+        for k in 0..*n {
+            let driver = format!("drv_{}", 1 + k % 400);
+            let id = "1b4e28ba-2fa1-11d2-883f-0016d3cca427";
+            match i {
+                1 => {
+                    c.execute(&st, &[&"nyc", &"2024-01-02", &"2024-01-03"])
+                        .await
+                }
+                2 | 5 => c.execute(&st, &[&id]).await,
+                _ => c.execute(&st, &[&driver]).await,
+            }
+            .expect("run the mix");
+        }
+    }
+    let src = open(&pg).await;
+    let read = pgss::read(&src).await.expect("pg_stat_statements");
+    src.close().await.expect("close");
+    let prefix = format!("{s}.");
+    let ours: Vec<(String, pgss::Statement)> = read
+        .statements
+        .iter()
+        .filter(|st| st.query.contains(&prefix))
+        .map(|st| (st.query.replace(&prefix, ""), st.clone()))
+        .collect();
+    let live = remodel_sql::workload::read_server_statements(
+        "pg_stat_statements",
+        ours.iter()
+            .map(|(q, st)| remodel_sql::workload::ServerStatement {
+                query: q,
+                calls: st.calls,
+                total_ms: Some(st.total_ms),
+                rows: Some(st.rows),
+            }),
+    );
+    let file = remodel_sql::workload::read_files(
+        &[format!(
+            "{}/../../examples/rideshare/queries.sql",
+            env!("CARGO_MANIFEST_DIR")
+        )],
+        remodel_sql::workload::Format::Auto,
+    )
+    .expect("queries");
+    // The same statements, heaviest first: compared by kind and tables read or written.
+    let shape = |w: &remodel_model::Workload| -> Vec<String> {
+        w.patterns
+            .iter()
+            .map(|p| {
+                let first = p
+                    .sql
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                let table = ["trips", "drivers", "cities"]
+                    .into_iter()
+                    .find(|t| p.sql.contains(t))
+                    .unwrap_or_default();
+                format!("{first} {table}")
+            })
+            .collect()
+    };
+    assert_eq!(shape(&live.workload), shape(&file.workload));
+    let calls: Vec<u64> = live.workload.patterns.iter().map(|p| p.calls).collect();
+    assert_eq!(calls, [1200, 400, 300, 150, 86, 2, 1]);
+    pg.cleanup().await.expect("cleanup");
+}
