@@ -6,6 +6,7 @@ pub mod example_data;
 pub mod export;
 pub mod live;
 pub mod plan;
+pub mod replay;
 pub mod report;
 pub mod schema;
 pub mod verify;
