@@ -9,13 +9,16 @@ mod support;
 use remodel_testdb::PgSchema;
 use support::{command, scratch, text};
 
-/// A few drivers, cities and trips, analysed.
+/// A few drivers, cities and trips, analysed; trips get an `approver_id` (a driver who checked
+/// the fare) without a foreign key, for the data probes to find.
 const ROWS: &str = "
 INSERT INTO cities VALUES ('nyc', 'US', 'America/New_York'), ('sf', 'US', 'America/Los_Angeles');
 INSERT INTO drivers SELECT 'drv_' || i, 'Driver ' || i, 'nyc', 4.5, now() FROM generate_series(1, 50) i;
 INSERT INTO trips SELECT md5('t' || i)::uuid, 'drv_' || (1 + i % 50), (ARRAY['nyc', 'sf'])[1 + i % 2],
     timestamptz '2024-01-01' + i * interval '1 minute', 5, 10, 'completed'
   FROM generate_series(1, 2000) i;
+ALTER TABLE trips ADD COLUMN approver_id text;
+UPDATE trips SET approver_id = 'drv_' || (1 + (hashtext(trip_id::text) & 1023) % 50);
 ANALYZE cities; ANALYZE drivers; ANALYZE trips;
 ";
 
@@ -107,6 +110,16 @@ async fn plan_from_source_never_shows_the_password() {
         assert!(out.join(written).is_file(), "{written} not written");
     }
     assert!(stats.is_file(), "--stats-out not written");
+
+    // The report says how the undeclared key was found.
+    let relationships =
+        std::fs::read_to_string(out.join("report/src/relationships.md")).expect("relationships.md");
+    assert!(
+        relationships.contains(
+            "| foreign key | not declared; found by data: all "
+        ) && relationships.contains(" sampled values (50 distinct) of trips.approver_id -&gt; drivers.driver_id are in drivers.driver_id (100% found; no name points to it) |"),
+        "{relationships}"
+    );
 
     // The source is named, without its password.
     let plan = std::fs::read_to_string(out.join("plan.json")).expect("plan.json");
