@@ -338,6 +338,26 @@ mod tests {
     }
 
     #[test]
+    fn server_statements_with_a_hidden_extract_field_are_patterns() {
+        let load = read_server_statements(
+            "pg_stat_statements",
+            [ServerStatement {
+                query: "SELECT trip_id FROM trips WHERE extract($1 FROM started_at) >= $2",
+                calls: 7,
+                total_ms: Some(1.0),
+                rows: Some(7),
+            }],
+        );
+        assert!(
+            load.workload.skipped.is_empty(),
+            "{:?}",
+            load.workload.skipped
+        );
+        assert_eq!(load.workload.patterns.len(), 1);
+        assert_eq!(load.workload.patterns[0].calls, 7);
+    }
+
+    #[test]
     fn retained_patterns_are_numbered_again() {
         let mut load = read_str(
             "w.sql",
