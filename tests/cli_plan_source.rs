@@ -91,7 +91,8 @@ async fn plan_from_source_never_shows_the_password() {
     let (source, escaped) = with_escaped_password(&url);
     let dir = scratch("plan-source");
     let out = dir.join("out");
-    let stats = dir.join("stats.json");
+    // In a folder that does not exist yet, as `--out` may be.
+    let stats = dir.join("stats/stats.json");
     let run = command()
         .args(["plan", "--source", &source, "--schemas", s])
         .args(["--keyspace", "e2e", "--out"])

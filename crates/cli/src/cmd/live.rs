@@ -218,8 +218,12 @@ pub fn scope_workload(
     })
 }
 
-/// Writes the statistics as JSON (`--stats-out`), the shape `--stats` reads.
+/// Writes the statistics as JSON (`--stats-out`), the shape `--stats` reads, creating its folder
+/// as `--out` is (`--stats-out out/live/stats.json` before `out/live` exists).
 pub fn write_stats(path: &std::path::Path, stats: &Statistics) -> anyhow::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
     let mut json = serde_json::to_string_pretty(stats).context("serializing the statistics")?;
     json.push('\n');
     super::plan::write_atomic(path, json.as_bytes())
