@@ -11,8 +11,13 @@
 //! tiny — a quantity column of 1..100 is "contained" in any 1..100000 key by accident. Against
 //! dense keys (ids from a sequence) that chance is near 1 whatever the column, so an unnamed
 //! integer pair is taken there only when its sample has many (100) distinct values spread over
-//! most of the key range (an owner spread over all user ids); the first parent that passes is
-//! kept. An unnamed reference to a small lookup table of dense ids is therefore not found.
+//! most of the key range (an owner spread over all user ids) and, unless the keys are many,
+//! repeated (a counter of the table's own rows, every value different, fits any id range as
+//! well); the first parent that passes is kept. An unnamed reference to a small lookup table of
+//! dense ids is therefore not found, nor an unnamed one-to-one reference to dense ids.
+//!
+//! The sample is spread over the table (`TABLESAMPLE … REPEATABLE`), never its first rows: those
+//! hold the first ids, and reference only the first parents.
 //!
 //! A named candidate whose sampled values are not all found is *rejected*: naming inference
 //! must not guess it later ([`remodel_model::RejectedKey`]).
@@ -161,9 +166,13 @@ pub async fn probe(
         }
         let timeout = config.probe_timeout.min(left).as_millis();
         out.probed += 1;
+        // Rows holding a value of the column: what the sample is drawn from.
         let rows = stats
             .and_then(|s| s.table(&c.child))
-            .map(|t| t.rows)
+            .map(|t| {
+                let nulls = t.column(&c.column).and_then(|cs| cs.null_frac);
+                t.rows * (1.0 - nulls.unwrap_or(0.0).clamp(0.0, 1.0))
+            })
             .unwrap_or(0.0);
         match run_probe(src, c, config.sample_rows, rows, timeout).await? {
             Err(message) => out.diagnostics.push(note(format!(
@@ -350,15 +359,7 @@ async fn run_probe(
     let child = qualified(&c.child);
     let parent = qualified(&c.parent);
     let (col, key) = (quote_ident(&c.column), quote_ident(&c.key));
-    // Past a few samples' worth of rows, read a share of the pages instead of the first ones.
-    let tablesample = if rows > f64::from(sample) * 20.0 {
-        format!(
-            " TABLESAMPLE SYSTEM ({:.4})",
-            (400.0 * f64::from(sample) / rows).min(100.0)
-        )
-    } else {
-        String::new()
-    };
+    let tablesample = sample_clause(rows, sample);
     let range = if c.family == Family::Integer {
         format!(
             ", (SELECT count(*) FROM {parent} p WHERE p.{key} BETWEEN (SELECT min(v) FROM s) AND (SELECT max(v) FROM s))::float8, \
@@ -415,11 +416,18 @@ async fn run_probe(
         None if distinct >= MIN_DISTINCT && chance < MAX_CHANCE => {
             "no name points to it".to_string()
         }
-        // Dense integer keys: spread over most of the key range, with many values.
-        None if distinct >= MIN_SPREAD_DISTINCT && coverage >= MIN_COVERAGE => format!(
-            "no name points to it; the values spread over {:.0}% of the key range",
-            coverage.min(1.0) * 100.0
-        ),
+        // Dense integer keys: spread over most of the key range, with many values, some of
+        // them repeated as references to a smaller table repeat (a counter of the table's own
+        // rows, all different, is not a reference however well it fits the range).
+        None if distinct >= MIN_SPREAD_DISTINCT
+            && coverage >= MIN_COVERAGE
+            && !(distinct == n && all_different_chance(n, in_range) < MAX_CHANCE) =>
+        {
+            format!(
+                "no name points to it; the values spread over {:.0}% of the key range",
+                coverage.min(1.0) * 100.0
+            )
+        }
         None => return Ok(Ok(None)),
     };
     let odds = if c.family == Family::Integer {
@@ -431,6 +439,42 @@ async fn run_probe(
         "data: all {sampled} of {pair} are in {}.{} (100% found{odds}; {why})",
         c.parent, c.key
     )))))
+}
+
+/// The chance that `n` values drawn from `keys` keys are all different (the birthday bound,
+/// `exp(-n(n-1)/2k)`): a column referencing a table repeats its keys long before it has as
+/// many values as the table has rows.
+fn all_different_chance(n: i64, keys: Option<f64>) -> f64 {
+    match keys {
+        Some(k) if k >= 1.0 => {
+            let n = n as f64;
+            (-n * (n - 1.0) / (2.0 * k)).exp()
+        }
+        _ => 1.0,
+    }
+}
+
+/// The `TABLESAMPLE` clause that spreads the sample over the whole table, whose column holds a
+/// value in `rows` rows (the
+/// first rows alone are a biased sample: ids in insertion order, parents before children).
+/// Past a few samples' worth of rows a share of the pages is read; below that each row is
+/// taken with the chance that yields about `sample` rows. `REPEATABLE`: the same data gives the
+/// same sample, so the same evidence and the same plan.
+fn sample_clause(rows: f64, sample: u32) -> String {
+    let sample = f64::from(sample);
+    if rows > sample * 20.0 {
+        format!(
+            " TABLESAMPLE SYSTEM ({:.4}) REPEATABLE (0)",
+            (400.0 * sample / rows).min(100.0)
+        )
+    } else if rows > sample {
+        format!(
+            " TABLESAMPLE BERNOULLI ({:.4}) REPEATABLE (0)",
+            (100.0 * sample / rows).min(100.0)
+        )
+    } else {
+        String::new()
+    }
 }
 
 /// A model table name (`t` or `schema.t`) as SQL.
@@ -466,6 +510,28 @@ mod tests {
         assert!(name_hint("velocity", &cities, "city").is_none());
         assert_eq!(singular("categories"), "category");
         assert_eq!(singular("addresses"), "address");
+    }
+
+    #[test]
+    fn a_counter_is_no_draw_from_the_keys() {
+        // 970 different values among 2,000 keys: drawn at random they would repeat.
+        assert!(all_different_chance(970, Some(2000.0)) < MAX_CHANCE);
+        // 1,000 different values among 10 million keys: no repeat is expected.
+        assert!(all_different_chance(1000, Some(1e7)) > 0.9);
+        assert_eq!(all_different_chance(10, None), 1.0);
+    }
+
+    #[test]
+    fn samples_spread_over_the_table() {
+        assert_eq!(sample_clause(500.0, 1000), "");
+        assert_eq!(
+            sample_clause(4000.0, 1000),
+            " TABLESAMPLE BERNOULLI (25.0000) REPEATABLE (0)"
+        );
+        assert_eq!(
+            sample_clause(1_000_000.0, 1000),
+            " TABLESAMPLE SYSTEM (0.4000) REPEATABLE (0)"
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! refuted), statistics of a skewed rideshare (hot driver, low-cardinality city, the hot
 //! partition's size), and the workload from pg_stat_statements ranked like the file's.
 
+use expect_test::expect;
 use remodel_catalog::{pgss, probes, schema, stats, Options, Source};
 use remodel_model::FkOrigin;
 use remodel_testdb::PgSchema;
@@ -13,6 +14,33 @@ async fn open(pg: &PgSchema) -> Source {
         ..Options::default()
     };
     Source::open(&url, "test", &options).await.expect("open")
+}
+
+/// The analysis (no workload) of `schema` with the probes' findings applied, and the key
+/// evidence of the relationship of `table.column`.
+fn analyzed(
+    schema: &remodel_model::Schema,
+    found: &probes::ProbeResult,
+    table: &str,
+    column: &str,
+) -> (remodel_analyze::Analysis, String) {
+    let mut s = schema.clone();
+    found.apply(&mut s);
+    let analysis = remodel_analyze::analyze(
+        &s,
+        &remodel_model::Workload::default(),
+        &remodel_analyze::AnalyzeConfig::default(),
+    );
+    let evidence = analysis
+        .relationships
+        .iter()
+        .find(|r| r.to == table && r.columns == [column])
+        .unwrap_or_else(|| panic!("no relationship of {table}.{column}"))
+        .rationale
+        .key_evidence
+        .clone()
+        .unwrap_or_default();
+    (analysis, evidence)
 }
 
 /// Users, documents whose `owner` and `approver_id` reference users (undeclared; no name points
@@ -85,25 +113,13 @@ async fn probes_recover_undeclared_keys_and_refute_a_naming_guess() {
 
     // Naming inference leaves the refuted pairs alone, and the relationship carries the data's
     // evidence.
-    let mut s = read.schema.clone();
-    found.apply(&mut s);
-    let analysis = remodel_analyze::analyze(
-        &s,
-        &remodel_model::Workload::default(),
-        &remodel_analyze::AnalyzeConfig::default(),
-    );
+    let (analysis, ev) = analyzed(&read.schema, &found, "documents", "approver_id");
     let counters = analysis.schema.table("counters").expect("counters");
     assert!(
         counters.foreign_keys.is_empty(),
         "{:?}",
         counters.foreign_keys
     );
-    let rel = analysis
-        .relationships
-        .iter()
-        .find(|r| r.to == "documents" && r.columns == ["approver_id"])
-        .expect("documents.approver_id relationship");
-    let ev = rel.rationale.key_evidence.as_deref().unwrap_or_default();
     assert!(ev.starts_with("data: all "), "{ev}");
     pg.cleanup().await.expect("cleanup");
 }
@@ -204,9 +220,34 @@ async fn skewed_statistics_flag_the_hot_driver_and_size_its_partition() {
     pg.cleanup().await.expect("cleanup");
 }
 
-#[tokio::test]
-async fn pg_stat_statements_ranks_the_rideshare_mix_like_the_file() {
-    let pg = PgSchema::create("cat_pgss").await.expect("schema");
+/// `pg_stat_statements_info`: evictions so far and the last reset. pg_stat_statements keeps at
+/// most `pg_stat_statements.max` statements; on a shared server other sessions' new statements
+/// evict the least used ones (a statement run once or twice, like the mix's rarest), and an
+/// evicted statement counts its calls again from zero.
+async fn pgss_epoch(c: &tokio_postgres::Client) -> (i64, String) {
+    let nsp: String = c
+        .query_one(
+            "SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_stat_statements'",
+            &[],
+        )
+        .await
+        .expect("pg_stat_statements is created")
+        .get(0);
+    let row = c
+        .query_one(
+            &format!("SELECT dealloc, stats_reset::text FROM {nsp}.pg_stat_statements_info"),
+            &[],
+        )
+        .await
+        .expect("pg_stat_statements_info");
+    (row.get(0), row.get(1))
+}
+
+/// Loads the skewed rideshare into `pg`, runs the documented mix (queries.sql's `-- calls: N`
+/// divided by 1000, each statement naming the test's schema so that its pg_stat_statements rows
+/// are its own on the shared server), reads pg_stat_statements and keeps this schema's
+/// statements, with the schema's name taken out.
+async fn run_the_mix(pg: &PgSchema) -> Vec<(String, pgss::Statement)> {
     let ddl = std::fs::read_to_string(format!(
         "{}/../../examples/rideshare/schema.sql",
         env!("CARGO_MANIFEST_DIR")
@@ -214,8 +255,6 @@ async fn pg_stat_statements_ranks_the_rideshare_mix_like_the_file() {
     .expect("schema.sql");
     pg.client().batch_execute(&ddl).await.expect("ddl");
     pg.client().batch_execute(SKEWED).await.expect("rows");
-    // The documented mix (queries.sql's `-- calls: N`) divided by 1000, each statement naming
-    // this test's schema so that its pg_stat_statements rows are its own on the shared server.
     let s = pg.name();
     let mix: [(u32, String); 7] = [
         (1200, format!("SELECT started_at, city, distance_km, fare_usd FROM {s}.trips WHERE driver_id = $1 ORDER BY started_at DESC LIMIT 10")),
@@ -243,16 +282,22 @@ async fn pg_stat_statements_ranks_the_rideshare_mix_like_the_file() {
             .expect("run the mix");
         }
     }
-    let src = open(&pg).await;
+    let src = open(pg).await;
     let read = pgss::read(&src).await.expect("pg_stat_statements");
     src.close().await.expect("close");
+    // The schema's name followed by a dot: only this test's statements name it so (its
+    // setup names it quoted, as `"t_…"`).
     let prefix = format!("{s}.");
-    let ours: Vec<(String, pgss::Statement)> = read
-        .statements
+    read.statements
         .iter()
         .filter(|st| st.query.contains(&prefix))
         .map(|st| (st.query.replace(&prefix, ""), st.clone()))
-        .collect();
+        .collect()
+}
+
+/// Whether the workload read from pg_stat_statements ranks the patterns as the file does: the
+/// same statements, heaviest first (compared by kind and table), with the mix's calls.
+fn ranks_like_the_file(ours: &[(String, pgss::Statement)]) -> Result<(), String> {
     let live = remodel_sql::workload::read_server_statements(
         "pg_stat_statements",
         ours.iter()
@@ -271,7 +316,6 @@ async fn pg_stat_statements_ranks_the_rideshare_mix_like_the_file() {
         remodel_sql::workload::Format::Auto,
     )
     .expect("queries");
-    // The same statements, heaviest first: compared by kind and tables read or written.
     let shape = |w: &remodel_model::Workload| -> Vec<String> {
         w.patterns
             .iter()
@@ -290,8 +334,216 @@ async fn pg_stat_statements_ranks_the_rideshare_mix_like_the_file() {
             })
             .collect()
     };
-    assert_eq!(shape(&live.workload), shape(&file.workload));
+    let (got, want) = (shape(&live.workload), shape(&file.workload));
+    if got != want {
+        return Err(format!("ranked {got:?}, the file {want:?}"));
+    }
     let calls: Vec<u64> = live.workload.patterns.iter().map(|p| p.calls).collect();
-    assert_eq!(calls, [1200, 400, 300, 150, 86, 2, 1]);
+    if calls != [1200, 400, 300, 150, 86, 2, 1] {
+        return Err(format!(
+            "calls {calls:?}, the mix [1200, 400, 300, 150, 86, 2, 1]"
+        ));
+    }
+    Ok(())
+}
+
+/// The ranking must hold exactly. Other sessions of the shared server can evict this test's
+/// rarest statements from pg_stat_statements while it runs (or reset it); then, and only then,
+/// the mix is run again in a fresh schema, a few times at most.
+#[tokio::test]
+async fn pg_stat_statements_ranks_the_rideshare_mix_like_the_file() {
+    const ATTEMPTS: usize = 3;
+    for attempt in 1..=ATTEMPTS {
+        let pg = PgSchema::create("cat_pgss").await.expect("schema");
+        let before = pgss_epoch(pg.client()).await;
+        let ours = run_the_mix(&pg).await;
+        let after = pgss_epoch(pg.client()).await;
+        let verdict = ranks_like_the_file(&ours);
+        pg.cleanup().await.expect("cleanup");
+        match verdict {
+            Ok(()) => return,
+            Err(why) if before != after && attempt < ATTEMPTS => eprintln!(
+                "attempt {attempt}: {why}; pg_stat_statements evicted or reset statements meanwhile ({} -> {} deallocations): running the mix again",
+                before.0, after.0
+            ),
+            Err(why) if before != after => panic!(
+                "{why}; pg_stat_statements evicted or reset statements during each of {ATTEMPTS} runs (pg_stat_statements.max too small for the server's traffic?)"
+            ),
+            Err(why) => panic!("{why} (nothing was evicted meanwhile)"),
+        }
+    }
+}
+
+/// A decoy for the AuctionMark test: a column named like a region id (`i_region_id` →
+/// `region`) that holds the shipping carrier's zone numbers, 40..99, of which only 40..62 are
+/// also region ids.
+const AUCTIONMARK_DECOY: &str = "
+ALTER TABLE item ADD COLUMN i_region_id bigint;
+UPDATE item SET i_region_id = 40 + (hashint4(substr(i_id, 3)::int * 19) & 2147483647) % 60;
+";
+
+/// Drops every foreign key of the current schema.
+const DROP_FOREIGN_KEYS: &str = "
+DO $$
+DECLARE r record;
+BEGIN
+  FOR r IN SELECT conrelid::regclass AS t, conname FROM pg_constraint
+            WHERE contype = 'f' AND connamespace = current_schema()::regnamespace LOOP
+    EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', r.t, r.conname);
+  END LOOP;
+END $$;
+";
+
+/// AuctionMark loaded with rows that respect its foreign keys, the keys then dropped: the
+/// probes find every single-column key again — among them the role-named `ib_buyer_id`,
+/// `ic_buyer_id` and `uf_from_id` (users in the role of buyer and rater; no name points to
+/// `useracct`) and the self-reference `category.c_parent_id` — and refute the decoy.
+#[tokio::test]
+async fn probes_recover_auctionmark_keys_dropped_from_its_schema() {
+    let root = format!("{}/../..", env!("CARGO_MANIFEST_DIR"));
+    let ddl_file = "fixtures/corpora/auctionmark/ddl-postgres.sql";
+    let ddl = std::fs::read_to_string(format!("{root}/{ddl_file}")).expect("ddl");
+    let rows = std::fs::read_to_string(format!("{root}/fixtures/catalog/auctionmark/rows.sql"))
+        .expect("rows");
+    let pg = PgSchema::create("cat_auctionmark").await.expect("schema");
+    let c = pg.client();
+    c.batch_execute(&ddl).await.expect("ddl");
+    // With the keys declared: Postgres checks that the rows respect them.
+    c.batch_execute(&rows).await.expect("rows");
+    c.batch_execute(AUCTIONMARK_DECOY).await.expect("decoy");
+    c.batch_execute(DROP_FOREIGN_KEYS).await.expect("drop keys");
+    c.batch_execute("ANALYZE").await.expect("analyze");
+
+    let src = open(&pg).await;
+    let read = schema::read(&src).await.expect("schema");
+    assert!(read.schema.tables.iter().all(|t| t.foreign_keys.is_empty()));
+    let st = stats::read(&src, &read.schema).await.expect("stats");
+    let found = probes::probe(&src, &read.schema, Some(&st.stats), &Default::default())
+        .await
+        .expect("probes");
+    src.close().await.expect("close");
+    let evidence = |fk: &remodel_model::ForeignKey| match &fk.origin {
+        FkOrigin::Inferred { evidence } => evidence.clone(),
+        other => panic!("a found key is inferred: {other:?}"),
+    };
+    let pair = |t: &str, fk: &remodel_model::ForeignKey| {
+        format!(
+            "{t}.{} -> {}.{}",
+            fk.columns[0], fk.ref_table, fk.ref_columns[0]
+        )
+    };
+    let confirmed: Vec<String> = found.confirmed.iter().map(|(t, fk)| pair(t, fk)).collect();
+
+    // Every single-column key the corpus declares is found again (the probes test single
+    // columns; AuctionMark's composite keys to `item` and `item_bid` are out of their reach).
+    let declared = remodel_sql::ddl::load_str(ddl_file, &ddl).schema;
+    let singles: Vec<String> = declared
+        .tables
+        .iter()
+        .flat_map(|t| t.foreign_keys.iter().map(move |fk| (t, fk)))
+        .filter(|(_, fk)| fk.columns.len() == 1)
+        .map(|(t, fk)| pair(&t.name, fk))
+        .collect();
+    assert_eq!(singles.len(), 13);
+    let missed: Vec<&String> = singles.iter().filter(|k| !confirmed.contains(k)).collect();
+    assert!(missed.is_empty(), "not recovered: {missed:?}\n{found:#?}");
+
+    // What was found, with its evidence: the declared keys, and the seller columns of the
+    // composite keys (`ib_u_id`: the item's seller, a user — true of every row). The
+    // role-named buyer, rater and parent columns are found though no name points to their
+    // table. The counter `useracct_attributes.ua_id` (0..1999, every value different) lies in
+    // category's id range 1..2000 but is not taken for a reference to it.
+    let mut text = String::new();
+    for (t, fk) in &found.confirmed {
+        text.push_str(&format!("{}\n    {}\n", pair(t, fk), evidence(fk)));
+    }
+    for r in &found.rejected {
+        text.push_str(&format!(
+            "rejected {}.{} -> {}.{}\n    {}\n",
+            r.table, r.columns[0], r.ref_table, r.ref_columns[0], r.evidence
+        ));
+    }
+    expect![[r#"
+        useracct.u_r_id -> region.r_id
+            data: all 1000 sampled values (62 distinct) of useracct.u_r_id -> region.r_id are in region.r_id (100% found, chance of that by accident 1.0e0; named like the key region.r_id)
+        useracct_attributes.ua_u_id -> useracct.u_id
+            data: all 970 sampled values (737 distinct) of useracct_attributes.ua_u_id -> useracct.u_id are in useracct.u_id (100% found; named like the key useracct.u_id)
+        global_attribute_group.gag_c_id -> category.c_id
+            data: all 100 sampled values (96 distinct) of global_attribute_group.gag_c_id -> category.c_id are in category.c_id (100% found, chance of that by accident 1.0e0; named like the key category.c_id)
+        global_attribute_value.gav_gag_id -> global_attribute_group.gag_id
+            data: all 500 sampled values (100 distinct) of global_attribute_value.gav_gag_id -> global_attribute_group.gag_id are in global_attribute_group.gag_id (100% found; named like the key global_attribute_group.gag_id)
+        item.i_u_id -> useracct.u_id
+            data: all 1000 sampled values (623 distinct) of item.i_u_id -> useracct.u_id are in useracct.u_id (100% found; named like the key useracct.u_id)
+        item.i_c_id -> category.c_id
+            data: all 1000 sampled values (798 distinct) of item.i_c_id -> category.c_id are in category.c_id (100% found, chance of that by accident 1.0e0; named like the key category.c_id)
+        item_attribute.ia_u_id -> useracct.u_id
+            data: all 988 sampled values (595 distinct) of item_attribute.ia_u_id -> useracct.u_id are in useracct.u_id (100% found; named like the key useracct.u_id)
+        item_attribute.ia_gag_id -> global_attribute_group.gag_id
+            data: all 988 sampled values (100 distinct) of item_attribute.ia_gag_id -> global_attribute_group.gag_id are in global_attribute_group.gag_id (100% found; named like the key global_attribute_group.gag_id)
+        item_image.ii_u_id -> useracct.u_id
+            data: all 985 sampled values (578 distinct) of item_image.ii_u_id -> useracct.u_id are in useracct.u_id (100% found; named like the key useracct.u_id)
+        item_comment.ic_u_id -> useracct.u_id
+            data: all 979 sampled values (573 distinct) of item_comment.ic_u_id -> useracct.u_id are in useracct.u_id (100% found; named like the key useracct.u_id)
+        item_bid.ib_u_id -> useracct.u_id
+            data: all 964 sampled values (567 distinct) of item_bid.ib_u_id -> useracct.u_id are in useracct.u_id (100% found; named like the key useracct.u_id)
+        item_max_bid.imb_u_id -> useracct.u_id
+            data: all 964 sampled values (631 distinct) of item_max_bid.imb_u_id -> useracct.u_id are in useracct.u_id (100% found; named like the key useracct.u_id)
+        item_max_bid.imb_ib_u_id -> useracct.u_id
+            data: all 964 sampled values (631 distinct) of item_max_bid.imb_ib_u_id -> useracct.u_id are in useracct.u_id (100% found; named like the key useracct.u_id)
+        item_purchase.ip_ib_u_id -> useracct.u_id
+            data: all 800 sampled values (539 distinct) of item_purchase.ip_ib_u_id -> useracct.u_id are in useracct.u_id (100% found; named like the key useracct.u_id)
+        useracct_feedback.uf_u_id -> useracct.u_id
+            data: all 800 sampled values (539 distinct) of useracct_feedback.uf_u_id -> useracct.u_id are in useracct.u_id (100% found; named like the key useracct.u_id)
+        useracct_feedback.uf_i_u_id -> useracct.u_id
+            data: all 800 sampled values (539 distinct) of useracct_feedback.uf_i_u_id -> useracct.u_id are in useracct.u_id (100% found; named like the key useracct.u_id)
+        useracct_item.ui_u_id -> useracct.u_id
+            data: all 800 sampled values (567 distinct) of useracct_item.ui_u_id -> useracct.u_id are in useracct.u_id (100% found; named like the key useracct.u_id)
+        useracct_item.ui_i_u_id -> useracct.u_id
+            data: all 800 sampled values (539 distinct) of useracct_item.ui_i_u_id -> useracct.u_id are in useracct.u_id (100% found; named like the key useracct.u_id)
+        useracct_item.ui_ip_ib_u_id -> useracct.u_id
+            data: all 800 sampled values (539 distinct) of useracct_item.ui_ip_ib_u_id -> useracct.u_id are in useracct.u_id (100% found; named like the key useracct.u_id)
+        useracct_watch.uw_u_id -> useracct.u_id
+            data: all 973 sampled values (611 distinct) of useracct_watch.uw_u_id -> useracct.u_id are in useracct.u_id (100% found; named like the key useracct.u_id)
+        useracct_watch.uw_i_u_id -> useracct.u_id
+            data: all 973 sampled values (543 distinct) of useracct_watch.uw_i_u_id -> useracct.u_id are in useracct.u_id (100% found; named like the key useracct.u_id)
+        category.c_parent_id -> category.c_id
+            data: all 980 sampled values (672 distinct) of category.c_parent_id -> category.c_id are in category.c_id (100% found, chance of that by accident 1.0e0; no name points to it; the values spread over 99% of the key range)
+        item_comment.ic_buyer_id -> useracct.u_id
+            data: all 979 sampled values (624 distinct) of item_comment.ic_buyer_id -> useracct.u_id are in useracct.u_id (100% found; no name points to it)
+        item_bid.ib_buyer_id -> useracct.u_id
+            data: all 964 sampled values (619 distinct) of item_bid.ib_buyer_id -> useracct.u_id are in useracct.u_id (100% found; no name points to it)
+        useracct_feedback.uf_from_id -> useracct.u_id
+            data: all 800 sampled values (567 distinct) of useracct_feedback.uf_from_id -> useracct.u_id are in useracct.u_id (100% found; no name points to it)
+        rejected item.i_region_id -> region.r_id
+            data: 643 of 1000 sampled values (60 distinct) of item.i_region_id -> region.r_id are not in region.r_id (35.7% found); the name (named after the table region) is no reference
+    "#]].assert_eq(&text);
+    for role in [
+        "item_comment.ic_buyer_id -> useracct.u_id",
+        "item_bid.ib_buyer_id -> useracct.u_id",
+        "useracct_feedback.uf_from_id -> useracct.u_id",
+        "category.c_parent_id -> category.c_id",
+    ] {
+        let (_, fk) = found
+            .confirmed
+            .iter()
+            .find(|(t, fk)| pair(t, fk) == role)
+            .unwrap_or_else(|| panic!("{role} not found"));
+        assert!(evidence(fk).contains("no name points to it"), "{role}");
+    }
+    assert!(!confirmed
+        .iter()
+        .any(|k| k.starts_with("useracct_attributes.ua_id ")));
+    assert_eq!(found.rejected.len(), 1);
+
+    // The analyzer's naming inference leaves the refuted guess alone, and a role-named
+    // relationship carries the data's evidence.
+    let (analysis, ev) = analyzed(&read.schema, &found, "item_bid", "ib_buyer_id");
+    let item = analysis.schema.table("item").expect("item");
+    assert!(
+        !item.foreign_keys.iter().any(|fk| fk.ref_table == "region"),
+        "{:?}",
+        item.foreign_keys
+    );
+    assert!(ev.contains("no name points to it"), "{ev}");
     pg.cleanup().await.expect("cleanup");
 }

@@ -139,6 +139,39 @@ fn every_table_has_a_page_and_every_pattern_is_mapped() {
 }
 
 #[test]
+fn relationships_show_how_an_undeclared_key_was_found() {
+    let mut plan = rideshare();
+    // As `remodel plan --source` records a key found by the data probes.
+    let evidence = "data: all 1000 sampled values (400 distinct) of trips.driver_id -> \
+                    drivers.driver_id are in drivers.driver_id (100% found; named after the table drivers)";
+    let rel = plan
+        .relationships
+        .iter_mut()
+        .find(|r| r.to == "trips" && r.columns == ["driver_id"])
+        .expect("drivers → trips");
+    rel.rationale.key_evidence = Some(evidence.into());
+    let book = render(&input(&plan, None));
+    let page = &book.page_at("relationships.md").expect("chapter").body;
+    let section = &page[page.find("## drivers → trips").expect("section")..];
+    let row = section
+        .lines()
+        .find(|l| l.starts_with("| foreign key |"))
+        .expect("foreign key row");
+    assert_eq!(
+        row,
+        "| foreign key | not declared; found by data: all 1000 sampled values (400 distinct) of \
+         trips.driver_id -&gt; drivers.driver_id are in drivers.driver_id (100% found; named after \
+         the table drivers) |"
+    );
+    // The others are declared.
+    assert_eq!(
+        page.matches("| foreign key | declared in the schema |")
+            .count(),
+        2
+    );
+}
+
+#[test]
 fn run_chapter_reports_the_run_folder() {
     let plan = rideshare();
     let run = read_run(&root().join("fixtures/report/run")).expect("run folder");

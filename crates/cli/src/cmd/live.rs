@@ -191,8 +191,39 @@ async fn read_async(url: &str, args: &LiveArgs, wanted: Wanted) -> anyhow::Resul
     Ok(out)
 }
 
-/// Writes the statistics as JSON (`--stats-out`), the shape `--stats` reads.
+/// Keeps the statements of a workload read from pg_stat_statements that name a table of
+/// `schema`: the view holds the whole database's statements (other schemas, monitoring,
+/// maintenance), which no table of the plan could serve. A statement is matched by table name,
+/// as the analyzer resolves it: pg_stat_statements does not say which schema a name resolved to.
+/// Returns the line that says what was left out, if anything was.
+pub fn scope_workload(
+    load: &mut WorkloadLoad,
+    schema: &Schema,
+    schemas: &[String],
+) -> Option<String> {
+    let before = load.workload.patterns.len();
+    let left = remodel_sql::workload::retain_patterns(load, |p| {
+        let (analysis, _) = remodel_analyze::analyze_pattern(schema, p);
+        analysis.tables.iter().any(|t| schema.table(t).is_some())
+    });
+    (left.patterns > 0).then(|| {
+        format!(
+            "workload: {} of {} statements name a table of schema {} ({} statements, {} calls, on other tables left out)",
+            before - left.patterns,
+            before,
+            schemas.join(", "),
+            left.patterns,
+            left.calls
+        )
+    })
+}
+
+/// Writes the statistics as JSON (`--stats-out`), the shape `--stats` reads, creating its folder
+/// as `--out` is (`--stats-out out/live/stats.json` before `out/live` exists).
 pub fn write_stats(path: &std::path::Path, stats: &Statistics) -> anyhow::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
     let mut json = serde_json::to_string_pretty(stats).context("serializing the statistics")?;
     json.push('\n');
     super::plan::write_atomic(path, json.as_bytes())

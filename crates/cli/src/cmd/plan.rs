@@ -462,8 +462,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             super::schema::no_table_detail(&ddl)
         );
     }
+    let mut scoped = None;
     let wl = match live_workload {
-        Some(wl) => wl,
+        Some(mut wl) => {
+            let schemas = live.as_ref().map(|l| l.schemas.as_slice()).unwrap_or(&[]);
+            let read = wl.workload.patterns.len();
+            scoped = super::live::scope_workload(&mut wl, &ddl.schema, schemas);
+            if read > 0 && wl.workload.patterns.is_empty() {
+                bail!(
+                    "none of the {read} SELECT/INSERT/UPDATE/DELETE statements in pg_stat_statements names a table of schema {} (give --queries FILE, or --schemas NAME,… where the application's tables are)",
+                    schemas.join(", ")
+                );
+            }
+            wl
+        }
         None => remodel_sql::workload::read_files(&inputs.queries, Format::Auto)
             .context("reading the workload")?,
     };
@@ -548,7 +560,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     if let Some(l) = &live {
         writeln!(out, "read {} (schema {}):", l.display, l.schemas.join(", "))?;
-        for t in &l.timings {
+        for t in l.timings.iter().chain(&scoped) {
             writeln!(out, "  {t}")?;
         }
         if let Some(p) = &args.stats_out {

@@ -138,6 +138,15 @@ fn section(ctx: &Ctx, r: &Relationship) -> String {
     }
     let x = &r.rationale;
     let mut facts = vec![
+        // A key the schema does not declare is as good as what it was found by: the data's
+        // inclusion test (sample, share found), the workload's joins or the names.
+        vec![
+            "foreign key".into(),
+            match &x.key_evidence {
+                Some(e) => format!("not declared; found by {}", md::cell(e)),
+                None => "declared in the schema".into(),
+            },
+        ],
         vec![
             "attributes on the embedded side".into(),
             x.attribute_count.to_string(),
