@@ -45,6 +45,7 @@ fn a_closed_stdout_ends_every_subcommand_quietly() {
     let report_out = out.join("report-again");
     let report = [
         "report",
+        "--plan",
         plan_json.to_str().expect("utf-8"),
         "--out",
         report_out.to_str().expect("utf-8"),

@@ -43,7 +43,7 @@ fn plan_rideshare_writes_plan_and_cql_deterministically() {
     );
     // Each table holds what its reads need: only trips_by_id holds the status.
     assert!(
-        stdout.contains("write q6: 1 statement(s) -> trips_by_id\n"),
+        stdout.contains("write q6: 1 statement -> trips_by_id\n"),
         "{stdout}"
     );
 
@@ -169,16 +169,26 @@ fn plan_dir_defaults_to_dir_plan_and_the_folder_keyspace() {
     for f in ["schema.sql", "queries.sql"] {
         std::fs::copy(Path::new("examples/rideshare").join(f), dir.join(f)).expect("copy");
     }
-    let run = bin().arg("plan").arg(&dir).output().expect("run");
+    // The output goes to out/<keyspace> where the command runs, never into the input folder.
+    let cwd = dir.join("elsewhere");
+    std::fs::create_dir_all(&cwd).expect("mkdir");
+    let run = bin()
+        .current_dir(&cwd)
+        .arg("plan")
+        .arg(&dir)
+        .output()
+        .expect("run");
     assert!(
         run.status.success(),
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let plan: Plan = serde_json::from_str(&read(&dir.join("plan/plan.json"))).expect("plan");
     let expected = format!("remodel_cli_plan_{}_my_app", std::process::id());
+    let out = cwd.join("out").join(&expected);
+    let plan: Plan = serde_json::from_str(&read(&out.join("plan.json"))).expect("plan");
     assert_eq!(plan.design.keyspace.name, expected);
-    assert!(read(&dir.join("plan/schema.cql")).contains(&format!(
+    assert!(!dir.join("plan").exists());
+    assert!(read(&out.join("schema.cql")).contains(&format!(
         "CREATE TABLE IF NOT EXISTS {expected}.trips_by_driver"
     )));
     let _ = std::fs::remove_dir_all(&dir);

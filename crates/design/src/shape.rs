@@ -439,7 +439,7 @@ pub fn derive(
     for f in &a.residual {
         notes.push(format!("{} is not served by the key: {}", f.sql, f.reason));
         client.push(f.sql.clone());
-        client_columns.extend(f.columns.iter().filter_map(|c| canon(c)).map(|c| rep(&c)));
+        client_columns.extend(f.columns.iter().filter_map(&canon).map(|c| rep(&c)));
     }
     let mut eq: Vec<EqPred> = Vec::new();
     let mut null_filter = Vec::new();

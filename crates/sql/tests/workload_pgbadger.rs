@@ -146,7 +146,44 @@ fn loose(text: &str) -> String {
         res.push(out[i].clone());
         i += 1;
     }
-    res.join(" ")
+    collapse_literal_rows(res).join(" ")
+}
+
+/// `values ( ? , ? ) , ( ? , ? ) , …` → `values ( ? , ? )`: remodel keeps one row of a multi-row
+/// VALUES of literals only, all of one width (a bulk load is one statement shape whatever its
+/// row count); pgbadger keeps them all.
+fn collapse_literal_rows(toks: Vec<String>) -> Vec<String> {
+    let row_len = |from: usize| -> Option<usize> {
+        // `( ? , ? … )` of placeholders only: its token count.
+        (toks.get(from)? == "(").then_some(())?;
+        let mut j = from + 1;
+        loop {
+            (toks.get(j)? == "?").then_some(())?;
+            match toks.get(j + 1)?.as_str() {
+                "," => j += 2,
+                ")" => return Some(j + 2 - from),
+                _ => return None,
+            }
+        }
+    };
+    let mut out = Vec::with_capacity(toks.len());
+    let mut i = 0;
+    while i < toks.len() {
+        out.push(toks[i].clone());
+        if toks[i] == "values" {
+            if let Some(n) = row_len(i + 1) {
+                out.extend_from_slice(&toks[i + 1..i + 1 + n]);
+                let mut j = i + 1 + n;
+                while toks.get(j).is_some_and(|t| t == ",") && row_len(j + 1) == Some(n) {
+                    j += 1 + n;
+                }
+                i = j;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
 }
 
 #[derive(Debug)]

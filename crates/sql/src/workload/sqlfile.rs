@@ -15,11 +15,14 @@ use super::aggregate::{Aggregator, Occurrence};
 use crate::split::{split_reader, RawKind, RawStatement, StreamItem, MAX_STATEMENT_BYTES};
 use std::io::{self, Read};
 
+/// Why a `-- calls:` value is malformed, with its line and column.
+type Malformed = (String, u32, u32);
+
 /// Annotations read from the comments before one statement.
 #[derive(Debug, Default, PartialEq)]
 struct Annotations<'a> {
     /// `-- calls: N`: the count and, when the value is malformed, why (with its line and column).
-    calls: Option<(u64, Option<(String, u32, u32)>)>,
+    calls: Option<(u64, Option<Malformed>)>,
     weight: Option<Option<f64>>,
     per_txn: Option<f64>,
     label: Option<&'a str>,
