@@ -397,40 +397,34 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
             srcs.push(k);
         }
     }
-    let key_len = t.partition.len() + t.clustering.len();
-    let mut used: Vec<String> = Vec::new();
     let mut columns = Vec::new();
-    let bucket_name = |c: &ColumnRef, b: Bucket, used: &[String]| {
-        let word = match b {
-            Bucket::Hour => "hour",
-            Bucket::Day => "date",
-            Bucket::Month => "month",
-        };
-        let first = format!("{}_{word}", naming::singular(&t.root));
-        if used.contains(&first) || root.column(&first).is_some() {
-            format!("{}_{word}", c.column.to_ascii_lowercase())
-        } else {
-            first
-        }
-    };
+    let key_len = t.partition.len() + t.clustering.len();
+    // The root's own column names are the root's, whether or not this table holds them: a
+    // copied parent column or a derived one never takes one (`users.org_name` stays the user's
+    // own when `orgs.name` is copied in as well).
+    let reserved: Vec<&str> = root.columns.iter().map(|c| c.name.as_str()).collect();
+    let mut used: Vec<String> = Vec::new();
     let partition_cols = keys::plain_columns(&t.partition);
     for (i, k) in srcs.iter().enumerate() {
+        let taken = |n: &str| used.iter().any(|u| u == n) || reserved.contains(&n);
         let (name, ty, is_static) = match k {
-            // Named so as not to collide with a column of the entity.
-            KeySrc::Const(_) => {
-                let mut name = "part".to_string();
-                while root.column(&name).is_some() {
-                    name.push('_');
-                }
-                (name, "text".to_string(), false)
-            }
+            KeySrc::Const(_) => (
+                free_name(&["part".into()], taken),
+                "text".to_string(),
+                false,
+            ),
             KeySrc::Bucket(c, b) => {
                 let ty = if *b == Bucket::Day {
                     "date"
                 } else {
                     "timestamp"
                 };
-                (bucket_name(c, *b, &used), ty.to_string(), false)
+                let word = naming::bucket_word(*b);
+                let wanted = [
+                    format!("{}_{word}", naming::singular(&root.name)),
+                    format!("{}_{word}", c.column.to_ascii_lowercase()),
+                ];
+                (free_name(&wanted, taken), ty.to_string(), false)
             }
             KeySrc::Col(c) => {
                 let sql_type = schema
@@ -442,11 +436,13 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
                 if i < key_len {
                     ty = types::frozen_if_collection(&ty);
                 }
-                let plain = c.column.clone();
-                let name = if used.contains(&plain) {
-                    format!("{}_{}", naming::singular(&c.table), c.column)
+                let name = if c.table == t.root {
+                    c.column.clone()
                 } else {
-                    plain
+                    let bare = schema.table(&c.table).map_or(c.table.as_str(), |p| &p.name);
+                    let parent = naming::sanitize(&naming::singular(bare));
+                    let wanted = [c.column.clone(), format!("{parent}_{}", c.column)];
+                    free_name(&wanted, taken)
                 };
                 // A parent's columns are static when the partition key pins the parent (1-N read from the parent).
                 let is_static = i >= key_len
@@ -460,7 +456,7 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
                             && e.child_cols.iter().all(|cc| {
                                 partition_cols
                                     .iter()
-                                    .any(|p| p.table == t.root && p.column.eq_ignore_ascii_case(cc))
+                                    .any(|p| p.table == t.root && p.column == *cc)
                             })
                     });
                 (name, ty, is_static)
@@ -470,6 +466,18 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
         columns.push((k.clone(), name, ty, is_static));
     }
     t.columns = columns;
+}
+
+/// The first of `wanted` that is not `taken`; when all are, the last with `_2`, `_3`, … appended.
+pub fn free_name(wanted: &[String], taken: impl Fn(&str) -> bool) -> String {
+    if let Some(w) = wanted.iter().find(|w| !taken(w)) {
+        return w.clone();
+    }
+    let stem = wanted.last().cloned().unwrap_or_else(|| "c".into());
+    (2..)
+        .map(|n| format!("{stem}_{n}"))
+        .find(|w| !taken(w))
+        .unwrap_or(stem)
 }
 
 /// Chooses `<entity>_by_<key>` names, unique across the design.
