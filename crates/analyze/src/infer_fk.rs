@@ -156,13 +156,12 @@ fn from_naming(schema: &Schema, out: &mut Vec<InferredFk>) {
     }
     for t in &schema.tables {
         for c in &t.columns {
-            let own_key =
-                t.primary_key.len() == 1 && t.primary_key[0].eq_ignore_ascii_case(&c.name);
+            let own_key = t.primary_key.len() == 1 && t.primary_key[0] == c.name;
             let covered = t
                 .foreign_keys
                 .iter()
                 .chain(out.iter().filter(|i| i.table == t.name).map(|i| &i.fk))
-                .any(|fk| fk.columns.iter().any(|x| x.eq_ignore_ascii_case(&c.name)));
+                .any(|fk| fk.columns.contains(&c.name));
             if own_key || covered {
                 continue;
             }
@@ -290,10 +289,7 @@ fn plural_forms(entity: &str) -> Vec<String> {
 
 /// True when `cols` are exactly the table's primary key.
 fn is_pk(t: &Table, cols: &[String]) -> bool {
-    t.primary_key.len() == cols.len()
-        && t.primary_key
-            .iter()
-            .all(|k| cols.iter().any(|c| c.eq_ignore_ascii_case(k)))
+    t.primary_key.len() == cols.len() && t.primary_key.iter().all(|k| cols.contains(k))
 }
 
 /// A coarse type family, so `integer` matches `bigint` and `varchar(20)` matches `text`.

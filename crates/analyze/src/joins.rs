@@ -88,17 +88,15 @@ pub(crate) fn match_fk(schema: &Schema, step: &JoinStep) -> Option<(String, FkMa
                 .table(&fk.ref_table)
                 .map(|t| t.name.as_str())
                 .unwrap_or(fk.ref_table.as_str());
-            if !parent.eq_ignore_ascii_case(rt) {
+            if parent != rt {
                 continue;
             }
             let fk_pairs: Vec<(&String, &String)> =
                 fk.columns.iter().zip(fk.ref_columns.iter()).collect();
             let joined: Vec<(&String, &String)> = lc.iter().zip(rc.iter()).collect();
-            let all_in = joined.iter().all(|(a, b)| {
-                fk_pairs
-                    .iter()
-                    .any(|(x, y)| x.eq_ignore_ascii_case(a) && y.eq_ignore_ascii_case(b))
-            });
+            let all_in = joined
+                .iter()
+                .all(|(a, b)| fk_pairs.iter().any(|(x, y)| x == a && y == b));
             if !all_in {
                 continue;
             }

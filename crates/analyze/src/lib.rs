@@ -125,7 +125,7 @@ fn rows_from_fanout(schema: &Schema, wl: &mut Workload, relationships: &[Relatio
                     a.equality.iter().any(|e| {
                         e.op == remodel_model::EqualityOp::Eq
                             && e.column.table == r.to
-                            && e.column.column.eq_ignore_ascii_case(c)
+                            && e.column.column == *c
                     })
                 })
         };

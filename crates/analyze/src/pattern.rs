@@ -818,11 +818,7 @@ impl<'s> Ctx<'s> {
             }
         }
         let pk: Vec<String> = table.map(|t| t.primary_key.clone()).unwrap_or_default();
-        let key_columns: Vec<String> = pk
-            .iter()
-            .filter(|k| columns.iter().any(|c| c.eq_ignore_ascii_case(k)))
-            .cloned()
-            .collect();
+        let key_columns: Vec<String> = pk.iter().filter(|k| columns.contains(k)).cloned().collect();
         let by_pk = !pk.is_empty() && key_columns.len() == pk.len();
         let returning = self.returning(ins.returning.as_deref(), table);
         self.res.analysis.write = Some(WriteInfo {
@@ -964,9 +960,7 @@ impl<'s> Ctx<'s> {
         let by_pk = !pk.is_empty()
             && pk.iter().all(|k| {
                 self.res.analysis.equality.iter().any(|p| {
-                    p.column.table == target
-                        && p.column.column.eq_ignore_ascii_case(k)
-                        && p.op == EqualityOp::Eq
+                    p.column.table == target && p.column.column == **k && p.op == EqualityOp::Eq
                 })
             });
         self.res.analysis.write = Some(WriteInfo {
@@ -1070,9 +1064,7 @@ pub(crate) fn pk_bound(t: &Table, eq: &[Predicate]) -> bool {
     !t.primary_key.is_empty()
         && t.primary_key.iter().all(|k| {
             eq.iter().any(|p| {
-                p.column.table == t.name
-                    && p.column.column.eq_ignore_ascii_case(k)
-                    && p.op == EqualityOp::Eq
+                p.column.table == t.name && p.column.column == *k && p.op == EqualityOp::Eq
             })
         })
 }

@@ -49,13 +49,11 @@ pub fn classify(schema: &Schema, workload: &Workload, config: &AnalyzeConfig) ->
 
 /// Two FKs of `t` whose columns, disjoint, together are its primary key.
 fn junction(t: &Table) -> Option<(usize, usize)> {
-    let pk: BTreeSet<String> = t.primary_key.iter().map(|c| c.to_lowercase()).collect();
+    let pk: BTreeSet<String> = t.primary_key.iter().cloned().collect();
     if pk.len() < 2 {
         return None;
     }
-    let cols = |fk: &ForeignKey| -> BTreeSet<String> {
-        fk.columns.iter().map(|c| c.to_lowercase()).collect()
-    };
+    let cols = |fk: &ForeignKey| -> BTreeSet<String> { fk.columns.iter().cloned().collect() };
     for i in 0..t.foreign_keys.len() {
         for j in i + 1..t.foreign_keys.len() {
             let (a, b) = (cols(&t.foreign_keys[i]), cols(&t.foreign_keys[j]));
@@ -107,10 +105,7 @@ fn columns_used(ps: &[&AccessPattern], table: &str, except: &[String]) -> Vec<St
             .chain(a.order_by.iter().map(|o| &o.column))
             .chain(a.aggregates.iter().filter_map(|g| g.column.as_ref()));
         for c in used {
-            if c.table == table
-                && !except.iter().any(|x| x.eq_ignore_ascii_case(&c.column))
-                && !cols.contains(&c.column)
-            {
+            if c.table == table && !except.contains(&c.column) && !cols.contains(&c.column) {
                 cols.push(c.column.clone());
             }
         }
@@ -185,7 +180,7 @@ fn boundedness(
             && fk.columns.iter().all(|c| {
                 a.equality
                     .iter()
-                    .any(|e| e.op == EqualityOp::Eq && e.column.column.eq_ignore_ascii_case(c))
+                    .any(|e| e.op == EqualityOp::Eq && e.column.column == *c)
             });
         if let (true, Some(rows), true) = (by_fk, p.rows, p.calls > 0) {
             let n = rows as f64 / p.calls as f64;
@@ -404,9 +399,10 @@ fn one_to(
             .filter(|q| {
                 !q.analysis.key_lookup
                     && fk.columns.iter().all(|col| {
-                        q.analysis.equality.iter().any(|e| {
-                            e.column.table == *c && e.column.column.eq_ignore_ascii_case(col)
-                        })
+                        q.analysis
+                            .equality
+                            .iter()
+                            .any(|e| e.column.table == *c && e.column.column == *col)
                     })
             })
             .collect();
@@ -481,7 +477,7 @@ fn many_to_many(
             !cols.is_empty()
                 && cols.iter().all(|c| {
                     eq.iter()
-                        .any(|e| e.column.table == table && e.column.column.eq_ignore_ascii_case(c))
+                        .any(|e| e.column.table == table && e.column.column == *c)
                 })
         };
         binds(&j.name, &fk.columns)

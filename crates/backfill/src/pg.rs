@@ -420,13 +420,9 @@ fn pg_message(e: &tokio_postgres::Error) -> String {
     text
 }
 
-/// The result column named `name` (exactly, else ignoring case).
+/// The result column named `name`, exactly (`"Name"` and `name` are two columns).
 fn find_column<'a>(source: &[(&'a str, &'a Type)], name: &str) -> Option<(&'a str, &'a Type)> {
-    source
-        .iter()
-        .find(|(n, _)| *n == name)
-        .or_else(|| source.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)))
-        .copied()
+    source.iter().find(|(n, _)| *n == name).copied()
 }
 
 /// A bucket column the source_sql does not compute itself, computed from its source column in

@@ -126,10 +126,7 @@ pub fn small_entity(inp: &Inputs<'_>, table: &str) -> Option<String> {
     let inserted = inp.workload.patterns.iter().any(|p| {
         p.kind == StatementKind::Insert
             && p.analysis.one_off.is_none()
-            && p.analysis
-                .write
-                .as_ref()
-                .is_some_and(|w| w.table.eq_ignore_ascii_case(table))
+            && p.analysis.write.as_ref().is_some_and(|w| w.table == table)
     });
     (!inserted).then(|| {
         "reference data: the workload never inserts into it; no statistics give its size (pass --stats to check)".to_string()
@@ -172,10 +169,7 @@ fn provide_lookup(
         return false;
     };
     let by_key = t.is_unique_on(&m.by)
-        || (!t.primary_key.is_empty()
-            && t.primary_key
-                .iter()
-                .all(|k| m.by.iter().any(|b| b.eq_ignore_ascii_case(k))));
+        || (!t.primary_key.is_empty() && t.primary_key.iter().all(|k| m.by.contains(k)));
     let idx = if by_key {
         ensure_primary_lookup(inp.schema, tables, &t.name)
     } else {

@@ -110,7 +110,7 @@ pub fn enumerate(
                 .analysis
                 .projection
                 .iter()
-                .filter(|col| col.table.eq_ignore_ascii_case(&embeds[ei].parent))
+                .filter(|col| col.table == embeds[ei].parent)
                 .filter_map(|col| shape::canonical(schema, col))
                 .collect();
             c.fixed.push((pi, Fixed::Embedded(ei, parent_cols)));
@@ -150,9 +150,9 @@ fn finder_layouts(c: &mut Candidates) {
                 .map(|col| ColumnRef::new(&o.shape.root, col))
                 .collect();
             let partitioned_by_link = layout.partition.len() == by.len()
-                && layout.partition.iter().all(|k| {
-                    matches!(k, KeySrc::Col(col) if by.iter().any(|b| b.column.eq_ignore_ascii_case(&col.column)))
-                });
+                && layout.partition.iter().all(
+                    |k| matches!(k, KeySrc::Col(col) if by.iter().any(|b| b.column == col.column)),
+                );
             let key = (o.shape.root.clone(), by);
             if !partitioned_by_link && !wanted.contains(&key) {
                 wanted.push(key);
@@ -165,9 +165,9 @@ fn finder_layouts(c: &mut Candidates) {
                 && l.null_filter.is_empty()
                 && l.extra_keys.is_empty()
                 && l.partition.len() == by.len()
-                && l.partition.iter().all(|k| {
-                    matches!(k, KeySrc::Col(col) if by.iter().any(|b| b.column.eq_ignore_ascii_case(&col.column)))
-                })
+                && l.partition.iter().all(
+                    |k| matches!(k, KeySrc::Col(col) if by.iter().any(|b| b.column == col.column)),
+                )
         });
         let i = existing.unwrap_or_else(|| {
             c.layouts.push(TableBuild::lookup(&root, &by));

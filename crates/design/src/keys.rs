@@ -52,12 +52,8 @@ pub fn pins_unique_key(key: &[KeySrc], table: &Table) -> bool {
         .filter(|c| c.table == table.name)
         .map(|c| c.column.as_str())
         .collect();
-    let covers = |unique: &[String]| {
-        !unique.is_empty()
-            && unique
-                .iter()
-                .all(|k| cols.iter().any(|c| c.eq_ignore_ascii_case(k)))
-    };
+    let covers =
+        |unique: &[String]| !unique.is_empty() && unique.iter().all(|k| cols.contains(&k.as_str()));
     covers(&table.primary_key) || table.unique_keys.iter().any(|u| covers(&u.columns))
 }
 

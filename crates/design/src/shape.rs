@@ -141,8 +141,9 @@ pub fn canonical(schema: &Schema, c: &ColumnRef) -> Option<ColumnRef> {
     Some(ColumnRef::new(t.name.clone(), col.name.clone()))
 }
 
+/// Identifiers compare exactly: the front ends fold them as Postgres does.
 fn same(a: &str, b: &str) -> bool {
-    a.eq_ignore_ascii_case(b)
+    a == b
 }
 
 /// True when `child.cols` reference `parent` (declared or inferred FK), or, unless `fk_only`,
@@ -348,16 +349,8 @@ pub fn derive(
                 equiv.union(&lc, &rc);
             }
         }
-        let lcols: Vec<String> = step
-            .left_columns
-            .iter()
-            .map(|c| c.to_ascii_lowercase())
-            .collect();
-        let rcols: Vec<String> = step
-            .right_columns
-            .iter()
-            .map(|c| c.to_ascii_lowercase())
-            .collect();
+        let lcols: Vec<String> = step.left_columns.to_vec();
+        let rcols: Vec<String> = step.right_columns.to_vec();
         // A foreign key decides the direction first; unique columns only when no key does
         // (a 1-1 pair is unique both ways).
         let left_child = is_parent(schema, &lt.name, &lcols, &rt.name, &rcols, true)
@@ -781,11 +774,8 @@ fn unique_key_only(
     notes: &mut Vec<String>,
 ) -> Vec<ColumnRef> {
     let bound = |k: &String| {
-        eq.iter().any(|e| {
-            e.op == EqualityOp::Eq
-                && e.column.table == root.name
-                && e.column.column.eq_ignore_ascii_case(k)
-        })
+        eq.iter()
+            .any(|e| e.op == EqualityOp::Eq && e.column.table == root.name && e.column.column == *k)
     };
     let key = std::iter::once(&root.primary_key)
         .chain(root.unique_keys.iter().map(|u| &u.columns))
@@ -794,9 +784,9 @@ fn unique_key_only(
     let Some(key) = key else {
         return Vec::new();
     };
-    let (keep, rest): (Vec<EqPred>, Vec<EqPred>) = eq.drain(..).partition(|e| {
-        e.column.table == root.name && key.iter().any(|k| e.column.column.eq_ignore_ascii_case(k))
-    });
+    let (keep, rest): (Vec<EqPred>, Vec<EqPred>) = eq
+        .drain(..)
+        .partition(|e| e.column.table == root.name && key.contains(&e.column.column));
     *eq = keep;
     if rest.is_empty() {
         return Vec::new();

@@ -35,6 +35,9 @@ pub struct TableBuild {
     pub name: String,
     /// Warnings found while building (sizing adds more).
     pub warnings: Vec<(String, String)>,
+    /// Why the name does not spell the entity as written, when it does not (set by
+    /// [`name_tables`]; a rename in `design.renames`).
+    pub name_note: Option<String>,
 }
 
 impl TableBuild {
@@ -53,6 +56,7 @@ impl TableBuild {
             columns: Vec::new(),
             name: String::new(),
             warnings: Vec::new(),
+            name_note: None,
         }
     }
 
@@ -102,6 +106,7 @@ impl TableBuild {
             columns: Vec::new(),
             name: String::new(),
             warnings,
+            name_note: None,
         })
     }
 
@@ -121,6 +126,7 @@ impl TableBuild {
             columns: Vec::new(),
             name: String::new(),
             warnings: Vec::new(),
+            name_note: None,
         }
     }
 
@@ -141,7 +147,7 @@ impl TableBuild {
             && !t.primary_key.is_empty()
             && self.partition.len() == t.primary_key.len()
             && self.partition.iter().all(|k| {
-                matches!(k, KeySrc::Col(c) if c.table == t.name && t.primary_key.iter().any(|p| p.eq_ignore_ascii_case(&c.column)))
+                matches!(k, KeySrc::Col(c) if c.table == t.name && t.primary_key.contains(&c.column))
             })
     }
 
@@ -480,53 +486,31 @@ pub fn free_name(wanted: &[String], taken: impl Fn(&str) -> bool) -> String {
         .unwrap_or(stem)
 }
 
-/// Chooses `<entity>_by_<key>` names, unique across the design.
+/// Chooses `<entity>_by_<key>` names, unique across the design. Tables whose entity is a plain
+/// CQL name are named first, so `users` keeps `users_by_id` whatever the order and `"Users"`
+/// gets the suffix; each name that does not spell its entity as written says why.
 pub fn name_tables(schema: &Schema, tables: &mut [TableBuild]) {
-    let mut taken: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, t) in tables.iter_mut().enumerate() {
+    let mut taken: BTreeMap<String, String> = BTreeMap::new();
+    let mut order: Vec<usize> = (0..tables.len()).collect();
+    order.sort_by_key(|&i| naming::sanitize(&tables[i].root) != tables[i].root);
+    for i in order {
+        let t = &mut tables[i];
         let root_name = naming::sanitize(&t.root);
-        let words: Vec<String> = if t.is_primary_lookup(schema) {
-            vec!["id".into()]
-        } else {
-            t.partition
-                .iter()
-                .map(|k| match k {
-                    KeySrc::Col(c) => {
-                        let prefix = schema.table(&c.table).and_then(naming::column_prefix);
-                        naming::sanitize(&naming::key_word(&c.column, prefix.as_deref()))
-                    }
-                    KeySrc::Bucket(_, b) => naming::bucket_word(*b).to_string(),
-                    KeySrc::Const(_) => "all".to_string(),
-                })
-                .collect()
-        };
-        // Two key columns that shorten to the same word keep their full names.
-        let words: Vec<String> = words
-            .iter()
-            .enumerate()
-            .map(|(i, w)| match &t.partition.get(i) {
-                Some(KeySrc::Col(c))
-                    if words.iter().filter(|x| *x == w).count() > 1 && w != "id" =>
-                {
-                    naming::sanitize(&c.column)
-                }
-                _ => w.clone(),
-            })
-            .collect();
-        let mut base = if words.is_empty() || t.partition == [KeySrc::Const(keys::ALL.into())] {
-            format!("{root_name}_all")
-        } else {
-            format!("{root_name}_by_{}", words.join("_"))
-        };
-        if !t.null_filter.is_empty() {
-            let w: Vec<String> = t
-                .null_filter
-                .iter()
-                .map(|c| naming::sanitize(&c.column))
-                .collect();
-            base = format!("{base}_without_{}", w.join("_"));
+        let mut why: Vec<String> = Vec::new();
+        if root_name != t.root {
+            why.push(format!(
+                "CQL table names are letters, digits and `_`: `{}` is written `{root_name}`",
+                t.root
+            ));
         }
+        let base = base_name(schema, t, &root_name);
         let mut name = naming::fit_length(&base);
+        if name != base {
+            why.push(format!(
+                "`{base}` is longer than Cassandra's {} characters: shortened, with a hash of the whole",
+                naming::MAX_TABLE_NAME
+            ));
+        }
         if taken.contains_key(&name) {
             if let Some((KeySrc::Col(c), _)) = t.clustering.first() {
                 let prefix = schema.table(&c.table).and_then(naming::column_prefix);
@@ -542,9 +526,59 @@ pub fn name_tables(schema: &Schema, tables: &mut [TableBuild]) {
             name = naming::fit_length(&format!("{stem}_{n}"));
             n += 1;
         }
-        taken.insert(name.clone(), i);
+        if let Some(other) = taken.get(&stem).filter(|_| name != stem) {
+            why.push(format!(
+                "`{stem}` is the table of `{other}`: suffixed to keep the two apart"
+            ));
+        }
+        taken.insert(name.clone(), t.root.clone());
         t.name = name;
+        t.name_note = (!why.is_empty()).then(|| why.join("; "));
     }
+}
+
+/// `<entity>_by_<key words>` (or `<entity>_all`), with `_without_<col>` for a NULL filter.
+fn base_name(schema: &Schema, t: &TableBuild, root_name: &str) -> String {
+    let words: Vec<String> = if t.is_primary_lookup(schema) {
+        vec!["id".into()]
+    } else {
+        t.partition
+            .iter()
+            .map(|k| match k {
+                KeySrc::Col(c) => {
+                    let prefix = schema.table(&c.table).and_then(naming::column_prefix);
+                    naming::sanitize(&naming::key_word(&c.column, prefix.as_deref()))
+                }
+                KeySrc::Bucket(_, b) => naming::bucket_word(*b).to_string(),
+                KeySrc::Const(_) => "all".to_string(),
+            })
+            .collect()
+    };
+    // Two key columns that shorten to the same word keep their full names.
+    let words: Vec<String> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| match &t.partition.get(i) {
+            Some(KeySrc::Col(c)) if words.iter().filter(|x| *x == w).count() > 1 && w != "id" => {
+                naming::sanitize(&c.column)
+            }
+            _ => w.clone(),
+        })
+        .collect();
+    let mut base = if words.is_empty() || t.partition == [KeySrc::Const(keys::ALL.into())] {
+        format!("{root_name}_all")
+    } else {
+        format!("{root_name}_by_{}", words.join("_"))
+    };
+    if !t.null_filter.is_empty() {
+        let w: Vec<String> = t
+            .null_filter
+            .iter()
+            .map(|c| naming::sanitize(&c.column))
+            .collect();
+        base = format!("{base}_without_{}", w.join("_"));
+    }
+    base
 }
 
 /// The Postgres SELECT whose rows fill the table (read by the backfill).

@@ -53,8 +53,9 @@ fn v(out: &mut Vec<Violation>, check: &str, message: String) {
     });
 }
 
+/// Identifiers compare exactly: the front ends fold them as Postgres does.
 fn same(a: &str, b: &str) -> bool {
-    a.eq_ignore_ascii_case(b)
+    a == b
 }
 
 /// The unique keys of a source table: primary key, unique constraints, unique plain indexes;

@@ -142,10 +142,7 @@ pub fn plan(
         .iter()
         .filter_map(canon)
         .map(|c| {
-            let reads = w
-                .values
-                .iter()
-                .any(|v| v.reads_current && v.column.eq_ignore_ascii_case(&c));
+            let reads = w.values.iter().any(|v| v.reads_current && v.column == c);
             (c, reads)
         })
         .collect();
@@ -370,12 +367,10 @@ impl Planner<'_> {
         // copied column changes only when the edge out of the written row on that path does.
         if let Some(first) = self.first_edge_to(&c.table) {
             return self.stmt.kind == StatementKind::Insert
-                || first.child_cols.iter().any(|col| {
-                    self.stmt
-                        .set
-                        .iter()
-                        .any(|(x, _)| x.eq_ignore_ascii_case(col))
-                });
+                || first
+                    .child_cols
+                    .iter()
+                    .any(|col| self.stmt.set.iter().any(|(x, _)| x == col));
         }
         self.link_changes_depth(&c.table, 0)
     }

@@ -116,3 +116,124 @@ fn copied_parent_columns_never_take_a_tables_own_column_name() {
     expect_file!["../../../fixtures/robustness/expected-collide.txt"]
         .assert_eq(&summary(&plan, &diags));
 }
+
+/// The renames of a plan, one line each.
+fn renames(plan: &Plan) -> String {
+    let mut out = String::new();
+    for r in &plan.design.renames {
+        writeln!(
+            out,
+            "rename {:?} {} -> {}: {}",
+            r.kind, r.source, r.target, r.reason
+        )
+        .unwrap();
+    }
+    out
+}
+
+#[test]
+fn quoted_column_names_keep_their_case() {
+    let (plan, diags) = plan("casecols_schema.sql", &["casecols_queries.sql"]);
+    // "Name", name and "NAME" are three columns in Postgres, in schema.cql and in source_sql.
+    let t = table(&plan, "accounts_by_id");
+    for c in ["Name", "name", "NAME"] {
+        assert_eq!(target_of(t, "accounts", c), c);
+    }
+    assert!(
+        t.source_sql.contains(r#"t0."Name", t0.name, t0."NAME""#),
+        "{}",
+        t.source_sql
+    );
+    let read = &plan.design.queries[0];
+    assert!(
+        read.cql
+            .as_deref()
+            .unwrap()
+            .contains(r#"SELECT "Name", name, "NAME" FROM"#),
+        "{read:?}"
+    );
+    // The UPDATE sets "Name" from $1 and name from $2: two columns, neither lost.
+    let w = &plan
+        .workload
+        .patterns
+        .iter()
+        .find(|p| p.kind.is_write())
+        .unwrap();
+    let info = w.analysis.write.as_ref().unwrap();
+    assert_eq!(info.columns_written, vec!["Name", "name"]);
+    let path = plan
+        .design
+        .writes
+        .iter()
+        .find(|x| x.pattern == w.id)
+        .unwrap();
+    let sets: Vec<String> = path.targets[0]
+        .binds
+        .iter()
+        .map(|b| b.to_string())
+        .collect();
+    assert!(
+        sets.contains(&"Name=new(accounts.Name)".to_string()),
+        "{sets:?}"
+    );
+    assert!(
+        sets.contains(&"name=new(accounts.name)".to_string()),
+        "{sets:?}"
+    );
+    assert!(plan.design.renames.is_empty(), "{}", renames(&plan));
+    expect_file!["../../../fixtures/robustness/expected-casecols.txt"]
+        .assert_eq(&summary(&plan, &diags));
+}
+
+#[test]
+fn tables_differing_in_case_or_punctuation_stay_apart_and_renames_are_stated() {
+    let (plan, diags) = plan("tblcase_schema.sql", &["tblcase_queries.sql"]);
+    // Four source tables, four target tables, each read from its own.
+    assert_eq!(plan.design.tables.len(), 4);
+    for (sql, entity, column) in [
+        (r#"FROM "Users""#, "Users", "name"),
+        ("FROM users", "users", "email"),
+        (r#"FROM "user-accounts""#, "user-accounts", "a"),
+        ("FROM user_accounts", "user_accounts", "b"),
+    ] {
+        let p = plan
+            .workload
+            .patterns
+            .iter()
+            .find(|p| p.sql.contains(sql))
+            .unwrap();
+        assert_eq!(p.analysis.tables, vec![entity], "{}", p.sql);
+        let q = plan
+            .design
+            .queries
+            .iter()
+            .find(|q| q.pattern == p.id)
+            .unwrap();
+        let t = table(&plan, q.table.as_deref().unwrap());
+        assert_eq!(t.entity, entity);
+        assert_eq!(target_of(t, entity, column), column);
+        assert!(
+            t.source_sql.ends_with(&format!("{} t0", &sql[5..])),
+            "{}",
+            t.source_sql
+        );
+    }
+    // The plain names keep the plain table names; the others are suffixed, each with a note.
+    assert_eq!(table(&plan, "users_by_id").entity, "users");
+    assert_eq!(table(&plan, "user_accounts_by_id").entity, "user_accounts");
+    let renamed: Vec<(&str, &str)> = plan
+        .design
+        .renames
+        .iter()
+        .map(|r| (r.source.as_str(), r.target.as_str()))
+        .collect();
+    assert_eq!(
+        renamed,
+        vec![
+            ("user-accounts", "user_accounts_by_id_2"),
+            ("Users", "users_by_id_2")
+        ]
+    );
+    expect_file!["../../../fixtures/robustness/expected-tblcase.txt"]
+        .assert_eq(&(summary(&plan, &diags) + &renames(&plan)));
+}

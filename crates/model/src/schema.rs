@@ -20,33 +20,24 @@ pub struct Schema {
 }
 
 impl Schema {
-    /// Finds a table by name: exact qualified match first, then by bare name (case-insensitive).
+    /// Finds a table by name: exact qualified match first, then by bare name. Names are exact:
+    /// Postgres folds unquoted identifiers when it reads them (the front ends do the same), so
+    /// `"Users"` and `users` are two tables.
     pub fn table(&self, name: &str) -> Option<&Table> {
-        let bare = name.rsplit('.').next().unwrap_or(name);
-        self.tables
-            .iter()
-            .find(|t| t.qualified_name().eq_ignore_ascii_case(name))
-            .or_else(|| {
-                self.tables
-                    .iter()
-                    .find(|t| t.name.eq_ignore_ascii_case(bare))
-            })
+        self.position(name).and_then(|i| self.tables.get(i))
     }
 
     /// Mutable variant of [`Schema::table`].
     pub fn table_mut(&mut self, name: &str) -> Option<&mut Table> {
-        let idx = {
-            let bare = name.rsplit('.').next().unwrap_or(name);
-            self.tables
-                .iter()
-                .position(|t| t.qualified_name().eq_ignore_ascii_case(name))
-                .or_else(|| {
-                    self.tables
-                        .iter()
-                        .position(|t| t.name.eq_ignore_ascii_case(bare))
-                })
-        }?;
-        self.tables.get_mut(idx)
+        self.position(name).and_then(|i| self.tables.get_mut(i))
+    }
+
+    fn position(&self, name: &str) -> Option<usize> {
+        let bare = name.rsplit('.').next().unwrap_or(name);
+        self.tables
+            .iter()
+            .position(|t| t.qualified_name() == name)
+            .or_else(|| self.tables.iter().position(|t| t.name == bare))
     }
 
     /// All foreign keys of all tables, with the table that holds each.
@@ -105,11 +96,9 @@ impl Table {
         }
     }
 
-    /// Finds a column by name (case-insensitive).
+    /// Finds a column by name, exactly (`"Name"` and `name` are two columns).
     pub fn column(&self, name: &str) -> Option<&Column> {
-        self.columns
-            .iter()
-            .find(|c| c.name.eq_ignore_ascii_case(name))
+        self.columns.iter().find(|c| c.name == name)
     }
 
     /// True when `cols` (in any order) is exactly the primary key or a unique key.
@@ -117,9 +106,7 @@ impl Table {
         let same = |key: &[String]| {
             !key.is_empty()
                 && key.len() == cols.len()
-                && key
-                    .iter()
-                    .all(|k| cols.iter().any(|c| c.eq_ignore_ascii_case(k)))
+                && key.iter().all(|k| cols.iter().any(|c| c == k))
         };
         same(&self.primary_key) || self.unique_keys.iter().any(|u| same(&u.columns))
     }
