@@ -84,9 +84,9 @@ fn from_joins(
                 continue;
             }
             match ev.iter_mut().find(|e| {
-                e.child == child.name
+                e.child == child.key()
                     && e.child_cols == *cc
-                    && e.parent == parent.name
+                    && e.parent == parent.key()
                     && e.parent_cols == *pc
             }) {
                 Some(e) => {
@@ -96,9 +96,9 @@ fn from_joins(
                     }
                 }
                 None => ev.push(JoinEvidence {
-                    child: child.name.clone(),
+                    child: child.key(),
                     child_cols: cc.clone(),
-                    parent: parent.name.clone(),
+                    parent: parent.key(),
                     parent_cols: pc.clone(),
                     patterns: vec![p.id.clone()],
                     calls: p.calls,
@@ -160,18 +160,18 @@ fn from_naming(schema: &Schema, out: &mut Vec<InferredFk>) {
             let covered = t
                 .foreign_keys
                 .iter()
-                .chain(out.iter().filter(|i| i.table == t.name).map(|i| &i.fk))
+                .chain(out.iter().filter(|i| i.table == t.key()).map(|i| &i.fk))
                 .any(|fk| fk.columns.contains(&c.name));
             if own_key || covered {
                 continue;
             }
             if let Some((target, why)) = naming_target(t, &c.name, &by_table, &by_pk) {
                 out.push(InferredFk {
-                    table: t.name.clone(),
+                    table: t.key(),
                     fk: ForeignKey {
                         name: None,
                         columns: vec![c.name.clone()],
-                        ref_table: target.name.clone(),
+                        ref_table: target.key(),
                         ref_columns: vec![target.primary_key[0].clone()],
                         origin: FkOrigin::Inferred {
                             evidence: format!("naming: {why}"),
@@ -194,7 +194,7 @@ fn naming_target<'s>(
 ) -> Option<(&'s Table, String)> {
     let name = column.to_lowercase();
     let fits = |target: &&Table| {
-        target.name != t.name && types_compatible(t, column, target, &target.primary_key[0])
+        target.key() != t.key() && types_compatible(t, column, target, &target.primary_key[0])
     };
     // Suffixes at word boundaries, longest first: `lender_member_id`, `member_id`, `id`.
     let suffixes: Vec<&str> = std::iter::once(name.as_str())
@@ -221,7 +221,7 @@ fn naming_target<'s>(
         if let Some(found) = unique(by_key, |target| {
             format!(
                 "{}.{column} has the name of the primary key {target}({suffix}){role}",
-                t.name
+                t.key()
             )
         }) {
             return found;
@@ -245,7 +245,7 @@ fn naming_target<'s>(
             .filter(fits)
             .collect();
         if let Some(found) = unique(by_name, |target| {
-            format!("{}.{column} names the table {target}{role}", t.name)
+            format!("{}.{column} names the table {target}{role}", t.key())
         }) {
             return found;
         }
@@ -259,12 +259,12 @@ fn unique(
     mut found: Vec<&Table>,
     why: impl Fn(&str) -> String,
 ) -> Option<Option<(&Table, String)>> {
-    found.dedup_by(|a, b| a.name == b.name);
+    found.dedup_by(|a, b| a.key() == b.key());
     match found.as_slice() {
         [] => None,
         [one] => Some(Some((
             *one,
-            format!("{} (primary key {})", why(&one.name), one.primary_key[0]),
+            format!("{} (primary key {})", why(&one.key()), one.primary_key[0]),
         ))),
         _ => Some(None),
     }

@@ -60,7 +60,7 @@ pub(crate) fn steps(edges: &[Edge]) -> Vec<JoinStep> {
 pub fn fk_label(table: &str, fk: &ForeignKey, schema: &Schema) -> String {
     let ref_name = schema
         .table(&fk.ref_table)
-        .map(|t| t.name.clone())
+        .map(|t| t.key())
         .unwrap_or_else(|| fk.ref_table.clone());
     format!(
         "{table}({}) -> {ref_name}({})",
@@ -86,8 +86,8 @@ pub(crate) fn match_fk(schema: &Schema, step: &JoinStep) -> Option<(String, FkMa
         for fk in &child.foreign_keys {
             let parent = schema
                 .table(&fk.ref_table)
-                .map(|t| t.name.as_str())
-                .unwrap_or(fk.ref_table.as_str());
+                .map(|t| t.key())
+                .unwrap_or_else(|| fk.ref_table.clone());
             if parent != rt {
                 continue;
             }
@@ -106,7 +106,7 @@ pub(crate) fn match_fk(schema: &Schema, step: &JoinStep) -> Option<(String, FkMa
                 FkMatch::Partial
             };
             if best.as_ref().is_none_or(|(_, bm)| m > *bm) {
-                best = Some((fk_label(&child.name, fk, schema), m));
+                best = Some((fk_label(&child.key(), fk, schema), m));
             }
         }
         best

@@ -57,6 +57,9 @@ pub(crate) struct StatementResult {
     pub edges: Vec<Edge>,
     /// Things worth telling the user (not fatal).
     pub notes: Vec<String>,
+    /// Things the user most likely got wrong (a table name that resolves to nothing although a
+    /// table of that name exists in another schema).
+    pub warnings: Vec<String>,
     /// LIKE predicates whose pattern is a parameter: (column, value, the predicate's SQL).
     pub pending_likes: Vec<(ColumnRef, String, String)>,
     /// Whether LIMIT/OFFSET were parameters (to be read from the example).
@@ -69,6 +72,8 @@ pub(crate) struct StatementResult {
 /// Walks one statement.
 pub(crate) struct Ctx<'s> {
     pub schema: &'s Schema,
+    /// Where unqualified table names are looked for, in order (Postgres' `search_path`).
+    search_path: &'s [String],
     next_rel: usize,
     pub scopes: Vec<Vec<Rel>>,
     ctes: Vec<(String, Outputs)>,
@@ -104,12 +109,14 @@ pub(crate) fn parse(sql: &str) -> Result<Statement, String> {
 /// placeholders.
 pub(crate) fn analyze_statement(
     schema: &Schema,
+    search_path: &[String],
     stmt: &Statement,
     p: &AccessPattern,
     literals: Literals,
 ) -> StatementResult {
     let mut ctx = Ctx {
         schema,
+        search_path,
         next_rel: 0,
         scopes: Vec::new(),
         ctes: Vec::new(),
@@ -201,6 +208,53 @@ impl<'s> Ctx<'s> {
 
     fn table(&self, name: &str) -> Option<&'s Table> {
         self.schema.table(name)
+    }
+
+    /// The schema table a name in FROM (or a write's target) names, as Postgres finds it: a
+    /// qualified name in its schema, an unqualified one along the search path. A name that
+    /// finds nothing is said; a warning when a table of that name is in another schema
+    /// (`users` with `auth.users` only: the statement would fail, or read another table).
+    fn resolve_table(&mut self, parts: &[String]) -> Option<&'s Table> {
+        let (schema, name) = match parts {
+            [.., s, n] => (Some(s.as_str()), n),
+            [n] => (None, n),
+            [] => return None,
+        };
+        let found = match schema {
+            Some(s) => self.schema.table_in(Some(s), name),
+            None => self
+                .search_path
+                .iter()
+                .find_map(|s| self.schema.table_in(Some(s), name)),
+        };
+        if found.is_some() {
+            return found;
+        }
+        let written = parts.join(".");
+        let elsewhere: Vec<String> = self
+            .schema
+            .tables
+            .iter()
+            .filter(|t| t.name == *name)
+            .map(|t| format!("{}.{}", t.schema.as_deref().unwrap_or("public"), t.name))
+            .collect();
+        if elsewhere.is_empty() {
+            self.note(format!("table {written} is not in the schema"));
+        } else {
+            let path = match schema {
+                Some(_) => String::new(),
+                None => format!(" on the search path ({})", self.search_path.join(", ")),
+            };
+            let msg = format!(
+                "table {written} is not in the schema{path}; {} {} that name (qualify it, or set search_path in the [analyze] configuration)",
+                elsewhere.join(" and "),
+                if elsewhere.len() == 1 { "has" } else { "have" }
+            );
+            if !self.res.warnings.contains(&msg) {
+                self.res.warnings.push(msg);
+            }
+        }
+        None
     }
 
     /// Analyzes a query; `main` is true for the statement's own rows (top level, FROM-derived
@@ -557,16 +611,15 @@ impl<'s> Ctx<'s> {
                     }
                 }
                 let qualified = parts.join(".");
-                match self.table(&qualified) {
+                match self.resolve_table(&parts) {
                     Some(t) => {
-                        let tname = t.name.clone();
+                        let tname = t.key();
                         self.note_table(&tname);
                         Some(self.new_rel(alias_name, Some(tname), qualified, None))
                     }
                     None => {
-                        self.note(format!("table {qualified} is not in the schema"));
-                        self.note_table(&bare);
-                        Some(self.new_rel(alias_name, None, bare, None))
+                        self.note_table(&qualified);
+                        Some(self.new_rel(alias_name, None, qualified, None))
                     }
                 }
             }
@@ -923,17 +976,15 @@ impl<'s> Ctx<'s> {
 
     /// Registers the written table as the first relation; `None` (and unmodeled) when unknown.
     fn write_target(&mut self, name: &sqlparser::ast::ObjectName) -> Option<String> {
-        let qualified = object_parts(name).join(".");
+        let parts = object_parts(name);
+        let qualified = parts.join(".");
         let bare = bare_name(name);
-        let tname = match self.table(&qualified) {
-            Some(t) => t.name.clone(),
-            None => {
-                self.note(format!("table {qualified} is not in the schema"));
-                bare.clone()
-            }
+        // An unknown table keeps its name as written, so it never stands for a known one.
+        let (tname, known) = match self.resolve_table(&parts) {
+            Some(t) => (t.key(), Some(t.key())),
+            None => (qualified.clone(), None),
         };
         self.note_table(&tname);
-        let known = self.table(&tname).map(|_| tname.clone());
         self.new_rel(bare, known, qualified, None);
         Some(tname)
     }
@@ -1040,14 +1091,8 @@ fn column_of(schema: &Schema, rel: &Rel, name: &str) -> Option<ColumnRef> {
         return d.iter().find(|o| o.0 == name).and_then(|o| o.1.clone());
     }
     match rel.table.as_deref().and_then(|t| schema.table(t)) {
-        Some(t) => Some(ColumnRef::new(
-            t.name.clone(),
-            canonical_column(Some(t), name),
-        )),
-        None => Some(ColumnRef::new(
-            rel.written.rsplit('.').next().unwrap_or(&rel.written),
-            name,
-        )),
+        Some(t) => Some(ColumnRef::new(t.key(), canonical_column(Some(t), name))),
+        None => Some(ColumnRef::new(rel.written.as_str(), name)),
     }
 }
 
@@ -1064,7 +1109,7 @@ pub(crate) fn pk_bound(t: &Table, eq: &[Predicate]) -> bool {
     !t.primary_key.is_empty()
         && t.primary_key.iter().all(|k| {
             eq.iter().any(|p| {
-                p.column.table == t.name && p.column.column == *k && p.op == EqualityOp::Eq
+                p.column.table == t.key() && p.column.column == *k && p.op == EqualityOp::Eq
             })
         })
 }
@@ -1085,7 +1130,7 @@ fn single_row(schema: &Schema, a: &PatternAnalysis) -> bool {
                 let bound: Vec<String> = a
                     .equality
                     .iter()
-                    .filter(|p| p.column.table == tb.name && p.op == EqualityOp::Eq)
+                    .filter(|p| p.column.table == tb.key() && p.op == EqualityOp::Eq)
                     .map(|p| p.column.column.clone())
                     .collect();
                 pk_bound(tb, &a.equality)

@@ -258,7 +258,7 @@ fn source_key(plan: &Plan, t: &DesignTable, driving: Option<&Driving>) -> Option
             t.columns.iter().position(|c| {
                 c.source
                     .as_ref()
-                    .is_some_and(|s| s.table == table.name && s.column == *pk)
+                    .is_some_and(|s| s.table == table.key() && s.column == *pk)
             })
         })
         .collect()

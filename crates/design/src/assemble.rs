@@ -171,17 +171,17 @@ fn provide_lookup(
     let by_key = t.is_unique_on(&m.by)
         || (!t.primary_key.is_empty() && t.primary_key.iter().all(|k| m.by.contains(k)));
     let idx = if by_key {
-        ensure_primary_lookup(inp.schema, tables, &t.name)
+        ensure_primary_lookup(inp.schema, tables, &t.key())
     } else {
         let by: Vec<remodel_model::ColumnRef> =
             m.by.iter()
                 .filter_map(|c| {
                     t.column(c)
-                        .map(|col| remodel_model::ColumnRef::new(&t.name, &col.name))
+                        .map(|col| remodel_model::ColumnRef::new(t.key(), &col.name))
                 })
                 .collect();
         let existing = tables.iter().position(|b| {
-            b.root == t.name
+            b.root == t.key()
                 && b.null_filter.is_empty()
                 && b.extra_keys.is_empty()
                 && b.partition.len() == by.len()
@@ -192,7 +192,7 @@ fn provide_lookup(
         match existing {
             Some(i) => Some(i),
             None => {
-                tables.push(TableBuild::lookup(&t.name, &by));
+                tables.push(TableBuild::lookup(&t.key(), &by));
                 Some(tables.len() - 1)
             }
         }

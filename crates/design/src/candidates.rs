@@ -269,14 +269,14 @@ fn index_option(c: &mut Candidates, schema: &Schema, pi: usize, first: usize) {
         && s.lookups.is_empty()
         && !own.key.client_sort
         && !own.key.partition_in
-        && s.needed.iter().all(|col| col.table == root.name);
+        && s.needed.iter().all(|col| col.table == root.key());
     if !simple {
         return;
     }
     let pk: Vec<ColumnRef> = root
         .primary_key
         .iter()
-        .filter_map(|k| shape::canonical(schema, &ColumnRef::new(&root.name, k)))
+        .filter_map(|k| shape::canonical(schema, &ColumnRef::new(root.key(), k)))
         .collect();
     let mut shape = own.shape.clone();
     let key_cols: Vec<ColumnRef> = own
@@ -298,7 +298,7 @@ fn index_option(c: &mut Candidates, schema: &Schema, pi: usize, first: usize) {
         return;
     }
     shape.lookups.push(Lookup {
-        table: root.name.clone(),
+        table: root.key(),
         columns: row_cols.clone(),
         via: pk
             .iter()
@@ -314,7 +314,7 @@ fn index_option(c: &mut Candidates, schema: &Schema, pi: usize, first: usize) {
             shape.needed.push(col.clone());
         }
     }
-    if primary_layout(c, schema, &root.name).is_none() {
+    if primary_layout(c, schema, &root.key()).is_none() {
         return;
     }
     c.options.push(ReadOption {

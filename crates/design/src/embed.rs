@@ -79,7 +79,7 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
         let Some(fk) = child.foreign_keys.iter().find(|fk| {
             schema
                 .table(&fk.ref_table)
-                .is_some_and(|t| t.name == parent.name)
+                .is_some_and(|t| t.key() == parent.key())
                 && fk.columns.len() == r.columns.len()
                 && fk.columns.iter().zip(&r.columns).all(|(a, b)| a == b)
         }) else {
@@ -92,7 +92,7 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
                 .primary_key
                 .iter()
                 .all(|k| fk.ref_columns.contains(k));
-        if !refs_pk || out.iter().any(|e| e.child == child.name) {
+        if !refs_pk || out.iter().any(|e| e.child == child.key()) {
             continue;
         }
         let is_fk = |c: &str| fk.columns.iter().any(|f| f == c);
@@ -124,7 +124,9 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
         let plain = naming::sanitize(stem);
         let taken = |n: &str| {
             parent.column(n).is_some()
-                || out.iter().any(|e| e.parent == parent.name && e.column == n)
+                || out
+                    .iter()
+                    .any(|e| e.parent == parent.key() && e.column == n)
         };
         let column = crate::tables::free_name(&[plain.clone(), format!("{plain}_entries")], taken);
         let mut why = Vec::new();
@@ -134,7 +136,7 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
             ));
         }
         if column != plain {
-            why.push(format!("`{plain}` is taken in {}'s table", parent.name));
+            why.push(format!("`{plain}` is taken in {}'s table", parent.key()));
         }
         let udt_fields: Vec<(String, String)> = child
             .columns
@@ -153,8 +155,8 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
             .map(|c| types::default_width(&c.sql_type))
             .sum();
         out.push(Embedding {
-            parent: parent.name.clone(),
-            child: child.name.clone(),
+            parent: parent.key(),
+            child: child.key(),
             fk: fk.columns.clone(),
             parent_key,
             udt: UserType {
@@ -388,8 +390,8 @@ pub fn source_parts(schema: &Schema, e: &Embedding, parent_alias: &str) -> (Stri
     };
     let qual = child
         .map(|t| match &t.schema {
-            Some(s) => format!("{}.{}", naming::pg_quote(s), naming::pg_quote(&t.name)),
-            None => naming::pg_quote(&t.name),
+            Some(s) => format!("{}.{}", naming::pg_quote(s), naming::pg_quote(&t.key())),
+            None => naming::pg_quote(&t.key()),
         })
         .unwrap_or_else(|| naming::pg_quote(&e.child));
     let on: Vec<String> =

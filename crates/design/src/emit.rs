@@ -252,7 +252,7 @@ fn embed_write(
         return;
     };
     for (ei, e) in embeds.iter().enumerate() {
-        if e.child != child.name {
+        if e.child != child.key() {
             continue;
         }
         let tables: Vec<&TableBuild> = hosts
@@ -525,7 +525,7 @@ fn baseline_figures(
             .iter()
             .map(|c| types::default_width(&c.sql_type) + 8.0)
             .sum();
-        f.stored_bytes += inp.sizer.rows(&st.name) * width;
+        f.stored_bytes += inp.sizer.rows(&st.key()) * width;
     }
     round_figures(f)
 }

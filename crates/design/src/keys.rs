@@ -49,7 +49,7 @@ pub fn pins_unique_key(key: &[KeySrc], table: &Table) -> bool {
     let cols: Vec<&str> = key
         .iter()
         .filter_map(KeySrc::plain_column)
-        .filter(|c| c.table == table.name)
+        .filter(|c| c.table == table.key())
         .map(|c| c.column.as_str())
         .collect();
     let covers =

@@ -138,7 +138,7 @@ pub struct Shape {
 pub fn canonical(schema: &Schema, c: &ColumnRef) -> Option<ColumnRef> {
     let t = schema.table(&c.table)?;
     let col = t.column(&c.column)?;
-    Some(ColumnRef::new(t.name.clone(), col.name.clone()))
+    Some(ColumnRef::new(t.key(), col.name.clone()))
 }
 
 /// Identifiers compare exactly: the front ends fold them as Postgres does.
@@ -162,7 +162,7 @@ fn is_parent(
     let fk = ct.foreign_keys.iter().any(|fk| {
         schema
             .table(&fk.ref_table)
-            .is_some_and(|rt| same(&rt.name, parent))
+            .is_some_and(|rt| same(&rt.key(), parent))
             && fk.columns.len() == child_cols.len()
             && fk
                 .columns
@@ -319,8 +319,8 @@ pub fn derive(
     for t in &a.tables {
         match schema.table(t) {
             Some(st) => {
-                if !tables.contains(&st.name) {
-                    tables.push(st.name.clone());
+                if !tables.contains(&st.key()) {
+                    tables.push(st.key());
                 }
             }
             None => return Err(format!("reads `{t}`, which is not in the schema")),
@@ -343,8 +343,8 @@ pub fn derive(
         };
         for (l, r) in step.left_columns.iter().zip(&step.right_columns) {
             if let (Some(lc), Some(rc)) = (
-                canon(&ColumnRef::new(&lt.name, l)),
-                canon(&ColumnRef::new(&rt.name, r)),
+                canon(&ColumnRef::new(lt.key(), l)),
+                canon(&ColumnRef::new(rt.key(), r)),
             ) {
                 equiv.union(&lc, &rc);
             }
@@ -353,24 +353,24 @@ pub fn derive(
         let rcols: Vec<String> = step.right_columns.to_vec();
         // A foreign key decides the direction first; unique columns only when no key does
         // (a 1-1 pair is unique both ways).
-        let left_child = is_parent(schema, &lt.name, &lcols, &rt.name, &rcols, true)
-            || (!is_parent(schema, &rt.name, &rcols, &lt.name, &lcols, true)
-                && is_parent(schema, &lt.name, &lcols, &rt.name, &rcols, false));
+        let left_child = is_parent(schema, &lt.key(), &lcols, &rt.key(), &rcols, true)
+            || (!is_parent(schema, &rt.key(), &rcols, &lt.key(), &lcols, true)
+                && is_parent(schema, &lt.key(), &lcols, &rt.key(), &rcols, false));
         let right_child =
-            !left_child && is_parent(schema, &rt.name, &rcols, &lt.name, &lcols, false);
+            !left_child && is_parent(schema, &rt.key(), &rcols, &lt.key(), &lcols, false);
         let edge = if right_child {
             Edge {
-                child: rt.name.clone(),
+                child: rt.key(),
                 child_cols: rcols,
-                parent: lt.name.clone(),
+                parent: lt.key(),
                 parent_cols: lcols,
                 directed: true,
             }
         } else {
             Edge {
-                child: lt.name.clone(),
+                child: lt.key(),
                 child_cols: lcols,
-                parent: rt.name.clone(),
+                parent: rt.key(),
                 parent_cols: rcols,
                 directed: left_child,
             }
@@ -495,7 +495,7 @@ pub fn derive(
     // Key order: the root's primary key order first (composite keys read naturally), then as written.
     if let Some(rt) = schema.table(&root) {
         let pos = |c: &ColumnRef| {
-            if c.table == rt.name {
+            if c.table == rt.key() {
                 rt.primary_key
                     .iter()
                     .position(|k| same(k, &c.column))
@@ -595,7 +595,7 @@ pub fn derive(
         }
         if let Some(st) = schema.table(t) {
             for k in &st.primary_key {
-                if let Some(c) = canon(&ColumnRef::new(&st.name, k)) {
+                if let Some(c) = canon(&ColumnRef::new(st.key(), k)) {
                     let r = rep(&c);
                     if !extra_keys.contains(&r) {
                         extra_keys.push(r.clone());
@@ -686,7 +686,7 @@ fn row_lookups(
         }
         let mut via = Vec::new();
         for k in &st.primary_key {
-            let Some(kc) = canonical(schema, &ColumnRef::new(&st.name, k)) else {
+            let Some(kc) = canonical(schema, &ColumnRef::new(st.key(), k)) else {
                 break;
             };
             let from_row = equiv
@@ -707,7 +707,7 @@ fn row_lookups(
             }
         }
         if via.len() == st.primary_key.len() {
-            out.push((st.name.clone(), via));
+            out.push((st.key(), via));
         }
     }
     out
@@ -774,8 +774,9 @@ fn unique_key_only(
     notes: &mut Vec<String>,
 ) -> Vec<ColumnRef> {
     let bound = |k: &String| {
-        eq.iter()
-            .any(|e| e.op == EqualityOp::Eq && e.column.table == root.name && e.column.column == *k)
+        eq.iter().any(|e| {
+            e.op == EqualityOp::Eq && e.column.table == root.key() && e.column.column == *k
+        })
     };
     let key = std::iter::once(&root.primary_key)
         .chain(root.unique_keys.iter().map(|u| &u.columns))
@@ -786,7 +787,7 @@ fn unique_key_only(
     };
     let (keep, rest): (Vec<EqPred>, Vec<EqPred>) = eq
         .drain(..)
-        .partition(|e| e.column.table == root.name && key.contains(&e.column.column));
+        .partition(|e| e.column.table == root.key() && key.contains(&e.column.column));
     *eq = keep;
     if rest.is_empty() {
         return Vec::new();
@@ -795,7 +796,7 @@ fn unique_key_only(
     notes.push(format!(
         "({}) is unique in {}: the read returns at most one row, found by that key; {} compared on the client",
         key.join(", "),
-        root.name,
+        root.key(),
         cols.join(", ")
     ));
     let moved = rest.iter().map(|e| e.column.clone()).collect();

@@ -81,20 +81,20 @@ impl TableBuild {
                 .columns
                 .iter()
                 .skip(1)
-                .map(|c| (ColumnRef::new(&t.name, &c.name), None))
+                .map(|c| (ColumnRef::new(t.key(), &c.name), None))
                 .collect();
             warnings.push((
                 "no_source_key".to_string(),
-                format!("`{}` has no primary or unique key: every column is part of the key so rows stay distinct", t.name),
+                format!("`{}` has no primary or unique key: every column is part of the key so rows stay distinct", t.key()),
             ));
         }
         let partition = key
             .iter()
             .filter_map(|k| t.column(k))
-            .map(|c| KeySrc::Col(ColumnRef::new(&t.name, &c.name)))
+            .map(|c| KeySrc::Col(ColumnRef::new(t.key(), &c.name)))
             .collect();
         Some(TableBuild {
-            root: t.name.clone(),
+            root: t.key(),
             partition,
             required,
             null_filter: Vec::new(),
@@ -147,7 +147,7 @@ impl TableBuild {
             && !t.primary_key.is_empty()
             && self.partition.len() == t.primary_key.len()
             && self.partition.iter().all(|k| {
-                matches!(k, KeySrc::Col(c) if c.table == t.name && t.primary_key.contains(&c.column))
+                matches!(k, KeySrc::Col(c) if c.table == t.key() && t.primary_key.contains(&c.column))
             })
     }
 
@@ -339,14 +339,14 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
     let mut uniq: Vec<ColumnRef> = root
         .primary_key
         .iter()
-        .map(|k| ColumnRef::new(&root.name, k))
+        .map(|k| ColumnRef::new(root.key(), k))
         .collect();
     if uniq.is_empty() {
         if let Some(u) = root.unique_keys.first() {
             uniq = u
                 .columns
                 .iter()
-                .map(|k| ColumnRef::new(&root.name, k))
+                .map(|k| ColumnRef::new(root.key(), k))
                 .collect();
         }
     }
@@ -360,14 +360,14 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
         }
         uniq = cols
             .iter()
-            .map(|c| ColumnRef::new(&root.name, &c.name))
+            .map(|c| ColumnRef::new(root.key(), &c.name))
             .collect();
         if !t.warnings.iter().any(|(c, _)| c == "no_source_key") {
             t.warnings.push((
                 "no_source_key".into(),
                 format!(
                     "`{}` has no primary or unique key: the key holds its NOT NULL columns ({}), so rows equal in all of them are stored once",
-                    root.name,
+                    root.key(),
                     cols.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
                 ),
             ));
@@ -377,8 +377,8 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
     for c in uniq {
         let c = root
             .column(&c.column)
-            .filter(|_| c.table == root.name)
-            .map(|col| ColumnRef::new(&root.name, &col.name))
+            .filter(|_| c.table == root.key())
+            .map(|col| ColumnRef::new(root.key(), &col.name))
             .unwrap_or(c);
         let k = KeySrc::Col(c);
         if !in_key(&k, &t.partition, &clustering) {
@@ -391,7 +391,7 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
     let mut srcs: Vec<KeySrc> = t.key_elements();
     if copy_entity_columns {
         for c in &root.columns {
-            let k = KeySrc::Col(ColumnRef::new(&root.name, &c.name));
+            let k = KeySrc::Col(ColumnRef::new(root.key(), &c.name));
             if !srcs.contains(&k) {
                 srcs.push(k);
             }
@@ -601,12 +601,12 @@ pub fn source_sql_with(schema: &Schema, t: &TableBuild, extra: &[(String, String
             })
             .unwrap_or_else(|| naming::pg_quote(name))
     };
-    let mut aliases: Vec<(String, String)> = vec![(root.name.clone(), "t0".into())];
+    let mut aliases: Vec<(String, String)> = vec![(root.key(), "t0".into())];
     let mut joins: Vec<String> = Vec::new();
     let wanted: Vec<String> = {
         let mut w: Vec<String> = Vec::new();
         for src in t.columns.iter().filter_map(|(k, ..)| k.source()) {
-            if src.table != root.name && !w.contains(&src.table) {
+            if src.table != root.key() && !w.contains(&src.table) {
                 w.push(src.table.clone());
             }
         }
@@ -706,7 +706,7 @@ pub fn source_sql_with(schema: &Schema, t: &TableBuild, extra: &[(String, String
         select.push(item.clone());
         joins.push(join.clone());
     }
-    let mut sql = format!("SELECT {} FROM {} t0", select.join(", "), qual(&root.name));
+    let mut sql = format!("SELECT {} FROM {} t0", select.join(", "), qual(&root.key()));
     for j in joins {
         sql.push(' ');
         sql.push_str(&j);

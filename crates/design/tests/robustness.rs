@@ -237,3 +237,113 @@ fn tables_differing_in_case_or_punctuation_stay_apart_and_renames_are_stated() {
     expect_file!["../../../fixtures/robustness/expected-tblcase.txt"]
         .assert_eq(&(summary(&plan, &diags) + &renames(&plan)));
 }
+
+#[test]
+fn schema_qualified_names_are_kept_and_unqualified_ones_follow_the_search_path() {
+    let (plan, diags) = plan("ns_schema.sql", &["ns_queries.sql"]);
+    let tables_of = |sql: &str| {
+        let p = plan
+            .workload
+            .patterns
+            .iter()
+            .find(|p| p.sql.starts_with(sql));
+        p.unwrap_or_else(|| panic!("{sql}")).analysis.tables.clone()
+    };
+    // public.users and the unqualified users (search_path: public) are one table; auth.users another.
+    assert_eq!(
+        tables_of("SELECT name, org FROM public.users"),
+        vec!["users"]
+    );
+    assert_eq!(tables_of("SELECT name FROM users"), vec!["users"]);
+    assert_eq!(
+        tables_of("SELECT password_hash FROM auth.users"),
+        vec!["auth.users"]
+    );
+    assert_eq!(tables_of("UPDATE auth.users"), vec!["auth.users"]);
+    // The password hash is read from a table of auth.users rows, filled from auth.users.
+    let q2 = plan
+        .workload
+        .patterns
+        .iter()
+        .find(|p| p.sql.contains("auth.users WHERE"))
+        .unwrap();
+    let m = plan
+        .design
+        .queries
+        .iter()
+        .find(|q| q.pattern == q2.id)
+        .unwrap();
+    let t = table(&plan, m.table.as_deref().unwrap());
+    assert_eq!(t.entity, "auth.users");
+    assert_eq!(target_of(t, "auth.users", "password_hash"), "password_hash");
+    assert!(
+        t.source_sql.ends_with("FROM auth.users t0"),
+        "{}",
+        t.source_sql
+    );
+    for t in plan.design.tables.iter().filter(|t| t.entity == "users") {
+        assert!(
+            t.source_sql.ends_with("FROM public.users t0"),
+            "{}",
+            t.source_sql
+        );
+        assert!(t.columns.iter().all(|c| c.name != "password_hash"));
+    }
+    expect_file!["../../../fixtures/robustness/expected-ns.txt"]
+        .assert_eq(&(summary(&plan, &diags) + &renames(&plan)));
+}
+
+#[test]
+fn a_table_name_that_resolves_to_nothing_is_said() {
+    let (plan, diags) = plan("ns_schema.sql", &["ns_unresolved_queries.sql"]);
+    let said = |what: &str| {
+        diags
+            .iter()
+            .filter(|d| d.message.contains(what))
+            .map(|d| d.to_string().replace(&format!("{}/", dir().display()), ""))
+            .collect::<Vec<_>>()
+    };
+    // `auth_users` names nothing; `billing.users` names no schema's table, though users is in
+    // public and auth: a warning at the statement, naming both.
+    assert!(said("auth_users").contains(
+        &"ns_unresolved_queries.sql:3:1: note: q1: table auth_users is not in the schema".into()
+    ));
+    assert!(said("billing.users").contains(
+        &"ns_unresolved_queries.sql:5:1: warning: q2: table billing.users is not in the schema; public.users and auth.users have that name (qualify it, or set search_path in the [analyze] configuration)".into()
+    ));
+    assert!(said("nosuch.users").contains(
+        &"ns_unresolved_queries.sql:7:1: warning: q3: table nosuch.users is not in the schema; public.users and auth.users have that name (qualify it, or set search_path in the [analyze] configuration)".into()
+    ));
+    // None of them is served from, or writes to, a table of another schema's rows.
+    for p in &plan.workload.patterns {
+        assert!(!p
+            .analysis
+            .tables
+            .iter()
+            .any(|t| t == "users" || t == "auth.users"));
+    }
+    assert!(plan.design.tables.is_empty(), "{:?}", plan.design.tables);
+    expect_file!["../../../fixtures/robustness/expected-ns-unresolved.txt"]
+        .assert_eq(&summary(&plan, &diags));
+
+    // With search_path = auth, public the unqualified users is auth.users.
+    let ddl = remodel_sql::ddl::load_files(&[dir().join("ns_schema.sql")]).unwrap();
+    let wl = remodel_sql::workload::read_files(
+        &[dir().join("ns_queries.sql")],
+        remodel_sql::workload::Format::Auto,
+    )
+    .unwrap();
+    let config = remodel_analyze::AnalyzeConfig {
+        search_path: vec!["auth".into(), "public".into()],
+        ..Default::default()
+    };
+    let a = remodel_analyze::analyze(&ddl.schema, &wl.workload, &config);
+    let p = a
+        .workload
+        .patterns
+        .iter()
+        .find(|p| p.sql.starts_with("SELECT name FROM users"))
+        .unwrap();
+    // auth.users has no `name` or `org`: the read names columns its table lacks.
+    assert_eq!(p.analysis.tables, vec!["auth.users"]);
+}

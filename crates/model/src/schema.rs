@@ -20,9 +20,11 @@ pub struct Schema {
 }
 
 impl Schema {
-    /// Finds a table by name: exact qualified match first, then by bare name. Names are exact:
-    /// Postgres folds unquoted identifiers when it reads them (the front ends do the same), so
-    /// `"Users"` and `users` are two tables.
+    /// Finds a table by the name the plan knows it by ([`Table::key`]: `users`, `auth.users`);
+    /// `public.users` is `users`. Names are exact: Postgres folds unquoted identifiers when it
+    /// reads them (the front ends do the same), so `"Users"` and `users` are two tables, and an
+    /// unqualified name is a table of `public` only (the analyzer resolves a statement's names
+    /// by its search path first).
     pub fn table(&self, name: &str) -> Option<&Table> {
         self.position(name).and_then(|i| self.tables.get(i))
     }
@@ -33,11 +35,18 @@ impl Schema {
     }
 
     fn position(&self, name: &str) -> Option<usize> {
-        let bare = name.rsplit('.').next().unwrap_or(name);
-        self.tables
-            .iter()
-            .position(|t| t.qualified_name() == name)
-            .or_else(|| self.tables.iter().position(|t| t.name == bare))
+        let key = name.strip_prefix("public.").unwrap_or(name);
+        self.tables.iter().position(|t| t.key() == key)
+    }
+
+    /// The table `name` in Postgres schema `schema` (`None` or `public`: the default schema).
+    pub fn table_in(&self, schema: Option<&str>, name: &str) -> Option<&Table> {
+        let public = |s: Option<&str>| s.is_none_or(|s| s == "public");
+        self.tables.iter().find(|t| {
+            t.name == name
+                && (t.schema.as_deref() == schema
+                    || (public(t.schema.as_deref()) && public(schema)))
+        })
     }
 
     /// All foreign keys of all tables, with the table that holds each.
@@ -88,6 +97,16 @@ pub struct Table {
 }
 
 impl Table {
+    /// The name the plan knows the table by (in `ColumnRef::table`, `tables`, relationships,
+    /// `entity`): its name, qualified when its Postgres schema is not `public` (`auth.users`
+    /// beside `users`).
+    pub fn key(&self) -> String {
+        match self.schema.as_deref() {
+            Some(s) if s != "public" => format!("{s}.{}", self.name),
+            _ => self.name.clone(),
+        }
+    }
+
     /// `schema.name` when a schema was named, else `name`.
     pub fn qualified_name(&self) -> String {
         match &self.schema {
