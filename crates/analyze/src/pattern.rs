@@ -86,6 +86,9 @@ pub(crate) struct Ctx<'s> {
     /// Inside the SELECT of an `INSERT … SELECT`: a generated source (`generate_series`) is
     /// a bulk load, fully described by its write, not an access to model.
     insert_source: bool,
+    /// The subqueries of expressions that read a table (`EXISTS (…)`, `IN (SELECT …)`, scalar
+    /// subqueries), as written (cut): a read with one is not modelled.
+    expr_subqueries_read: Vec<String>,
 }
 
 /// Parses normalized SQL (or an example) with the Postgres dialect.
@@ -126,6 +129,7 @@ pub(crate) fn analyze_statement(
         unmodeled: Vec::new(),
         kind: None,
         insert_source: false,
+        expr_subqueries_read: Vec::new(),
     };
     if has_window_function(stmt) {
         ctx.unmodeled
@@ -266,9 +270,7 @@ impl<'s> Ctx<'s> {
                 self.unmodeled("recursive CTE (WITH RECURSIVE): the rows read depend on iteration");
             }
             for cte in &with.cte_tables {
-                self.scopes.push(Vec::new());
-                let mut outs = self.query(&cte.query, main);
-                self.scopes.pop();
+                let mut outs = self.rows_subquery(&cte.query, main, "a WITH query");
                 if !cte.alias.columns.is_empty() {
                     for (i, c) in cte.alias.columns.iter().enumerate() {
                         if let Some(o) = outs.get_mut(i) {
@@ -289,7 +291,10 @@ impl<'s> Ctx<'s> {
             SetExpr::SetOperation {
                 op, left, right, ..
             } => {
-                self.unmodeled(format!("set operation ({op}): several row sources"));
+                let n = set_branches(left) + set_branches(right);
+                self.unmodeled(format!(
+                    "set operation ({op}) of {n} queries: several row sources, not one read; each query is a read of its own (give each as a statement of its own to have it designed) whose rows the client combines"
+                ));
                 self.set_branch(left);
                 self.set_branch(right);
                 Vec::new()
@@ -624,13 +629,19 @@ impl<'s> Ctx<'s> {
                 }
             }
             TableFactor::Derived {
-                subquery, alias, ..
+                subquery,
+                alias,
+                lateral,
+                ..
             } => {
                 // Derived tables see the enclosing scopes only when LATERAL; resolving through
                 // them otherwise is harmless (names would not clash in valid SQL).
-                self.scopes.push(Vec::new());
-                let outs = self.query(subquery, main);
-                self.scopes.pop();
+                let what = if *lateral {
+                    "a LATERAL subquery"
+                } else {
+                    "a subquery in FROM"
+                };
+                let outs = self.rows_subquery(subquery, main, what);
                 let alias_name = alias.as_ref().map(|a| ident(&a.name)).unwrap_or_default();
                 let mut outs = outs;
                 if let Some(a) = alias {
@@ -708,10 +719,64 @@ impl<'s> Ctx<'s> {
     /// Analyzes the subqueries inside an expression (their tables and correlated joins).
     pub(crate) fn expr_subqueries(&mut self, e: &Expr) {
         for q in subqueries(e) {
-            self.scopes.push(Vec::new());
-            self.query(&q, false);
-            self.scopes.pop();
+            self.expr_subquery(&q);
         }
+    }
+
+    /// Analyzes one subquery of an expression (`EXISTS (…)`, `IN (SELECT …)`, a scalar
+    /// subquery): its tables and correlated joins, for foreign-key inference. A read with one is
+    /// not one access: the reader evaluates the subquery per row (or once, apart), so its tables
+    /// are remembered and the read is not modelled as one table (see [`Ctx::finish`]).
+    pub(crate) fn expr_subquery(&mut self, q: &Query) -> Outputs {
+        let rels = self.next_rel;
+        self.scopes.push(Vec::new());
+        let outs = self.query(q, false);
+        self.scopes.pop();
+        if self.next_rel > rels {
+            let read: String = q.to_string().chars().take(60).collect();
+            self.expr_subqueries_read.push(read);
+        }
+        outs
+    }
+
+    /// Analyzes a derived table or a WITH query for the statement's rows. Its own LIMIT, OFFSET,
+    /// aggregates, GROUP BY or DISTINCT shape its rows, not the statement's: they are never
+    /// recorded as the pattern's, and the statement is not modelled (in a LATERAL subquery they
+    /// apply per row of the tables before it: `LATERAL (… ORDER BY created_at DESC LIMIT 1)` is
+    /// each user's latest order, not one order). An ORDER BY alone orders nothing returned.
+    fn rows_subquery(&mut self, q: &Query, main: bool, what: &str) -> Outputs {
+        let a = &self.res.analysis;
+        let saved = (
+            (a.limit, a.limit_sql.clone(), a.offset, a.offset_sql.clone()),
+            (
+                a.order_by.len(),
+                a.aggregates.len(),
+                a.group_by.len(),
+                a.distinct,
+            ),
+            (self.res.limit_param, self.res.offset_param),
+        );
+        self.scopes.push(Vec::new());
+        let outs = self.query(q, main);
+        self.scopes.pop();
+        let a = &mut self.res.analysis;
+        (a.limit, a.limit_sql, a.offset, a.offset_sql) = saved.0;
+        a.order_by.truncate(saved.1 .0);
+        a.aggregates.truncate(saved.1 .1);
+        a.group_by.truncate(saved.1 .2);
+        a.distinct = saved.1 .3;
+        (self.res.limit_param, self.res.offset_param) = saved.2;
+        if let Some(shaping) = row_shaping(q) {
+            self.unmodeled(format!(
+                "{what} with its own {shaping}: it shapes that subquery's rows{}, which one table read cannot return",
+                if what.contains("LATERAL") {
+                    " for each row of the tables before it"
+                } else {
+                    ""
+                }
+            ));
+        }
+        outs
     }
 
     fn projection(&mut self, items: &[SelectItem], main: bool) -> Outputs {
@@ -1050,6 +1115,13 @@ impl<'s> Ctx<'s> {
 
     fn finish(mut self, p: &AccessPattern) -> StatementResult {
         crate::predicates::flush_ranges(&mut self);
+        if self.kind == Some(StatementKind::Select) {
+            if let Some(first) = self.expr_subqueries_read.first().cloned() {
+                self.unmodeled(format!(
+                    "a subquery in an expression reads a table ({first}…): the reader evaluates it per row or apart, which one table read cannot do"
+                ));
+            }
+        }
         if self.kind == Some(StatementKind::Select) && self.res.analysis.tables.is_empty() {
             self.unmodeled("reads no table");
         }
@@ -1158,6 +1230,38 @@ fn single_row(schema: &Schema, a: &PatternAnalysis) -> bool {
         }
     }
     a.tables.iter().all(|t| determined.contains(&t.as_str()))
+}
+
+/// The queries a set operation combines (`a UNION b UNION c`: 3).
+fn set_branches(e: &SetExpr) -> usize {
+    match e {
+        SetExpr::SetOperation { left, right, .. } => set_branches(left) + set_branches(right),
+        _ => 1,
+    }
+}
+
+/// What in a query's own clauses decides which rows it returns beyond its filters (`LIMIT`,
+/// `OFFSET`, `FETCH`, aggregates, `GROUP BY`, `DISTINCT`), or `None`.
+fn row_shaping(q: &Query) -> Option<&'static str> {
+    if q.limit_clause.is_some() || q.fetch.is_some() {
+        return Some("LIMIT/OFFSET");
+    }
+    let SetExpr::Select(s) = q.body.as_ref() else {
+        return None;
+    };
+    if s.distinct.is_some() {
+        return Some("DISTINCT");
+    }
+    if !matches!(&s.group_by, GroupByExpr::Expressions(e, _) if e.is_empty()) {
+        return Some("GROUP BY");
+    }
+    let aggregates = s.projection.iter().any(|item| match item {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+            !projection_parts(e).1.is_empty()
+        }
+        _ => false,
+    });
+    aggregates.then_some("aggregate")
 }
 
 /// A non-negative integer constant (`10`, `'10'`).

@@ -310,10 +310,10 @@ pub fn derive(
             a.unknown_columns.join(", ")
         ));
     }
+    // A read the analyzer could not model would be served as something else (one LIMIT for
+    // what is a LIMIT per row, a join for a set operation): it is stated, never designed.
     if let Some(why) = &a.unmodeled {
-        if a.tables.is_empty() {
-            return Err(format!("not modelled by the analyzer: {why}"));
-        }
+        return Err(format!("not modelled by the analyzer: {why}"));
     }
     let mut tables: Vec<String> = Vec::new();
     for t in &a.tables {
@@ -575,15 +575,30 @@ pub fn derive(
     for (t, via) in &row_lookups {
         let columns: Vec<ColumnRef> = needed.iter().filter(|c| c.table == *t).cloned().collect();
         needed.retain(|c| c.table != *t);
-        notes.push(format!(
-            "{t} is read by key for each row ({}): a join to a table the rows do not determine is not copied",
-            via.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(", ")
-        ));
+        let keys = via
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        // Bound by the statement's parameters only: a lookup of its own (a cross join).
+        let apart = via.iter().all(|(_, v)| matches!(v, BindValue::Sql { .. }));
+        let (note, rationale) = if apart {
+            (
+                format!("{t} is read once by its key ({keys}) from the statement's values, apart from the rows read first: the statement pairs that row with each of them (a cross join; no rows when either read finds none)"),
+                format!("an independent lookup: one {t} row by its key, paired with every row read"),
+            )
+        } else {
+            (
+                format!("{t} is read by key for each row ({keys}): a join to a table the rows do not determine is not copied"),
+                format!("one {t} row per row read, found by its key"),
+            )
+        };
+        notes.push(note);
         lookups.push(Lookup {
             table: t.clone(),
             columns,
             via: via.iter().map(|(_, v)| v.clone()).collect(),
-            rationale: format!("one {t} row per row read, found by its key"),
+            rationale,
         });
     }
 
@@ -623,8 +638,10 @@ pub fn derive(
     if a.distinct {
         notes.push("DISTINCT: duplicates are removed on the client".into());
     }
-    if let Some(why) = &a.unmodeled {
-        notes.push(format!("partly modelled: {why}"));
+    if let Some(t) = unjoined(&root, &edges, needed.iter().chain(&extra_keys)) {
+        return Err(format!(
+            "{t} is not joined to {root} (a cross join, or tables joined by no column equality): one table of both would pair every row with every row; read each by itself"
+        ));
     }
 
     let aggregates = a
@@ -663,6 +680,32 @@ pub fn derive(
         notes,
         equiv,
     })
+}
+
+/// The first table of `columns` that no join edge connects to `root` (in either direction):
+/// the source SELECT could not join it, and its columns would be NULL.
+fn unjoined<'c>(
+    root: &str,
+    edges: &[Edge],
+    columns: impl Iterator<Item = &'c ColumnRef>,
+) -> Option<String> {
+    let mut reached = vec![root.to_string()];
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for e in edges {
+            for (from, to) in [(&e.child, &e.parent), (&e.parent, &e.child)] {
+                if reached.contains(from) && !reached.contains(to) {
+                    reached.push(to.clone());
+                    grew = true;
+                }
+            }
+        }
+    }
+    columns
+        .map(|c| &c.table)
+        .find(|t| !reached.contains(t))
+        .cloned()
 }
 
 /// Tables the root does not determine whose primary key is nevertheless fixed for each row

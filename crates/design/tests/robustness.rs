@@ -347,3 +347,106 @@ fn a_table_name_that_resolves_to_nothing_is_said() {
     // auth.users has no `name` or `org`: the read names columns its table lacks.
     assert_eq!(p.analysis.tables, vec!["auth.users"]);
 }
+
+/// The query mapping of the pattern whose SQL starts with `sql`.
+fn mapping<'p>(plan: &'p Plan, sql: &str) -> &'p remodel_model::QueryMapping {
+    let p = plan
+        .workload
+        .patterns
+        .iter()
+        .find(|p| p.sql.starts_with(sql));
+    let id = &p.unwrap_or_else(|| panic!("no pattern {sql}")).id;
+    plan.design
+        .queries
+        .iter()
+        .find(|q| &q.pattern == id)
+        .unwrap()
+}
+
+#[test]
+fn a_union_is_stated_not_modelled_never_one_table_of_both() {
+    let (plan, diags) = plan("uo_schema.sql", &["union_queries.sql"]);
+    let m = mapping(&plan, "SELECT name FROM users");
+    assert_eq!(m.table, None);
+    let reason = m.reason.as_deref().unwrap();
+    assert!(
+        reason.contains("set operation (UNION) of 2 queries"),
+        "{reason}"
+    );
+    assert!(plan.design.tables.is_empty());
+    expect_file!["../../../fixtures/robustness/expected-union.txt"]
+        .assert_eq(&summary(&plan, &diags));
+}
+
+#[test]
+fn a_cross_join_of_two_lookups_is_two_reads_by_key_never_a_null_key() {
+    let (plan, diags) = plan("uo_schema.sql", &["cross_queries.sql"]);
+    let m = mapping(&plan, "SELECT u.name, o.name FROM users u, orgs o");
+    // users by its id ($1), then orgs by its own id ($2): two reads of one row each, paired.
+    assert_eq!(m.table.as_deref(), Some("users_by_id"));
+    assert_eq!(
+        m.binds.iter().map(|b| b.to_string()).collect::<Vec<_>>(),
+        ["id=$1"]
+    );
+    assert_eq!(m.then.len(), 1);
+    assert_eq!(m.then[0].table, "orgs_by_id");
+    assert_eq!(
+        m.then[0]
+            .binds
+            .iter()
+            .map(|b| b.to_string())
+            .collect::<Vec<_>>(),
+        ["id=$2"]
+    );
+    for t in &plan.design.tables {
+        // Each table holds one entity's rows, joined to nothing.
+        assert!(!t.source_sql.contains("JOIN"), "{}", t.source_sql);
+        assert_eq!(t.partition_key.len(), 1);
+        assert!(t.clustering.is_empty());
+    }
+    expect_file!["../../../fixtures/robustness/expected-cross.txt"]
+        .assert_eq(&summary(&plan, &diags));
+}
+
+#[test]
+fn a_lateral_limit_per_row_is_stated_not_modelled_never_one_limit() {
+    let (plan, diags) = plan("uo_schema.sql", &["lateral_queries.sql"]);
+    let p = &plan.workload.patterns[0];
+    // The subquery's LIMIT 1 and ORDER BY are per user: never the statement's own.
+    assert_eq!(p.analysis.limit, None);
+    assert!(p.analysis.order_by.is_empty());
+    let m = mapping(&plan, "SELECT u.name, o.total FROM users u, LATERAL");
+    assert_eq!(m.table, None);
+    assert!(m
+        .reason
+        .as_deref()
+        .unwrap()
+        .contains("LATERAL subquery with its own LIMIT"));
+    assert!(plan.design.tables.is_empty());
+    expect_file!["../../../fixtures/robustness/expected-lateral.txt"]
+        .assert_eq(&summary(&plan, &diags));
+}
+
+#[test]
+fn subqueries_and_unjoined_tables_are_stated_never_served_as_a_join() {
+    let (plan, diags) = plan("uo_schema.sql", &["subquery_queries.sql"]);
+    let reason = |sql: &str| mapping(&plan, sql).reason.clone().unwrap_or_default();
+    for sql in [
+        "SELECT u.name, (SELECT max(o.total)",
+        "SELECT u.name FROM users u WHERE EXISTS",
+        "SELECT u.name FROM users u WHERE u.id IN (SELECT",
+    ] {
+        assert!(
+            reason(sql).contains("a subquery in an expression reads a table"),
+            "{sql}"
+        );
+    }
+    assert!(reason("SELECT u.name, c.n").contains("a subquery in FROM with its own GROUP BY"));
+    assert!(reason("SELECT u.name, o.name FROM users u, orgs o")
+        .starts_with("orgs is not joined to users (a cross join"));
+    // A LATERAL subquery without a LIMIT of its own is a join, and is served as one.
+    let m = mapping(&plan, "SELECT u.name, o.total FROM users u, LATERAL");
+    assert!(m.table.is_some(), "{m:?}");
+    expect_file!["../../../fixtures/robustness/expected-subquery.txt"]
+        .assert_eq(&summary(&plan, &diags));
+}
