@@ -132,7 +132,8 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
         let mut why = Vec::new();
         if plain != stem {
             why.push(format!(
-                "CQL names here are letters, digits and `_`: `{stem}` is written `{plain}`"
+                "CQL names here are letters, digits and `_`: `{}` is written `{plain}`",
+                child.name
             ));
         }
         if column != plain {
