@@ -166,6 +166,13 @@ fn from_naming(schema: &Schema, out: &mut Vec<InferredFk>) {
                 continue;
             }
             if let Some((target, why)) = naming_target(t, &c.name, &by_table, &by_pk) {
+                // The data refuted it (a probe found values the key lacks).
+                if schema
+                    .rejected_key(&t.name, std::slice::from_ref(&c.name), &target.name)
+                    .is_some()
+                {
+                    continue;
+                }
                 out.push(InferredFk {
                     table: t.key(),
                     fk: ForeignKey {

@@ -17,8 +17,6 @@ use sqlparser::ast::{
     OrderByKind, Query, Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, Statement,
     TableFactor, TableObject, TableWithJoins, Update, UpdateTableFromKind, Value, Visit, Visitor,
 };
-use sqlparser::dialect::PostgreSqlDialect;
-use sqlparser::parser::Parser;
 use std::ops::ControlFlow;
 
 /// Aggregate functions recorded as [`Aggregate`]s.
@@ -93,7 +91,7 @@ pub(crate) struct Ctx<'s> {
 
 /// Parses normalized SQL (or an example) with the Postgres dialect.
 pub(crate) fn parse(sql: &str) -> Result<Statement, String> {
-    let mut stmts = Parser::parse_sql(&PostgreSqlDialect {}, sql).map_err(|e| e.to_string())?;
+    let mut stmts = remodel_sql::normalize::parse_sql(sql).map_err(|e| e.to_string())?;
     // Before any recursive walk (or drop): a long operator chain would overflow the stack.
     let deep = stmts
         .iter_mut()

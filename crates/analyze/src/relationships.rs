@@ -47,6 +47,14 @@ pub fn classify(schema: &Schema, workload: &Workload, config: &AnalyzeConfig) ->
     out
 }
 
+/// The evidence of an inferred foreign key (`None` for a declared one).
+fn key_evidence(fk: &ForeignKey) -> Option<String> {
+    match &fk.origin {
+        remodel_model::FkOrigin::Declared => None,
+        remodel_model::FkOrigin::Inferred { evidence } => Some(evidence.clone()),
+    }
+}
+
 /// Two FKs of `t` whose columns, disjoint, together are its primary key.
 fn junction(t: &Table) -> Option<(usize, usize)> {
     let pk: BTreeSet<String> = t.primary_key.iter().cloned().collect();
@@ -303,6 +311,7 @@ fn one_to(
     let mut r = Rationale {
         bounded: bound.bounded,
         fanout: bound.fanout,
+        key_evidence: key_evidence(fk),
         ..Default::default()
     };
     let decision;
@@ -526,6 +535,10 @@ fn many_to_many(
     let mut r = Rationale {
         co_access_share: ab_share.max(ba_share),
         co_access_patterns: ids(&together),
+        key_evidence: [fa, fb]
+            .into_iter()
+            .filter_map(key_evidence)
+            .reduce(|a, b| format!("{a}; {b}")),
         ..Default::default()
     };
     let describe = |from: &str, to: &str, ps: &[&AccessPattern], share: f64| {

@@ -9,13 +9,13 @@ use crate::pg::{PageRange, PgSource, ReadShape, Snapshot};
 use crate::progress::{Progress, TableCounts, TableStart};
 use crate::rows::{convert_row, row_size, show, source_key, Row};
 use crate::run::{
-    Checkpoint, RangeDone, RejectRecord, RunDir, Summary, TableCheckpoint, TableSummary,
-    CHECKPOINT_VERSION,
+    Checkpoint, RangeDone, RejectRecord, RunDir, TableCheckpoint, CHECKPOINT_VERSION,
 };
 use crate::target::TargetTable;
+use crate::time;
 use crate::Error;
 use futures_util::StreamExt;
-use remodel_model::Plan;
+use remodel_model::{Plan, RunStatus, RunSummary, TableRun};
 use scylla::client::session::Session;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::MaybeUnset;
@@ -231,10 +231,10 @@ pub async fn backfill(
     target: &CqlTarget,
     opts: &BackfillOptions,
     progress: Arc<dyn Progress>,
-) -> Result<Summary, Error> {
+) -> Result<RunSummary, Error> {
     let tables = TargetTable::from_plan(plan, &opts.tables)?;
     let run = RunDir::open(&opts.run_dir)?;
-    let started = Instant::now();
+    let started = (Instant::now(), time::now_secs());
     let snapshot = source.export_snapshot().await?;
     let (checkpoint, shapes) = prepare_source(
         source,
@@ -293,7 +293,7 @@ pub async fn backfill(
     shared.run.save_summary(&summary)?;
     shared.run.log(&format!(
         "{}: {}",
-        summary.status,
+        summary.status.as_str(),
         summary.error.as_deref().unwrap_or("all ranges finished")
     ));
     progress.finish(&summary);
@@ -846,20 +846,20 @@ fn row_key(t: &TargetTable, row: &Row) -> Vec<(String, String)> {
 fn summarize(
     shared: &Shared,
     attempt: u32,
-    started: Instant,
+    (started, started_secs): (Instant, i64),
     write_timestamp: Option<i64>,
     error: Option<&Error>,
-) -> Summary {
+) -> RunSummary {
     let cp = shared.checkpoint.lock().unwrap_or_else(|p| p.into_inner());
-    let tables: Vec<TableSummary> = shared
+    let tables: Vec<TableRun> = shared
         .tables
         .iter()
         .zip(&shared.counters)
         .map(|(t, c)| {
             let Some(tc) = cp.tables.iter().find(|x| x.name == t.name) else {
-                return TableSummary {
+                return TableRun {
                     name: t.name.clone(),
-                    ..TableSummary::default()
+                    ..TableRun::default()
                 };
             };
             let totals = tc.totals();
@@ -871,37 +871,41 @@ fn summarize(
                 .sum();
             let first = *c.first_start.lock().unwrap_or_else(|p| p.into_inner());
             let last = *c.last_end.lock().unwrap_or_else(|p| p.into_inner());
-            TableSummary {
+            TableRun {
                 name: t.name.clone(),
                 rows_read: totals.read,
                 rows_written: totals.written,
                 rows_rejected: totals.rejected,
-                ranges_total: tc.ranges.len(),
-                ranges_done: tc.finished.len(),
-                ranges_skipped: c.base_ranges,
+                ranges_total: tc.ranges.len() as u64,
+                ranges_done: tc.finished.len() as u64,
+                ranges_skipped: c.base_ranges as u64,
                 rows_read_this_run: this_run,
                 seconds: match (first, last) {
                     (Some(a), Some(b)) if b > a => (b - a).as_secs_f64(),
                     _ => 0.0,
                 },
+                rejects_file: (totals.rejected > 0).then(|| RunDir::rejects_file(&t.name)),
             }
         })
         .collect();
     let complete = tables.iter().all(|t| t.ranges_done == t.ranges_total);
     let status = match (error, complete) {
-        (None, true) => "completed",
-        _ => "stopped",
+        (None, true) => RunStatus::Completed,
+        _ => RunStatus::Stopped,
     };
-    Summary {
-        status: status.into(),
+    RunSummary {
+        status,
         error: error.map(|e| e.to_string()),
+        plan: Some(shared.opts.plan_label.clone()),
         run_dir: shared.run.path.display().to_string(),
         attempt,
+        started_at: Some(time::format_rfc3339(started_secs)),
+        finished_at: Some(time::format_rfc3339(time::now_secs())),
         elapsed_seconds: started.elapsed().as_secs_f64(),
         retries: shared.writer.retries(),
         write_timestamp,
         tables,
-        resume_hint: (status != "completed").then(|| {
+        resume_hint: (status != RunStatus::Completed).then(|| {
             format!(
                 "remodel backfill --plan {} --source {} --target {} --resume {}",
                 shared.opts.plan_label,

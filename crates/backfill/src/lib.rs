@@ -7,8 +7,9 @@
 //! - Writing ([`cql`]): prepared, idempotent INSERTs, one partition's rows per UNLOGGED batch,
 //!   bounded in-flight requests, retries with back-off.
 //! - Running ([`backfill`], [`run`]): a checkpoint per finished range (atomic rename), rejects with
-//!   their source key and reason, `summary.json`, resume.
-//! - Proving ([`verify`]): counts, and sampled rows looked up by the target's own key.
+//!   their source key and reason, `summary.json` ([`remodel_model::RunSummary`]), resume.
+//! - Proving ([`verify`]): counts, and sampled rows looked up by the target's own key
+//!   ([`remodel_model::VerifyReport`], `verify.json` in the run folder).
 //!
 //! Architecture invariant: this crate reads `plan.json`'s model only; it never calls the analyzer
 //! or the designer, so a reviewed plan is exactly what runs. It knows no terminal: progress goes
@@ -36,5 +37,5 @@ pub use cql::CqlTarget;
 pub use error::Error;
 pub use pg::PgSource;
 pub use progress::{Progress, Silent, TableCounts, TableStart};
-pub use run::{Summary, TableSummary};
-pub use verify::{verify, TableVerdict, VerifyOptions};
+pub use run::save_verify;
+pub use verify::{verify, VerifyOptions};

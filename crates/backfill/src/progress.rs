@@ -1,7 +1,7 @@
 //! How a run reports progress. The library knows no terminal: it calls a [`Progress`] the
 //! caller provides (the command line draws bars on a terminal and prints lines otherwise).
 
-use crate::run::Summary;
+use remodel_model::RunSummary;
 
 /// A target table as the run starts.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,7 +42,7 @@ pub trait Progress: Send + Sync {
     /// Something a person should know now (a retry after a timeout, a resumed range).
     fn note(&self, message: &str);
     /// The run ended (also when it stopped on an error).
-    fn finish(&self, summary: &Summary);
+    fn finish(&self, summary: &RunSummary);
 }
 
 /// A [`Progress`] that ignores everything (tests, library use).
@@ -53,5 +53,5 @@ impl Progress for Silent {
     fn start(&self, _: &[TableStart]) {}
     fn update(&self, _: &[TableCounts]) {}
     fn note(&self, _: &str) {}
-    fn finish(&self, _: &Summary) {}
+    fn finish(&self, _: &RunSummary) {}
 }

@@ -1,17 +1,20 @@
 //! The run folder: `checkpoint.json` (finished ranges per target table, rewritten with an atomic
-//! rename after every range), `rejects/<table>.jsonl`, `backfill.log` and `summary.json`. Nothing
-//! in it holds a password: the source is stored as its redacted URL.
+//! rename after every range), `rejects/<table>.jsonl`, `backfill.log`, `summary.json` and
+//! `verify.json` (the last two in the model's run-folder format, [`remodel_model::RunSummary`] and
+//! [`remodel_model::VerifyReport`], which the report reads). Nothing in it holds a password: the
+//! source is stored as its redacted URL.
 
 use crate::pg::PageRange;
 use crate::time;
 use crate::Error;
+use remodel_model::{RunSummary, VerifyReport};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 /// Version of the checkpoint format.
 pub const CHECKPOINT_VERSION: u32 = 1;
@@ -80,55 +83,6 @@ pub struct Checkpoint {
     pub tables: Vec<TableCheckpoint>,
 }
 
-/// Per-table figures of `summary.json`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct TableSummary {
-    /// Target table.
-    pub name: String,
-    /// Source rows read, over every attempt (finished ranges).
-    pub rows_read: u64,
-    /// Rows written.
-    pub rows_written: u64,
-    /// Rows rejected.
-    pub rows_rejected: u64,
-    /// Ranges of the table.
-    pub ranges_total: usize,
-    /// Ranges finished (all attempts).
-    pub ranges_done: usize,
-    /// Ranges finished by an earlier attempt and so not read again by this one.
-    pub ranges_skipped: usize,
-    /// Rows read by this attempt.
-    pub rows_read_this_run: u64,
-    /// Seconds this attempt spent on the table.
-    pub seconds: f64,
-}
-
-/// `summary.json`: how the run ended, per table and overall.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Summary {
-    /// `completed`, `stopped` (an error; resumable) or `interrupted`.
-    pub status: String,
-    /// The error that stopped the run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// The run folder.
-    pub run_dir: String,
-    /// This attempt's number.
-    pub attempt: u32,
-    /// Seconds this attempt took.
-    pub elapsed_seconds: f64,
-    /// Requests sent again after a timeout or an unavailable node.
-    pub retries: u64,
-    /// Write timestamp used (`USING TIMESTAMP`), microseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub write_timestamp: Option<i64>,
-    /// Per target table.
-    pub tables: Vec<TableSummary>,
-    /// The command that continues an unfinished run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resume_hint: Option<String>,
-}
-
 /// One line of a rejects file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RejectRecord {
@@ -158,10 +112,7 @@ pub struct RunDir {
 
 /// `runs/<UTC time>` under `base`: a fresh folder name for a new run.
 pub fn new_run_path(base: &Path) -> PathBuf {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
+    let now = time::now_secs();
     let (y, m, d) = time::civil_from_days(now.div_euclid(86_400));
     let s = now.rem_euclid(86_400);
     base.join(format!(
@@ -248,7 +199,7 @@ impl RunDir {
     }
 
     fn rejects_path(&self, table: &str) -> PathBuf {
-        self.path.join("rejects").join(format!("{table}.jsonl"))
+        self.path.join(Self::rejects_file(table))
     }
 
     /// The rejects folder.
@@ -311,12 +262,28 @@ impl RunDir {
     }
 
     /// Writes `summary.json`.
-    pub fn save_summary(&self, summary: &Summary) -> Result<(), Error> {
-        let path = self.path.join("summary.json");
-        let text =
-            serde_json::to_vec_pretty(summary).map_err(|e| Error::Internal(e.to_string()))?;
-        fs::write(&path, text).map_err(Error::io(&path))
+    pub fn save_summary(&self, summary: &RunSummary) -> Result<(), Error> {
+        save_json(&self.path.join(RunSummary::FILE), summary)
     }
+
+    /// `rejects/<table>.jsonl` relative to the run folder, as the summary names it.
+    pub fn rejects_file(table: &str) -> String {
+        format!("rejects/{table}.jsonl")
+    }
+}
+
+/// Writes `verify.json` into a run folder.
+pub fn save_verify(run_dir: &Path, report: &VerifyReport) -> Result<(), Error> {
+    save_json(&run_dir.join(VerifyReport::FILE), report)
+}
+
+/// Writes a JSON file through a temporary sibling and a rename, so a reader never sees half of it.
+fn save_json<T: Serialize>(path: &Path, value: &T) -> Result<(), Error> {
+    let mut text = serde_json::to_vec_pretty(value).map_err(|e| Error::Internal(e.to_string()))?;
+    text.push(b'\n');
+    let tmp = path.with_extension("json.tmp");
+    fs::write(&tmp, text).map_err(Error::io(&tmp))?;
+    fs::rename(&tmp, path).map_err(Error::io(path))
 }
 
 /// Reads `rejects/*.jsonl` of a run folder: rejected rows per table (verify subtracts them).

@@ -289,7 +289,8 @@ mod tests {
         assert_eq!(by_driver.driving.as_ref().unwrap().table, "trips");
         assert!(by_driver
             .insert_cql(Some(5))
-            .ends_with("VALUES (?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP 5"));
+            .ends_with("VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP 5"));
+        assert_eq!(by_driver.columns.len(), 6, "what q1 reads, and its key");
         assert!(by_driver
             .select_by_key_cql()
             .ends_with("WHERE \"driver_id\" = ? AND \"started_at\" = ? AND \"trip_id\" = ?"));

@@ -64,6 +64,23 @@ pub fn format_time_nanos(ns: i64) -> String {
     }
 }
 
+/// `YYYY-MM-DDTHH:MM:SSZ` (RFC 3339, UTC) of seconds since the Unix epoch.
+pub fn format_rfc3339(secs: i64) -> String {
+    format!(
+        "{}T{}Z",
+        format_date(secs.div_euclid(86_400)),
+        format_time_nanos(secs.rem_euclid(86_400) * 1_000_000_000)
+    )
+}
+
+/// Seconds since the Unix epoch now (0 on a clock set before 1970).
+pub fn now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
 /// Parses `YYYY-MM-DD` to days since 1970-01-01.
 pub fn parse_date(text: &str) -> Option<i64> {
     let (y, rest) = text.split_at_checked(4)?;
@@ -159,6 +176,7 @@ mod tests {
         );
         assert_eq!(parse_timestamp_ms("2024-02-30T00:00:00"), None);
         assert_eq!(format_timestamp_ms(-1), "1969-12-31 23:59:59.999Z");
+        assert_eq!(format_rfc3339(1_777_885_200), "2026-05-04T09:00:00Z");
         assert_eq!(parse_time("23:59:59.000001"), Some(86_399_000_001_000));
     }
 }

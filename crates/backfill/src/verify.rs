@@ -9,9 +9,10 @@ use crate::pg::{PgSource, ReadShape};
 use crate::rows::{convert_row, show, show_opt, Row};
 use crate::run::read_rejects;
 use crate::target::TargetTable;
+use crate::time;
 use crate::Error;
 use futures_util::{stream, StreamExt};
-use remodel_model::Plan;
+use remodel_model::{Mismatch, Plan, TableVerify, VerifyReport};
 use scylla::client::session::Session;
 use scylla::errors::ExecutionError;
 use scylla::response::query_result::QueryResult;
@@ -51,57 +52,16 @@ impl Default for VerifyOptions {
     }
 }
 
-/// One difference between source and target.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Mismatch {
-    /// The row's target primary key, `(column, value)`.
-    pub key: Vec<(String, String)>,
-    /// The column that differs; `None` when the whole row is missing.
-    pub column: Option<String>,
-    /// The source's value (converted as the backfill converts it).
-    pub source: String,
-    /// The stored value.
-    pub target: String,
-}
-
-/// The verdict on one table.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TableVerdict {
-    /// Target table.
-    pub name: String,
-    /// `count(*)` over its source_sql.
-    pub source_rows: u64,
-    /// Source rows with a NULL key column (never stored; the backfill rejects them).
-    pub null_key_rows: u64,
-    /// Other rows the backfill run rejected (from `--run-dir`).
-    pub rejected_rows: u64,
-    /// Rows the table must hold.
-    pub expected: u64,
-    /// Rows it holds.
-    pub stored: u64,
-    /// Source rows sampled and looked up.
-    pub sampled: usize,
-    /// Sampled rows that cannot be stored (a value CQL cannot hold), not looked up.
-    pub sample_unstorable: usize,
-    /// Differences found in the sample (every one, missing rows included).
-    pub mismatches: Vec<Mismatch>,
-}
-
-impl TableVerdict {
-    /// True when the counts agree and every sampled row matches.
-    pub fn ok(&self) -> bool {
-        self.expected == self.stored && self.mismatches.is_empty()
-    }
-}
-
-/// Verifies the tables of `plan`; `notify` hears what is being done.
+/// Verifies the tables of `plan`; `notify` hears what is being done. The report is what
+/// `verify.json` holds ([`crate::run::save_verify`]).
 pub async fn verify(
     plan: &Plan,
     source: &PgSource,
     target: &CqlTarget,
     opts: &VerifyOptions,
     notify: &(dyn Fn(&str) + Sync),
-) -> Result<Vec<TableVerdict>, Error> {
+) -> Result<VerifyReport, Error> {
+    let started = time::now_secs();
     let tables = TargetTable::from_plan(plan, &opts.tables)?;
     let rejects = match &opts.run_dir {
         Some(dir) => read_rejects(dir)?,
@@ -127,14 +87,14 @@ pub async fn verify(
         let rejected_rows = rejects.get(&t.name).map_or(0, |v| {
             v.iter().filter(|r| r.kind != "null_key").count() as u64
         });
-        let mut verdict = TableVerdict {
+        let mut verdict = TableVerify {
             name: t.name.clone(),
             source_rows,
             null_key_rows,
             rejected_rows,
             expected: source_rows.saturating_sub(null_key_rows + rejected_rows),
             stored,
-            ..TableVerdict::default()
+            ..TableVerify::default()
         };
         if opts.sample > 0 {
             notify(&format!(
@@ -155,7 +115,11 @@ pub async fn verify(
         }
         out.push(verdict);
     }
-    Ok(out)
+    Ok(VerifyReport {
+        verified_at: Some(time::format_rfc3339(started)),
+        sample: opts.sample as u64,
+        tables: out,
+    })
 }
 
 async fn source_counts(
@@ -253,7 +217,7 @@ async fn sample(
     t: &TargetTable,
     shape: &ReadShape,
     opts: &VerifyOptions,
-    verdict: &mut TableVerdict,
+    verdict: &mut TableVerify,
 ) -> Result<(), Error> {
     let (_, driving_rows) = source.page_ranges(client, t, u64::MAX).await?;
     let sql = shape.sample_sql(t, opts.sample, driving_rows);
@@ -272,7 +236,7 @@ async fn sample(
             Err(_) => verdict.sample_unstorable += 1,
         }
     }
-    verdict.sampled = converted.len();
+    verdict.sampled = converted.len() as u64;
     let stmt = target.prepare(session, &t.select_by_key_cql()).await?;
     let found = stream::iter(converted)
         .map(|row| lookup(session, target, &stmt, t, row))

@@ -32,11 +32,13 @@ pub const EXIT_PLAN_FAILS_CHECKS: u8 = 3;
                   `plan` (tables, keys, query mapping, write paths; writes plan.json, schema.cql \
                   and the report's source), `report` (the mdBook migration report of a plan and \
                   of a backfill run). No database is needed for any of them. Then `backfill` fills \
-                  the planned tables from Postgres (resumable, with a run folder) and `verify` \
-                  proves the result; `example-data` loads an example's rows into Postgres to try \
-                  them on.\n\n\
+                  the planned tables from Postgres (resumable, with a run folder), `verify` \
+                  proves the result and `replay` proves the plan on its workload (every read and \
+                  write on generated data, Postgres against the plan's CQL); `export spark` writes \
+                  the same backfill as a PySpark job for a cluster; `example-data` loads an \
+                  example's rows into Postgres to try them on.\n\n\
                   Exit codes: 0 done (diagnostics may have been printed; also when the output \
-                  pipe closes early), 1 backfill stopped or verify found a difference, 2 unusable \
+                  pipe closes early), 1 backfill stopped, verify or replay found a difference, 2 unusable \
                   input, 3 the plan fails its checks (written for review, not to be executed).",
     propagate_version = true
 )]
@@ -74,8 +76,12 @@ enum Command {
     Backfill(cmd::backfill::Args),
     /// Compare the target tables with the source: counts and sampled rows by the target's keys.
     Verify(cmd::verify::Args),
+    /// Prove a plan on its workload: every read and write on generated data, Postgres against the plan's CQL.
+    Replay(cmd::replay::Args),
     /// Load an example's schema and generated rows into Postgres (rideshare: N trips).
     ExampleData(cmd::example_data::Args),
+    /// Export the plan for another engine: `export spark` writes a PySpark backfill job.
+    Export(cmd::export::Args),
 }
 
 /// The "Start with" line of `--help`: a command that works from where the user is. The example
@@ -112,7 +118,9 @@ pub fn main() -> ExitCode {
         Command::Report(args) => cmd::report::run(args),
         Command::Backfill(args) => cmd::backfill::run(args),
         Command::Verify(args) => cmd::verify::run(args),
+        Command::Replay(args) => cmd::replay::run(args),
         Command::ExampleData(args) => cmd::example_data::run(args),
+        Command::Export(args) => cmd::export::run(args),
     };
     match result {
         Ok(code) => code,

@@ -2,7 +2,8 @@
 //! terminal, plain lines every few seconds otherwise (CI logs, `| tee`).
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use remodel_backfill::{Progress, Summary, TableCounts, TableStart};
+use remodel_backfill::{Progress, TableCounts, TableStart};
+use remodel_model::RunSummary;
 use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -118,7 +119,7 @@ impl Progress for Bars {
         }
     }
 
-    fn finish(&self, _: &Summary) {
+    fn finish(&self, _: &RunSummary) {
         if let Some((_, bars, overall)) =
             self.state.lock().unwrap_or_else(|p| p.into_inner()).take()
         {
@@ -218,5 +219,5 @@ impl Progress for Lines {
         eprintln!("note: {message}");
     }
 
-    fn finish(&self, _: &Summary) {}
+    fn finish(&self, _: &RunSummary) {}
 }

@@ -379,11 +379,13 @@ fn evidence(
                 .flatten()
                 .map(|ti| build.tables[ti].name.clone())
                 .unwrap_or_else(|| layout_label(&cands.layouts[o.layout]));
+            let (statements, reads_first) = costs.write_split(cands, oi);
             q.candidates.push(Candidate {
                 kind: o.kind.label().to_string(),
                 table,
                 partition_reads: round2(costs.reads[oi].partitions),
-                write_cost: round2(costs.write_share(cands, oi)),
+                write_cost: round2(statements + reads_first),
+                reads_before_write: round2(reads_first),
                 chosen: pick == Some(oi),
             });
         }

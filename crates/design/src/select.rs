@@ -25,7 +25,7 @@ const TIME_LIMIT: Duration = Duration::from_secs(2);
 pub struct Weights {
     /// Per partition read.
     pub read: f64,
-    /// Per table write or read before write.
+    /// Per table write (a read before write counts as a partition read).
     pub write: f64,
     /// Per GiB stored (one replica).
     pub storage_per_gib: f64,
@@ -145,24 +145,27 @@ impl Costs {
 
     /// An option's write cost if it were alone on its tables, per 100 calls (for the evidence).
     pub fn write_share(&self, c: &Candidates, oi: usize) -> f64 {
+        let (statements, reads_first) = self.write_split(c, oi);
+        statements + reads_first
+    }
+
+    /// [`Costs::write_share`] as table writes and reads before write (the objective weighs the
+    /// second as reads, so a reviewer needs them apart).
+    pub fn write_split(&self, c: &Candidates, oi: usize) -> (f64, f64) {
         let o = &c.options[oi];
-        let unit = Weights {
-            read: 1.0,
-            write: 1.0,
-            storage_per_gib: 0.0,
-        };
         let mut rows: Vec<(usize, &str)> = Vec::new();
-        let mut sum = 0.0;
+        let (mut statements, mut reads_first) = (0.0, 0.0);
         for t in self.always[o.layout].iter().chain(&self.needs[oi]) {
-            sum += self.term(&unit, t);
+            statements += self.share[t.write] * t.statements;
+            reads_first += self.share[t.write] * t.many_reads;
             if let Some(e) = &t.reads_row_of {
                 if !rows.contains(&(t.write, e.as_str())) {
                     rows.push((t.write, e));
-                    sum += self.row_read(&unit, t.write);
+                    reads_first += self.share[t.write];
                 }
             }
         }
-        sum
+        (statements, reads_first)
     }
 }
 

@@ -64,17 +64,20 @@ impl Sizer<'_> {
         (rows / self.config.defaults.rows_per_key).max(1.0)
     }
 
-    /// Most common value's share of the rows, when statistics give it.
-    fn top_share(&self, c: &ColumnRef) -> Option<f64> {
-        self.stats
+    /// Most common value's share of the rows, and the value when statistics name it.
+    fn top_share(&self, c: &ColumnRef) -> Option<(f64, Option<&str>)> {
+        let cs = self
+            .stats
             .and_then(|s| s.table(&c.table))
-            .and_then(|t| t.column(&c.column))
-            .and_then(|cs| {
-                cs.most_common_freqs
-                    .iter()
-                    .cloned()
-                    .fold(None, |m: Option<f64>, f| Some(m.map_or(f, |x| x.max(f))))
-            })
+            .and_then(|t| t.column(&c.column))?;
+        let (i, share) = cs.most_common_freqs.iter().copied().enumerate().fold(
+            None,
+            |m: Option<(usize, f64)>, (i, f)| match m {
+                Some((_, x)) if x >= f => m,
+                _ => Some((i, f)),
+            },
+        )?;
+        Some((share, cs.most_common_vals.get(i).map(String::as_str)))
     }
 
     fn width(&self, k: &KeySrc) -> f64 {
@@ -177,13 +180,13 @@ impl Sizer<'_> {
         let partitions = (key_distinct * buckets).min(rows).max(1.0);
         let avg = rows / partitions;
         let mut max = avg * self.config.defaults.skew.max(1.0);
-        let mut hot: Option<(ColumnRef, f64)> = None;
+        let mut hot: Option<(ColumnRef, f64, Option<&str>)> = None;
         for c in &pcols {
-            if let Some(share) = self.top_share(c) {
+            if let Some((share, value)) = self.top_share(c) {
                 let others = (partitions / self.distinct(c)).max(1.0);
                 max = max.max(rows * share / others);
-                if share >= th.hot_key_share && hot.as_ref().is_none_or(|(_, s)| share > *s) {
-                    hot = Some((c.clone(), share));
+                if share >= th.hot_key_share && hot.as_ref().is_none_or(|(_, s, _)| share > *s) {
+                    hot = Some((c.clone(), share, value));
                 }
             }
         }
@@ -267,19 +270,27 @@ impl Sizer<'_> {
                 ),
             });
         }
-        if let Some((c, share)) = hot {
+        if let Some((c, share, value)) = hot {
+            // The value itself where the statistics name it (`driver_id 'drv_1'`).
+            let which = match value {
+                Some(v) => format!("{} ({})", c.column, quote_value(v)),
+                None => format!("one value of {}", c.column),
+            };
+            let which = if value.is_some() {
+                format!("the value of {which}")
+            } else {
+                which
+            };
             warnings.push(Warning {
                 code: "hot_key".into(),
                 message: if bucket.is_some() {
                     format!(
-                        "one value of {} holds {:.0}% of the rows: its partition of each bucket takes that share of the reads and writes of the bucket; add a sub-key (e.g. a hash of the row key modulo N) if one node cannot carry it",
-                        c.column,
+                        "{which} holds {:.0}% of the rows: its partition of each bucket takes that share of the reads and writes of the bucket; add a sub-key (e.g. a hash of the row key modulo N) if one node cannot carry it",
                         share * 100.0
                     )
                 } else {
                     format!(
-                        "one value of {} holds {:.0}% of the rows: its partition takes that share of reads and writes; split it with a time bucket or a sub-key",
-                        c.column,
+                        "{which} holds {:.0}% of the rows: its partition takes that share of reads and writes; split it with a time bucket or a sub-key",
                         share * 100.0
                     )
                 },
@@ -321,6 +332,11 @@ impl Sizer<'_> {
         }
         (est, warnings)
     }
+}
+
+/// A most-common value as a message shows it: `'drv_1'`.
+fn quote_value(v: &str) -> String {
+    format!("'{}'", v.replace('\'', "''"))
 }
 
 fn round2(x: f64) -> f64 {

@@ -90,7 +90,8 @@ pub struct Selection {
     /// Relative gap to the best bound when not proven optimal.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gap: Option<f64>,
-    /// The weights of the objective: reads, writes (statements and reads before write), storage (per GiB).
+    /// The weights of the objective: a partition read (reads before write included), a table
+    /// write, a GiB stored.
     pub weights: (f64, f64, f64),
     /// Why greedy ran instead of the program, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -121,6 +122,10 @@ pub struct Candidate {
     /// Table writes and reads before write per 100 calls of the workload that this way adds to
     /// keep its tables in step (its share when tables are shared).
     pub write_cost: f64,
+    /// Of `write_cost`, the partitions read before writing (the objective weighs them as
+    /// reads, the rest as table writes).
+    #[serde(default)]
+    pub reads_before_write: f64,
     /// True for the way chosen.
     pub chosen: bool,
 }

@@ -68,6 +68,10 @@ pub struct Rationale {
     /// Estimated children per parent (N), where the workload or the configuration tells.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fanout: Option<f64>,
+    /// How the foreign key is known when the schema does not declare it (join predicates of the
+    /// workload, naming, or the data: sample size and share of values found).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_evidence: Option<String>,
     /// A sentence a reviewer can read.
     pub text: String,
 }

@@ -1,71 +1,128 @@
-//! What a backfill run folder records: the run summary and the verification result.
+//! What a backfill run folder records: the contract between execution and the report.
 //!
 //! `remodel backfill` writes [`RunSummary`] to `RUN_DIR/summary.json` when a run ends (finished or
-//! stopped), and `remodel verify` writes [`VerifyReport`] to `RUN_DIR/verify.json`; the report reads
-//! both. Every field has a default so a reader accepts a partial or older file, and writers may add
-//! fields (readers ignore what they do not know).
+//! stopped), and `remodel verify --run-dir RUN_DIR` writes [`VerifyReport`] to
+//! `RUN_DIR/verify.json`; the report reads both. These are the only definitions: writers and
+//! readers share them. Every field has a default so a reader accepts a partial or older file, and
+//! readers ignore fields they do not know.
 
 use serde::{Deserialize, Serialize};
 
-/// The final summary of one backfill run (`summary.json` in the run folder).
+/// How a backfill attempt ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// Every range of every table finished.
+    Completed,
+    /// An error stopped it; `--resume` carries on from its checkpoint.
+    Stopped,
+    /// Not recorded, or a status this version does not know.
+    #[default]
+    #[serde(other)]
+    Unknown,
+}
+
+impl RunStatus {
+    /// Its name in `summary.json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Completed => "completed",
+            RunStatus::Stopped => "stopped",
+            RunStatus::Unknown => "unknown",
+        }
+    }
+}
+
+/// `summary.json`: how one backfill attempt ended, per table and overall.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct RunSummary {
+    /// How the attempt ended.
+    pub status: RunStatus,
+    /// The error that stopped it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     /// The plan that was backfilled, as given on the command line.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plan: Option<String>,
-    /// When the run started, RFC 3339 in UTC.
+    /// The run folder, as given on the command line.
+    pub run_dir: String,
+    /// This attempt's number (1 = first run, 2 = first resume …).
+    pub attempt: u32,
+    /// When this attempt started, RFC 3339 in UTC.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub started_at: Option<String>,
-    /// When the run ended, RFC 3339 in UTC.
+    /// When it ended, RFC 3339 in UTC.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub finished_at: Option<String>,
+    /// Seconds this attempt took.
+    pub elapsed_seconds: f64,
+    /// Requests sent again after a timeout or an unavailable node.
+    pub retries: u64,
     /// `USING TIMESTAMP` given to every backfilled write (microseconds since the epoch), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_timestamp: Option<i64>,
-    /// True when every range of every table finished (false: stopped, resume with `--resume`).
-    pub complete: bool,
     /// One entry per target table, in plan order.
     pub tables: Vec<TableRun>,
+    /// The command that continues an unfinished run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resume_hint: Option<String>,
 }
 
 impl RunSummary {
     /// The file name in the run folder.
     pub const FILE: &'static str = "summary.json";
+
+    /// True when every range of every table finished.
+    pub fn complete(&self) -> bool {
+        self.status == RunStatus::Completed
+    }
 }
 
-/// What the backfill did for one target table.
+/// What the backfill did for one target table (totals over every attempt unless said).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TableRun {
     /// Target table name (as in `design.tables[].name`).
-    pub table: String,
-    /// Rows read from Postgres (its `source_sql`).
+    pub name: String,
+    /// Rows read from Postgres (its `source_sql`), in finished ranges.
     pub rows_read: u64,
     /// Rows written to Cassandra.
     pub rows_written: u64,
-    /// Rows sent to the rejects file instead.
+    /// Rows sent to the rejects file instead (read = written + rejected).
     pub rows_rejected: u64,
-    /// Wall-clock seconds spent on the table.
-    pub seconds: f64,
-    /// Key ranges finished / planned.
-    pub ranges_done: u64,
     /// Key ranges planned.
     pub ranges_total: u64,
+    /// Key ranges finished.
+    pub ranges_done: u64,
+    /// Ranges finished by an earlier attempt and so not read again by this one.
+    pub ranges_skipped: u64,
+    /// Rows read by this attempt.
+    pub rows_read_this_run: u64,
+    /// Wall-clock seconds this attempt spent on the table.
+    pub seconds: f64,
     /// The rejects file, relative to the run folder, when any row was rejected.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rejects_file: Option<String>,
 }
 
-/// The result of `remodel verify` (`verify.json` in the run folder).
+impl TableRun {
+    /// Rows this attempt read per second spent on the table, when it read any.
+    pub fn rows_per_second(&self) -> Option<f64> {
+        (self.seconds > 0.0 && self.rows_read_this_run > 0)
+            .then(|| self.rows_read_this_run as f64 / self.seconds)
+    }
+}
+
+/// `verify.json`: the result of `remodel verify`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct VerifyReport {
     /// When it ran, RFC 3339 in UTC.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verified_at: Option<String>,
-    /// True when every table matched.
-    pub passed: bool,
+    /// Source rows asked to be sampled per table (`--sample`).
+    pub sample: u64,
     /// One entry per target table, in plan order.
     pub tables: Vec<TableVerify>,
 }
@@ -73,44 +130,77 @@ pub struct VerifyReport {
 impl VerifyReport {
     /// The file name in the run folder.
     pub const FILE: &'static str = "verify.json";
+
+    /// True when every table passed.
+    pub fn passed(&self) -> bool {
+        self.tables.iter().all(TableVerify::passed)
+    }
 }
 
-/// Verification of one target table.
+/// The verdict on one target table.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TableVerify {
     /// Target table name.
-    pub table: String,
-    /// `SELECT count(*)` over the table's `source_sql`.
-    pub expected_rows: u64,
-    /// Rows counted in Cassandra (token-range scan).
-    pub stored_rows: u64,
+    pub name: String,
+    /// `count(*)` over its `source_sql`.
+    pub source_rows: u64,
+    /// Source rows with a NULL key column (never stored; the backfill rejects them).
+    pub null_key_rows: u64,
+    /// Other rows the backfill run rejected (from its rejects files).
+    pub rejected_rows: u64,
+    /// Rows the table must hold: source rows less the two above.
+    pub expected: u64,
+    /// Rows it holds (a token-range count).
+    pub stored: u64,
     /// Source rows sampled and looked up by the target's primary key.
     pub sampled: u64,
-    /// Sampled rows not found in the target.
-    pub missing: u64,
-    /// Sampled rows found with a differing column.
-    pub mismatched: u64,
-    /// True when counts agree and every sampled row matched.
-    pub passed: bool,
-    /// The first few differences, for the reader.
+    /// Sampled rows that cannot be stored (a value CQL cannot hold), not looked up.
+    pub sample_unstorable: u64,
+    /// Differences found in the sample (every one, missing rows included).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub mismatches: Vec<Mismatch>,
 }
 
-/// One sampled row that differs between source and target.
+impl TableVerify {
+    /// True when the counts agree and every sampled row matches.
+    pub fn passed(&self) -> bool {
+        self.expected == self.stored && self.mismatches.is_empty()
+    }
+
+    /// Sampled rows not found in the target.
+    pub fn missing(&self) -> usize {
+        self.mismatches
+            .iter()
+            .filter(|m| m.column.is_none())
+            .count()
+    }
+
+    /// Sampled rows found with at least one differing column.
+    pub fn differing(&self) -> usize {
+        let mut keys: Vec<&[(String, String)]> = self
+            .mismatches
+            .iter()
+            .filter(|m| m.column.is_some())
+            .map(|m| m.key.as_slice())
+            .collect();
+        keys.sort();
+        keys.dedup();
+        keys.len()
+    }
+}
+
+/// One difference between a sampled source row and the target.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Mismatch {
-    /// The target primary key, as `col=value, …`.
-    pub key: String,
-    /// The differing column; absent when the whole row is missing.
+    /// The row's target primary key, `(column, value)` in key order.
+    pub key: Vec<(String, String)>,
+    /// The column that differs; `None` when the whole row is missing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<String>,
-    /// The source value, as text.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
-    /// The target value, as text.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub target: Option<String>,
+    /// The source's value (converted as the backfill converts it).
+    pub source: String,
+    /// The stored value.
+    pub target: String,
 }

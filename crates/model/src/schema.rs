@@ -17,6 +17,47 @@ pub struct Schema {
     /// Statements that were read but not modelled, counted by kind.
     #[serde(default)]
     pub skipped: Vec<SkipCount>,
+    /// Column pairs the data shows are no foreign key (values the referenced key lacks):
+    /// inference from naming leaves them alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected_keys: Vec<RejectedKey>,
+}
+
+/// A foreign key that naming suggests and the data refutes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RejectedKey {
+    /// The table holding the columns.
+    pub table: String,
+    /// Its columns.
+    pub columns: Vec<String>,
+    /// The table the naming points to.
+    pub ref_table: String,
+    /// Its key columns.
+    pub ref_columns: Vec<String>,
+    /// What the data showed (sample size, values not found).
+    pub evidence: String,
+}
+
+impl Schema {
+    /// The rejection of `table(columns) -> ref_table`, if the data refuted it (names compared
+    /// case-insensitively, bare or qualified).
+    pub fn rejected_key(
+        &self,
+        table: &str,
+        columns: &[String],
+        ref_table: &str,
+    ) -> Option<&RejectedKey> {
+        let bare = |n: &str| n.rsplit('.').next().unwrap_or(n).to_ascii_lowercase();
+        self.rejected_keys.iter().find(|r| {
+            bare(&r.table) == bare(table)
+                && bare(&r.ref_table) == bare(ref_table)
+                && r.columns.len() == columns.len()
+                && r.columns
+                    .iter()
+                    .zip(columns)
+                    .all(|(a, b)| a.eq_ignore_ascii_case(b))
+        })
+    }
 }
 
 impl Schema {

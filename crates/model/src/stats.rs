@@ -78,6 +78,10 @@ pub struct ColumnStats {
     /// Frequencies of the most common values, highest first (0..1).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub most_common_freqs: Vec<f64>,
+    /// The most common values themselves, as text, in the order of `most_common_freqs` (the
+    /// first few only: they name a hot key in its warning).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub most_common_vals: Vec<String>,
     /// Fraction of NULLs (0..1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub null_frac: Option<f64>,

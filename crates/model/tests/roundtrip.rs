@@ -137,16 +137,89 @@ fn plan_round_trips_through_json() {
 
 #[test]
 fn run_files_read_partial_and_newer_versions() {
-    // A run that stopped early writes only some fields; a newer backfill may add fields.
+    // A run that stopped early writes only some fields; a newer backfill may add fields and
+    // statuses.
     let s: RunSummary = serde_json::from_str(
-        r#"{"complete": false, "tables": [{"table": "t", "rows_read": 5}], "extra": 1}"#,
+        r#"{"status": "paused", "tables": [{"name": "t", "rows_read": 5}], "extra": 1}"#,
     )
     .expect("partial summary");
-    assert!(!s.complete);
+    assert_eq!(s.status, RunStatus::Unknown);
+    assert!(!s.complete());
     assert_eq!(s.tables[0].rows_read, 5);
     assert_eq!(s.tables[0].rows_written, 0);
+    assert_eq!(s.tables[0].rows_per_second(), None);
     let v: VerifyReport = serde_json::from_str("{}").expect("empty verify");
-    assert!(!v.passed && v.tables.is_empty());
+    assert!(v.tables.is_empty());
+}
+
+#[test]
+fn run_files_round_trip_and_say_what_they_found() {
+    let summary = RunSummary {
+        status: RunStatus::Completed,
+        run_dir: "runs/1".into(),
+        attempt: 2,
+        started_at: Some("2026-05-04T09:00:00Z".into()),
+        tables: vec![TableRun {
+            name: "t".into(),
+            rows_read: 10,
+            rows_written: 9,
+            rows_rejected: 1,
+            rows_read_this_run: 6,
+            seconds: 2.0,
+            rejects_file: Some("rejects/t.jsonl".into()),
+            ..TableRun::default()
+        }],
+        ..RunSummary::default()
+    };
+    let text = serde_json::to_string(&summary).expect("serialize");
+    assert!(text.contains(r#""status":"completed""#), "{text}");
+    assert_eq!(
+        serde_json::from_str::<RunSummary>(&text).expect("read"),
+        summary
+    );
+    assert!(summary.complete());
+    assert_eq!(summary.tables[0].rows_per_second(), Some(3.0));
+
+    let key = |v: &str| vec![("id".to_string(), v.to_string())];
+    let verdict = VerifyReport {
+        verified_at: None,
+        sample: 100,
+        tables: vec![TableVerify {
+            name: "t".into(),
+            expected: 9,
+            stored: 9,
+            sampled: 9,
+            mismatches: vec![
+                Mismatch {
+                    key: key("1"),
+                    column: None,
+                    source: "a row".into(),
+                    target: "no row with this key".into(),
+                },
+                Mismatch {
+                    key: key("2"),
+                    column: Some("a".into()),
+                    source: "1".into(),
+                    target: "2".into(),
+                },
+                Mismatch {
+                    key: key("2"),
+                    column: Some("b".into()),
+                    source: "x".into(),
+                    target: "y".into(),
+                },
+            ],
+            ..TableVerify::default()
+        }],
+    };
+    let text = serde_json::to_string(&verdict).expect("serialize");
+    assert_eq!(
+        serde_json::from_str::<VerifyReport>(&text).expect("read"),
+        verdict
+    );
+    let t = &verdict.tables[0];
+    assert_eq!((t.missing(), t.differing()), (1, 1));
+    assert!(!t.passed() && !verdict.passed());
 }
 
 #[test]

@@ -45,6 +45,52 @@ pub fn share(part: u64, whole: u64) -> f64 {
     }
 }
 
+/// A cost figure (partitions per call, table writes per 100 calls): whole numbers with
+/// separators from 100, else at most two decimals (`56.21`, `18.8`, `1`, `0`); `<0.01` for a
+/// tiny figure that is not nothing.
+pub fn amount(x: f64) -> String {
+    if !x.is_finite() {
+        return "?".into();
+    }
+    if x != 0.0 && x.abs() < 0.005 {
+        return if x > 0.0 { "<0.01" } else { ">-0.01" }.into();
+    }
+    if x.abs() >= 100.0 {
+        let sign = if x < 0.0 { "-" } else { "" };
+        return format!("{sign}{}", thousands(x.abs().round() as u64));
+    }
+    let s = format!("{x:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.into()
+    }
+}
+
+/// How `now` compares with `before`, relatively: `+15.4%`, `-7.9%`, `-0.02%`, `×3.0` from double up,
+/// `same`, or `new` when `before` is nothing.
+pub fn change(now: f64, before: f64) -> String {
+    if !now.is_finite() || !before.is_finite() {
+        return "?".into();
+    }
+    if (now - before).abs() < 0.005 {
+        return "same".into();
+    }
+    if before == 0.0 {
+        return "new".into();
+    }
+    let ratio = now / before;
+    let pct = (ratio - 1.0) * 100.0;
+    if ratio >= 2.0 {
+        format!("×{ratio:.1}")
+    } else if pct.abs() < 0.1 {
+        format!("{pct:+.2}%")
+    } else {
+        format!("{pct:+.1}%")
+    }
+}
+
 /// Bytes in binary units: `512 B`, `11.7 KiB`, `100.0 MiB`, `1.2 GiB`.
 pub fn bytes(b: f64) -> String {
     const K: f64 = 1024.0;
@@ -188,6 +234,19 @@ mod tests {
         assert_eq!(bytes(512.0), "512 B");
         assert_eq!(bytes(12_024.0), "11.7 KiB");
         assert_eq!(bytes(100.0 * 1024.0 * 1024.0), "100.0 MiB");
+        assert_eq!(amount(0.0), "0");
+        assert_eq!(amount(0.844), "0.84");
+        assert_eq!(amount(56.21), "56.21");
+        assert_eq!(amount(18.8), "18.8");
+        assert_eq!(amount(1.0), "1");
+        assert_eq!(amount(0.0023), "<0.01");
+        assert_eq!(amount(0.0), "0");
+        assert_eq!(amount(-1_054_914.35), "-1,054,914");
+        assert_eq!(change(56.21, 18.8), "×3.0");
+        assert_eq!(change(81.2, 88.21), "-7.9%");
+        assert_eq!(change(1.0, 1.001), "same");
+        assert_eq!(change(1_054_914.35, 1_055_142.19), "-0.02%");
+        assert_eq!(change(2.0, 0.0), "new");
     }
 
     #[test]

@@ -10,6 +10,7 @@ const CHAR_W: f64 = FONT * 0.6;
 const READ_FILL: &str = "#4e79a7";
 const WRITE_FILL: &str = "#f28e2b";
 const OVER_FILL: &str = "#e15759";
+const BASE_FILL: &str = "#9d9d9d";
 const INK: &str = "#222222";
 const GRID: &str = "#d0d0d0";
 
@@ -50,6 +51,20 @@ fn open(width: f64, height: f64, title: &str) -> String {
         "<rect width=\"{width:.0}\" height=\"{height:.0}\" fill=\"#ffffff\"/>"
     );
     s
+}
+
+/// A legend line at the top: per item, a colour swatch at `x` and its label beside it.
+fn legend(s: &mut String, items: &[(f64, &str, &str)]) {
+    for (x, label, fill) in items {
+        let _ = write!(
+            s,
+            "<rect x=\"{x:.0}\" y=\"6\" width=\"10\" height=\"10\" fill=\"{fill}\"/>\
+             <text x=\"{:.0}\" y=\"15\" fill=\"{INK}\">{}</text>",
+            x + 14.0,
+            esc(label)
+        );
+    }
+    s.push('\n');
 }
 
 /// Whether a bar is a read or a write (its colour).
@@ -93,15 +108,12 @@ pub fn share_chart(title: &str, bars: &[Bar]) -> String {
     let height = top + ROW * bars.len() as f64 + 10.0;
     let max = bars.iter().map(|b| b.share).fold(0.0, f64::max).max(1e-9);
     let mut s = open(width, height, title);
-    let _ = writeln!(
-        s,
-        "<rect x=\"{label_w:.0}\" y=\"6\" width=\"10\" height=\"10\" fill=\"{READ_FILL}\"/>\
-         <text x=\"{:.0}\" y=\"15\" fill=\"{INK}\">read</text>\
-         <rect x=\"{:.0}\" y=\"6\" width=\"10\" height=\"10\" fill=\"{WRITE_FILL}\"/>\
-         <text x=\"{:.0}\" y=\"15\" fill=\"{INK}\">write</text>",
-        label_w + 14.0,
-        label_w + 64.0,
-        label_w + 78.0
+    legend(
+        &mut s,
+        &[
+            (label_w, "read", READ_FILL),
+            (label_w + 64.0, "write", WRITE_FILL),
+        ],
     );
     for (i, b) in bars.iter().enumerate() {
         let y = top + ROW * i as f64;
@@ -335,6 +347,77 @@ pub fn size_chart(title: &str, bars: &[SizeBar], axis: &Axis) -> String {
     s
 }
 
+/// One measure of a comparison chart: the design's figure beside the baseline's.
+#[derive(Debug, Clone)]
+pub struct Pair {
+    /// The measure, e.g. `partition reads per 100 calls`.
+    pub label: String,
+    /// The design's figure.
+    pub design: f64,
+    /// The baseline's figure.
+    pub baseline: f64,
+    /// How figures are written.
+    pub unit: fn(f64) -> String,
+}
+
+/// Measures of different units side by side: per measure, a bar for the design and one for the
+/// baseline, the longer of the two drawn full length (each measure has its own scale), values
+/// written at the bars' ends.
+pub fn compare_chart(title: &str, pairs: &[Pair]) -> String {
+    const ROW: f64 = 18.0;
+    const GROUP: f64 = ROW * 2.0 + 22.0;
+    const AREA: f64 = 320.0;
+    const LABEL_W: f64 = 84.0;
+    let caption_w = pairs
+        .iter()
+        .flat_map(|p| [(p.unit)(p.design), (p.unit)(p.baseline)])
+        .map(|c| text_width(&c))
+        .fold(0.0, f64::max)
+        + 16.0;
+    let top = 30.0;
+    let width = (LABEL_W + AREA + caption_w).max(text_width(title) + 20.0);
+    let height = top + GROUP * pairs.len() as f64;
+    let mut s = open(width, height, title);
+    legend(
+        &mut s,
+        &[
+            (LABEL_W, "this design", READ_FILL),
+            (LABEL_W + 130.0, "normalized baseline", BASE_FILL),
+        ],
+    );
+    for (i, p) in pairs.iter().enumerate() {
+        let y = top + GROUP * i as f64;
+        let max = p.design.max(p.baseline).max(1e-9);
+        let _ = writeln!(
+            s,
+            "<text x=\"8\" y=\"{:.1}\" font-weight=\"bold\" fill=\"{INK}\">{}</text>",
+            y + 12.0,
+            esc(&p.label)
+        );
+        let bars = [
+            ("design", p.design, READ_FILL),
+            ("baseline", p.baseline, BASE_FILL),
+        ];
+        for (j, (name, value, fill)) in bars.into_iter().enumerate() {
+            let by = y + 18.0 + ROW * j as f64;
+            let w = (value.max(0.0) / max * AREA).max(1.0);
+            let _ = writeln!(
+                s,
+                "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"#555555\">{name}</text>\
+                 <rect x=\"{LABEL_W:.1}\" y=\"{by:.1}\" width=\"{w:.1}\" height=\"14\" fill=\"{fill}\"/>\
+                 <text x=\"{:.1}\" y=\"{:.1}\" fill=\"{INK}\">{}</text>",
+                LABEL_W - 6.0,
+                by + 11.0,
+                LABEL_W + w + 6.0,
+                by + 11.0,
+                esc(&(p.unit)(value))
+            );
+        }
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -381,6 +464,33 @@ mod tests {
             "{svg}"
         );
         assert_eq!(svg.matches(OVER_FILL).count(), 3, "{svg}");
+    }
+
+    #[test]
+    fn compare_chart_scales_each_measure_to_its_longer_bar() {
+        let pairs = [
+            Pair {
+                label: "reads".into(),
+                design: 50.0,
+                baseline: 100.0,
+                unit: |v| format!("{v:.0}"),
+            },
+            Pair {
+                label: "bytes <x>".into(),
+                design: 3e9,
+                baseline: 1e9,
+                unit: |v| format!("{v:.0}"),
+            },
+        ];
+        let svg = compare_chart("design & baseline", &pairs);
+        // The longer bar of each measure spans the whole area; the other is in proportion.
+        assert_eq!(svg.matches("width=\"320.0\"").count(), 2, "{svg}");
+        assert!(
+            svg.contains("width=\"160.0\"") && svg.contains("width=\"106.7\""),
+            "{svg}"
+        );
+        assert!(svg.contains("bytes &lt;x&gt;") && svg.contains("design &amp; baseline"));
+        assert!(svg.contains(">3000000000<") && svg.trim_end().ends_with("</svg>"));
     }
 
     #[test]

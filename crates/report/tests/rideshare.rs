@@ -83,8 +83,8 @@ fn same_plan_same_bytes_and_well_formed_pictures() {
     let b = render(&input(&plan, None)).files();
     assert_eq!(a, b, "two renders of one plan differ");
     let svgs: Vec<(&String, &Vec<u8>)> = a.iter().filter(|(p, _)| p.ends_with(".svg")).collect();
-    // Traffic, two partition-size charts, one key diagram per table.
-    assert_eq!(svgs.len(), 3 + plan.design.tables.len());
+    // Traffic, two partition-size charts, the cost chart, one key diagram per table.
+    assert_eq!(svgs.len(), 4 + plan.design.tables.len());
     for (path, bytes) in svgs {
         let text = std::str::from_utf8(bytes).expect("utf-8");
         assert!(
@@ -139,6 +139,39 @@ fn every_table_has_a_page_and_every_pattern_is_mapped() {
 }
 
 #[test]
+fn relationships_show_how_an_undeclared_key_was_found() {
+    let mut plan = rideshare();
+    // As `remodel plan --source` records a key found by the data probes.
+    let evidence = "data: all 1000 sampled values (400 distinct) of trips.driver_id -> \
+                    drivers.driver_id are in drivers.driver_id (100% found; named after the table drivers)";
+    let rel = plan
+        .relationships
+        .iter_mut()
+        .find(|r| r.to == "trips" && r.columns == ["driver_id"])
+        .expect("drivers → trips");
+    rel.rationale.key_evidence = Some(evidence.into());
+    let book = render(&input(&plan, None));
+    let page = &book.page_at("relationships.md").expect("chapter").body;
+    let section = &page[page.find("## drivers → trips").expect("section")..];
+    let row = section
+        .lines()
+        .find(|l| l.starts_with("| foreign key |"))
+        .expect("foreign key row");
+    assert_eq!(
+        row,
+        "| foreign key | not declared; found by data: all 1000 sampled values (400 distinct) of \
+         trips.driver_id -&gt; drivers.driver_id are in drivers.driver_id (100% found; named after \
+         the table drivers) |"
+    );
+    // The others are declared.
+    assert_eq!(
+        page.matches("| foreign key | declared in the schema |")
+            .count(),
+        2
+    );
+}
+
+#[test]
 fn run_chapter_reports_the_run_folder() {
     let plan = rideshare();
     let run = read_run(&root().join("fixtures/report/run")).expect("run folder");
@@ -151,6 +184,18 @@ fn run_chapter_reports_the_run_folder() {
     let book = render(&input(&plan, Some(&run)));
     let page = book.page_at("backfill.md").expect("run chapter");
     expect_test::expect_file![root().join("fixtures/report/run/backfill.md")].assert_eq(&page.body);
+    // The overview puts what the run leaves to decide first, and links the chapter.
+    let overview = &book.page_at("overview.md").expect("overview").body;
+    let see = "See [Backfill and verification](backfill.md).";
+    assert!(
+        overview.contains(&format!(
+            "1. **Verification failed** for `trips_by_driver`, `trips_by_id`: the target differs \
+             from the source. {see}\n2. The backfill rejected 3 rows (in `runs/cutover/rejects/`): \
+             fix the source or the plan, then resume. {see}\n"
+        )),
+        "{overview}"
+    );
+    assert!(overview.contains("- [Backfill and verification](backfill.md): "));
     let titles: Vec<&str> = book.pages().iter().map(|p| p.path.as_str()).collect();
     let pos = |p: &str| titles.iter().position(|t| *t == p).expect(p);
     assert!(pos("write-paths.md") < pos("backfill.md") && pos("backfill.md") < pos("runbook.md"));
@@ -172,6 +217,12 @@ fn run_folder_without_or_with_broken_files() {
         "{body}"
     );
     assert!(body.contains("Not verified yet"), "{body}");
+    let overview = &book.page_at("overview.md").expect("overview").body;
+    assert!(
+        overview
+            .contains("1. The run folder has no `summary.json`: the backfill has not finished."),
+        "{overview}"
+    );
 
     std::fs::write(dir.join("summary.json"), "{\"tables\": 3}").expect("write");
     let broken = read_run(&dir).expect("read");
@@ -214,6 +265,112 @@ fn user_guide_excerpts_are_the_real_report() {
     assert!(
         guide.contains(&format!("({} pages)", book.pages().len())),
         "the example run's page count"
+    );
+}
+
+/// The cost chapter when the tables were chosen greedily and a read could trade reads for writes:
+/// the overview lists the selection as a decision, the chapter says why greedy ran, the objective
+/// that would lean the traded read names it, and the mapping says at what weights it would win.
+#[test]
+fn cost_chapter_greedy_selection_and_a_traded_read() {
+    let mut plan = rideshare();
+    let cost = plan
+        .design
+        .cost
+        .as_mut()
+        .expect("the rideshare plan has costs");
+    cost.selection.method = "greedy".into();
+    cost.selection.note = Some("the program has 20001 variables (more than 20000)".into());
+    let q2 = plan
+        .design
+        .queries
+        .iter_mut()
+        .find(|q| q.pattern == "q2")
+        .expect("q2");
+    // The index table spares some writes for one more partition per call: not enough at the
+    // plan's balanced weights, enough when a write weighs twice a read.
+    q2.candidates[1].write_cost = 16.0;
+    let book = render(&input(&plan, None));
+    let page = |p: &str| &book.page_at(p).expect(p).body;
+
+    assert!(
+        page("overview.md").contains(
+            "**The tables were chosen greedily, not proven optimal**: the program has 20001 \
+             variables (more than 20000). See [how the tables were chosen](cost.md#how-the-tables-were-chosen)."
+        ),
+        "{}",
+        page("overview.md")
+    );
+    let chapter = page("cost.md");
+    assert!(
+        chapter.contains(
+            "A greedy pass chose them (the program has 20001 variables (more than 20000))"
+        ),
+        "{chapter}"
+    );
+    assert!(
+        chapter.contains(
+            "| `writes` | 1, 2 | [q2](query-mapping.md#q2) → *index table + row lookup* \
+             (+4.04 partition reads, -2.71 table writes per 100 calls) |"
+        ),
+        "{chapter}"
+    );
+    assert!(
+        chapter.contains("| `reads` | 1, 0.125 | none |"),
+        "{chapter}"
+    );
+    assert!(
+        page("query-mapping.md").contains(
+            "Chosen: *own table*. *index table + row lookup* would save 2.71 table writes per \
+             100 calls for 4.04 more partition reads: it wins only where a table write weighs \
+             more than 1.49 partition reads (here 0.5).\n"
+        ),
+        "{}",
+        page("query-mapping.md")
+    );
+}
+
+/// A plan made before the designer recorded costs: no cost chapter and no link to one.
+#[test]
+fn plan_without_costs_has_no_cost_chapter() {
+    let mut plan = rideshare();
+    plan.design.cost = None;
+    for q in &mut plan.design.queries {
+        q.candidates.clear();
+    }
+    let book = render(&input(&plan, None));
+    assert!(book.page_at("cost.md").is_none());
+    assert!(!book.summary().contains("cost.md"));
+    for p in book.pages() {
+        assert!(
+            !p.body.contains("cost.md"),
+            "{} links the cost chapter",
+            p.path
+        );
+        assert!(!p.body.contains("Ways considered"), "{}", p.path);
+    }
+    assert!(!book.files().contains_key("src/img/cost.svg"));
+}
+
+/// The writes ranked by cost add up to the design's figures in `design.cost`.
+#[test]
+fn writes_by_cost_add_up_to_the_design_figures() {
+    let plan = rideshare();
+    let cost = plan.design.cost.as_ref().expect("costs");
+    let (read, write, _) = cost.selection.weights;
+    let d = &cost.design;
+    let weighted = write * d.table_writes + read * d.reads_before_write;
+    let book = render(&input(&plan, None));
+    let chapter = &book.page_at("cost.md").expect("cost chapter").body;
+    let amount = remodel_report::md::amount;
+    assert!(
+        chapter.contains(&format!(
+            "| all writes |  |  |  |  | {} | {} | **{}** | 100.0% |",
+            amount(d.table_writes),
+            amount(d.reads_before_write),
+            amount(weighted)
+        )),
+        "{chapter}"
     );
 }
 

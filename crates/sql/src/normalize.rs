@@ -375,6 +375,51 @@ pub fn example_values(example: &str) -> Result<Vec<Option<String>>, NormalizeErr
         .collect())
 }
 
+/// Parses SQL with the Postgres dialect, as [`Parser::parse_sql`] does, also where
+/// pg_stat_statements normalized a field name away: Postgres parses `extract(epoch FROM x)` with
+/// the field as a string constant, so the server's text reads `extract($1 FROM x)`, which is no
+/// field for sqlparser. That placeholder is read as a field named `$1` (`DateTimeField::Custom`,
+/// printed back as the server wrote it): which field it was is not known, and nothing reads more
+/// into it.
+pub fn parse_sql(sql: &str) -> Result<Vec<Statement>, sqlparser::parser::ParserError> {
+    let dialect = PostgreSqlDialect {};
+    let mut tokens = Tokenizer::new(&dialect, sql).tokenize_with_location()?;
+    let mut code = tokens
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !matches!(t.token, Token::Whitespace(_)))
+        .map(|(i, _)| i);
+    let (mut a, mut b) = (code.next(), code.next());
+    let mut fields = Vec::new();
+    for c in code {
+        if let (Some(a), Some(b)) = (a, b) {
+            let extract =
+                matches!(&tokens[a].token, Token::Word(w) if w.keyword == Keyword::EXTRACT);
+            if extract
+                && tokens[b].token == Token::LParen
+                && matches!(tokens[c].token, Token::Placeholder(_))
+            {
+                fields.push(c);
+            }
+        }
+        (a, b) = (b, Some(c));
+    }
+    for i in fields {
+        if let Token::Placeholder(p) = &tokens[i].token {
+            // A word that is no key word: sqlparser takes it for a field of its own, printed
+            // back as the server wrote it.
+            tokens[i].token = Token::Word(Word {
+                value: p.clone(),
+                quote_style: None,
+                keyword: Keyword::NoKeyword,
+            });
+        }
+    }
+    Parser::new(&dialect)
+        .with_tokens_with_locations(tokens)
+        .parse_statements()
+}
+
 fn tokenize(sql: &str) -> Result<Vec<Token>, NormalizeError> {
     let dialect = PostgreSqlDialect {};
     Tokenizer::new(&dialect, sql)
@@ -780,8 +825,7 @@ fn classify(canonical: &str, original: &str) -> Result<StatementClass, Normalize
     let dialect = PostgreSqlDialect {};
     // When neither parses, the error is the original's: it quotes the user's text as written
     // (not the canonical case) and its positions are those of the input.
-    let parsed =
-        Parser::parse_sql(&dialect, canonical).or_else(|_| Parser::parse_sql(&dialect, original));
+    let parsed = parse_sql(canonical).or_else(|_| Parser::parse_sql(&dialect, original));
     // A long operator chain would overflow the stack in the relation visitor (and in Drop).
     let parsed = parsed.map(|mut stmts| {
         let deep = stmts
@@ -1108,6 +1152,26 @@ mod tests {
         assert_eq!(
             s.sql,
             "SELECT x::numeric(10, 2), $1 FROM t WHERE a = b + $2 AND c - $3 > $4 ORDER BY 1, 2 DESC"
+        );
+    }
+
+    #[test]
+    fn extract_of_a_placeholder_field_parses() {
+        // pg_stat_statements' text of `extract(epoch FROM started_at)`.
+        let sql = "SELECT extract($1 FROM started_at) FROM trips WHERE driver_id = $2";
+        let n = normalize(sql).expect("normalizes");
+        assert_eq!(n.class, StatementClass::Dml(StatementKind::Select));
+        assert_eq!(n.sql, sql);
+        let stmts = parse_sql(sql).expect("parses");
+        assert_eq!(
+            stmts[0].to_string(),
+            "SELECT EXTRACT($1 FROM started_at) FROM trips WHERE driver_id = $2"
+        );
+        // Elsewhere a placeholder stays one, and a field written out is that field.
+        let other = parse_sql("SELECT $1 FROM t WHERE extract(epoch FROM c) > $2").expect("parses");
+        assert_eq!(
+            other[0].to_string(),
+            "SELECT $1 FROM t WHERE EXTRACT(EPOCH FROM c) > $2"
         );
     }
 

@@ -161,6 +161,17 @@ impl Solver<'_> {
                     expr,
                     ..
                 } => (Layer::Epoch, expr.as_ref()),
+                // pg_stat_statements shows the field as a placeholder (read as `'$n'`): it
+                // may have been epoch, but which field it was is not known.
+                Expr::Extract {
+                    field: DateTimeField::Custom(f),
+                    ..
+                } if f.value.starts_with('$') => {
+                    return Err(format!(
+                        "the field of extract({} …) is hidden by pg_stat_statements' normalization: not known to be monotone in the column",
+                        f.value
+                    ))
+                }
                 Expr::Extract { field, .. } => {
                     return Err(format!(
                         "extract({field} …) is not monotone in the column (it wraps around)"

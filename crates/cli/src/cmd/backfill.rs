@@ -3,8 +3,8 @@
 use crate::progress::{self, thousands, Mode};
 use anyhow::{bail, Context};
 use remodel_backfill::run::new_run_path;
-use remodel_backfill::{BackfillOptions, CqlTarget, MaxErrors, PgSource, Summary, WriteTimestamp};
-use remodel_model::Plan;
+use remodel_backfill::{BackfillOptions, CqlTarget, MaxErrors, PgSource, WriteTimestamp};
+use remodel_model::{Plan, RunSummary};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -128,7 +128,7 @@ impl SourceArg {
 }
 
 /// Reads `plan.json` (or `DIR/plan.json`).
-fn load_plan(path: &Path) -> anyhow::Result<(Plan, PathBuf)> {
+pub(crate) fn load_plan(path: &Path) -> anyhow::Result<(Plan, PathBuf)> {
     let file = if path.is_dir() {
         path.join("plan.json")
     } else {
@@ -259,7 +259,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) => {
             let summary = std::fs::read_to_string(opts.run_dir.join("summary.json"))
                 .ok()
-                .and_then(|t| serde_json::from_str::<Summary>(&t).ok());
+                .and_then(|t| serde_json::from_str::<RunSummary>(&t).ok());
             if let Some(s) = &summary {
                 print_summary(s);
             }
@@ -272,7 +272,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn print_summary(s: &Summary) {
+fn print_summary(s: &RunSummary) {
     let width = s
         .tables
         .iter()
@@ -297,10 +297,10 @@ fn print_summary(s: &Summary) {
     }
     let read: u64 = s.tables.iter().map(|t| t.rows_read).sum();
     let rejected: u64 = s.tables.iter().map(|t| t.rows_rejected).sum();
-    let skipped: usize = s.tables.iter().map(|t| t.ranges_skipped).sum();
+    let skipped: u64 = s.tables.iter().map(|t| t.ranges_skipped).sum();
     println!(
         "{} in {:.1} s: {} rows read, {} rejected, {} retries{}; run folder {}",
-        s.status,
+        s.status.as_str(),
         s.elapsed_seconds,
         thousands(read),
         thousands(rejected),

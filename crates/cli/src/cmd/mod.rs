@@ -3,7 +3,10 @@
 pub mod analyze;
 pub mod backfill;
 pub mod example_data;
+pub mod export;
+pub mod live;
 pub mod plan;
+pub mod replay;
 pub mod report;
 pub mod schema;
 pub mod verify;

@@ -14,10 +14,10 @@ use std::process::ExitCode;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A folder holding `schema.sql` and `queries.*` (and optionally `stats.json`).
-    #[arg(value_name = "DIR", required_unless_present = "schema")]
+    #[arg(value_name = "DIR", required_unless_present_any = ["schema", "source"])]
     pub dir: Option<PathBuf>,
     /// Postgres DDL files (instead of DIR/schema.sql), in order.
-    #[arg(long, value_name = "FILE", num_args = 1.., requires = "queries")]
+    #[arg(long, value_name = "FILE", num_args = 1..)]
     pub schema: Vec<PathBuf>,
     /// Workload files: SQL with `-- calls: N`, Postgres logs, pg_stat_statements CSV (format auto-detected).
     #[arg(long, value_name = "FILE", num_args = 1..)]
@@ -25,6 +25,13 @@ pub struct Args {
     /// Source statistics as JSON (per table `rows`, per column `n_distinct`, `avg_width`, `most_common_freqs`).
     #[arg(long, value_name = "FILE")]
     pub stats: Option<PathBuf>,
+    /// Write the statistics used (read from --source, or given with --stats) to FILE as JSON,
+    /// so the plan can be made again offline with --stats FILE.
+    #[arg(long, value_name = "FILE")]
+    pub stats_out: Option<PathBuf>,
+    /// A live Postgres to read the schema, workload and statistics from.
+    #[command(flatten)]
+    pub live: super::live::LiveArgs,
     /// Keyspace name: letters, digits and `_`, at most 48, not a system keyspace [default: the DIR's name, made such a name, else `remodel`].
     #[arg(long, value_name = "NAME")]
     pub keyspace: Option<String>,
@@ -215,8 +222,9 @@ fn resolve(args: &Args) -> anyhow::Result<Inputs> {
             stats = names.iter().find(|p| file_name(p) == "stats.json").cloned();
         }
     }
-    if queries.is_empty() {
-        bail!("no workload given (--queries FILE…)");
+    let live = args.live.source.is_some();
+    if queries.is_empty() && !live {
+        bail!("no workload given (--queries FILE…, or --source URL to read pg_stat_statements)");
     }
     for f in schema.iter().chain(&queries).chain(stats.iter()) {
         if !f.exists() {
@@ -231,6 +239,9 @@ fn resolve(args: &Args) -> anyhow::Result<Inputs> {
     let out = match (&args.dir, &args.out) {
         (_, Some(o)) => o.clone(),
         (Some(_), None) => PathBuf::from("out").join(&keyspace),
+        (None, None) if live => {
+            bail!("--out DIR is required with --source (where to write plan.json and schema.cql)")
+        }
         (None, None) => {
             bail!("--out DIR is required with --schema (where to write plan.json and schema.cql)")
         }
@@ -373,7 +384,7 @@ fn read_stats(path: &Path, schema: &Schema) -> anyhow::Result<Statistics> {
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename: a full
 /// disk or a crash leaves the old file or none, never half a plan, and a symlink at `path` is
 /// replaced, not followed.
-fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let tmp = path.with_file_name(format!(".{}.{}.tmp", file_name(path), std::process::id()));
     let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
     if written.is_err() {
@@ -406,10 +417,42 @@ fn check_outputs(inputs: &Inputs, outputs: &[&Path]) -> anyhow::Result<()> {
 
 /// Runs `remodel plan`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let inputs = resolve(&args)?;
+    let mut inputs = resolve(&args)?;
     let replication = replication(&args.replication)?;
-
-    let ddl = remodel_sql::ddl::load_files(&inputs.schema).context("reading the schema")?;
+    let live = match &args.live.source {
+        Some(url) => {
+            let wanted = super::live::Wanted {
+                schema: inputs.schema.is_empty(),
+                workload: inputs.queries.is_empty(),
+                stats: inputs.stats.is_none(),
+            };
+            let read = super::live::read(url, &args.live, wanted)?;
+            if args.keyspace.is_none() && args.dir.is_none() {
+                inputs.keyspace = keyspace(None, Some(Path::new(&read.database)))
+                    .unwrap_or_else(|_| "remodel".into());
+            }
+            Some(read)
+        }
+        None => None,
+    };
+    let (live_schema, live_workload, live_stats) = match &live {
+        Some(l) => (l.schema.clone(), l.workload.clone(), l.stats.clone()),
+        None => (None, None, None),
+    };
+    let ddl = match live_schema {
+        Some(schema) => remodel_sql::ddl::DdlLoad {
+            schema,
+            ..Default::default()
+        },
+        None => remodel_sql::ddl::load_files(&inputs.schema).context("reading the schema")?,
+    };
+    if ddl.schema.tables.is_empty() && live.is_some() && inputs.schema.is_empty() {
+        let l = live
+            .as_ref()
+            .map(|l| (l.display.as_str(), l.schemas.join(", ")));
+        let (url, schemas) = l.unwrap_or_default();
+        bail!("no table in schema {schemas} of {url} (give --schemas NAME,…)");
+    }
     if ddl.schema.tables.is_empty() {
         // Why, as `remodel schema` would say it, before the one-line reason.
         print_diagnostics(&ddl.diagnostics, args.verbose);
@@ -419,8 +462,30 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             super::schema::no_table_detail(&ddl)
         );
     }
-    let wl = remodel_sql::workload::read_files(&inputs.queries, Format::Auto)
-        .context("reading the workload")?;
+    let mut scoped = None;
+    let wl = match live_workload {
+        Some(mut wl) => {
+            let schemas = live.as_ref().map(|l| l.schemas.as_slice()).unwrap_or(&[]);
+            let read = wl.workload.patterns.len();
+            scoped = super::live::scope_workload(&mut wl, &ddl.schema, schemas);
+            if read > 0 && wl.workload.patterns.is_empty() {
+                bail!(
+                    "none of the {read} SELECT/INSERT/UPDATE/DELETE statements in pg_stat_statements names a table of schema {} (give --queries FILE, or --schemas NAME,… where the application's tables are)",
+                    schemas.join(", ")
+                );
+            }
+            wl
+        }
+        None => remodel_sql::workload::read_files(&inputs.queries, Format::Auto)
+            .context("reading the workload")?,
+    };
+    if wl.workload.patterns.is_empty() && inputs.queries.is_empty() {
+        print_diagnostics(&wl.diagnostics, args.verbose);
+        bail!(
+            "no SELECT/INSERT/UPDATE/DELETE statement in pg_stat_statements{}",
+            super::workload::skipped_detail(&wl.workload)
+        );
+    }
     if wl.workload.patterns.is_empty() {
         print_diagnostics(&wl.diagnostics, args.verbose);
         bail!(
@@ -431,8 +496,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let stats = match &inputs.stats {
         Some(p) => Some(read_stats(p, &ddl.schema)?),
-        None => None,
+        None => live_stats,
     };
+    if let Some(path) = &args.stats_out {
+        let Some(stats) = &stats else {
+            bail!(
+                "--stats-out {}: no statistics to write (give --source URL or --stats FILE)",
+                path.display()
+            );
+        };
+        super::live::write_stats(path, stats)?;
+    }
 
     let analysis = remodel_analyze::analyze(
         &ddl.schema,
@@ -442,6 +516,28 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = design_config(&args, inputs.keyspace.clone(), replication)?;
     let (mut plan, design_diagnostics) = remodel_design::plan(analysis, stats.as_ref(), &config);
     plan.inputs = input_files(&inputs)?;
+    if let Some(l) = &live {
+        let parts: Vec<&str> = [
+            (inputs.schema.is_empty(), "catalog"),
+            (inputs.queries.is_empty(), "pg_stat_statements"),
+            (inputs.stats.is_none(), "pg_stats"),
+        ]
+        .into_iter()
+        .filter_map(|(read, what)| read.then_some(what))
+        .collect();
+        plan.inputs.insert(
+            0,
+            InputFile {
+                path: l.display.clone(),
+                role: format!(
+                    "source ({}; schemas {})",
+                    parts.join(", "),
+                    l.schemas.join(", ")
+                ),
+                bytes: 0,
+            },
+        );
+    }
 
     std::fs::create_dir_all(&inputs.out)
         .with_context(|| format!("cannot create {}", inputs.out.display()))?;
@@ -453,11 +549,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     write_atomic(&plan_path, json.as_bytes())?;
     write_atomic(&cql_path, emit_cql(&plan.design).as_bytes())?;
 
-    let mut diagnostics = ddl.diagnostics;
+    let mut diagnostics = live
+        .as_ref()
+        .map(|l| l.diagnostics.clone())
+        .unwrap_or_default();
+    diagnostics.extend(ddl.diagnostics);
     diagnostics.extend(wl.diagnostics);
     diagnostics.extend(design_diagnostics);
     print_diagnostics(&diagnostics, args.verbose);
     let mut out = std::io::stdout().lock();
+    if let Some(l) = &live {
+        writeln!(out, "read {} (schema {}):", l.display, l.schemas.join(", "))?;
+        for t in l.timings.iter().chain(&scoped) {
+            writeln!(out, "  {t}")?;
+        }
+        if let Some(p) = &args.stats_out {
+            writeln!(out, "  wrote the statistics to {}", p.display())?;
+        }
+        writeln!(out)?;
+    }
     print_summary(&mut out, &plan, &diagnostics, args.verbose)?;
     writeln!(
         out,

@@ -11,8 +11,11 @@ use std::process::ExitCode;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// DDL files to load, in order (later files may ALTER tables of earlier ones).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "source", conflicts_with = "source")]
     pub files: Vec<PathBuf>,
+    /// A live Postgres to read the schema from its catalog instead.
+    #[command(flatten)]
+    pub live: super::live::LiveArgs,
     /// Print the Schema model as JSON instead of the summary.
     #[arg(long)]
     pub json: bool,
@@ -23,6 +26,9 @@ pub struct Args {
 
 /// Runs `remodel schema`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(url) = &args.live.source {
+        return run_live(url, &args);
+    }
     let load = load_files(&args.files)?;
     // Diagnostics go to stderr, compiler style, so `--json` output stays clean.
     print_diagnostics(&load.diagnostics, args.verbose);
@@ -40,6 +46,60 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         writeln!(out)?;
     } else {
         print_summary(&mut out, &load, &args.files, args.verbose)?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `remodel schema --source URL`: the catalog's schema, with the keys found in the data.
+fn run_live(url: &str, args: &Args) -> anyhow::Result<ExitCode> {
+    let wanted = super::live::Wanted {
+        schema: true,
+        ..Default::default()
+    };
+    let read = super::live::read(url, &args.live, wanted)?;
+    print_diagnostics(&read.diagnostics, args.verbose);
+    let schema = read.schema.unwrap_or_default();
+    if schema.tables.is_empty() {
+        anyhow::bail!(
+            "no table in schema {} of {} (give --schemas NAME,…)",
+            read.schemas.join(", "),
+            read.display
+        );
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &schema)?;
+        writeln!(out)?;
+    } else {
+        for t in &schema.tables {
+            print_table(&mut out, t)?;
+        }
+        writeln!(out)?;
+        writeln!(out, "{}", totals(&schema))?;
+        writeln!(
+            out,
+            "read {} (schema {}):",
+            read.display,
+            read.schemas.join(", ")
+        )?;
+        for t in &read.timings {
+            writeln!(out, "  {t}")?;
+        }
+        for r in &schema.rejected_keys {
+            writeln!(
+                out,
+                "no foreign key: {}({}) -> {}: {}",
+                r.table,
+                r.columns.join(", "),
+                r.ref_table,
+                r.evidence
+            )?;
+        }
+        if !read.diagnostics.is_empty() {
+            writeln!(out)?;
+            writeln!(out, "{}", diagnostics_line(&read.diagnostics, args.verbose))?;
+        }
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
@@ -165,6 +225,23 @@ fn print_summary(
         print_table(out, t)?;
     }
     writeln!(out)?;
+    writeln!(out, "{}", totals(s))?;
+    writeln!(
+        out,
+        "read {} from {}",
+        count(load.statements as u64, "statement", None),
+        super::file_list(files)
+    )?;
+    print_skipped(out, s, files)?;
+    if !load.diagnostics.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "{}", diagnostics_line(&load.diagnostics, verbose))?;
+    }
+    Ok(())
+}
+
+/// `3 tables, 15 columns, 2 foreign keys, …`.
+fn totals(s: &Schema) -> String {
     let columns: usize = s.tables.iter().map(|t| t.columns.len()).sum();
     let declared = s
         .foreign_keys()
@@ -179,8 +256,7 @@ fn print_summary(
         String::new()
     };
     let n = |x: usize| x as u64;
-    writeln!(
-        out,
+    format!(
         "{}, {}, {}{inferred}, {}, {}, {}, {}",
         count(n(s.tables.len()), "table", None),
         count(n(columns), "column", None),
@@ -189,13 +265,11 @@ fn print_summary(
         count(n(indexes), "index", Some("indexes")),
         count(n(s.enums.len()), "enum", None),
         count(n(s.sequences.len()), "sequence", None)
-    )?;
-    writeln!(
-        out,
-        "read {} from {}",
-        count(n(load.statements), "statement", None),
-        super::file_list(files)
-    )?;
+    )
+}
+
+/// The statements read but not modelled, by kind with their first locations.
+fn print_skipped(out: &mut impl Write, s: &Schema, files: &[PathBuf]) -> std::io::Result<()> {
     if !s.skipped.is_empty() {
         let total: u64 = s.skipped.iter().map(|k| k.count).sum();
         writeln!(out)?;
@@ -247,10 +321,6 @@ fn print_summary(
                 first.join(", ")
             )?;
         }
-    }
-    if !load.diagnostics.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "{}", diagnostics_line(&load.diagnostics, verbose))?;
     }
     Ok(())
 }

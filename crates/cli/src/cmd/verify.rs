@@ -2,7 +2,9 @@
 
 use super::backfill::{runtime, Endpoints};
 use crate::progress::thousands;
-use remodel_backfill::{TableVerdict, VerifyOptions};
+use anyhow::{bail, Context};
+use remodel_backfill::VerifyOptions;
+use remodel_model::{TableVerify, VerifyReport};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -23,6 +25,8 @@ const SHOW_MISMATCHES: usize = 20;
     source rows, each converted as the backfill converts it, looked up in the target by the \
     target's own primary key and compared column by column. Source and target keys differ in a \
     query-first design: the lookup key is computed from the source row, never assumed equal.\n\n\
+    With --run-dir, the verdict is also written to RUN_DIR/verify.json, where `remodel report --run` \
+    reads it.\n\n\
     Exit codes: 0 everything matches, 1 a difference (listed with both sides), 2 could not verify \
     (unusable input, unreachable database)."
 )]
@@ -35,7 +39,8 @@ pub struct Args {
     /// Source rows sampled and compared per table (0: counts only).
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub sample: usize,
-    /// A backfill run folder: the rows it rejected are not expected in the target.
+    /// A backfill run folder: the rows it rejected are not expected in the target, and the verdict
+    /// is written there as verify.json.
     #[arg(long, value_name = "DIR")]
     pub run_dir: Option<PathBuf>,
     /// Requests in flight (counts and lookups).
@@ -49,6 +54,14 @@ pub struct Args {
 /// Runs `remodel verify`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (plan, _, source, target) = args.endpoints.open()?;
+    if let Some(dir) = &args.run_dir {
+        if !dir.is_dir() {
+            bail!(
+                "--run-dir {}: not a folder (give the run folder of `remodel backfill`)",
+                dir.display()
+            );
+        }
+    }
     let opts = VerifyOptions {
         tables: args.tables.clone(),
         sample: args.sample,
@@ -62,26 +75,34 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         source.display, target.node, plan.design.keyspace.name
     );
     let notify = |m: &str| eprintln!("verify: {m}");
-    let verdicts = runtime()?.block_on(remodel_backfill::verify(
+    let report = runtime()?.block_on(remodel_backfill::verify(
         &plan, &source, &target, &opts, &notify,
     ))?;
-    for v in &verdicts {
+    for v in &report.tables {
         print_verdict(v);
     }
-    let bad = verdicts.iter().filter(|v| !v.ok()).count();
+    if let Some(dir) = &args.run_dir {
+        remodel_backfill::save_verify(dir, &report)
+            .with_context(|| format!("cannot record the verdict in {}", dir.display()))?;
+        println!(
+            "verify: verdict written to {}",
+            dir.join(VerifyReport::FILE).display()
+        );
+    }
+    let bad = report.tables.iter().filter(|v| !v.passed()).count();
     if bad == 0 {
-        println!("verify: all {} tables match", verdicts.len());
+        println!("verify: all {} tables match", report.tables.len());
         Ok(ExitCode::SUCCESS)
     } else {
         println!(
             "verify: {bad} of {} tables differ from the source",
-            verdicts.len()
+            report.tables.len()
         );
         Ok(ExitCode::from(EXIT_MISMATCH))
     }
 }
 
-fn print_verdict(v: &TableVerdict) {
+fn print_verdict(v: &TableVerify) {
     let mut excluded = Vec::new();
     if v.null_key_rows > 0 {
         excluded.push(format!("{} with a NULL key", thousands(v.null_key_rows)));
@@ -124,14 +145,14 @@ fn print_verdict(v: &TableVerdict) {
         println!(
             "{}: sample of {} rows: all match{unstorable}",
             v.name,
-            thousands(v.sampled as u64)
+            thousands(v.sampled)
         );
         return;
     }
     println!(
         "{}: sample of {} rows: {} differences{unstorable}",
         v.name,
-        thousands(v.sampled as u64),
+        thousands(v.sampled),
         v.mismatches.len()
     );
     for m in v.mismatches.iter().take(SHOW_MISMATCHES) {

@@ -42,8 +42,11 @@ impl From<FormatArg> for Format {
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Query files, server logs or pg_stat_statements CSV exports (plain, .gz or .bz2).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "source", conflicts_with = "source")]
     pub files: Vec<PathBuf>,
+    /// A live Postgres to read pg_stat_statements of instead.
+    #[command(flatten)]
+    pub live: super::live::LiveArgs,
     /// Input format of every file.
     #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
     pub format: FormatArg,
@@ -63,14 +66,30 @@ const SQL_WIDTH: usize = 130;
 
 /// Runs `remodel workload`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let load = read_files(&args.files, args.format.into())?;
+    let (load, from) = match &args.live.source {
+        Some(url) => {
+            let wanted = super::live::Wanted {
+                workload: true,
+                ..Default::default()
+            };
+            let read = super::live::read(url, &args.live, wanted)?;
+            print_diagnostics(&read.diagnostics, args.verbose);
+            (
+                read.workload.unwrap_or_default(),
+                format!("pg_stat_statements of {}", read.display),
+            )
+        }
+        None => (
+            read_files(&args.files, args.format.into())?,
+            super::file_list(&args.files),
+        ),
+    };
     let w = &load.workload;
     // Diagnostics go to stderr so `--json` output stays clean.
     print_diagnostics(&load.diagnostics, args.verbose);
     if w.patterns.is_empty() {
         anyhow::bail!(
-            "no access pattern (SELECT/INSERT/UPDATE/DELETE on application tables) found in {}{}",
-            super::file_list(&args.files),
+            "no access pattern (SELECT/INSERT/UPDATE/DELETE on application tables) found in {from}{}",
             skipped_detail(w)
         );
     }
@@ -293,6 +312,12 @@ mod tests {
     fn unreadable_file_is_an_error() {
         let args = Args {
             files: vec!["/nonexistent/x.log".into()],
+            live: crate::cmd::live::LiveArgs {
+                source: None,
+                schemas: Vec::new(),
+                no_data_probes: false,
+                statement_timeout: 30,
+            },
             format: FormatArg::Auto,
             json: false,
             top: None,

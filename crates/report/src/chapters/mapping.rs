@@ -1,7 +1,7 @@
 //! Query mapping: every pattern's SQL beside the CQL that replaces it, what each bind marker takes,
 //! or the reason it is not one partition, or why it has no mapping.
 
-use super::{binds, pattern_heading, table_link, Ctx, MAPPING, PATTERNS, WRITES};
+use super::{binds, pattern_heading, table_link, Ctx, COST, MAPPING, PATTERNS, WRITES};
 use crate::book::Book;
 use crate::md;
 use remodel_model::{AccessPattern, QueryMapping};
@@ -16,7 +16,15 @@ pub(super) fn render(ctx: &Ctx, book: &mut Book) {
          (left) and the CQL that replaces it (right). `?` are bind markers; under each statement, \
          what each takes: `$n` is the SQL statement's parameter, `day(…)` the bucket a value \
          falls in, `cur(t.c)`/`new(t.c)` a column's value before/after a write. Reads that need \
-         more than one partition say why.\n"
+         more than one partition say why.{}\n",
+        if ctx.plan.design.cost.is_some() {
+            format!(
+                " Under each read, the ways the designer weighed to serve it, what each costs \
+                 (see [Cost]({COST})) and the one chosen."
+            )
+        } else {
+            String::new()
+        }
     );
     for p in &ctx.ranked {
         s.push_str(&pattern_heading(p));
@@ -139,6 +147,7 @@ fn read_entry(ctx: &Ctx, p: &AccessPattern, q: &QueryMapping) -> String {
     if !client.is_empty() {
         s.push('\n');
     }
+    s.push_str(&super::cost::ways_considered(ctx, p, q));
     for sug in ctx
         .plan
         .design

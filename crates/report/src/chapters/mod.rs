@@ -1,9 +1,9 @@
 //! The chapters, in reading order. Each module renders one chapter from the shared [`Ctx`].
 //!
-//! To add a chapter (the cost chapter of the cost-based designer goes after `writes`, when the
-//! plan carries `design.cost`): a module with a `render(ctx, book)` that calls `book.page(…)`,
-//! and one line in [`render`].
+//! To add a chapter: a module with a `render(ctx, book)` that calls `book.page(…)`, and one line
+//! in [`render`].
 
+mod cost;
 mod mapping;
 mod overview;
 mod patterns;
@@ -28,6 +28,7 @@ pub(crate) const RELATIONSHIPS: &str = "relationships.md";
 pub(crate) const TABLES: &str = "tables.md";
 pub(crate) const MAPPING: &str = "query-mapping.md";
 pub(crate) const WRITES: &str = "write-paths.md";
+pub(crate) const COST: &str = "cost.md";
 pub(crate) const RUN: &str = "backfill.md";
 pub(crate) const RUNBOOK: &str = "runbook.md";
 
@@ -52,6 +53,7 @@ pub(crate) fn render(input: &ReportInput) -> Book {
     tables::render(&ctx, &mut book);
     mapping::render(&ctx, &mut book);
     writes::render(&ctx, &mut book);
+    cost::render(&ctx, &mut book);
     if let Some(run) = input.run {
         run::render(&ctx, run, &mut book);
     }

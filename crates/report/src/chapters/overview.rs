@@ -1,8 +1,8 @@
 //! Overview: what needs a human decision first, then the inputs and the totals.
 
 use super::{
-    describe, mapping_link, pattern_link, table_link, Ctx, MAPPING, OVERVIEW, PATTERNS, RUNBOOK,
-    SCHEMA, TABLES, WRITES,
+    describe, mapping_link, pattern_link, table_link, Ctx, COST, MAPPING, OVERVIEW, PATTERNS, RUN,
+    RUNBOOK, SCHEMA, TABLES, WRITES,
 };
 use crate::book::Book;
 use crate::md;
@@ -33,14 +33,33 @@ pub(super) fn render(ctx: &Ctx, book: &mut Book) {
          - [Proposed tables]({TABLES}): one page per Cassandra table with its key diagram, CQL and sizes.\n\
          - [Query mapping]({MAPPING}): each SQL statement beside the CQL that replaces it.\n\
          - [Write paths]({WRITES}): what each write must touch and read first.\n\
-         - [Cut-over runbook]({RUNBOOK}): the commands to move this application over."
+         {}{}\
+         - [Cut-over runbook]({RUNBOOK}): the commands to move this application over.",
+        if d.cost.is_some() {
+            format!(
+                "- [Cost]({COST}): the design's reads, writes and bytes beside a normalized \
+                 baseline, and how the tables were chosen.\n"
+            )
+        } else {
+            String::new()
+        },
+        if ctx.input.run.is_some() {
+            format!(
+                "- [Backfill and verification]({RUN}): what the backfill run did per table and \
+                 what verification found.\n"
+            )
+        } else {
+            String::new()
+        }
     );
     book.page(OVERVIEW, "Overview", 0, s);
 }
 
 /// The items a reviewer must decide on, most serious first, each linked to its page.
 fn decisions(ctx: &Ctx) -> String {
-    let mut items = read_items(ctx);
+    // What the backfill run left to do comes first: it is about data already moved.
+    let mut items = ctx.input.run.map(super::run::decisions).unwrap_or_default();
+    items.extend(read_items(ctx));
     items.extend(write_items(ctx));
     items.extend(ctx.plan.design.suggestions.iter().map(|sug| {
         format!(
@@ -99,6 +118,7 @@ fn read_items(ctx: &Ctx) -> Vec<String> {
             )
         })
         .collect();
+    items.extend(selection_item(ctx));
     for p in &ctx.ranked {
         if let Some(why) = &p.analysis.unmodeled {
             items.push(format!(
@@ -138,6 +158,29 @@ fn read_items(ctx: &Ctx) -> Vec<String> {
         }
     }
     items
+}
+
+/// A selection not proven optimal: the greedy fallback, or a solver stopped short.
+fn selection_item(ctx: &Ctx) -> Option<String> {
+    let sel = &ctx.plan.design.cost.as_ref()?.selection;
+    let gap = sel
+        .gap
+        .map(|g| format!(" (within {} of the best bound)", md::percent(g)));
+    if sel.method != "ilp" {
+        Some(format!(
+            "**The tables were chosen greedily, not proven optimal**{}: {}. See [how the tables \
+             were chosen]({COST}#how-the-tables-were-chosen).",
+            gap.unwrap_or_default(),
+            md::text(sel.note.as_deref().unwrap_or("the program was not solved"))
+        ))
+    } else {
+        gap.map(|g| {
+            format!(
+                "**The solver stopped at its time limit**{g}: a cheaper choice of tables may \
+                 exist. See [how the tables were chosen]({COST}#how-the-tables-were-chosen)."
+            )
+        })
+    }
 }
 
 /// Writes that cannot be applied, change nothing, overflow a batch, or must read first.
@@ -209,7 +252,7 @@ fn totals(ctx: &Ctx) -> String {
                 .map(|p| p.calls * w.targets.len() as u64)
         })
         .sum();
-    let rows = vec![
+    let mut rows = vec![
         vec!["source tables".into(), plan.schema.tables.len().to_string()],
         vec![
             "access patterns".into(),
@@ -247,15 +290,51 @@ fn totals(ctx: &Ctx) -> String {
                 format!("{:.2} on average", fan_out as f64 / write_calls as f64)
             },
         ],
-        vec![
-            "replication".into(),
-            md::code(&d.keyspace.replication.cql_map()),
-        ],
     ];
+    rows.extend(cost_rows(ctx));
+    rows.push(vec![
+        "replication".into(),
+        md::code(&d.keyspace.replication.cql_map()),
+    ]);
     format!(
         "## Totals\n\n{}\n",
         md::table(&["measure", "this plan"], &rows)
     )
+}
+
+/// The workload's reads and writes per 100 calls on this design, beside the normalized baseline.
+fn cost_rows(ctx: &Ctx) -> Vec<Vec<String>> {
+    let Some(c) = &ctx.plan.design.cost else {
+        return Vec::new();
+    };
+    let row = |measure: &str, design: f64, baseline: f64| {
+        vec![
+            format!("{measure} per 100 calls"),
+            format!(
+                "**{}**; normalized baseline {} ({}, see [Cost]({COST}))",
+                md::amount(design),
+                md::amount(baseline),
+                md::change(design, baseline)
+            ),
+        ]
+    };
+    vec![
+        row(
+            "partition reads",
+            c.design.partition_reads,
+            c.baseline.partition_reads,
+        ),
+        row(
+            "table writes",
+            c.design.table_writes,
+            c.baseline.table_writes,
+        ),
+        row(
+            "reads before write",
+            c.design.reads_before_write,
+            c.baseline.reads_before_write,
+        ),
+    ]
 }
 
 /// The files read, their sizes, and the time span the log covers.

@@ -5,7 +5,7 @@ use super::{table_link, Ctx, RUN};
 use crate::book::Book;
 use crate::md;
 use crate::run::{Loaded, RunFolder};
-use remodel_model::{RunSummary, VerifyReport};
+use remodel_model::{RunStatus, RunSummary, TableRun, TableVerify, VerifyReport};
 use std::fmt::Write;
 
 /// Renders `backfill.md`.
@@ -55,6 +55,75 @@ pub(super) fn render(ctx: &Ctx, run: &RunFolder, book: &mut Book) {
     book.page(RUN, "Backfill and verification", 0, s);
 }
 
+/// What the run leaves for a person to decide, most serious first, for the overview: a failed
+/// verification, an unfinished run, rows unaccounted for, rejected rows, files not readable.
+pub(super) fn decisions(run: &RunFolder) -> Vec<String> {
+    let see = format!("See [Backfill and verification]({RUN}).");
+    let mut items = Vec::new();
+    match &run.verify {
+        Loaded::Found(v) if !v.passed() => {
+            let bad: Vec<String> = v
+                .tables
+                .iter()
+                .filter(|t| !t.passed())
+                .map(|t| md::code(&t.name))
+                .collect();
+            items.push(format!(
+                "**Verification failed** for {}: the target differs from the source. {see}",
+                bad.join(", ")
+            ));
+        }
+        Loaded::Invalid(e) => items.push(format!(
+            "`{}` of the run could not be read ({}). {see}",
+            VerifyReport::FILE,
+            md::cell(e)
+        )),
+        _ => {}
+    }
+    match &run.summary {
+        Loaded::Found(sum) => {
+            if !sum.complete() {
+                items.push(format!(
+                    "**The backfill has not finished** (attempt {}, {}): resume it before \
+                     switching reads. {see}",
+                    sum.attempt,
+                    sum.status.as_str()
+                ));
+            }
+            let unbalanced = sum
+                .tables
+                .iter()
+                .filter(|t| t.rows_read != t.rows_written + t.rows_rejected)
+                .count();
+            if unbalanced > 0 {
+                items.push(format!(
+                    "**Rows unaccounted for** in {unbalanced} table(s) of the backfill (read ≠ \
+                     written + rejected). {see}"
+                ));
+            }
+            let rejected: u64 = sum.tables.iter().map(|t| t.rows_rejected).sum();
+            if rejected > 0 {
+                items.push(format!(
+                    "The backfill rejected {} rows (in {}): fix the source or the plan, then \
+                     resume. {see}",
+                    md::thousands(rejected),
+                    md::code(&in_run(&run.dir, "rejects/"))
+                ));
+            }
+        }
+        Loaded::Missing => items.push(format!(
+            "The run folder has no `{}`: the backfill has not finished. {see}",
+            RunSummary::FILE
+        )),
+        Loaded::Invalid(e) => items.push(format!(
+            "`{}` of the run could not be read ({}). {see}",
+            RunSummary::FILE,
+            md::cell(e)
+        )),
+    }
+    items
+}
+
 fn link(ctx: &Ctx, table: &str) -> String {
     if ctx.table(table).is_some() {
         table_link(table, 0)
@@ -65,29 +134,22 @@ fn link(ctx: &Ctx, table: &str) -> String {
 
 fn summary(ctx: &Ctx, dir: &str, sum: &RunSummary) -> String {
     let mut s = String::new();
-    let when = match (&sum.started_at, &sum.finished_at) {
-        (Some(a), Some(b)) => format!("From {a} to {b}"),
-        (Some(a), None) => format!("Started {a}"),
-        _ => "Times not recorded".into(),
-    };
-    let _ = writeln!(
-        s,
-        "{when}; {}.{}\n",
-        if sum.complete {
-            "every range of every table finished"
-        } else {
-            "**not complete**: resume it with `remodel backfill --resume` on this folder"
-        },
-        sum.write_timestamp
-            .map(|t| format!(" Rows were written `USING TIMESTAMP {t}` so live writes win."))
-            .unwrap_or_default()
-    );
+    s.push_str(&outcome(sum));
     s.push_str(&table_runs(ctx, dir, sum));
+    let skipped: u64 = sum.tables.iter().map(|t| t.ranges_skipped).sum();
+    if skipped > 0 {
+        let _ = writeln!(
+            s,
+            "Rows and ranges count every attempt; time and rows/s are attempt {}'s alone ({} \
+             ranges had been finished by an earlier attempt and were not read again).\n",
+            sum.attempt, skipped
+        );
+    }
     let unbalanced: Vec<String> = sum
         .tables
         .iter()
         .filter(|t| t.rows_read != t.rows_written + t.rows_rejected)
-        .map(|t| md::code(&t.table))
+        .map(|t| md::code(&t.name))
         .collect();
     if unbalanced.is_empty() {
         s.push_str("For every table, rows read = rows written + rows rejected.\n\n");
@@ -104,7 +166,7 @@ fn summary(ctx: &Ctx, dir: &str, sum: &RunSummary) -> String {
         .design
         .tables
         .iter()
-        .filter(|t| !sum.tables.iter().any(|r| r.table == t.name))
+        .filter(|t| !sum.tables.iter().any(|r| r.name == t.name))
         .map(|t| table_link(&t.name, 0))
         .collect();
     if !missing.is_empty() {
@@ -114,11 +176,56 @@ fn summary(ctx: &Ctx, dir: &str, sum: &RunSummary) -> String {
             missing.join(", ")
         );
     }
-    if sum.tables.iter().any(|t| t.rows_rejected > 0) {
-        s.push_str(
-            "Each rejects file lists the rows that could not be stored, with the source key and \
-             the reason (a NULL in a key column, a value CQL cannot hold, a row over the size \
-             limit): fix the source or the plan, then resume.\n\n",
+    s.push_str(&rejects(dir, sum));
+    s
+}
+
+/// When and how the attempt ended, its retries and write time.
+fn outcome(sum: &RunSummary) -> String {
+    let when = match (&sum.started_at, &sum.finished_at) {
+        (Some(a), Some(b)) => format!("from {a} to {b}"),
+        (Some(a), None) => format!("started {a}"),
+        _ => "times not recorded".into(),
+    };
+    let attempt = if sum.attempt > 1 {
+        format!("Attempt {} (resumed), {when}", sum.attempt)
+    } else {
+        format!("Ran {when}")
+    };
+    let mut s = format!(
+        "{attempt}, {} s: {}.",
+        md::amount(sum.elapsed_seconds),
+        match sum.status {
+            RunStatus::Completed => "every range of every table finished".to_string(),
+            RunStatus::Stopped => format!(
+                "**stopped**{}",
+                sum.error
+                    .as_deref()
+                    .map(|e| format!(" ({})", md::cell(e)))
+                    .unwrap_or_default()
+            ),
+            RunStatus::Unknown => "**status not recorded**".to_string(),
+        }
+    );
+    if sum.retries > 0 {
+        let _ = write!(
+            s,
+            " {} requests were sent again after a timeout or an unavailable node.",
+            md::thousands(sum.retries)
+        );
+    }
+    if let Some(t) = sum.write_timestamp {
+        let _ = write!(
+            s,
+            " Rows were written `USING TIMESTAMP {t}` so live writes win."
+        );
+    }
+    s.push_str("\n\n");
+    if let Some(hint) = sum.resume_hint.as_deref().filter(|_| !sum.complete()) {
+        let _ = writeln!(
+            s,
+            "To carry on from its checkpoint:\n\n{}",
+            md::block("sh", hint)
         );
     }
     s
@@ -131,12 +238,14 @@ fn table_runs(ctx: &Ctx, dir: &str, sum: &RunSummary) -> String {
         .iter()
         .map(|t| {
             vec![
-                link(ctx, &t.table),
+                link(ctx, &t.name),
                 md::thousands(t.rows_read),
                 md::thousands(t.rows_written),
                 md::thousands(t.rows_rejected),
                 format!("{:.1} s", t.seconds),
-                rate(t.rows_written, t.seconds),
+                t.rows_per_second()
+                    .map(md::count)
+                    .unwrap_or_else(|| "-".into()),
                 if t.ranges_total > 0 {
                     format!("{}/{}", t.ranges_done, t.ranges_total)
                 } else {
@@ -144,13 +253,12 @@ fn table_runs(ctx: &Ctx, dir: &str, sum: &RunSummary) -> String {
                 },
                 t.rejects_file
                     .as_deref()
-                    .map(|f| md::code(&format!("{dir}/{f}")))
+                    .map(|f| md::code(&in_run(dir, f)))
                     .unwrap_or_else(|| "-".into()),
             ]
         })
         .collect();
-    let total =
-        |f: fn(&remodel_model::TableRun) -> u64| md::thousands(sum.tables.iter().map(f).sum());
+    let total = |f: fn(&TableRun) -> u64| md::thousands(sum.tables.iter().map(f).sum());
     rows.push(vec![
         "**all**".into(),
         total(|t| t.rows_read),
@@ -172,21 +280,37 @@ fn table_runs(ctx: &Ctx, dir: &str, sum: &RunSummary) -> String {
     s
 }
 
-fn rate(rows: u64, secs: f64) -> String {
-    if secs > 0.0 {
-        md::count(rows as f64 / secs)
-    } else {
-        "-".into()
-    }
+/// A file of the run folder, as a reader would open it.
+fn in_run(dir: &str, file: &str) -> String {
+    format!("{}/{file}", dir.trim_end_matches('/'))
 }
+
+/// Where the rejected rows are and what to do with them.
+fn rejects(dir: &str, sum: &RunSummary) -> String {
+    let rejected: u64 = sum.tables.iter().map(|t| t.rows_rejected).sum();
+    if rejected == 0 {
+        return "No row was rejected.\n\n".into();
+    }
+    format!(
+        "{} rows were rejected; they are in {}, one JSON line per row with its source key, the \
+         column at fault and the reason (a NULL in a key column, a value CQL cannot hold, a row \
+         over the size limit): fix the source or the plan, then resume.\n\n",
+        md::thousands(rejected),
+        md::code(&in_run(dir, "rejects/"))
+    )
+}
+
+/// Differences listed per table at most (the count of the rest is said).
+const SHOW_MISMATCHES: usize = 20;
 
 fn verify(v: &VerifyReport) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
         "{}{}\n",
-        if v.passed {
-            "**Passed**: counts agree and every sampled row matched"
+        if v.passed() {
+            "**Passed**: every table holds the rows its source query gives, and every sampled row \
+             matched column by column"
         } else {
             "**Failed**: see the tables below"
         },
@@ -195,56 +319,89 @@ fn verify(v: &VerifyReport) -> String {
             .map(|t| format!(" (verified {t})."))
             .unwrap_or_else(|| ".".into())
     );
+    let _ = writeln!(
+        s,
+        "Expected rows are the source query's rows less those with a NULL key column (never \
+         stored) and those the run rejected; stored rows are counted over the token ring. Up to \
+         {} source rows per table were sampled and each looked up by the new table's own key.\n",
+        md::thousands(v.sample)
+    );
     let rows: Vec<Vec<String>> = v
         .tables
         .iter()
         .map(|t| {
             vec![
-                md::code(&t.table),
-                md::thousands(t.expected_rows),
-                md::thousands(t.stored_rows),
+                md::code(&t.name),
+                md::thousands(t.source_rows),
+                md::thousands(t.null_key_rows),
+                md::thousands(t.rejected_rows),
+                md::thousands(t.expected),
+                md::thousands(t.stored),
                 md::thousands(t.sampled),
-                md::thousands(t.missing),
-                md::thousands(t.mismatched),
-                if t.passed { "ok" } else { "**differs**" }.into(),
+                md::thousands(t.missing() as u64),
+                md::thousands(t.differing() as u64),
+                if t.passed() { "ok" } else { "**differs**" }.into(),
             ]
         })
         .collect();
     s.push_str(&md::table(
         &[
             "table",
-            "expected rows",
-            "stored rows",
+            "source rows",
+            "NULL key",
+            "rejected",
+            "expected",
+            "stored",
             "sampled",
             "missing",
-            "mismatched",
+            "differing",
             "result",
         ],
         &rows,
     ));
     s.push('\n');
     for t in v.tables.iter().filter(|t| !t.mismatches.is_empty()) {
-        let _ = writeln!(s, "Differences in {}:\n", md::code(&t.table));
-        let rows: Vec<Vec<String>> = t
-            .mismatches
-            .iter()
-            .map(|m| {
-                vec![
-                    md::code(&m.key),
-                    m.column
-                        .as_deref()
-                        .map(md::cell)
-                        .unwrap_or_else(|| "(row missing)".into()),
-                    m.source.as_deref().map(md::code).unwrap_or_default(),
-                    m.target.as_deref().map(md::code).unwrap_or_default(),
-                ]
-            })
-            .collect();
-        s.push_str(&md::table(
-            &["key", "column", "Postgres", "Cassandra"],
-            &rows,
-        ));
-        s.push('\n');
+        s.push_str(&differences(t));
+    }
+    s
+}
+
+/// The sampled rows of one table that differ, both sides shown.
+fn differences(t: &TableVerify) -> String {
+    let mut s = format!("Differences in {}:\n\n", md::code(&t.name));
+    let rows: Vec<Vec<String>> = t
+        .mismatches
+        .iter()
+        .take(SHOW_MISMATCHES)
+        .map(|m| {
+            let key: Vec<String> = m.key.iter().map(|(c, v)| format!("{c}={v}")).collect();
+            // A missing row has no values to quote, only what each side holds.
+            let value = |v: &str| match m.column {
+                Some(_) => md::code(v),
+                None => md::cell(v),
+            };
+            vec![
+                md::code(&key.join(", ")),
+                m.column
+                    .as_deref()
+                    .map(md::cell)
+                    .unwrap_or_else(|| "(row missing)".into()),
+                value(&m.source),
+                value(&m.target),
+            ]
+        })
+        .collect();
+    s.push_str(&md::table(
+        &["key", "column", "Postgres", "Cassandra"],
+        &rows,
+    ));
+    s.push('\n');
+    if t.mismatches.len() > SHOW_MISMATCHES {
+        let _ = writeln!(
+            s,
+            "… and {} more (all in `verify.json`).\n",
+            t.mismatches.len() - SHOW_MISMATCHES
+        );
     }
     s
 }

@@ -112,6 +112,99 @@ pub fn read_str(file: &str, text: &str, format: Format) -> WorkloadLoad {
     finish(agg, Vec::new())
 }
 
+/// One statement as the server counted it (`pg_stat_statements` read from a live database).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ServerStatement<'a> {
+    /// The normalized text, with `$n` for each constant.
+    pub query: &'a str,
+    /// How often it ran.
+    pub calls: u64,
+    /// Total execution time in milliseconds.
+    pub total_ms: Option<f64>,
+    /// Rows returned or affected, in total.
+    pub rows: Option<u64>,
+}
+
+/// Reads statements counted by the server, as a `pg_stat_statements` export is read: `source`
+/// names them in the workload's sources (format `pgss`), and each is located at its rank
+/// (line N is the N-th statement given).
+pub fn read_server_statements<'a>(
+    source: &str,
+    statements: impl IntoIterator<Item = ServerStatement<'a>>,
+) -> WorkloadLoad {
+    let mut agg = Aggregator::new();
+    agg.begin_file(source, Format::Pgss.name());
+    for (i, s) in statements.into_iter().enumerate() {
+        agg.add(&aggregate::Occurrence {
+            text: s.query,
+            line: u32::try_from(i + 1).unwrap_or(u32::MAX),
+            column: 1,
+            calls: s.calls,
+            total_ms: s.total_ms,
+            rows: s.rows,
+            normalized_input: true,
+            ..Default::default()
+        });
+    }
+    finish(agg, Vec::new())
+}
+
+/// What [`retain_patterns`] left out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LeftOut {
+    /// Patterns left out.
+    pub patterns: usize,
+    /// Their calls, summed.
+    pub calls: u64,
+}
+
+/// Keeps the patterns `keep` accepts and numbers them again `q1, q2, …` in first-seen order
+/// (as reading does), heaviest first; the statements left out leave `statements` too.
+pub fn retain_patterns(
+    load: &mut WorkloadLoad,
+    mut keep: impl FnMut(&remodel_model::AccessPattern) -> bool,
+) -> LeftOut {
+    let mut left = LeftOut::default();
+    let mut dropped: std::collections::HashSet<String> = Default::default();
+    load.workload.patterns.retain(|p| {
+        let k = keep(p);
+        if !k {
+            left.patterns += 1;
+            left.calls = left.calls.saturating_add(p.calls);
+            dropped.insert(p.fingerprint.clone());
+        }
+        k
+    });
+    load.statements
+        .retain(|s| !dropped.contains(&s.fingerprint));
+    let seen: std::collections::HashMap<&str, usize> = load
+        .statements
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.fingerprint.as_str(), i))
+        .collect();
+    let rank = |p: &remodel_model::AccessPattern| {
+        seen.get(p.fingerprint.as_str())
+            .copied()
+            .unwrap_or(usize::MAX)
+    };
+    let mut order: Vec<(usize, usize)> = load
+        .workload
+        .patterns
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (rank(p), i))
+        .collect();
+    order.sort_unstable();
+    for (n, (_, i)) in order.iter().enumerate() {
+        load.workload.patterns[*i].id = format!("q{}", n + 1);
+    }
+    load.workload
+        .patterns
+        .sort_by(|a, b| b.calls.cmp(&a.calls).then(rank(a).cmp(&rank(b))));
+    left
+}
+
 fn finish(agg: Aggregator, mut notes: Vec<Diagnostic>) -> WorkloadLoad {
     let (workload, diagnostics, statements) = agg.finish();
     notes.extend(diagnostics);
@@ -242,5 +335,60 @@ mod tests {
             Format::PgLog
         );
         assert_eq!(detect("x", b"-- calls: 3\nSELECT 1;\n"), Format::Sql);
+    }
+
+    #[test]
+    fn server_statements_with_a_hidden_extract_field_are_patterns() {
+        let load = read_server_statements(
+            "pg_stat_statements",
+            [ServerStatement {
+                query: "SELECT trip_id FROM trips WHERE extract($1 FROM started_at) >= $2",
+                calls: 7,
+                total_ms: Some(1.0),
+                rows: Some(7),
+            }],
+        );
+        assert!(
+            load.workload.skipped.is_empty(),
+            "{:?}",
+            load.workload.skipped
+        );
+        assert_eq!(load.workload.patterns.len(), 1);
+        assert_eq!(load.workload.patterns[0].calls, 7);
+    }
+
+    #[test]
+    fn retained_patterns_are_numbered_again() {
+        let mut load = read_str(
+            "w.sql",
+            "-- calls: 5\nSELECT * FROM a WHERE id = 1;\n\
+             -- calls: 50\nSELECT * FROM other WHERE id = 1;\n\
+             BEGIN;\n\
+             -- calls: 9\nUPDATE b SET x = 1 WHERE id = 2;\n",
+            Format::Sql,
+        );
+        let ids = |l: &WorkloadLoad| -> Vec<(String, u64)> {
+            l.workload
+                .patterns
+                .iter()
+                .map(|p| (p.id.clone(), p.calls))
+                .collect()
+        };
+        assert_eq!(
+            ids(&load),
+            [("q2".into(), 50), ("q3".into(), 9), ("q1".into(), 5)]
+        );
+        let left = retain_patterns(&mut load, |p| !p.sql.contains("other"));
+        assert_eq!(
+            left,
+            LeftOut {
+                patterns: 1,
+                calls: 50
+            }
+        );
+        assert_eq!(ids(&load), [("q2".into(), 9), ("q1".into(), 5)]);
+        // The utility statement stays among the statements seen; the one left out does not.
+        assert_eq!(load.statements.len(), 3);
+        assert!(load.statements.iter().all(|s| !s.sql.contains("other")));
     }
 }

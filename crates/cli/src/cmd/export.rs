@@ -1,0 +1,141 @@
+//! `remodel export spark`: the plan as an Apache Spark job folder.
+
+use super::backfill::load_plan;
+use super::plan::write_atomic;
+use anyhow::{bail, Context};
+use remodel_backfill::pg::redact_url;
+use remodel_backfill::target::TargetTable;
+use remodel_spark::{Driving, ExportOptions, TableRead};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `remodel export`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub target: Target,
+}
+
+/// What to export to.
+#[derive(Debug, clap::Subcommand)]
+pub enum Target {
+    /// A PySpark job (backfill.py, job.json, README.md with the spark-submit lines).
+    #[command(
+        long_about = "Writes the plan as an Apache Spark job folder, for backfills at cluster scale.\n\n\
+        JOBDIR gets backfill.py (a PySpark job), job.json (every target table's source_sql, columns \
+        with CQL types, keys, bucket derivations and driving table), log4j2.properties and a \
+        README.md with the exact spark-submit lines for a local run and for a cluster \
+        (--packages or --jars: the Spark Cassandra Connector and the Postgres JDBC driver).\n\n\
+        The job reads like `remodel backfill`: every partition of every read imports one exported \
+        snapshot, the driving table is cut into ctid page ranges, values are converted exactly and \
+        rows CQL cannot hold go to rejects files that `remodel verify --run-dir` reads. No password \
+        is written: a password in --source-url is dropped, and the job takes it from \
+        REMODEL_SOURCE or REMODEL_SOURCE_PASSWORD when it runs.\n\n\
+        Exit codes: 0 written, 2 unusable input, 3 the plan fails its checks.",
+        after_help = "Example:\n  remodel export spark --plan out/rideshare/plan.json --out out/rideshare/spark \\\n    --source-url postgres://app@127.0.0.1:5432/rideshare --target 127.0.0.1:9042"
+    )]
+    Spark(SparkArgs),
+}
+
+/// Arguments of `remodel export spark`.
+#[derive(Debug, clap::Args)]
+pub struct SparkArgs {
+    /// The plan: a plan.json, or the folder `remodel plan --out` wrote it to.
+    #[arg(long, value_name = "FILE")]
+    pub plan: PathBuf,
+    /// The job folder to write (created when missing).
+    #[arg(long, value_name = "JOBDIR")]
+    pub out: PathBuf,
+    /// The job's default source, postgres://user@host:port/db (a password in it is dropped).
+    #[arg(long, value_name = "URL")]
+    pub source_url: Option<String>,
+    /// The job's default Cassandra contact point, host:port.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub target: Option<String>,
+    /// Only these target tables (comma-separated) [default: all tables of the plan].
+    #[arg(long, value_delimiter = ',', value_name = "T,…")]
+    pub tables: Vec<String>,
+}
+
+/// Runs `remodel export`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match args.target {
+        Target::Spark(a) => spark(a),
+    }
+}
+
+fn spark(args: SparkArgs) -> anyhow::Result<ExitCode> {
+    let (plan, plan_file) = load_plan(&args.plan)?;
+    let tables = match TargetTable::from_plan(&plan, &args.tables) {
+        Ok(t) => t,
+        Err(remodel_backfill::Error::Plan(why)) if !plan.design.violations.is_empty() => {
+            eprintln!("remodel: error: {why}");
+            return Ok(ExitCode::from(crate::EXIT_PLAN_FAILS_CHECKS));
+        }
+        Err(e) => return Err(e).with_context(|| format!("{}", plan_file.display())),
+    };
+    if let Some(t) = &args.target {
+        let port_ok = t
+            .rsplit_once(':')
+            .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok());
+        if !port_ok {
+            bail!("--target {t}: expected host:port (e.g. 127.0.0.1:9042)");
+        }
+    }
+    let reads: Vec<TableRead> = tables
+        .iter()
+        .map(|t| TableRead {
+            table: t.name.clone(),
+            driving: t.driving.as_ref().map(|d| Driving {
+                table: d.table.clone(),
+                alias: d.alias.clone(),
+            }),
+            source_key: t
+                .source_key
+                .iter()
+                .map(|&i| t.columns[i].name.clone())
+                .collect(),
+        })
+        .collect();
+    let opts = ExportOptions {
+        plan_label: plan_file.display().to_string(),
+        source_url: args.source_url.as_deref().map(redact_url),
+        target: args.target.clone(),
+        job_dir: args.out.display().to_string(),
+    };
+    let files = remodel_spark::export(&plan, &reads, &opts)?;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    for f in &files {
+        let path = args.out.join(f.name);
+        write_atomic(&path, f.text.as_bytes())?;
+        if f.executable {
+            make_executable(&path)?;
+        }
+    }
+    println!(
+        "spark job for {} tables of keyspace {} written to {}: backfill.py, job.json, log4j2.properties, README.md",
+        reads.len(),
+        plan.design.keyspace.name,
+        args.out.display()
+    );
+    println!(
+        "run it: see {} (spark-submit with {} and {})",
+        args.out.join("README.md").display(),
+        remodel_spark::CONNECTOR,
+        remodel_spark::PGJDBC
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .with_context(|| format!("cannot make {} executable", path.display()))
+}
+
+#[cfg(not(unix))]
+fn make_executable(_: &Path) -> anyhow::Result<()> {
+    Ok(())
+}

@@ -1,0 +1,129 @@
+//! What `remodel replay` records (`replay.json`): the plan's statements run against generated
+//! data on both sides, pattern by pattern, with every difference found. Every field has a
+//! default so a reader accepts an older or partial file.
+
+use crate::workload::StatementKind;
+use serde::{Deserialize, Serialize};
+
+/// The result of one replay.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ReplayReport {
+    /// The keyspace replayed.
+    pub keyspace: String,
+    /// The seed of the generated rows and of the parameters drawn.
+    pub seed: u64,
+    /// Parameter sets drawn per pattern.
+    pub samples: usize,
+    /// Requests in flight while timing (1: each statement alone).
+    pub concurrency: usize,
+    /// True when the write patterns were replayed too.
+    pub writes: bool,
+    /// Rows generated per source table.
+    pub rows: Vec<TableRows>,
+    /// Rows the backfill could not store (they are missing on the Cassandra side).
+    pub rejected: u64,
+    /// One entry per pattern of the plan, reads first.
+    pub patterns: Vec<PatternReplay>,
+}
+
+impl ReplayReport {
+    /// The file name.
+    pub const FILE: &'static str = "replay.json";
+
+    /// Differences found, all patterns together.
+    pub fn mismatches(&self) -> usize {
+        self.patterns.iter().map(|p| p.mismatches.len()).sum()
+    }
+}
+
+/// Rows of one source table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TableRows {
+    /// The table.
+    pub table: String,
+    /// Its rows.
+    pub rows: u64,
+}
+
+/// Whether a pattern was replayed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReplayOutcome {
+    /// Run on both sides and compared.
+    #[default]
+    Replayed,
+    /// The plan itself declares it has no CQL, or a write it cannot apply: nothing to replay.
+    Exception,
+    /// Replay cannot run it (the reason says what replay lacks).
+    NotReplayed,
+}
+
+/// Latency of one side, over the samples.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Latency {
+    /// Median, milliseconds.
+    pub p50_ms: f64,
+    /// 99th percentile, milliseconds.
+    pub p99_ms: f64,
+}
+
+/// One pattern replayed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PatternReplay {
+    /// Pattern id.
+    pub pattern: String,
+    /// Read or write.
+    pub kind: Option<StatementKind>,
+    /// Replayed, or why not.
+    pub outcome: ReplayOutcome,
+    /// Why it is an exception or was not replayed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Parameter sets run.
+    pub samples: usize,
+    /// Rows Postgres returned over the samples (reads; for writes, over the reads run after).
+    pub rows: u64,
+    /// Samples Postgres refused (a constraint of the source, a division by zero in a SELECT),
+    /// dropped without running on Cassandra.
+    pub refused: usize,
+    /// Why Postgres refused the first of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused_because: Option<String>,
+    /// Reads run again after this write's samples.
+    pub reads_after: usize,
+    /// Postgres latency of the statement as written.
+    pub postgres: Latency,
+    /// Cassandra latency of the plan's statements (all steps, reads before write included).
+    pub cassandra: Latency,
+    /// Partitions read per sample on Cassandra, mean (reads before write for a write).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partitions_read: Option<f64>,
+    /// The plan's estimate of the same.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan_partitions: Option<f64>,
+    /// Every difference found.
+    pub mismatches: Vec<ReplayMismatch>,
+}
+
+/// One difference: a read whose rows differ from the SQL's, or a write path that failed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ReplayMismatch {
+    /// The read (or write) pattern.
+    pub pattern: String,
+    /// Its parameters, `$1=…, $2=…`.
+    pub params: String,
+    /// The write that ran just before (pattern and parameters), for a read run after one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+    /// What differs.
+    pub reason: String,
+    /// The rows SQL returns.
+    pub sql: Vec<String>,
+    /// The rows the plan's CQL returns.
+    pub cql: Vec<String>,
+}

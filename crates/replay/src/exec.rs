@@ -1,0 +1,423 @@
+//! The executor: runs the plan's own statements against Cassandra as an application would — every
+//! `?` bound as the plan says — and the pattern's SQL against Postgres.
+//!
+//! Values the plan gives as SQL of the statement's parameters (`$2`, `now() - $2::INTERVAL`,
+//! `$2 + $3`) are computed by Postgres itself and converted to the marker's CQL type by the
+//! backfill's converters, so a bound value is exactly what the application would compute. The
+//! CQL type of every marker and result column is the one the server reports when preparing.
+
+use crate::pg::{Params, PgValue};
+use crate::record::{Field, Record};
+use crate::sqlforms::{self, SqlForms};
+use crate::values::{self, pg_literal};
+use crate::Error;
+use remodel_backfill::convert::canonical_cast;
+use remodel_backfill::cqltype::CqlType;
+use remodel_model::{AccessPattern, BindValue, ColumnRef, DesignTable, Plan};
+use scylla::client::session::Session;
+use scylla::statement::prepared::PreparedStatement;
+use scylla::value::CqlValue;
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, Instant};
+use tokio_postgres::types::{ToSql, Type};
+use tokio_postgres::Client;
+
+/// Runs statements of one plan on one Postgres connection and one Cassandra session.
+pub struct Replayer<'a> {
+    /// The plan.
+    pub plan: &'a Plan,
+    pg: &'a Client,
+    session: &'a Session,
+    cql: HashMap<String, PreparedStatement>,
+    attrs: HashMap<(u32, i16), Option<ColumnRef>>,
+}
+
+/// A pattern ready to run: its SQL forms and the types Postgres infers for its parameters.
+#[derive(Debug, Clone)]
+pub struct Prepared<'p> {
+    /// The pattern.
+    pub pattern: &'p AccessPattern,
+    /// Its SQL as replay runs it.
+    pub forms: SqlForms,
+    /// `$1 … $n` as Postgres types them.
+    pub param_types: Vec<Type>,
+}
+
+/// Rows read from Cassandra with the time the requests took.
+#[derive(Debug, Clone, Default)]
+pub struct CqlRows {
+    /// The rows.
+    pub rows: Vec<Record>,
+    /// The CQL type of each field returned.
+    pub types: BTreeMap<Field, CqlType>,
+    /// Requests sent.
+    pub requests: u32,
+    /// Partitions read (an `IN` of k values reads k).
+    pub partitions: u32,
+    /// Time spent in Cassandra requests (sequential).
+    pub elapsed: Duration,
+}
+
+impl<'a> Replayer<'a> {
+    /// An executor for `plan` on these connections (the Postgres one in UTC, as the backfill's).
+    pub fn new(plan: &'a Plan, pg: &'a Client, session: &'a Session) -> Self {
+        Replayer {
+            plan,
+            pg,
+            session,
+            cql: HashMap::new(),
+            attrs: HashMap::new(),
+        }
+    }
+
+    /// The Postgres connection.
+    pub fn pg(&self) -> &Client {
+        self.pg
+    }
+
+    /// The Cassandra session.
+    pub fn session(&self) -> &Session {
+        self.session
+    }
+
+    /// The pattern `id` with its SQL forms and parameter types (Postgres prepares its statement).
+    pub async fn prepare(&self, id: &str) -> Result<Prepared<'a>, Error> {
+        let pattern = self
+            .plan
+            .workload
+            .pattern(id)
+            .ok_or_else(|| Error::Plan(format!("no pattern `{id}` in the workload")))?;
+        let forms = sqlforms::forms(&pattern.sql)
+            .map_err(|e| Error::Plan(format!("{id}: the pattern's SQL: {e}")))?;
+        let stmt = self
+            .pg
+            .prepare(&forms.run)
+            .await
+            .map_err(Error::pg(format!("{id}: prepare `{}`", forms.run)))?;
+        Ok(Prepared {
+            pattern,
+            forms,
+            param_types: stmt.params().to_vec(),
+        })
+    }
+
+    /// The design table `name`.
+    pub fn table(&self, name: &str) -> Result<&'a DesignTable, Error> {
+        self.plan
+            .design
+            .tables
+            .iter()
+            .find(|t| t.name == name)
+            .ok_or_else(|| Error::Plan(format!("no table `{name}` in the design")))
+    }
+
+    /// `cql` prepared on the session (once).
+    pub async fn statement(&mut self, cql: &str) -> Result<PreparedStatement, Error> {
+        if let Some(s) = self.cql.get(cql) {
+            return Ok(s.clone());
+        }
+        let s = self
+            .session
+            .prepare(cql)
+            .await
+            .map_err(Error::cql(format!("prepare `{cql}`")))?;
+        self.cql.insert(cql.to_string(), s.clone());
+        Ok(s)
+    }
+
+    /// The CQL type of each bind marker of `stmt`.
+    pub fn marker_types(stmt: &PreparedStatement) -> Result<Vec<CqlType>, Error> {
+        stmt.get_variable_col_specs()
+            .iter()
+            .map(|s| values::cql_type(s.typ()))
+            .collect()
+    }
+
+    /// Runs `stmt` with `values`; the rows come back named by the source columns of `table`.
+    pub async fn run_cql(
+        &self,
+        stmt: &PreparedStatement,
+        values: &[Option<CqlValue>],
+        table: &DesignTable,
+        out: &mut CqlRows,
+    ) -> Result<Vec<Record>, Error> {
+        let what = || format!("run `{}`", stmt.get_statement());
+        let start = Instant::now();
+        let result = self
+            .session
+            .execute_unpaged(stmt, values)
+            .await
+            .map_err(Error::cql(what()))?;
+        out.elapsed += start.elapsed();
+        out.requests += 1;
+        // An IN on the partition key reads one partition per value; on a clustering column, one.
+        let partition: Vec<bool> = stmt
+            .get_variable_col_specs()
+            .iter()
+            .map(|spec| {
+                let name = spec.name();
+                let name = name
+                    .strip_prefix("in(")
+                    .and_then(|n| n.strip_suffix(')'))
+                    .unwrap_or(name);
+                table.partition_key.iter().any(|k| k.column == name)
+            })
+            .collect();
+        out.partitions += values
+            .iter()
+            .zip(partition.iter().chain(std::iter::repeat(&false)))
+            .map(|(v, &pk)| match v {
+                Some(CqlValue::List(items)) if pk => items.len().max(1) as u32,
+                _ => 1,
+            })
+            .product::<u32>();
+        let rows = result.into_rows_result().map_err(Error::cql(what()))?;
+        let fields: Vec<Option<(Field, CqlType)>> = rows
+            .column_specs()
+            .iter()
+            .map(|s| {
+                let ty = values::cql_type(s.typ()).ok()?;
+                Some((field_of(table, s.name())?, ty))
+            })
+            .collect();
+        for (f, t) in fields.iter().flatten() {
+            out.types.insert(f.clone(), t.clone());
+        }
+        let mut records = Vec::new();
+        for row in rows
+            .rows::<scylla::value::Row>()
+            .map_err(Error::cql(what()))?
+        {
+            let row = row.map_err(Error::cql(what()))?;
+            let mut rec = Record::new();
+            for (value, field) in row.columns.into_iter().zip(&fields) {
+                if let Some((f, _)) = field {
+                    rec.insert(f.clone(), value);
+                }
+            }
+            records.push(rec);
+        }
+        Ok(records)
+    }
+
+    /// The value of a column-free SQL expression of the parameters, as CQL type `to`.
+    pub async fn eval(
+        &self,
+        sql: &str,
+        params: &Params,
+        to: &CqlType,
+    ) -> Result<Option<CqlValue>, Error> {
+        let cast = canonical_cast(to)
+            .ok_or_else(|| Error::Value(format!("no Postgres type for CQL {to:?}")))?;
+        let text = format!("SELECT ({sql})::{cast}");
+        let typed = typed(params);
+        let row = self
+            .pg
+            .query_typed_one(&text, &typed)
+            .await
+            .map_err(Error::pg(format!("evaluate `{sql}` ({})", params.show())))?;
+        PgValue::of(&row, 0)?.to_cql(to)
+    }
+
+    /// The value of `expr` (SQL of the parameters and of the columns of each row) once per row,
+    /// cast to `cast`. Each row's values stand in for its tables' columns (and for the aliases the
+    /// pattern gives those tables).
+    pub async fn eval_rows(
+        &self,
+        expr: &str,
+        cast: &str,
+        params: &Params,
+        rows: &[Record],
+        aliases: &[(String, String)],
+    ) -> Result<Vec<PgValue>, Error> {
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut cols: Vec<&ColumnRef> = rows
+            .iter()
+            .flat_map(|r| r.keys())
+            .filter_map(|f| match f {
+                Field::Col(c) => Some(c),
+                Field::Agg { .. } | Field::Expr(_) => None,
+            })
+            .collect();
+        cols.sort();
+        cols.dedup();
+        let types: Vec<String> = cols.iter().map(|c| self.sql_type(c)).collect();
+        let mut tuples = Vec::with_capacity(rows.len());
+        for (n, r) in rows.iter().enumerate() {
+            let mut items = vec![n.to_string()];
+            for (c, ty) in cols.iter().zip(&types) {
+                let v = r.get(&Field::Col((*c).clone())).and_then(Option::as_ref);
+                items.push(pg_literal(v, ty).ok_or_else(|| {
+                    Error::Value(format!("{c}: a collection value has no SQL literal here"))
+                })?);
+            }
+            tuples.push(format!("({})", items.join(", ")));
+        }
+        let names: Vec<String> = (0..cols.len()).map(|i| format!("v{i}")).collect();
+        let mut from = format!(
+            "(VALUES {}) AS __r(__n, {})",
+            tuples.join(", "),
+            names.join(", ")
+        );
+        let mut tables: Vec<&str> = cols.iter().map(|c| c.table.as_str()).collect();
+        tables.dedup();
+        let mut seen: Vec<String> = Vec::new();
+        let lateral = |table: &str, alias: &str| -> String {
+            let items: Vec<String> = cols
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.table == table)
+                .map(|(i, c)| format!("__r.v{i} AS {}", quote(&c.column)))
+                .collect();
+            format!(
+                " CROSS JOIN LATERAL (SELECT {}) AS {}",
+                items.join(", "),
+                quote(alias)
+            )
+        };
+        for t in &tables {
+            from.push_str(&lateral(t, t));
+            seen.push(t.to_string());
+        }
+        for (alias, table) in aliases {
+            if tables.contains(&table.as_str()) && !seen.contains(alias) {
+                from.push_str(&lateral(table, alias));
+                seen.push(alias.clone());
+            }
+        }
+        let text = format!("SELECT ({expr})::{cast} FROM {from} ORDER BY __r.__n");
+        let rows = self
+            .pg
+            .query_typed(&text, &typed(params))
+            .await
+            .map_err(Error::pg(format!("evaluate `{expr}` on the rows read")))?;
+        rows.iter().map(|r| PgValue::of(r, 0)).collect()
+    }
+
+    /// The SQL type of a source column, as a cast can name it.
+    pub fn sql_type(&self, c: &ColumnRef) -> String {
+        let declared = self
+            .plan
+            .schema
+            .table(&c.table)
+            .and_then(|t| t.column(&c.column))
+            .map(|col| col.sql_type.clone())
+            .unwrap_or_else(|| "text".into());
+        match declared.as_str() {
+            "serial" | "serial4" => "int4".into(),
+            "bigserial" | "serial8" => "int8".into(),
+            "smallserial" | "serial2" => "int2".into(),
+            _ => declared,
+        }
+    }
+
+    /// Values of a bind that reads no row: SQL of the parameters, constants and buckets of them.
+    pub async fn bind_value(
+        &self,
+        v: &BindValue,
+        params: &Params,
+        row: Option<&Record>,
+        to: &CqlType,
+    ) -> Result<Option<CqlValue>, Error> {
+        match v {
+            BindValue::Sql { sql } => self.eval(sql, params, to).await,
+            BindValue::Const { value } => self.eval(value, params, to).await,
+            BindValue::Current { column } => {
+                let found = row
+                    .and_then(|r| r.get(&Field::Col(column.clone())))
+                    .ok_or_else(|| {
+                        Error::Plan(format!(
+                            "cur({column}) is bound but the rows read before do not hold it"
+                        ))
+                    })?;
+                found.clone().map(|x| values::coerce(x, to)).transpose()
+            }
+            BindValue::Bucket { bucket, of } => {
+                let stamp = CqlType::Native(remodel_backfill::cqltype::Native::Timestamp);
+                let inner = Box::pin(self.bind_value(of, params, row, &stamp)).await?;
+                inner.map(|x| values::bucket(&x, *bucket, to)).transpose()
+            }
+            other => Err(Error::Plan(format!(
+                "a read binds {other}, which only a write path can"
+            ))),
+        }
+    }
+
+    /// The source column behind a Postgres result column (`None` for an expression).
+    pub async fn source_of(&mut self, col: &tokio_postgres::Column) -> Option<ColumnRef> {
+        let key = (col.table_oid()?, col.column_id()?);
+        if let Some(found) = self.attrs.get(&key) {
+            return found.clone();
+        }
+        let row = self
+            .pg
+            .query_opt(
+                "SELECT c.relname::text, a.attname::text FROM pg_attribute a \
+                 JOIN pg_class c ON c.oid = a.attrelid WHERE a.attrelid = $1 AND a.attnum = $2",
+                &[&key.0, &key.1],
+            )
+            .await
+            .ok()
+            .flatten();
+        let found = row.map(|r| {
+            let table: String = r.get(0);
+            let column: String = r.get(1);
+            let table = self
+                .plan
+                .schema
+                .table(&table)
+                .map_or(table, |t| t.name.clone());
+            ColumnRef::new(table, column)
+        });
+        self.attrs.insert(key, found.clone());
+        found
+    }
+}
+
+/// Parameters with their types, for `query_typed`.
+pub fn typed(params: &Params) -> Vec<(&(dyn ToSql + Sync), Type)> {
+    params
+        .values
+        .iter()
+        .map(|v| (v as &(dyn ToSql + Sync), v.ty.clone()))
+        .collect()
+}
+
+fn quote(ident: &str) -> String {
+    remodel_backfill::pg::pg_quote(ident)
+}
+
+/// What a result column of a CQL statement on `table` holds: a source column, or an aggregate
+/// (`system.sum(ol_amount)`, `count`).
+pub fn field_of(table: &DesignTable, name: &str) -> Option<Field> {
+    let by_name = |n: &str| {
+        table
+            .columns
+            .iter()
+            .find(|c| c.name == n || c.name.eq_ignore_ascii_case(n))
+    };
+    if let Some(c) = by_name(name) {
+        return c.source.clone().map(Field::Col);
+    }
+    let bare = name.strip_prefix("system.").unwrap_or(name);
+    if bare == "count" {
+        return Some(Field::Agg {
+            function: "count".into(),
+            column: None,
+            distinct: false,
+        });
+    }
+    let (function, rest) = bare.split_once('(')?;
+    let arg = rest.strip_suffix(')')?.trim().trim_matches('"');
+    let column = match arg {
+        "*" | "" | "1" => None,
+        a => Some(by_name(a)?.source.clone()?),
+    };
+    Some(Field::Agg {
+        function: function.to_ascii_lowercase(),
+        column,
+        distinct: false,
+    })
+}

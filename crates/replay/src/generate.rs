@@ -1,0 +1,506 @@
+//! The source schema of a plan created in Postgres and filled with small generated data that
+//! respects its types, keys and foreign keys.
+//!
+//! Tables are created from `plan.json`'s schema (columns with their declared types, NOT NULL,
+//! primary and unique keys; declared foreign keys added after the load), then filled parents
+//! first: a table referenced by chains of `h` tables gets `rows / 3^h` rows (at least 5), so a
+//! parent has a few children each. Every value is computed inside Postgres from the row number
+//! and the seed (`hashint8extended`), so the same seed gives the same rows:
+//!
+//! - key and unique columns take distinct values (the row number, `col-N`, an md5 uuid);
+//! - foreign-key columns take the referenced columns of one parent row, drawn at random;
+//! - other columns take few distinct values (text `col-K` of about `rows / 20` values, integers
+//!   below 100, times at whole hours within 60 days of today, so equality finds several rows and
+//!   an ORDER BY meets ties); nullable ones without a DEFAULT are NULL one time in ten;
+//! - times are whole hours, so no value is finer than CQL's milliseconds.
+
+use crate::Error;
+use remodel_model::{Column, FkOrigin, Schema, Table};
+use std::collections::{BTreeMap, BTreeSet};
+use tokio_postgres::Client;
+
+/// What the generator loaded.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Loaded {
+    /// Rows per table, in load order.
+    pub tables: Vec<(String, u64)>,
+    /// Declared foreign keys that could not be added as constraints, with Postgres' reason.
+    pub skipped_constraints: Vec<String>,
+}
+
+fn q(ident: &str) -> String {
+    remodel_backfill::pg::pg_quote(ident)
+}
+
+/// A declared type as a cast and a column definition can name it (`serial` → `int4`).
+fn storage_type(c: &Column) -> String {
+    match c.sql_type.as_str() {
+        "serial" | "serial4" => "int4".into(),
+        "bigserial" | "serial8" => "int8".into(),
+        "smallserial" | "serial2" => "int2".into(),
+        t => t.to_string(),
+    }
+}
+
+/// The tables of `schema` in an order where every table comes after the tables it references
+/// (a cycle is cut where it is met), with the height of each: the longest chain of tables that
+/// reference it.
+fn load_order(schema: &Schema) -> (Vec<&Table>, BTreeMap<String, u32>) {
+    let parents = |t: &Table| -> BTreeSet<String> {
+        t.foreign_keys
+            .iter()
+            .filter_map(|fk| schema.table(&fk.ref_table))
+            .map(|p| p.name.clone())
+            .filter(|p| *p != t.name)
+            .collect()
+    };
+    let mut order: Vec<&Table> = Vec::new();
+    let mut placed: BTreeSet<String> = BTreeSet::new();
+    while order.len() < schema.tables.len() {
+        let ready = schema
+            .tables
+            .iter()
+            .filter(|t| !placed.contains(&t.name))
+            .find(|t| parents(t).iter().all(|p| placed.contains(p)))
+            .or_else(|| schema.tables.iter().find(|t| !placed.contains(&t.name)));
+        let Some(t) = ready else { break };
+        placed.insert(t.name.clone());
+        order.push(t);
+    }
+    let mut height: BTreeMap<String, u32> = order.iter().map(|t| (t.name.clone(), 0)).collect();
+    // Children come after their parents: walking backwards, a parent is at least one above each child.
+    for t in order.iter().rev() {
+        let h = height.get(&t.name).copied().unwrap_or(0);
+        for p in parents(t) {
+            if let Some(ph) = height.get_mut(&p) {
+                *ph = (*ph).max(h + 1);
+            }
+        }
+    }
+    (order, height)
+}
+
+/// Creates the tables of `schema` (dropping them first when `replace`) and fills them with about
+/// `rows` rows per leaf table.
+pub async fn create_and_fill(
+    client: &Client,
+    schema: &Schema,
+    rows: u64,
+    seed: u64,
+    replace: bool,
+) -> Result<Loaded, Error> {
+    let names: Vec<String> = schema.tables.iter().map(|t| t.name.clone()).collect();
+    let existing: Vec<String> = client
+        .query(
+            "SELECT relname::text FROM pg_class WHERE relkind IN ('r', 'p') \
+             AND relname = ANY($1) AND pg_table_is_visible(oid) ORDER BY 1",
+            &[&names],
+        )
+        .await
+        .map_err(Error::pg("look for the plan's tables"))?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    if !existing.is_empty() && !replace {
+        return Err(Error::Plan(format!(
+            "the source already has tables of the plan ({}): replay loads generated rows into an \
+             empty schema; pass --replace to drop them first",
+            existing.join(", ")
+        )));
+    }
+    let mut ddl = String::from("SET client_min_messages = warning;\n");
+    for t in &existing {
+        ddl.push_str(&format!("DROP TABLE IF EXISTS {} CASCADE;\n", q(t)));
+    }
+    for e in &schema.enums {
+        let labels: Vec<String> = e
+            .values
+            .iter()
+            .map(|v| format!("'{}'", v.replace('\'', "''")))
+            .collect();
+        let name = e.name.rsplit('.').next().unwrap_or(&e.name);
+        ddl.push_str(&format!(
+            "DROP TYPE IF EXISTS {n} CASCADE; CREATE TYPE {n} AS ENUM ({});\n",
+            labels.join(", "),
+            n = q(name)
+        ));
+    }
+    for t in &schema.tables {
+        ddl.push_str(&create_table(t));
+    }
+    client
+        .batch_execute(&ddl)
+        .await
+        .map_err(Error::pg("create the source tables"))?;
+    let (order, height) = load_order(schema);
+    let mut loaded = Loaded::default();
+    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    for (n, t) in order.iter().enumerate() {
+        let h = height.get(&t.name).copied().unwrap_or(0);
+        let want = (rows / 3u64.saturating_pow(h)).max(5);
+        let salt = seed.wrapping_mul(1_000).wrapping_add(n as u64 * 100);
+        let sql = insert_sql(schema, t, &counts, want, salt);
+        client
+            .execute(&sql, &[])
+            .await
+            .map_err(Error::pg(format!("generate the rows of {}", t.name)))?;
+        let got: i64 = client
+            .query_one(&format!("SELECT count(*) FROM {}", q(&t.name)), &[])
+            .await
+            .map_err(Error::pg(format!("count {}", t.name)))?
+            .get(0);
+        counts.insert(t.name.clone(), got as u64);
+        loaded.tables.push((t.name.clone(), got as u64));
+    }
+    enforce(client, schema, &mut loaded).await?;
+    client
+        .batch_execute("ANALYZE")
+        .await
+        .map_err(Error::pg("ANALYZE"))?;
+    Ok(loaded)
+}
+
+/// Adds the declared foreign keys (`NOT VALID`: enforced on every later write; one Postgres
+/// refuses is listed in `loaded`) and moves each identity sequence past the rows loaded.
+async fn enforce(client: &Client, schema: &Schema, loaded: &mut Loaded) -> Result<(), Error> {
+    for t in &schema.tables {
+        for fk in &t.foreign_keys {
+            if !matches!(fk.origin, FkOrigin::Declared) {
+                continue;
+            }
+            let cols: Vec<String> = fk.columns.iter().map(|c| q(c)).collect();
+            let refs: Vec<String> = fk.ref_columns.iter().map(|c| q(c)).collect();
+            let parent = fk.ref_table.rsplit('.').next().unwrap_or(&fk.ref_table);
+            let sql = format!(
+                "ALTER TABLE {} ADD FOREIGN KEY ({}) REFERENCES {} ({}) NOT VALID",
+                q(&t.name),
+                cols.join(", "),
+                q(parent),
+                refs.join(", ")
+            );
+            if let Err(e) = client.batch_execute(&sql).await {
+                loaded.skipped_constraints.push(format!(
+                    "{}({}) -> {parent}: {}",
+                    t.name,
+                    fk.columns.join(", "),
+                    remodel_backfill::pg::pg_message(&e)
+                ));
+            }
+        }
+        for c in t.columns.iter().filter(|c| c.identity.is_some()) {
+            let sql = format!(
+                "SELECT setval(pg_get_serial_sequence('{t}', '{c}'), coalesce(max({qc}), 0) + 1, false) FROM {qt}",
+                t = q(&t.name).replace('\'', "''"),
+                c = c.name.replace('\'', "''"),
+                qc = q(&c.name),
+                qt = q(&t.name)
+            );
+            client.batch_execute(&sql).await.map_err(Error::pg(format!(
+                "advance the sequence of {}.{}",
+                t.name, c.name
+            )))?;
+        }
+    }
+    Ok(())
+}
+
+/// `CREATE TABLE` with the declared types, defaults, NOT NULL, identity, primary and unique keys.
+fn create_table(t: &Table) -> String {
+    let mut items: Vec<String> = t
+        .columns
+        .iter()
+        .map(|c| {
+            let mut def = format!("{} {}", q(&c.name), storage_type(c));
+            if let Some(g) = &c.generated {
+                def.push_str(&format!(" GENERATED ALWAYS AS ({g}) STORED"));
+            } else if c.identity.is_some() {
+                def.push_str(" GENERATED BY DEFAULT AS IDENTITY");
+            } else if let Some(d) = c.default.as_deref().filter(|d| !d.contains("nextval")) {
+                def.push_str(&format!(" DEFAULT {d}"));
+            }
+            if !c.nullable {
+                def.push_str(" NOT NULL");
+            }
+            def
+        })
+        .collect();
+    if !t.primary_key.is_empty() {
+        let pk: Vec<String> = t.primary_key.iter().map(|c| q(c)).collect();
+        items.push(format!("PRIMARY KEY ({})", pk.join(", ")));
+    }
+    for u in &t.unique_keys {
+        let cols: Vec<String> = u.columns.iter().map(|c| q(c)).collect();
+        items.push(format!("UNIQUE ({})", cols.join(", ")));
+    }
+    format!("CREATE TABLE {} ({});\n", q(&t.name), items.join(", "))
+}
+
+/// The INSERT … SELECT that generates `count` rows of `t` (`counts`: rows of the tables loaded).
+fn insert_sql(
+    schema: &Schema,
+    t: &Table,
+    counts: &BTreeMap<String, u64>,
+    count: u64,
+    salt: u64,
+) -> String {
+    let unique: BTreeSet<&str> = t
+        .unique_keys
+        .iter()
+        .filter(|u| u.columns.len() == 1)
+        .flat_map(|u| u.columns.iter().map(String::as_str))
+        .collect();
+    let mut ctes = Vec::new();
+    let mut joins = Vec::new();
+    let mut from_fk: BTreeMap<String, String> = BTreeMap::new();
+    for (k, fk) in t.foreign_keys.iter().enumerate() {
+        let Some(parent) = schema.table(&fk.ref_table) else {
+            continue;
+        };
+        let n = counts.get(&parent.name).copied().unwrap_or(0);
+        if n == 0 || fk.columns.iter().any(|c| from_fk.contains_key(c)) {
+            continue;
+        }
+        let refs: Vec<String> = fk.ref_columns.iter().map(|c| q(c)).collect();
+        ctes.push(format!(
+            "fk{k} AS MATERIALIZED (SELECT row_number() OVER (ORDER BY {r}) AS rn, {r} FROM {p})",
+            r = refs.join(", "),
+            p = q(&parent.name)
+        ));
+        joins.push(format!(
+            "LEFT JOIN fk{k} ON fk{k}.rn = 1 + {} % {n}",
+            hash(salt + 90 + k as u64)
+        ));
+        for (c, r) in fk.columns.iter().zip(&fk.ref_columns) {
+            from_fk.insert(c.clone(), format!("fk{k}.{}", q(r)));
+        }
+    }
+    let mut cols = Vec::new();
+    let mut exprs = Vec::new();
+    let card = (count / 20).max(2);
+    for (i, c) in t.columns.iter().enumerate() {
+        if c.generated.is_some() {
+            continue;
+        }
+        let s = salt + i as u64;
+        let key = t.primary_key.iter().any(|k| k == &c.name) || unique.contains(c.name.as_str());
+        let expr = match from_fk.get(&c.name) {
+            Some(e) => e.clone(),
+            None => {
+                let v = value_expr(c, key, s, card);
+                // A column with a DEFAULT gets it when an INSERT leaves it out: NULL there
+                // comes only from an explicit NULL, which applications rarely write.
+                let has_default = c
+                    .default
+                    .as_deref()
+                    .is_some_and(|d| !d.trim().eq_ignore_ascii_case("null"));
+                if c.nullable && !key && !has_default {
+                    format!("CASE WHEN {} % 10 = 0 THEN NULL ELSE {v} END", hash(s + 50))
+                } else {
+                    v
+                }
+            }
+        };
+        cols.push(q(&c.name));
+        exprs.push(expr);
+    }
+    let with = if ctes.is_empty() {
+        String::new()
+    } else {
+        format!("WITH {} ", ctes.join(", "))
+    };
+    format!(
+        "{with}INSERT INTO {} ({}) SELECT {} FROM generate_series(1, {count}) AS g(i) {} ON CONFLICT DO NOTHING",
+        q(&t.name),
+        cols.join(", "),
+        exprs.join(", "),
+        joins.join(" ")
+    )
+}
+
+/// A non-negative pseudo-random int8 of the row number and a salt.
+fn hash(salt: u64) -> String {
+    format!(
+        "(hashint8extended(g.i, {}) & 2147483647)",
+        salt % (i64::MAX as u64)
+    )
+}
+
+/// The value of column `c` for row `g.i`: distinct per row when `key`, else one of about `card`.
+fn value_expr(c: &Column, key: bool, salt: u64, card: u64) -> String {
+    let ty = storage_type(c);
+    let (base, args, array) = split_type(&ty);
+    if array {
+        let elem = Column {
+            sql_type: base.clone(),
+            ..c.clone()
+        };
+        return format!(
+            "ARRAY[{}, {}]::{ty}",
+            value_expr(&elem, false, salt, card),
+            value_expr(&elem, false, salt + 7, card)
+        );
+    }
+    let h = hash(salt);
+    let pick = if key {
+        "g.i".to_string()
+    } else {
+        format!("({h} % {card})")
+    };
+    let text = |len: Option<u64>| {
+        let prefix: String = c.name.chars().take(8).collect::<String>().replace('\'', "");
+        let plain = format!("'{prefix}-' || {pick}");
+        match len {
+            // Too short for a readable prefix: hex digits of a hash of the value.
+            Some(n) if n < prefix.len() as u64 + 6 => format!("left(md5({pick}::text), {n})"),
+            _ => plain,
+        }
+    };
+    let hours = "(date_trunc('day', now() AT TIME ZONE 'UTC'))";
+    let int_pick = if key {
+        "g.i".to_string()
+    } else {
+        format!("({h} % 100)")
+    };
+    match base.as_str() {
+        "smallint" | "int2" | "integer" | "int" | "int4" | "bigint" | "int8" => int_pick,
+        "numeric" | "decimal" => {
+            let p: u32 = args.first().copied().unwrap_or(10);
+            let s: u32 = args.get(1).copied().unwrap_or(2);
+            let digits = p.saturating_sub(s).min(6);
+            if key {
+                format!("g.i::{ty}")
+            } else {
+                let m = 10u64.pow((digits + s).min(9));
+                format!(
+                    "round(({h} % {m})::numeric / {}, {s})::{ty}",
+                    10u64.pow(s.min(9))
+                )
+            }
+        }
+        "real" | "float4" | "float" | "float8" | "double precision" => {
+            format!("(({h} % 10000) / 100.0)::{ty}")
+        }
+        "money" => format!("(({h} % 10000) / 100.0)::numeric::money"),
+        "text" | "varchar" | "character varying" | "citext" | "name" => {
+            text(args.first().map(|n| *n as u64))
+        }
+        "char" | "character" | "bpchar" => text(Some(args.first().copied().unwrap_or(1) as u64)),
+        "boolean" | "bool" => format!("({h} % 2 = 0)"),
+        "date" => {
+            let days = if key {
+                "g.i".to_string()
+            } else {
+                format!("({h} % 120 - 60)")
+            };
+            format!("(current_date + {days}::int)")
+        }
+        "timestamp" | "timestamp without time zone" => {
+            let step = if key {
+                "g.i".to_string()
+            } else {
+                format!("({h} % 2880 - 1440)")
+            };
+            format!("({hours} + {step} * interval '1 hour')")
+        }
+        "timestamptz" | "timestamp with time zone" => {
+            let step = if key {
+                "g.i".to_string()
+            } else {
+                format!("({h} % 2880 - 1440)")
+            };
+            format!("(date_trunc('day', now()) + {step} * interval '1 hour')")
+        }
+        "time" | "time without time zone" => {
+            format!("(time '00:00' + ({h} % 86400) * interval '1 second')")
+        }
+        "interval" => format!("(({h} % 1000) * interval '1 minute')"),
+        "uuid" => format!("md5('{salt}-' || g.i)::uuid"),
+        "bytea" => format!("decode(md5({pick}::text), 'hex')"),
+        "json" | "jsonb" => format!("json_build_object('v', {pick})::{ty}"),
+        "inet" | "cidr" => format!("('10.' || ({h} % 250) || '.' || (g.i % 250) || '.1')::{ty}"),
+        _ => format!("(enum_range(NULL::{ty}))[1 + {h} % cardinality(enum_range(NULL::{ty}))]"),
+    }
+}
+
+/// `varchar(16)` → (`varchar`, [16], false); `int[]` → (`int`, [], true).
+fn split_type(ty: &str) -> (String, Vec<u32>, bool) {
+    let (ty, array) = match ty.strip_suffix("[]") {
+        Some(t) => (t, true),
+        None => (ty, false),
+    };
+    let (base, args) = match ty.split_once('(') {
+        Some((b, rest)) => {
+            let inner = rest.split(')').next().unwrap_or_default();
+            let args = inner
+                .split(',')
+                .filter_map(|a| a.trim().parse().ok())
+                .collect();
+            let tail = rest
+                .split_once(')')
+                .map(|(_, t)| t.trim())
+                .unwrap_or_default();
+            let base = format!("{} {tail}", b.trim()).trim().to_string();
+            (base, args)
+        }
+        None => (ty.trim().to_string(), Vec::new()),
+    };
+    (base, args, array)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn types_split_into_base_and_arguments() {
+        assert_eq!(
+            split_type("varchar(16)"),
+            ("varchar".into(), vec![16], false)
+        );
+        assert_eq!(
+            split_type("numeric(6,2)"),
+            ("numeric".into(), vec![6, 2], false)
+        );
+        assert_eq!(split_type("int[]"), ("int".into(), vec![], true));
+        assert_eq!(
+            split_type("timestamp(3) with time zone"),
+            ("timestamp with time zone".into(), vec![3], false)
+        );
+    }
+
+    fn table(name: &str, refs: &[&str]) -> Table {
+        Table {
+            name: name.into(),
+            foreign_keys: refs
+                .iter()
+                .map(|r| remodel_model::ForeignKey {
+                    name: None,
+                    columns: vec![format!("{r}_id")],
+                    ref_table: r.to_string(),
+                    ref_columns: vec!["id".into()],
+                    origin: FkOrigin::Declared,
+                    location: None,
+                })
+                .collect(),
+            ..Table::default()
+        }
+    }
+
+    #[test]
+    fn parents_load_first_and_sit_higher() {
+        let schema = Schema {
+            tables: vec![
+                table("trips", &["drivers", "cities"]),
+                table("drivers", &["cities"]),
+                table("cities", &[]),
+            ],
+            ..Schema::default()
+        };
+        let (order, height) = load_order(&schema);
+        let names: Vec<&str> = order.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["cities", "drivers", "trips"]);
+        assert_eq!(height["trips"], 0);
+        assert_eq!(height["drivers"], 1);
+        assert_eq!(height["cities"], 2);
+    }
+}

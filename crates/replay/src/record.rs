@@ -1,0 +1,84 @@
+//! A row as replay sees it on the Cassandra side: values named by the source column they hold (a
+//! read's steps read different tables whose columns come from one joined SQL row), or by the
+//! aggregate CQL computed.
+
+use remodel_model::ColumnRef;
+use scylla::value::CqlValue;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// What a value of a row stands for.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Field {
+    /// A source column's value.
+    Col(ColumnRef),
+    /// An aggregate (`count(*)` has no column).
+    Agg {
+        /// `count`, `sum`, `min`, `max`, `avg`.
+        function: String,
+        /// Its argument.
+        column: Option<ColumnRef>,
+        /// `count(DISTINCT …)`.
+        distinct: bool,
+    },
+    /// An output expression of the SQL (computed by the client from the columns read).
+    Expr(String),
+}
+
+/// Pairs of columns a pattern's joins make equal in every row (`a.x = b.y`): either stands for
+/// the other.
+pub fn join_equalities(p: &remodel_model::AccessPattern) -> Vec<(Field, Field)> {
+    p.analysis
+        .join_path
+        .iter()
+        .flat_map(|j| {
+            j.left_columns.iter().zip(&j.right_columns).map(|(l, r)| {
+                (
+                    Field::Col(ColumnRef::new(&j.left_table, l)),
+                    Field::Col(ColumnRef::new(&j.right_table, r)),
+                )
+            })
+        })
+        .collect()
+}
+
+/// `f`, or a field its pattern's joins make equal to it, whichever `has` accepts first.
+pub fn resolve<'f>(
+    f: &'f Field,
+    same: &'f [(Field, Field)],
+    has: impl Fn(&Field) -> bool,
+) -> Option<&'f Field> {
+    if has(f) {
+        return Some(f);
+    }
+    same.iter().find_map(|(a, b)| {
+        if a == f && has(b) {
+            Some(b)
+        } else if b == f && has(a) {
+            Some(a)
+        } else {
+            None
+        }
+    })
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Field::Col(c) => write!(f, "{c}"),
+            Field::Agg {
+                function,
+                column,
+                distinct,
+            } => {
+                let arg = column.as_ref().map_or("*".to_string(), |c| c.to_string());
+                let d = if *distinct { "DISTINCT " } else { "" };
+                write!(f, "{function}({d}{arg})")
+            }
+            Field::Expr(sql) => write!(f, "{sql}"),
+        }
+    }
+}
+
+/// One row: each field's value (`None` is NULL).
+pub type Record = BTreeMap<Field, Option<CqlValue>>;

@@ -1,0 +1,542 @@
+//! A whole replay: generated rows into the source, the backfill into the target, then every read
+//! pattern with parameters drawn from real rows on both sides, and (with `writes`) every write
+//! pattern on both sides followed by the reads it affects, anchored on the rows it changed as they
+//! are after it and as they were before it. The result is a [`ReplayReport`].
+
+use crate::compare::ReadCheck;
+use crate::exec::{Prepared, Replayer};
+use crate::pg::Params;
+use crate::sample::{self, Focus};
+use crate::Error;
+use remodel_backfill::{BackfillOptions, CqlTarget, PgSource, Silent};
+use remodel_model::{
+    Latency, PatternReplay, Plan, ReplayMismatch, ReplayOutcome, ReplayReport, StatementKind,
+    TableRows,
+};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How to replay.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Parameter sets per pattern.
+    pub samples: usize,
+    /// Replay the write patterns too.
+    pub writes: bool,
+    /// Seed of the generated rows and the parameters.
+    pub seed: u64,
+    /// Rows of the largest generated tables.
+    pub rows: u64,
+    /// Drop the plan's tables on both sides first when they exist.
+    pub replace: bool,
+    /// The CQL that creates the target tables (`schema.cql`).
+    pub schema_cql: String,
+    /// The backfill's run folder.
+    pub run_dir: PathBuf,
+    /// Only these patterns (empty: all).
+    pub only: Vec<String>,
+}
+
+/// Replays `plan` (see the module documentation); `notify` hears each step.
+pub async fn replay(
+    plan: &Plan,
+    source: &PgSource,
+    target: &CqlTarget,
+    opts: &Options,
+    notify: &(dyn Fn(&str) + Sync),
+) -> Result<ReplayReport, Error> {
+    let (pg, session) = crate::connect(source, target).await?;
+    // The target is checked first: a refused replay leaves both sides untouched.
+    clear_target(plan, &session, opts.replace).await?;
+    notify(&format!(
+        "generating about {} rows per table into {}",
+        opts.rows, source.display
+    ));
+    let loaded =
+        crate::generate::create_and_fill(&pg, &plan.schema, opts.rows, opts.seed, opts.replace)
+            .await?;
+    for skipped in &loaded.skipped_constraints {
+        notify(&format!("foreign key not enforced: {skipped}"));
+    }
+    notify(&format!(
+        "backfilling keyspace {} at {}",
+        plan.design.keyspace.name, target.node
+    ));
+    let backfill_opts = BackfillOptions {
+        run_dir: opts.run_dir.clone(),
+        create_schema: Some(opts.schema_cql.clone()),
+        readers: 2,
+        concurrency: 32,
+        ..BackfillOptions::default()
+    };
+    let summary =
+        remodel_backfill::backfill(plan, source, target, &backfill_opts, Arc::new(Silent)).await?;
+    if let Some(e) = &summary.error {
+        return Err(Error::Plan(format!("the backfill stopped: {e}")));
+    }
+    let mut report = ReplayReport {
+        keyspace: plan.design.keyspace.name.clone(),
+        seed: opts.seed,
+        samples: opts.samples,
+        concurrency: 1,
+        writes: opts.writes,
+        rows: loaded
+            .tables
+            .iter()
+            .map(|(table, rows)| TableRows {
+                table: table.clone(),
+                rows: *rows,
+            })
+            .collect(),
+        rejected: summary.tables.iter().map(|t| t.rows_rejected).sum(),
+        patterns: Vec::new(),
+    };
+    let mut r = Replayer::new(plan, &pg, &session);
+    let wanted = |id: &str| opts.only.is_empty() || opts.only.iter().any(|o| o == id);
+    for (i, q) in plan.design.queries.iter().enumerate() {
+        if q.one_off || !wanted(&q.pattern) {
+            continue;
+        }
+        notify(&format!("read {}", q.pattern));
+        let seed = opts.seed.wrapping_add(i as u64 * 7919);
+        report
+            .patterns
+            .push(replay_read(&mut r, &q.pattern, opts.samples, seed).await);
+    }
+    if opts.writes {
+        for (i, w) in plan.design.writes.iter().enumerate() {
+            if w.one_off || !wanted(&w.pattern) {
+                continue;
+            }
+            notify(&format!("write {}", w.pattern));
+            let seed = opts.seed.wrapping_add(1_000_003 + i as u64 * 7919);
+            report
+                .patterns
+                .push(replay_write(&mut r, &w.pattern, opts.samples, seed).await);
+        }
+    }
+    Ok(report)
+}
+
+/// Refuses a target whose tables hold rows (drops them with `replace`): replay compares the
+/// target with generated rows only.
+async fn clear_target(
+    plan: &Plan,
+    session: &scylla::client::session::Session,
+    replace: bool,
+) -> Result<(), Error> {
+    let ks = &plan.design.keyspace.name;
+    for t in &plan.design.tables {
+        let name = format!("{}.{}", quote(ks), quote(&t.name));
+        if replace {
+            let cql = format!("DROP TABLE IF EXISTS {name}");
+            session
+                .query_unpaged(cql.as_str(), &[])
+                .await
+                .map_err(Error::cql(cql.clone()))?;
+            continue;
+        }
+        let cql = format!("SELECT * FROM {name} LIMIT 1");
+        // A missing table (or keyspace) is what replay wants; only rows are refused.
+        if let Ok(rows) = session.query_unpaged(cql.as_str(), &[]).await {
+            if rows.into_rows_result().is_ok_and(|r| r.rows_num() > 0) {
+                return Err(Error::Plan(format!(
+                    "{name} already holds rows: replay compares the target with generated rows \
+                     only; pass --replace to drop the plan's tables first"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn quote(ident: &str) -> String {
+    format!("\"{}\"", ident.replace('"', "\"\""))
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// p50 and p99 of `samples` (milliseconds), nearest rank.
+pub fn latency(samples: &[f64]) -> Latency {
+    if samples.is_empty() {
+        return Latency::default();
+    }
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    let rank = |p: f64| s[((p * s.len() as f64).ceil() as usize).clamp(1, s.len()) - 1];
+    Latency {
+        p50_ms: rank(0.50),
+        p99_ms: rank(0.99),
+    }
+}
+
+/// A pattern that was not run, with why.
+fn skipped(id: &str, kind: StatementKind, outcome: ReplayOutcome, why: String) -> PatternReplay {
+    PatternReplay {
+        pattern: id.to_string(),
+        kind: Some(kind),
+        outcome,
+        reason: Some(why),
+        ..PatternReplay::default()
+    }
+}
+
+/// Sorts an error into the pattern's outcome: what replay lacks, or a difference to report.
+fn failure(e: Error) -> Result<String, String> {
+    match e {
+        Error::Unsupported(why) => Err(why),
+        other => Ok(other.to_string()),
+    }
+}
+
+/// A step that failed, as a difference of `pattern`.
+fn failed(pattern: &str, params: &Params, after: Option<&str>, reason: String) -> ReplayMismatch {
+    ReplayMismatch {
+        pattern: pattern.to_string(),
+        params: params.show(),
+        after: after.map(str::to_string),
+        reason,
+        ..ReplayMismatch::default()
+    }
+}
+
+fn mismatch(
+    pattern: &str,
+    params: &Params,
+    after: Option<&str>,
+    check: &ReadCheck,
+) -> Option<ReplayMismatch> {
+    let d = check.difference.as_ref()?;
+    Some(ReplayMismatch {
+        sql: d.sql.clone(),
+        cql: d.cql.clone(),
+        ..failed(pattern, params, after, d.reason.clone())
+    })
+}
+
+/// Per-sample figures of one pattern.
+#[derive(Default)]
+struct Timings {
+    pg_ms: Vec<f64>,
+    cql_ms: Vec<f64>,
+    partitions: Vec<f64>,
+}
+
+impl Timings {
+    fn finish(self, out: &mut PatternReplay) {
+        out.postgres = latency(&self.pg_ms);
+        out.cassandra = latency(&self.cql_ms);
+        let n = self.partitions.len();
+        out.partitions_read = (n > 0).then(|| self.partitions.iter().sum::<f64>() / n as f64);
+    }
+}
+
+/// The pattern prepared and its parameter sets, or why it cannot be replayed.
+async fn prepared_samples<'p>(
+    r: &Replayer<'p>,
+    id: &str,
+    samples: usize,
+    seed: u64,
+) -> Result<(Prepared<'p>, Vec<Params>), String> {
+    let p = r.prepare(id).await.map_err(|e| e.to_string())?;
+    let params = sample::draw(r.pg(), &p, &r.plan.schema, samples, seed, None)
+        .await
+        .map_err(|e| e.to_string())?;
+    if params.is_empty() {
+        return Err("the generated tables hold no row to draw parameters from".into());
+    }
+    Ok((p, params))
+}
+
+async fn replay_read(r: &mut Replayer<'_>, id: &str, samples: usize, seed: u64) -> PatternReplay {
+    let plan = r.plan;
+    let kind = StatementKind::Select;
+    let Some(q) = plan.design.queries.iter().find(|q| q.pattern == id) else {
+        return skipped(
+            id,
+            kind,
+            ReplayOutcome::NotReplayed,
+            "no query mapping".into(),
+        );
+    };
+    if q.cql.is_none() {
+        let why = q
+            .reason
+            .clone()
+            .unwrap_or_else(|| "the plan maps it to no CQL".into());
+        return skipped(id, kind, ReplayOutcome::Exception, why);
+    }
+    let (p, params) = match prepared_samples(r, id, samples, seed).await {
+        Ok(v) => v,
+        Err(why) => return skipped(id, kind, ReplayOutcome::NotReplayed, why),
+    };
+    let mut out = PatternReplay {
+        pattern: id.to_string(),
+        kind: Some(kind),
+        plan_partitions: q.partition_reads,
+        ..PatternReplay::default()
+    };
+    let mut t = Timings::default();
+    for params in &params {
+        match r.check_read(&p, params).await {
+            Err(Error::SourceRefused(why)) => {
+                out.refused += 1;
+                out.refused_because.get_or_insert(why);
+            }
+            Ok(c) => {
+                out.samples += 1;
+                out.rows += c.sql.returned as u64;
+                t.pg_ms.push(ms(c.sql.elapsed));
+                t.cql_ms.push(ms(c.cql.elapsed));
+                t.partitions.push(c.cql.partitions as f64);
+                out.mismatches.extend(mismatch(id, params, None, &c));
+            }
+            Err(e) => match failure(e) {
+                Err(why) => return skipped(id, kind, ReplayOutcome::NotReplayed, why),
+                Ok(reason) => {
+                    let reason = format!("failed: {reason}");
+                    out.mismatches.push(failed(id, params, None, reason));
+                }
+            },
+        }
+    }
+    t.finish(&mut out);
+    out
+}
+
+/// The rows a write will change, as JSON, read before it (by the statement's `=` conditions on
+/// the written table).
+async fn rows_before(
+    r: &Replayer<'_>,
+    p: &Prepared<'_>,
+    params: &Params,
+) -> Result<Option<String>, Error> {
+    let a = &p.pattern.analysis;
+    let Some(w) = &a.write else { return Ok(None) };
+    if p.pattern.kind == StatementKind::Insert {
+        return Ok(None);
+    }
+    let conds: Vec<String> = a
+        .equality
+        .iter()
+        .filter(|e| e.column.table == w.table && e.op == remodel_model::EqualityOp::Eq)
+        .filter_map(|e| {
+            Some(format!(
+                "t.{} = ({})",
+                quote(&e.column.column),
+                e.value.as_deref()?
+            ))
+        })
+        .collect();
+    if conds.is_empty() {
+        return Ok(None);
+    }
+    let sql = format!(
+        "SELECT coalesce(json_agg(t), '[]')::text FROM {} t WHERE {}",
+        quote(&w.table),
+        conds.join(" AND ")
+    );
+    let row = r
+        .pg()
+        .query_typed_one(&sql, &crate::exec::typed(params))
+        .await
+        .map_err(Error::pg(format!(
+            "{}: the rows before the write",
+            p.pattern.id
+        )))?;
+    Ok(row.get(0))
+}
+
+/// The reads of `table` that can be replayed: they run again after each write of it.
+async fn affected_reads<'p>(r: &Replayer<'p>, table: &str) -> Vec<Prepared<'p>> {
+    let plan = r.plan;
+    let mut out = Vec::new();
+    for q in &plan.design.queries {
+        let Some(rp) = plan.workload.pattern(&q.pattern) else {
+            continue;
+        };
+        if q.one_off || q.cql.is_none() || !rp.analysis.tables.iter().any(|t| t == table) {
+            continue;
+        }
+        if let Ok(prep) = r.prepare(&q.pattern).await {
+            if sample::roles(&prep, &plan.schema).is_ok() {
+                out.push(prep);
+            }
+        }
+    }
+    out
+}
+
+/// Where the reads after a write look: the rows as the write left them, and as they were.
+fn focuses(
+    table: &str,
+    kind: StatementKind,
+    after: &[String],
+    before: Option<String>,
+) -> Vec<Focus> {
+    let json = |rows: &[String]| format!("[{}]", rows.join(","));
+    let mut out = Vec::new();
+    if kind != StatementKind::Delete && !after.is_empty() {
+        out.push(Focus {
+            table: table.to_string(),
+            rows: json(after),
+            before: false,
+        });
+    }
+    let old = match kind {
+        StatementKind::Delete => Some(json(after)),
+        _ => before,
+    };
+    if let Some(rows) = old.filter(|o| o != "[]") {
+        out.push(Focus {
+            table: table.to_string(),
+            rows,
+            before: true,
+        });
+    }
+    out
+}
+
+/// Runs each affected read once per focus, anchored on the written rows; differences are
+/// recorded on `out` with the write that preceded them.
+async fn reads_after(
+    r: &mut Replayer<'_>,
+    reads: &[Prepared<'_>],
+    focuses: &[Focus],
+    after: &str,
+    seed: u64,
+    out: &mut PatternReplay,
+) {
+    let schema = &r.plan.schema;
+    // The rows before and after often draw the same parameters: each set runs once.
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for rp in reads {
+        let id = &rp.pattern.id;
+        for (k, focus) in focuses.iter().enumerate() {
+            let drawn = sample::draw(r.pg(), rp, schema, 1, seed + k as u64, Some(focus)).await;
+            let drawn = match drawn {
+                Ok(d) => d,
+                Err(e) => {
+                    let why = format!("failed to draw parameters on the written rows: {e}");
+                    out.mismatches
+                        .push(failed(id, &Params::default(), Some(after), why));
+                    continue;
+                }
+            };
+            for params in &drawn {
+                let key = (id.clone(), params.show());
+                if seen.contains(&key) {
+                    continue;
+                }
+                seen.push(key);
+                out.reads_after += 1;
+                match r.check_read(rp, params).await {
+                    Err(Error::SourceRefused(_)) => {}
+                    Ok(c) => {
+                        out.rows += c.sql.returned as u64;
+                        out.mismatches.extend(mismatch(id, params, Some(after), &c));
+                    }
+                    Err(e) => {
+                        if let Ok(reason) = failure(e) {
+                            let reason = format!("failed: {reason}");
+                            out.mismatches.push(failed(id, params, Some(after), reason));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+async fn replay_write(r: &mut Replayer<'_>, id: &str, samples: usize, seed: u64) -> PatternReplay {
+    let plan = r.plan;
+    let Some(p) = plan.workload.pattern(id) else {
+        return skipped(
+            id,
+            StatementKind::Update,
+            ReplayOutcome::NotReplayed,
+            "no pattern".into(),
+        );
+    };
+    let kind = p.kind;
+    let (Some(w), Some(table)) = (
+        plan.design.writes.iter().find(|w| w.pattern == id),
+        p.analysis.write.as_ref().map(|i| i.table.clone()),
+    ) else {
+        return skipped(id, kind, ReplayOutcome::NotReplayed, "no write path".into());
+    };
+    if let Some(why) = &w.unsupported {
+        return skipped(id, kind, ReplayOutcome::Exception, why.clone());
+    }
+    let (p, params) = match prepared_samples(r, id, samples, seed).await {
+        Ok(v) => v,
+        Err(why) => return skipped(id, kind, ReplayOutcome::NotReplayed, why),
+    };
+    let reads = affected_reads(r, &table).await;
+    let mut out = PatternReplay {
+        pattern: id.to_string(),
+        kind: Some(kind),
+        plan_partitions: Some(w.reads_before_write),
+        ..PatternReplay::default()
+    };
+    let mut t = Timings::default();
+    for (n, params) in params.iter().enumerate() {
+        let before = match rows_before(r, &p, params).await {
+            Ok(b) => b,
+            Err(e) => return skipped(id, kind, ReplayOutcome::NotReplayed, e.to_string()),
+        };
+        let on_pg = match r.write_pg(&p, params).await {
+            Ok(w) => w,
+            Err(e) => {
+                out.refused += 1;
+                out.refused_because.get_or_insert_with(|| e.to_string());
+                continue;
+            }
+        };
+        out.samples += 1;
+        t.pg_ms.push(ms(on_pg.elapsed));
+        let after = format!("{id} with {}", params.show());
+        match r.write_cql(&p, w, params, &on_pg).await {
+            Ok(c) => {
+                t.cql_ms.push(ms(c.elapsed));
+                t.partitions.push(c.reads.partitions as f64);
+            }
+            Err(e) => match failure(e) {
+                Err(why) => return skipped(id, kind, ReplayOutcome::NotReplayed, why),
+                Ok(reason) => {
+                    let reason = format!("the write path failed: {reason}");
+                    out.mismatches.push(failed(id, params, None, reason));
+                }
+            },
+        }
+        let focus = focuses(&table, kind, &on_pg.json, before);
+        let s = seed.wrapping_add(n as u64 * 31);
+        reads_after(r, &reads, &focus, &after, s, &mut out).await;
+    }
+    t.finish(&mut out);
+    if out.samples == 0 {
+        let why = out.refused_because.take().unwrap_or_default();
+        return skipped(
+            id,
+            kind,
+            ReplayOutcome::NotReplayed,
+            format!("Postgres refused every write: {why}"),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_by_nearest_rank() {
+        let l = latency(&[5.0, 1.0, 3.0, 2.0, 4.0]);
+        assert_eq!((l.p50_ms, l.p99_ms), (3.0, 5.0));
+        assert_eq!(latency(&[]).p50_ms, 0.0);
+    }
+}

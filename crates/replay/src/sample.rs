@@ -1,0 +1,664 @@
+//! Parameter sets drawn from the source's real rows.
+//!
+//! Each `$n` of a pattern gets a role from what the analyzer recorded: the value of an equality
+//! column (taken from a real row), several values for a collapsed `IN` list, a range bound (a real
+//! value, so inclusive and exclusive bounds both meet a row on the boundary; with both bounds,
+//! the values of two real rows, or the time window the workload uses aligned on a real row), the
+//! LIMIT the workload uses, an OFFSET (0 and the example's), the example's constant, or, for a
+//! write, the row written (its key) and its new values (another row's, so foreign keys stay
+//! valid; fresh ones for key and unique columns).
+//!
+//! The real rows ("anchors") are drawn in Postgres: rows of the pattern's tables joined along
+//! its join path, in a random order fixed by the seed, and every parameter is computed there
+//! and cast to the type Postgres gives the parameter. A [`Focus`] narrows the anchors to rows a
+//! write just changed, as they are after it or as they were before it.
+
+use crate::exec::Prepared;
+use crate::pg::{read_params, type_name, Params};
+use crate::Error;
+use remodel_model::{ColumnRef, Schema, StatementKind, TimeWindow};
+use std::collections::BTreeSet;
+use tokio_postgres::Client;
+
+/// How one parameter gets its values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    /// A real value of the column.
+    Value(ColumnRef),
+    /// Real values of the column (an `IN` list).
+    List(ColumnRef),
+    /// A lone range bound: the anchor's value or another row's.
+    Bound(ColumnRef),
+    /// The lower bound of a range with both bounds.
+    Lower(ColumnRef, Option<TimeWindow>),
+    /// The upper bound of a range with both bounds.
+    Upper(ColumnRef, Option<TimeWindow>),
+    /// A constant SQL expression (the example's literal, the LIMIT the workload uses).
+    Const(String),
+    /// An OFFSET: 0, or the given one.
+    Offset(String),
+    /// An inserted row's foreign-key column: the referenced column of a parent row drawn for
+    /// the sample (one parent for all the key's columns; one no row references yet when the
+    /// key is the whole primary key).
+    Parent {
+        /// Index of the foreign key among the written table's.
+        fk: usize,
+        /// The referenced column.
+        column: String,
+    },
+    /// A new value of a written column: another row's, or a fresh one for a key.
+    New {
+        /// The column.
+        column: ColumnRef,
+        /// A value no row has yet (a key or unique column).
+        fresh: bool,
+    },
+}
+
+/// Rows a write changed: anchors are drawn among them, as they are now or as they were.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Focus {
+    /// The written source table.
+    pub table: String,
+    /// The rows, a JSON array of objects (column → value).
+    pub rows: String,
+    /// True: the rows as they were before the write stand in for the table's.
+    pub before: bool,
+}
+
+/// The LIMIT used when the workload gives none.
+pub const DEFAULT_LIMIT: u64 = 10;
+
+/// True when `sql` holds placeholder `$k` (not `$k0…`).
+fn mentions(sql: &str, k: usize) -> bool {
+    let tag = format!("${k}");
+    sql.match_indices(&tag).any(|(i, _)| {
+        !sql[i + tag.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit())
+    })
+}
+
+fn exact(sql: &str, k: usize) -> bool {
+    let t = sql
+        .trim()
+        .trim_start_matches('(')
+        .trim_end_matches(')')
+        .trim();
+    t == format!("${k}")
+}
+
+/// The role of `$k` when a write sets a column with it.
+fn write_role(p: &Prepared<'_>, schema: &Schema, k: usize) -> Option<Role> {
+    let w = p.pattern.analysis.write.as_ref()?;
+    let t = schema.table(&w.table);
+    let v = w.values.iter().find(|v| mentions(&v.sql, k))?;
+    if !exact(&v.sql, k) {
+        // A term of an expression (`s_ytd + $2`): a small one keeps the sum in range.
+        return Some(Role::Const("1".into()));
+    }
+    // A foreign-key column takes a parent row's value (for an UPDATE, a parent that agrees
+    // with the row's other columns of the same key).
+    let parent = t.and_then(|t| {
+        t.foreign_keys.iter().enumerate().find_map(|(i, f)| {
+            let at = f.columns.iter().position(|c| *c == v.column)?;
+            Some(Role::Parent {
+                fk: i,
+                column: f.ref_columns.get(at)?.clone(),
+            })
+        })
+    });
+    let is_key = t.is_some_and(|t| {
+        t.primary_key.contains(&v.column)
+            || t.unique_keys
+                .iter()
+                .any(|u| u.columns.len() == 1 && u.columns[0] == v.column)
+    });
+    Some(parent.unwrap_or(Role::New {
+        column: ColumnRef::new(&w.table, &v.column),
+        fresh: is_key,
+    }))
+}
+
+/// The role of `$k` when a condition of the statement compares a column with it.
+fn condition_role(a: &remodel_model::PatternAnalysis, k: usize) -> Option<Role> {
+    let eq = a.equality.iter().find_map(|e| {
+        let v = e.value.as_deref()?;
+        match e.op {
+            remodel_model::EqualityOp::Eq if exact(v, k) => Some(Role::Value(e.column.clone())),
+            remodel_model::EqualityOp::In if exact(v, k) => Some(Role::List(e.column.clone())),
+            _ => None,
+        }
+    });
+    eq.or_else(|| {
+        a.ranges.iter().find_map(|r| {
+            let lo = r.lower.as_ref().filter(|b| exact(&b.value, k));
+            let hi = r.upper.as_ref().filter(|b| exact(&b.value, k));
+            let both = r.lower.is_some() && r.upper.is_some();
+            match (lo, hi, both) {
+                (Some(_), _, true) => Some(Role::Lower(r.column.clone(), r.window)),
+                (_, Some(_), true) => Some(Role::Upper(r.column.clone(), r.window)),
+                (Some(_), _, false) | (_, Some(_), false) => Some(Role::Bound(r.column.clone())),
+                _ => None,
+            }
+        })
+    })
+}
+
+/// The role of each parameter of `p`, or why one has none.
+pub fn roles(p: &Prepared<'_>, schema: &Schema) -> Result<Vec<Role>, String> {
+    let a = &p.pattern.analysis;
+    let examples = p
+        .pattern
+        .example
+        .as_deref()
+        .and_then(|e| remodel_sql::normalize::example_values(e).ok())
+        .unwrap_or_default();
+    let example = |k: usize| examples.get(k - 1).cloned().flatten();
+    (1..=p.param_types.len())
+        .map(|k| {
+            write_role(p, schema, k)
+                .or_else(|| condition_role(a, k))
+                .or_else(|| {
+                    let limit = a.limit_sql.as_deref().is_some_and(|l| exact(l, k));
+                    limit.then(|| Role::Const(a.limit.unwrap_or(DEFAULT_LIMIT).to_string()))
+                })
+                .or_else(|| {
+                    let offset = a.offset_sql.as_deref().is_some_and(|o| exact(o, k));
+                    offset.then(|| Role::Offset(example(k).unwrap_or_else(|| "3".into())))
+                })
+                .or_else(|| example(k).map(Role::Const))
+                .or_else(|| {
+                    a.residual.iter().find_map(|r| match r.columns.as_slice() {
+                        [c] if mentions(&r.sql, k) => Some(Role::Value(c.clone())),
+                        _ => None,
+                    })
+                })
+                .ok_or_else(|| {
+                    format!(
+                        "${k} is neither a column's value, a bound, a LIMIT nor a constant of the example"
+                    )
+                })
+        })
+        .collect()
+}
+
+fn column_of(r: &Role) -> Option<&ColumnRef> {
+    match r {
+        Role::Value(c) | Role::List(c) | Role::Bound(c) | Role::Lower(c, _) | Role::Upper(c, _) => {
+            Some(c)
+        }
+        Role::New { column, .. } => Some(column),
+        Role::Const(_) | Role::Offset(_) | Role::Parent { .. } => None,
+    }
+}
+
+fn q(ident: &str) -> String {
+    remodel_backfill::pg::pg_quote(ident)
+}
+
+fn window_unit(w: TimeWindow) -> &'static str {
+    match w {
+        TimeWindow::Hour => "hour",
+        TimeWindow::Day => "day",
+        TimeWindow::Week => "week",
+        TimeWindow::Month => "month",
+        TimeWindow::Year => "year",
+    }
+}
+
+/// The FROM clause of the anchors: the tables the roles read, and the tables the pattern joins
+/// them with, along its join path.
+fn anchor_from(p: &Prepared<'_>, needed: &BTreeSet<String>) -> String {
+    let a = &p.pattern.analysis;
+    let mut tables: Vec<String> = needed.iter().cloned().collect();
+    if tables.len() > 1 || a.write.is_none() {
+        for j in &a.join_path {
+            if j.left_table != j.right_table && tables.len() > 1 {
+                for t in [&j.left_table, &j.right_table] {
+                    if !tables.contains(t) {
+                        tables.push(t.clone());
+                    }
+                }
+            }
+        }
+    }
+    let Some(first) = tables.first() else {
+        return String::new();
+    };
+    let mut from = q(first);
+    let mut joined = vec![first.clone()];
+    let mut pending: Vec<&remodel_model::JoinStep> = a
+        .join_path
+        .iter()
+        .filter(|j| {
+            j.left_table != j.right_table
+                && tables.contains(&j.left_table)
+                && tables.contains(&j.right_table)
+        })
+        .collect();
+    let cond = |j: &remodel_model::JoinStep| -> String {
+        let parts: Vec<String> = j
+            .left_columns
+            .iter()
+            .zip(&j.right_columns)
+            .map(|(l, r)| {
+                format!(
+                    "{}.{} = {}.{}",
+                    q(&j.left_table),
+                    q(l),
+                    q(&j.right_table),
+                    q(r)
+                )
+            })
+            .collect();
+        parts.join(" AND ")
+    };
+    while !pending.is_empty() {
+        let Some(i) = pending
+            .iter()
+            .position(|j| joined.contains(&j.left_table) || joined.contains(&j.right_table))
+        else {
+            break;
+        };
+        let j = pending.remove(i);
+        let other = if joined.contains(&j.left_table) {
+            &j.right_table
+        } else {
+            &j.left_table
+        };
+        if joined.contains(other) {
+            from.push_str(&format!(" AND {}", cond(j)));
+        } else {
+            from.push_str(&format!(" JOIN {} ON {}", q(other), cond(j)));
+            joined.push(other.clone());
+        }
+    }
+    for t in &tables {
+        if !joined.contains(t) {
+            from.push_str(&format!(" CROSS JOIN {}", q(t)));
+            joined.push(t.clone());
+        }
+    }
+    from
+}
+
+/// The SQL of one parameter's value, from the anchor rows `a1` (the sample's) and `a2` (another
+/// one); `col` names an anchor column.
+fn param_expr(
+    role: &Role,
+    schema: &Schema,
+    seed: u64,
+    col: &dyn Fn(&ColumnRef, &str) -> String,
+) -> String {
+    match role {
+        Role::Value(c) => col(c, "a1"),
+        Role::List(c) => format!("ARRAY[{}, {}]", col(c, "a1"), col(c, "a2")),
+        Role::Bound(c) => format!(
+            "CASE WHEN a1.__n % 2 = 1 THEN {} ELSE {} END",
+            col(c, "a1"),
+            col(c, "a2")
+        ),
+        Role::Lower(c, Some(w)) => format!("date_trunc('{}', {})", window_unit(*w), col(c, "a1")),
+        Role::Upper(c, Some(w)) => format!(
+            "date_trunc('{u}', {}) + interval '1 {u}'",
+            col(c, "a1"),
+            u = window_unit(*w)
+        ),
+        Role::Lower(c, None) => format!("LEAST({}, {})", col(c, "a1"), col(c, "a2")),
+        Role::Upper(c, None) => format!("GREATEST({}, {})", col(c, "a1"), col(c, "a2")),
+        Role::Const(sql) => format!("({sql})"),
+        Role::Offset(sql) => format!("CASE WHEN a1.__n % 2 = 1 THEN 0 ELSE ({sql}) END"),
+        Role::New {
+            column,
+            fresh: false,
+        } => col(column, "a2"),
+        Role::New {
+            column,
+            fresh: true,
+        } => fresh(schema, column, &col(column, "a2"), seed),
+        Role::Parent { fk, column } => format!("fk{fk}.{}", q(column)),
+    }
+}
+
+/// The pattern's conditions without parameters (`x IS NULL`, `status = 'open'`), which the
+/// anchors must meet to be rows the pattern can return, and `IS NOT NULL` for each column a
+/// value is compared with (an application passing NULL to `=` gets no row).
+fn fixed_conditions(p: &Prepared<'_>, roles: &[Role], from: &str) -> Vec<String> {
+    if p.pattern.kind != StatementKind::Select {
+        return Vec::new();
+    }
+    let compared = roles.iter().filter_map(|r| match r {
+        Role::Value(c) | Role::List(c) | Role::Bound(c) | Role::Lower(c, _) | Role::Upper(c, _) => {
+            Some(format!("{}.{} IS NOT NULL", q(&c.table), q(&c.column)))
+        }
+        _ => None,
+    });
+    p.pattern
+        .analysis
+        .equality
+        .iter()
+        .filter(|e| from.contains(&q(&e.column.table)))
+        .filter_map(|e| {
+            let col = format!("{}.{}", q(&e.column.table), q(&e.column.column));
+            match (e.op, e.value.as_deref()) {
+                (remodel_model::EqualityOp::IsNull, _) => Some(format!("{col} IS NULL")),
+                (remodel_model::EqualityOp::Eq, Some(v)) if !v.contains('$') => {
+                    Some(format!("{col} = ({v})"))
+                }
+                _ => None,
+            }
+        })
+        .chain(compared)
+        .collect()
+}
+
+/// The anchors narrowed to the rows a write changed: a CTE standing for the table (the rows as
+/// they were) or a condition (the rows as they are), both reading the rows from `$1`.
+async fn focus_clause(
+    client: &Client,
+    f: &Focus,
+) -> Result<(Option<String>, Option<String>), Error> {
+    // The row type by its schema: a bare name can be a type too (a table named `text`).
+    let row_type: String = client
+        .query_one(
+            "SELECT format('%I.%I', n.nspname, c.relname) FROM pg_class c \
+             JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = $1::text::regclass",
+            &[&q(&f.table)],
+        )
+        .await
+        .map_err(Error::pg(format!("the row type of {}", f.table)))?
+        .get(0);
+    let rows = format!("json_populate_recordset(NULL::{row_type}, $1::text::json)");
+    Ok(if f.before {
+        (
+            Some(format!("{} AS (SELECT * FROM {rows})", q(&f.table))),
+            None,
+        )
+    } else {
+        // The rows as they are now: every column equal (NULLs too), no key needed.
+        let cond = format!(
+            "EXISTS (SELECT 1 FROM {rows} AS __w WHERE ROW(__w.*) IS NOT DISTINCT FROM ROW({}.*))",
+            q(&f.table)
+        );
+        (None, Some(cond))
+    })
+}
+
+/// `__a`: `n + 1` distinct anchors (each sample its own values), in a random order that
+/// depends on the values and the seed only, not on where Postgres keeps the rows: the same seed
+/// draws the same anchors after any update or vacuum.
+fn anchor_cte(cols: &[ColumnRef], from: &str, filter: &str, seed: u64, n: usize) -> String {
+    let anchors = if cols.is_empty() {
+        "1 AS a0".to_string()
+    } else {
+        let select: Vec<String> = cols
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{}.{} AS a{i}", q(&c.table), q(&c.column)))
+            .collect();
+        format!("DISTINCT {}", select.join(", "))
+    };
+    let keyed: Vec<String> = (0..cols.len()).map(|i| format!("d.a{i}::text")).collect();
+    let order = if keyed.is_empty() {
+        "1".to_string()
+    } else {
+        format!("md5(concat_ws('|', {}, '{seed}'))", keyed.join(", "))
+    };
+    format!(
+        "__a AS (SELECT * FROM (SELECT {anchors} FROM {from}{filter}) d ORDER BY {order} LIMIT {})",
+        n + 1
+    )
+}
+
+/// Draws `n` parameter sets for pattern `p` (fewer when the tables hold fewer rows).
+pub async fn draw(
+    client: &Client,
+    p: &Prepared<'_>,
+    schema: &Schema,
+    n: usize,
+    seed: u64,
+    focus: Option<&Focus>,
+) -> Result<Vec<Params>, Error> {
+    let roles = roles(p, schema).map_err(Error::Plan)?;
+    if roles.is_empty() {
+        return Ok(vec![Params::default(); n]);
+    }
+    let pinned = pinned(p, schema, &roles);
+    let mut cols: Vec<ColumnRef> = roles.iter().filter_map(column_of).cloned().collect();
+    cols.extend(pinned.iter().map(|(_, c, _)| c.clone()));
+    cols.sort();
+    cols.dedup();
+    let needed: BTreeSet<String> = cols.iter().map(|c| c.table.clone()).collect();
+    let at = |c: &ColumnRef| cols.iter().position(|x| x == c).unwrap_or(0);
+    let col = |c: &ColumnRef, row: &str| format!("{row}.a{}", at(c));
+    let exprs: Vec<String> = roles
+        .iter()
+        .zip(&p.param_types)
+        .map(|(role, ty)| {
+            format!(
+                "({})::{}",
+                param_expr(role, schema, seed, &col),
+                type_name(ty)
+            )
+        })
+        .collect();
+    let texts: Vec<String> = exprs.iter().map(|e| format!("({e})::text")).collect();
+    let from = if cols.is_empty() {
+        format!("generate_series(1, {}) AS one(i)", n + 1)
+    } else {
+        anchor_from(p, &needed)
+    };
+    let mut with = Vec::new();
+    let mut conds = Vec::new();
+    if let Some(f) = focus {
+        if !needed.contains(&f.table) && !from.contains(&q(&f.table)) {
+            return Ok(Vec::new());
+        }
+        let (cte, cond) = focus_clause(client, f).await?;
+        with.extend(cte);
+        conds.extend(cond);
+    }
+    if !cols.is_empty() {
+        conds.extend(fixed_conditions(p, &roles, &from));
+    }
+    let filter = if conds.is_empty() {
+        String::new()
+    } else {
+        format!(" WHERE {}", conds.join(" AND "))
+    };
+    with.push(anchor_cte(&cols, &from, &filter, seed, n));
+    with.push("__s AS (SELECT row_number() OVER () AS __n, * FROM __a)".into());
+    let pins: Vec<(usize, String, String)> = pinned
+        .iter()
+        .map(|(fk, c, r)| (*fk, r.clone(), col(c, "a1")))
+        .collect();
+    let parents = parent_joins(p, schema, &roles, &pins, seed);
+    let sql = format!(
+        "WITH {} SELECT {}, {} FROM __s a1 JOIN __s a2 ON a2.__n = a1.__n % (SELECT count(*) FROM __s) + 1 \
+         {parents} WHERE a1.__n <= {n} ORDER BY a1.__n",
+        with.join(", "),
+        exprs.join(", "),
+        texts.join(", ")
+    );
+    let rows = match focus {
+        Some(f) => client.query(&sql, &[&f.rows]).await,
+        None => client.query(&sql, &[]).await,
+    }
+    .map_err(Error::pg(format!(
+        "{}: draw parameters with `{sql}`",
+        p.pattern.id
+    )))?;
+    rows.iter()
+        .map(|r| read_params(r, 0, roles.len()))
+        .collect()
+}
+
+/// For an UPDATE that sets some columns of a foreign key: the key's other columns (foreign key
+/// index, the column, the referenced column), which the parent drawn must agree with.
+fn pinned(p: &Prepared<'_>, schema: &Schema, roles: &[Role]) -> Vec<(usize, ColumnRef, String)> {
+    let Some(t) = p
+        .pattern
+        .analysis
+        .write
+        .as_ref()
+        .and_then(|w| schema.table(&w.table))
+        .filter(|_| p.pattern.kind == StatementKind::Update)
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, f) in t.foreign_keys.iter().enumerate() {
+        let set: Vec<&String> = roles
+            .iter()
+            .filter_map(|r| match r {
+                Role::Parent { fk, column } if *fk == i => Some(column),
+                _ => None,
+            })
+            .collect();
+        if set.is_empty() {
+            continue;
+        }
+        for (c, r) in f.columns.iter().zip(&f.ref_columns) {
+            if !set.contains(&r) {
+                out.push((i, ColumnRef::new(&t.name, c), r.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// For the foreign keys a write sets: a parent row per sample (`fk<i>`), agreeing with the
+/// `pins` (foreign key, referenced column, the row's value); for an INSERT, one no row of the
+/// written table references yet when that key's columns hold its whole primary key.
+fn parent_joins(
+    p: &Prepared<'_>,
+    schema: &Schema,
+    roles: &[Role],
+    pins: &[(usize, String, String)],
+    seed: u64,
+) -> String {
+    let Some(t) = p
+        .pattern
+        .analysis
+        .write
+        .as_ref()
+        .and_then(|w| schema.table(&w.table))
+    else {
+        return String::new();
+    };
+    let mut used: Vec<usize> = roles
+        .iter()
+        .filter_map(|r| match r {
+            Role::Parent { fk, .. } => Some(*fk),
+            _ => None,
+        })
+        .collect();
+    used.sort_unstable();
+    used.dedup();
+    let mut out = String::new();
+    for i in used {
+        let Some(f) = t.foreign_keys.get(i) else {
+            continue;
+        };
+        let Some(parent) = schema.table(&f.ref_table) else {
+            continue;
+        };
+        let refs: Vec<String> = f
+            .ref_columns
+            .iter()
+            .map(|c| format!("p.{}", q(c)))
+            .collect();
+        let order: Vec<String> = refs.iter().map(|r| format!("{r}::text")).collect();
+        let whole_key = p.pattern.kind == StatementKind::Insert
+            && !t.primary_key.is_empty()
+            && t.primary_key.iter().all(|k| f.columns.contains(k));
+        let agree: Vec<String> = pins
+            .iter()
+            .filter(|(fk, _, _)| *fk == i)
+            .map(|(_, r, v)| format!("p.{} = {v}", q(r)))
+            .collect();
+        let unused = if !agree.is_empty() {
+            format!(" WHERE {}", agree.join(" AND "))
+        } else if whole_key {
+            let same: Vec<String> = f
+                .columns
+                .iter()
+                .zip(&f.ref_columns)
+                .map(|(c, r)| format!("c.{} = p.{}", q(c), q(r)))
+                .collect();
+            format!(
+                " WHERE NOT EXISTS (SELECT 1 FROM {} c WHERE {})",
+                q(&t.name),
+                same.join(" AND ")
+            )
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "LEFT JOIN LATERAL (SELECT {} FROM {} p{unused} ORDER BY md5(concat_ws('-', {}, a1.__n, {seed})) LIMIT 1) AS fk{i} ON true ",
+            refs.join(", "),
+            q(&parent.name),
+            order.join(", ")
+        ));
+    }
+    out
+}
+
+/// A value of `column` no row has: past the column's largest for numbers and times, a new text
+/// or uuid; another row's value (`other`) for types without one.
+fn fresh(schema: &Schema, column: &ColumnRef, other: &str, seed: u64) -> String {
+    let ty = schema
+        .table(&column.table)
+        .and_then(|t| t.column(&column.column))
+        .map(|c| c.sql_type.clone())
+        .unwrap_or_default();
+    let max = format!(
+        "(SELECT max({}) FROM {})",
+        q(&column.column),
+        q(&column.table)
+    );
+    let base = ty.split('(').next().unwrap_or_default().trim();
+    match base {
+        "smallint" | "int2" | "integer" | "int" | "int4" | "bigint" | "int8" | "serial"
+        | "bigserial" | "smallserial" | "numeric" | "decimal" => {
+            format!("coalesce({max}, 0) + 1000 + a1.__n")
+        }
+        "timestamp" | "timestamptz" | "date" => {
+            format!("coalesce({max}, now()) + a1.__n * interval '1 day'")
+        }
+        "uuid" => format!(
+            "md5('replay-{seed}-' || a1.__n || '-{}')::uuid",
+            column.column
+        ),
+        "text" | "varchar" | "character varying" | "char" | "character" | "citext" => {
+            let len: Option<usize> = ty
+                .split_once('(')
+                .and_then(|(_, r)| r.trim_end_matches(')').parse().ok());
+            let v = format!(
+                "'r{seed}-' || a1.__n || '-' || left(md5('{seed}-' || a1.__n || (SELECT count(*) FROM {})), 6)",
+                q(&column.table)
+            );
+            match len {
+                Some(n) => format!("left({v}, {n})"),
+                None => v,
+            }
+        }
+        _ => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_matched_whole() {
+        assert!(mentions("s_ytd + $2", 2));
+        assert!(!mentions("s_ytd + $21", 2));
+        assert!(exact("($1)", 1));
+        assert!(exact(" $3 ", 3));
+        assert!(!exact("$3 + $4", 3));
+    }
+}

@@ -1,0 +1,379 @@
+//! The forms of a pattern's SQL that replay runs on Postgres.
+//!
+//! - `run`: the statement as the application runs it, except that an `IN` list collapsed to one
+//!   placeholder by normalization (`uid IN ($1)`) becomes `uid = ANY($1)`, so that one sample binds
+//!   a list of several values (the CQL side binds `IN ?` to the same list).
+//! - `full` (reads): every row of the result (no LIMIT, no OFFSET, no row locks) and, when the
+//!   query has an ORDER BY, `dense_rank() OVER (ORDER BY …)` as a first column `__tie`: rows with
+//!   the same rank are ties, which SQL may return in any order and cut anywhere at the LIMIT. The
+//!   comparison needs both (see [`crate::compare`]).
+//! - `returning` (writes): the statement with `RETURNING *`, so that values Postgres generates
+//!   (defaults, serials) can be handed to the CQL side as the application would supply them.
+
+use sqlparser::ast::{
+    BinaryOperator, Expr, InTarget, OrderByKind, SelectItem, SetExpr, Statement, Value,
+    WildcardAdditionalOptions,
+};
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::parser::Parser;
+use std::ops::ControlFlow;
+
+/// The forms of one statement (see the module documentation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SqlForms {
+    /// The statement to run.
+    pub run: String,
+    /// A read's every row, with `__tie` first when `ranked`.
+    pub full: Option<String>,
+    /// True when `full` starts with the `__tie` rank column.
+    pub ranked: bool,
+    /// A read's output expressions in order, as far as they can be counted (until the first
+    /// `*`): the SQL of each (a plain column too).
+    pub outputs: Vec<String>,
+    /// Why the rank could not be added to a read with an ORDER BY (ties are then not
+    /// recognised: the order must match exactly).
+    pub unranked_reason: Option<String>,
+    /// A write with `RETURNING *` and each row as JSON (`__row`).
+    pub returning: Option<String>,
+    /// Parameters (1-based) that stand for an `IN` list and take an array.
+    pub list_params: Vec<usize>,
+    /// The aliases the statement gives its tables: `(alias, table)`.
+    pub aliases: Vec<(String, String)>,
+}
+
+struct Aliases(Vec<(String, String)>);
+
+impl sqlparser::ast::Visitor for Aliases {
+    type Break = ();
+
+    fn pre_visit_table_factor(&mut self, t: &sqlparser::ast::TableFactor) -> ControlFlow<()> {
+        if let sqlparser::ast::TableFactor::Table {
+            name,
+            alias: Some(alias),
+            ..
+        } = t
+        {
+            let table = name
+                .0
+                .last()
+                .and_then(|p| p.as_ident())
+                .map(|i| fold(&i.value, i.quote_style.is_some()));
+            if let Some(table) = table {
+                let a = fold(&alias.name.value, alias.name.quote_style.is_some());
+                self.0.push((a, table));
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// An identifier as Postgres stores it: unquoted ones fold to lower case.
+fn fold(ident: &str, quoted: bool) -> String {
+    if quoted {
+        ident.to_string()
+    } else {
+        ident.to_lowercase()
+    }
+}
+
+fn parse(sql: &str) -> Result<Statement, String> {
+    let mut stmts =
+        Parser::parse_sql(&PostgreSqlDialect {}, sql).map_err(|e| format!("not SQL: {e}"))?;
+    if stmts.len() != 1 {
+        return Err(format!("{} statements where one was expected", stmts.len()));
+    }
+    Ok(stmts.remove(0))
+}
+
+fn placeholder_index(e: &Expr) -> Option<usize> {
+    match e {
+        Expr::Value(v) => match &v.value {
+            Value::Placeholder(p) => p.strip_prefix('$')?.parse().ok(),
+            _ => None,
+        },
+        Expr::Nested(inner) => placeholder_index(inner),
+        _ => None,
+    }
+}
+
+/// `x IN ($n)` → `x = ANY($n)`, `x NOT IN ($n)` → `x <> ALL($n)`; returns the list parameters.
+fn lists_to_arrays(stmt: &mut Statement) -> Vec<usize> {
+    let mut lists = Vec::new();
+    let _ = sqlparser::ast::visit_expressions_mut(stmt, |e| {
+        if let Expr::In {
+            expr,
+            target: InTarget::List(list),
+            negated,
+            ..
+        } = e
+        {
+            if let [only] = list.as_slice() {
+                if let Some(n) = placeholder_index(only) {
+                    lists.push(n);
+                    let left = expr.clone();
+                    let right = Box::new(only.clone());
+                    *e = if *negated {
+                        Expr::AllOp {
+                            left,
+                            compare_op: BinaryOperator::NotEq,
+                            right,
+                        }
+                    } else {
+                        Expr::AnyOp {
+                            left,
+                            compare_op: BinaryOperator::Eq,
+                            right,
+                            is_some: false,
+                        }
+                    };
+                }
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    lists.sort_unstable();
+    lists.dedup();
+    lists
+}
+
+/// The forms of `sql` (a normalized statement with `$n` placeholders).
+pub fn forms(sql: &str) -> Result<SqlForms, String> {
+    let mut stmt = parse(sql)?;
+    let list_params = lists_to_arrays(&mut stmt);
+    let run = stmt.to_string();
+    let mut aliases = Aliases(Vec::new());
+    let _ = sqlparser::ast::Visit::visit(&stmt, &mut aliases);
+    let mut out = SqlForms {
+        run,
+        full: None,
+        ranked: false,
+        outputs: Vec::new(),
+        unranked_reason: None,
+        returning: None,
+        list_params,
+        aliases: aliases.0,
+    };
+    match &mut stmt {
+        Statement::Query(q) => {
+            if let SetExpr::Select(sel) = q.body.as_ref() {
+                for item in &sel.projection {
+                    match item {
+                        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                            out.outputs.push(e.to_string())
+                        }
+                        _ => break,
+                    }
+                }
+            }
+            let mut q = q.clone();
+            q.limit_clause = None;
+            q.fetch = None;
+            q.locks.clear();
+            match rank_item(&q) {
+                Ok(Some(item)) => match q.body.as_mut() {
+                    SetExpr::Select(s) => {
+                        s.projection.insert(0, item);
+                        out.ranked = true;
+                    }
+                    _ => out.unranked_reason = Some("the query is not a plain SELECT".into()),
+                },
+                Ok(None) => {}
+                Err(why) => out.unranked_reason = Some(why),
+            }
+            out.full = Some(q.to_string());
+        }
+        Statement::Insert(i) => {
+            let name = match &i.table {
+                sqlparser::ast::TableObject::TableName(n) => last_ident(n),
+                _ => None,
+            };
+            let alias = i.table_alias.as_ref().map(|a| &a.alias);
+            i.returning = Some(returning(alias, name)?);
+            out.returning = Some(stmt.to_string());
+        }
+        Statement::Update(u) => {
+            let (name, alias) = factor_name(&u.table.relation);
+            u.returning = Some(returning(alias, name)?);
+            out.returning = Some(stmt.to_string());
+        }
+        Statement::Delete(d) => {
+            let first = match &d.from {
+                sqlparser::ast::FromTable::WithFromKeyword(t)
+                | sqlparser::ast::FromTable::WithoutKeyword(t) => t.first(),
+            };
+            let (name, alias) = first.map_or((None, None), |t| factor_name(&t.relation));
+            d.returning = Some(returning(alias, name)?);
+            out.returning = Some(stmt.to_string());
+        }
+        _ => {}
+    }
+    Ok(out)
+}
+
+fn last_ident(n: &sqlparser::ast::ObjectName) -> Option<&sqlparser::ast::Ident> {
+    n.0.last().and_then(|p| p.as_ident())
+}
+
+fn factor_name(
+    t: &sqlparser::ast::TableFactor,
+) -> (
+    Option<&sqlparser::ast::Ident>,
+    Option<&sqlparser::ast::Ident>,
+) {
+    match t {
+        sqlparser::ast::TableFactor::Table { name, alias, .. } => {
+            (last_ident(name), alias.as_ref().map(|a| &a.name))
+        }
+        _ => (None, None),
+    }
+}
+
+/// `RETURNING *, to_json(<the written table's alias or name>)::text AS __row`: the rows as
+/// they are after the write (those removed, for a DELETE), each also as one JSON value.
+fn returning(
+    alias: Option<&sqlparser::ast::Ident>,
+    name: Option<&sqlparser::ast::Ident>,
+) -> Result<Vec<SelectItem>, String> {
+    let wildcard = SelectItem::Wildcard(WildcardAdditionalOptions::default());
+    let Some(r) = alias.or(name) else {
+        return Ok(vec![wildcard]);
+    };
+    match parse(&format!("SELECT to_json({r})::text AS __row"))? {
+        Statement::Query(q) => match *q.body {
+            SetExpr::Select(mut s) if s.projection.len() == 1 => {
+                Ok(vec![wildcard, s.projection.remove(0)])
+            }
+            _ => Err("row column did not parse".into()),
+        },
+        _ => Err("row column did not parse".into()),
+    }
+}
+
+/// `dense_rank() OVER (ORDER BY …) AS __tie` for a query with an ORDER BY (positions and output
+/// names resolved to the expressions they name); `None` without ORDER BY.
+fn rank_item(q: &sqlparser::ast::Query) -> Result<Option<SelectItem>, String> {
+    let Some(order) = &q.order_by else {
+        return Ok(None);
+    };
+    let OrderByKind::Expressions(items) = &order.kind else {
+        return Err("ORDER BY ALL".into());
+    };
+    let SetExpr::Select(select) = q.body.as_ref() else {
+        return Err("the query is not a plain SELECT".into());
+    };
+    let mut parts = Vec::with_capacity(items.len());
+    for item in items {
+        let expr = resolve_output_ref(&item.expr, &select.projection)?;
+        parts.push(format!("{expr} {}", item.options).trim_end().to_string());
+    }
+    let text = format!(
+        "SELECT dense_rank() OVER (ORDER BY {}) AS __tie",
+        parts.join(", ")
+    );
+    match parse(&text)? {
+        Statement::Query(q) => match *q.body {
+            SetExpr::Select(mut s) if s.projection.len() == 1 => Ok(s.projection.pop()),
+            _ => Err("rank column did not parse".into()),
+        },
+        _ => Err("rank column did not parse".into()),
+    }
+}
+
+/// An ORDER BY item that names an output column (`ORDER BY 2`, `ORDER BY total`) stands for that
+/// column's expression (a window's ORDER BY cannot name outputs).
+fn resolve_output_ref(e: &Expr, projection: &[SelectItem]) -> Result<Expr, String> {
+    if let Expr::Value(v) = e {
+        if let Value::Number(n, _) = &v.value {
+            let pos: usize = n
+                .parse()
+                .map_err(|_| format!("ORDER BY {n} is not a position"))?;
+            return match pos.checked_sub(1).and_then(|i| projection.get(i)) {
+                Some(SelectItem::UnnamedExpr(x))
+                | Some(SelectItem::ExprWithAlias { expr: x, .. }) => Ok(x.clone()),
+                _ => Err(format!("ORDER BY {pos} names no plain output expression")),
+            };
+        }
+    }
+    if let Expr::Identifier(id) = e {
+        let aliased = projection.iter().find_map(|p| match p {
+            SelectItem::ExprWithAlias { expr, alias } if alias.value == id.value => Some(expr),
+            _ => None,
+        });
+        if let Some(x) = aliased {
+            return Ok(x.clone());
+        }
+    }
+    Ok(e.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_get_every_row_and_a_rank() {
+        let f = forms(
+            "SELECT b.book_id, b.holds FROM books b JOIN branches br ON br.branch_id = b.owner_branch \
+             WHERE b.shelf = $1 AND br.city = $2 ORDER BY b.due_at LIMIT $3",
+        )
+        .unwrap();
+        let full = f.full.unwrap();
+        assert!(f.ranked);
+        assert_eq!(f.outputs, vec!["b.book_id", "b.holds"]);
+        assert!(
+            full.starts_with("SELECT dense_rank() OVER (ORDER BY b.due_at) AS __tie, b.book_id"),
+            "{full}"
+        );
+        assert!(!full.contains("LIMIT"), "{full}");
+        assert!(full.ends_with("ORDER BY b.due_at"), "{full}");
+        assert_eq!(
+            f.aliases,
+            vec![
+                ("b".into(), "books".into()),
+                ("br".into(), "branches".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn output_names_and_positions_resolve() {
+        let f = forms("SELECT a AS x, count(*) AS n FROM t GROUP BY a ORDER BY n DESC, 1 LIMIT 5 OFFSET $1 FOR UPDATE")
+            .unwrap();
+        let full = f.full.unwrap();
+        assert!(
+            full.starts_with("SELECT dense_rank() OVER (ORDER BY count(*) DESC, a) AS __tie"),
+            "{full}"
+        );
+        assert!(
+            !full.contains("OFFSET") && !full.contains("FOR UPDATE"),
+            "{full}"
+        );
+    }
+
+    #[test]
+    fn one_placeholder_in_lists_become_arrays() {
+        let f = forms("SELECT uid, name FROM user_profiles WHERE uid IN ($1) AND x NOT IN ($2)")
+            .unwrap();
+        assert_eq!(f.list_params, vec![1, 2]);
+        assert!(f.run.contains("uid = ANY($1)"), "{}", f.run);
+        assert!(f.run.contains("x <> ALL($2)"), "{}", f.run);
+        assert!(f.full.is_some() && !f.ranked);
+    }
+
+    #[test]
+    fn writes_return_their_rows() {
+        let f = forms("UPDATE books SET due_at = $1 WHERE book_id = $2").unwrap();
+        assert_eq!(
+            f.returning.as_deref(),
+            Some(
+                "UPDATE books SET due_at = $1 WHERE book_id = $2 RETURNING *, to_json(books)::TEXT AS __row"
+            )
+        );
+        let f = forms("DELETE FROM \"Books\" b WHERE b.id = $1").unwrap();
+        assert!(f
+            .returning
+            .unwrap()
+            .ends_with("RETURNING *, to_json(b)::TEXT AS __row"),);
+        assert!(forms("not sql at all").is_err());
+    }
+}

@@ -1,0 +1,371 @@
+//! Values between the two sides: the CQL type of a bind marker or result column as the server
+//! reports it, exact conversions between CQL types of the same value (`int` → `bigint`), time
+//! buckets, a CQL value written back as a Postgres literal (to evaluate the plan's SQL
+//! expressions on rows read from Cassandra), and the canonical form two results are compared in.
+
+use crate::Error;
+use remodel_backfill::cqltype::{CqlType, Native, UdtDef};
+use remodel_backfill::numeric::decimal_to_string;
+use remodel_backfill::time::{civil_from_days, days_from_civil, format_date, format_time_nanos};
+use remodel_model::Bucket;
+use scylla::frame::response::result::{CollectionType, ColumnType, NativeType};
+use scylla::value::{CqlDate, CqlTimestamp, CqlValue};
+use std::sync::Arc;
+
+/// The CQL type the server reports for a marker or a column, as the backfill's converters name it.
+pub fn cql_type(ct: &ColumnType<'_>) -> Result<CqlType, Error> {
+    Ok(match ct {
+        ColumnType::Native(n) => CqlType::Native(match n {
+            NativeType::Ascii => Native::Ascii,
+            NativeType::Boolean => Native::Boolean,
+            NativeType::Blob => Native::Blob,
+            NativeType::Counter | NativeType::BigInt => Native::BigInt,
+            NativeType::Date => Native::Date,
+            NativeType::Decimal => Native::Decimal,
+            NativeType::Double => Native::Double,
+            NativeType::Duration => Native::Duration,
+            NativeType::Float => Native::Float,
+            NativeType::Int => Native::Int,
+            NativeType::Text => Native::Text,
+            NativeType::Timestamp => Native::Timestamp,
+            NativeType::Inet => Native::Inet,
+            NativeType::SmallInt => Native::SmallInt,
+            NativeType::TinyInt => Native::TinyInt,
+            NativeType::Time => Native::Time,
+            NativeType::Timeuuid => Native::Timeuuid,
+            NativeType::Uuid => Native::Uuid,
+            NativeType::Varint => Native::Varint,
+            other => return Err(Error::Value(format!("CQL type {other:?} is not supported"))),
+        }),
+        ColumnType::Collection { typ, .. } => match typ {
+            CollectionType::List(t) => CqlType::List(Box::new(cql_type(t)?)),
+            CollectionType::Set(t) => CqlType::Set(Box::new(cql_type(t)?)),
+            CollectionType::Map(k, v) => {
+                CqlType::Map(Box::new(cql_type(k)?), Box::new(cql_type(v)?))
+            }
+            other => return Err(Error::Value(format!("CQL type {other:?} is not supported"))),
+        },
+        ColumnType::Tuple(items) => {
+            CqlType::Tuple(items.iter().map(cql_type).collect::<Result<_, _>>()?)
+        }
+        ColumnType::UserDefinedType { definition, .. } => CqlType::Udt(Arc::new(UdtDef {
+            keyspace: definition.keyspace.to_string(),
+            name: definition.name.to_string(),
+            fields: definition
+                .field_types
+                .iter()
+                .map(|(n, t)| Ok((n.to_string(), cql_type(t)?)))
+                .collect::<Result<_, Error>>()?,
+        })),
+        other => return Err(Error::Value(format!("CQL type {other:?} is not supported"))),
+    })
+}
+
+fn int_value(v: &CqlValue) -> Option<i128> {
+    Some(match v {
+        CqlValue::TinyInt(i) => *i as i128,
+        CqlValue::SmallInt(i) => *i as i128,
+        CqlValue::Int(i) => *i as i128,
+        CqlValue::BigInt(i) => *i as i128,
+        CqlValue::Counter(c) => c.0 as i128,
+        CqlValue::Varint(v) => {
+            let b = v.as_signed_bytes_be_slice();
+            if b.is_empty() || b.len() > 16 {
+                return None;
+            }
+            let fill = if b[0] & 0x80 != 0 { 0xff } else { 0 };
+            let mut buf = [fill; 16];
+            buf[16 - b.len()..].copy_from_slice(b);
+            i128::from_be_bytes(buf)
+        }
+        _ => return None,
+    })
+}
+
+/// `v` as a value of CQL type `to`, exactly: integers of another width (range-checked), text as
+/// ascii, a value already of the type unchanged; anything else is an error naming both types.
+pub fn coerce(v: CqlValue, to: &CqlType) -> Result<CqlValue, Error> {
+    use Native as N;
+    let fail = |v: &CqlValue| Error::Value(format!("{v:?} cannot be bound as CQL {to:?}"));
+    let CqlType::Native(n) = to else {
+        return Ok(match (v, to) {
+            (CqlValue::List(items), CqlType::List(t)) => CqlValue::List(
+                items
+                    .into_iter()
+                    .map(|i| coerce(i, t))
+                    .collect::<Result<_, _>>()?,
+            ),
+            (CqlValue::List(items) | CqlValue::Set(items), CqlType::Set(t)) => CqlValue::Set(
+                items
+                    .into_iter()
+                    .map(|i| coerce(i, t))
+                    .collect::<Result<_, _>>()?,
+            ),
+            (v, _) => v,
+        });
+    };
+    if let Some(i) = int_value(&v) {
+        let out = match n {
+            N::TinyInt => i8::try_from(i).ok().map(CqlValue::TinyInt),
+            N::SmallInt => i16::try_from(i).ok().map(CqlValue::SmallInt),
+            N::Int => i32::try_from(i).ok().map(CqlValue::Int),
+            N::BigInt => i64::try_from(i).ok().map(CqlValue::BigInt),
+            N::Varint => Some(CqlValue::Varint(
+                scylla::value::CqlVarint::from_signed_bytes_be(i.to_be_bytes().to_vec()),
+            )),
+            N::Decimal => Some(CqlValue::Decimal(
+                scylla::value::CqlDecimal::from_signed_be_bytes_and_exponent(
+                    i.to_be_bytes().to_vec(),
+                    0,
+                ),
+            )),
+            _ => None,
+        };
+        return out.ok_or_else(|| fail(&v));
+    }
+    match (v, n) {
+        (CqlValue::Text(s) | CqlValue::Ascii(s), N::Text) => Ok(CqlValue::Text(s)),
+        (CqlValue::Text(s) | CqlValue::Ascii(s), N::Ascii) if s.is_ascii() => {
+            Ok(CqlValue::Ascii(s))
+        }
+        (CqlValue::Float(f), N::Double) => Ok(CqlValue::Double(f as f64)),
+        (CqlValue::Uuid(u), N::Timeuuid) if u.get_version_num() == 1 => {
+            Ok(CqlValue::Timeuuid(u.into()))
+        }
+        (CqlValue::Timeuuid(u), N::Uuid) => Ok(CqlValue::Uuid(u.into())),
+        (v, _) if native_of(&v) == Some(*n) => Ok(v),
+        (v, _) => Err(fail(&v)),
+    }
+}
+
+fn native_of(v: &CqlValue) -> Option<Native> {
+    use Native as N;
+    Some(match v {
+        CqlValue::Ascii(_) => N::Ascii,
+        CqlValue::Boolean(_) => N::Boolean,
+        CqlValue::Blob(_) => N::Blob,
+        CqlValue::Decimal(_) => N::Decimal,
+        CqlValue::Date(_) => N::Date,
+        CqlValue::Double(_) => N::Double,
+        CqlValue::Duration(_) => N::Duration,
+        CqlValue::Float(_) => N::Float,
+        CqlValue::Text(_) => N::Text,
+        CqlValue::Timestamp(_) => N::Timestamp,
+        CqlValue::Inet(_) => N::Inet,
+        CqlValue::Time(_) => N::Time,
+        CqlValue::Timeuuid(_) => N::Timeuuid,
+        CqlValue::Uuid(_) => N::Uuid,
+        _ => return None,
+    })
+}
+
+/// The time bucket (UTC) of a timestamp or date, as a value of the bucket column's type: a `date`
+/// for a day bucket stored as a date, else the bucket's first instant.
+pub fn bucket(v: &CqlValue, b: Bucket, to: &CqlType) -> Result<CqlValue, Error> {
+    const DAY_MS: i64 = 86_400_000;
+    let ms = match v {
+        CqlValue::Timestamp(t) => t.0,
+        CqlValue::Date(d) => (d.0 as i64 - (1i64 << 31)) * DAY_MS,
+        other => {
+            return Err(Error::Value(format!(
+                "{other:?} is not a time: it has no {b:?} bucket"
+            )))
+        }
+    };
+    let start = match b {
+        Bucket::Hour => ms - ms.rem_euclid(3_600_000),
+        Bucket::Day => ms - ms.rem_euclid(DAY_MS),
+        Bucket::Month => {
+            let (y, m, _) = civil_from_days(ms.div_euclid(DAY_MS));
+            days_from_civil(y, m, 1) * DAY_MS
+        }
+    };
+    match to {
+        CqlType::Native(Native::Date) => Ok(CqlValue::Date(CqlDate(
+            ((1i64 << 31) + start.div_euclid(DAY_MS)) as u32,
+        ))),
+        CqlType::Native(Native::Timestamp) => Ok(CqlValue::Timestamp(CqlTimestamp(start))),
+        other => Err(Error::Value(format!(
+            "a {b:?} bucket cannot be stored as CQL {other:?}"
+        ))),
+    }
+}
+
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// A CQL value as a Postgres literal of SQL type `sql_type` (`'2024-01-01 00:00:00Z'::timestamptz`),
+/// `NULL::type` for no value; `None` for a value with no literal form here (collections, UDTs).
+pub fn pg_literal(v: Option<&CqlValue>, sql_type: &str) -> Option<String> {
+    let Some(v) = v else {
+        return Some(format!("NULL::{sql_type}"));
+    };
+    let text = match v {
+        CqlValue::Ascii(s) | CqlValue::Text(s) => quote(s),
+        CqlValue::Boolean(b) => b.to_string(),
+        CqlValue::Blob(b) => quote(&format!("\\x{}", remodel_backfill::rows::hex(b))),
+        CqlValue::Decimal(d) => quote(&decimal_to_string(d)),
+        CqlValue::Date(d) => quote(&format_date(d.0 as i64 - (1i64 << 31))),
+        CqlValue::Double(f) => quote(&f.to_string()),
+        CqlValue::Float(f) => quote(&f.to_string()),
+        CqlValue::Duration(d) => quote(&format!(
+            "{} mons {} days {} microseconds",
+            d.months,
+            d.days,
+            d.nanoseconds / 1000
+        )),
+        CqlValue::Timestamp(t) => quote(&remodel_backfill::time::format_timestamp_ms(t.0)),
+        CqlValue::Time(t) => quote(&format_time_nanos(t.0)),
+        CqlValue::Inet(ip) => quote(&ip.to_string()),
+        CqlValue::Uuid(u) => quote(&u.to_string()),
+        CqlValue::Timeuuid(u) => quote(&u.to_string()),
+        other => quote(&int_value(other)?.to_string()),
+    };
+    Some(format!("{text}::{sql_type}"))
+}
+
+/// A value in the form results are compared in: numbers by exact value whatever their CQL width
+/// (`1.50` = `1.5`, `int` 7 = `bigint` 7), floats by bits, empty collections as no value, sets and
+/// maps in sorted order, user types by their fields.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Canon {
+    /// No value (NULL, or an empty collection).
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// An integer or decimal, as its shortest exact text.
+    Num(String),
+    /// A float or double, as the bits of the double it equals.
+    Float(u64),
+    /// Text or ascii.
+    Text(String),
+    /// Anything else, as a readable exact form (timestamps, dates, uuids, blobs, …).
+    Other(String),
+    /// A list or tuple (in order).
+    List(Vec<Canon>),
+    /// A set or a map's entries, sorted.
+    Sorted(Vec<Canon>),
+}
+
+fn trim_decimal(s: String) -> String {
+    if !s.contains('.') {
+        return if s == "-0" { "0".into() } else { s };
+    }
+    let t = s.trim_end_matches('0').trim_end_matches('.');
+    if t == "-0" || t.is_empty() {
+        "0".into()
+    } else {
+        t.to_string()
+    }
+}
+
+/// The canonical form of a value that may be absent.
+pub fn canon(v: Option<&CqlValue>) -> Canon {
+    let Some(v) = v else { return Canon::Null };
+    if let Some(i) = int_value(v) {
+        return Canon::Num(i.to_string());
+    }
+    match v {
+        CqlValue::Decimal(d) => Canon::Num(trim_decimal(decimal_to_string(d))),
+        CqlValue::Double(f) => Canon::Float(f.to_bits()),
+        CqlValue::Float(f) => Canon::Float((*f as f64).to_bits()),
+        CqlValue::Ascii(s) | CqlValue::Text(s) => Canon::Text(s.clone()),
+        CqlValue::Boolean(b) => Canon::Bool(*b),
+        CqlValue::Empty => Canon::Null,
+        CqlValue::List(items) if items.is_empty() => Canon::Null,
+        CqlValue::Set(items) if items.is_empty() => Canon::Null,
+        CqlValue::Map(items) if items.is_empty() => Canon::Null,
+        CqlValue::List(items) => Canon::List(items.iter().map(|i| canon(Some(i))).collect()),
+        CqlValue::Set(items) => {
+            let mut c: Vec<Canon> = items.iter().map(|i| canon(Some(i))).collect();
+            c.sort();
+            Canon::Sorted(c)
+        }
+        CqlValue::Map(entries) => {
+            let mut c: Vec<Canon> = entries
+                .iter()
+                .map(|(k, v)| Canon::List(vec![canon(Some(k)), canon(Some(v))]))
+                .collect();
+            c.sort();
+            Canon::Sorted(c)
+        }
+        CqlValue::Tuple(items) => Canon::List(items.iter().map(|i| canon(i.as_ref())).collect()),
+        CqlValue::UserDefinedType { fields, .. } => {
+            Canon::List(fields.iter().map(|(_, f)| canon(f.as_ref())).collect())
+        }
+        other => Canon::Other(remodel_backfill::rows::show(other)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scylla::value::CqlDecimal;
+
+    #[test]
+    fn numbers_compare_by_value() {
+        let d = |digits: i64, scale: i32| {
+            CqlValue::Decimal(CqlDecimal::from_signed_be_bytes_and_exponent(
+                digits.to_be_bytes().to_vec(),
+                scale,
+            ))
+        };
+        assert_eq!(canon(Some(&d(150, 2))), canon(Some(&d(15, 1))));
+        assert_eq!(canon(Some(&d(700, 2))), canon(Some(&CqlValue::Int(7))));
+        assert_eq!(
+            canon(Some(&CqlValue::BigInt(7))),
+            canon(Some(&CqlValue::Int(7)))
+        );
+        assert_ne!(canon(Some(&d(151, 2))), canon(Some(&d(15, 1))));
+        assert_eq!(canon(Some(&CqlValue::List(vec![]))), Canon::Null);
+    }
+
+    #[test]
+    fn coercion_is_exact() {
+        let big = CqlType::Native(Native::BigInt);
+        assert_eq!(coerce(CqlValue::Int(3), &big).unwrap(), CqlValue::BigInt(3));
+        let small = CqlType::Native(Native::SmallInt);
+        assert!(coerce(CqlValue::Int(70_000), &small).is_err());
+        let text = CqlType::Native(Native::Text);
+        assert!(coerce(CqlValue::Int(3), &text).is_err());
+    }
+
+    #[test]
+    fn buckets_are_utc() {
+        // 2024-03-15 13:45:00.123 UTC.
+        let ts = CqlValue::Timestamp(CqlTimestamp(1_710_510_300_123));
+        let date = CqlType::Native(Native::Date);
+        let stamp = CqlType::Native(Native::Timestamp);
+        assert_eq!(
+            bucket(&ts, Bucket::Day, &date).unwrap(),
+            CqlValue::Date(CqlDate((1u32 << 31) + 19_797))
+        );
+        assert_eq!(
+            bucket(&ts, Bucket::Hour, &stamp).unwrap(),
+            CqlValue::Timestamp(CqlTimestamp(1_710_507_600_000))
+        );
+        // 2024-03-01 00:00 UTC.
+        assert_eq!(
+            bucket(&ts, Bucket::Month, &stamp).unwrap(),
+            CqlValue::Timestamp(CqlTimestamp(1_709_251_200_000))
+        );
+    }
+
+    #[test]
+    fn literals_round_trip_as_sql() {
+        assert_eq!(
+            pg_literal(Some(&CqlValue::Text("O'Hara".into())), "text").unwrap(),
+            "'O''Hara'::text"
+        );
+        assert_eq!(pg_literal(None, "int").unwrap(), "NULL::int");
+        assert_eq!(
+            pg_literal(Some(&CqlValue::Timestamp(CqlTimestamp(0))), "timestamptz").unwrap(),
+            "'1970-01-01 00:00:00Z'::timestamptz"
+        );
+        assert_eq!(
+            pg_literal(Some(&CqlValue::Int(-4)), "int").unwrap(),
+            "'-4'::int"
+        );
+    }
+}

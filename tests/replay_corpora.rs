@@ -1,0 +1,185 @@
+//! `remodel replay` of the corpus plans against the real databases: every read and write of the
+//! library, rideshare and BenchBase plans run on generated data on both sides. Each pattern's
+//! outcome is the expected file `fixtures/replay/<corpus>.txt` (`UPDATE_EXPECT=1` rewrites it);
+//! every difference must be a design defect listed, with its explanation, in
+//! `fixtures/replay/known-defects.txt`, and every listed defect must still show (a fixed one is
+//! removed from the list). Needs `REMODEL_PG_URL` and `REMODEL_CQL_URL`.
+
+mod support;
+
+use remodel_model::{PatternReplay, ReplayMismatch, ReplayOutcome, ReplayReport, StatementKind};
+use support::live::{json, Case};
+
+/// One line of `known-defects.txt`: differences of `read` (after write `after`, `*` for any or
+/// none) in `corpus`, explained.
+struct Known {
+    corpus: String,
+    read: String,
+    after: String,
+    line: usize,
+}
+
+fn known() -> Vec<Known> {
+    let path = support::root().join("fixtures/replay/known-defects.txt");
+    let text = std::fs::read_to_string(&path).expect("known-defects.txt");
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#') && !l.starts_with(' '))
+        .map(|(n, l)| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            assert!(
+                f.len() >= 3,
+                "known-defects.txt:{}: `corpus read after …`",
+                n + 1
+            );
+            Known {
+                corpus: f[0].into(),
+                read: f[1].into(),
+                after: f[2].into(),
+                line: n + 1,
+            }
+        })
+        .collect()
+}
+
+fn explains(k: &Known, corpus: &str, m: &ReplayMismatch) -> bool {
+    let after = m.after.as_deref().and_then(|a| a.split_whitespace().next());
+    k.corpus == corpus && k.read == m.pattern && (k.after == "*" || Some(k.after.as_str()) == after)
+}
+
+fn kind(k: Option<StatementKind>) -> &'static str {
+    match k {
+        Some(StatementKind::Select) => "read",
+        Some(StatementKind::Insert) => "insert",
+        Some(StatementKind::Update) => "update",
+        Some(StatementKind::Delete) => "delete",
+        None => "?",
+    }
+}
+
+/// A pattern's outcome; the figures (samples, rows, timings) are not part of it: drawn rows
+/// and `now()` move them.
+fn outcome(p: &PatternReplay) -> String {
+    let head = format!("{:<5} {:<6}", p.pattern, kind(p.kind));
+    let why = p.reason.as_deref().unwrap_or("");
+    match p.outcome {
+        ReplayOutcome::Exception => format!("{head} exception: {why}"),
+        ReplayOutcome::NotReplayed => format!("{head} not replayed: {why}"),
+        ReplayOutcome::Replayed => format!("{head} replayed"),
+    }
+}
+
+async fn replay(corpus: &str, input: &str) {
+    let case = Case::new(&format!("replay_{corpus}")).await;
+    let plan = case.plan(input);
+    let out = case.dir.join("replay");
+    let out_s = out.to_string_lossy().to_string();
+    let args = [
+        "replay",
+        "--plan",
+        &plan,
+        "--source",
+        &case.url,
+        "--target",
+        case.ks.node(),
+        "--samples",
+        "5",
+        "--writes",
+        "--seed",
+        "1",
+        "--out",
+        &out_s,
+    ];
+    let run = support::remodel(&args);
+    let stdout = support::text(&run.stdout);
+    assert!(
+        matches!(run.status.code(), Some(0 | 1)),
+        "remodel replay {corpus} failed:\n{stdout}\n{}",
+        support::text(&run.stderr)
+    );
+    let report: ReplayReport =
+        serde_json::from_value(json(&out.join("replay.json"))).expect("replay.json");
+    assert_eq!(
+        run.status.code() == Some(1),
+        report.mismatches() > 0,
+        "exit status and differences agree:\n{stdout}"
+    );
+    let lines: Vec<String> = report.patterns.iter().map(outcome).collect();
+    expect_test::expect_file![support::root().join(format!("fixtures/replay/{corpus}.txt"))]
+        .assert_eq(&(lines.join("\n") + "\n"));
+    let replayed = report
+        .patterns
+        .iter()
+        .filter(|p| p.outcome == ReplayOutcome::Replayed && p.samples > 0)
+        .count();
+    assert!(
+        replayed * 2 > report.patterns.len(),
+        "most patterns replay:\n{stdout}"
+    );
+    let known: Vec<Known> = known().into_iter().filter(|k| k.corpus == corpus).collect();
+    let unexplained: Vec<&ReplayMismatch> = report
+        .patterns
+        .iter()
+        .flat_map(|p| &p.mismatches)
+        .filter(|m| !known.iter().any(|k| explains(k, corpus, m)))
+        .collect();
+    assert!(
+        unexplained.is_empty(),
+        "{} unexplained differences, the first: {:#?}\n{stdout}",
+        unexplained.len(),
+        unexplained.first()
+    );
+    for k in &known {
+        let seen = report
+            .patterns
+            .iter()
+            .flat_map(|p| &p.mismatches)
+            .any(|m| explains(k, corpus, m));
+        assert!(
+            seen,
+            "known-defects.txt:{}: {corpus} {} no longer differs: fixed? remove the entry",
+            k.line, k.read
+        );
+    }
+    case.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn library() {
+    replay("library", "fixtures/plan/library").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rideshare() {
+    replay("rideshare", "examples/rideshare").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tpcc() {
+    replay("tpcc", "fixtures/corpora/tpcc").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn seats() {
+    replay("seats", "fixtures/corpora/seats").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn auctionmark() {
+    replay("auctionmark", "fixtures/corpora/auctionmark").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn twitter() {
+    replay("twitter", "fixtures/corpora/twitter").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn smallbank() {
+    replay("smallbank", "fixtures/corpora/smallbank").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn wikipedia() {
+    replay("wikipedia", "fixtures/corpora/wikipedia").await;
+}
