@@ -1,5 +1,5 @@
-//! Secrets never leave the process (issue 14, part 5): `example-data`, `plan`, `backfill`,
-//! `verify` and `report` run against real Postgres and Cassandra with the Postgres password in
+//! Secrets never leave the process (issue 14, part 5): `example-data`, `plan` (from files and
+//! from the live source), `backfill`, `verify` and `report` run against real Postgres and Cassandra with the Postgres password in
 //! the URL (percent-encoded, so any copy of the URL is found), in `PGPASSWORD`, in
 //! `REMODEL_SOURCE`, and a Cassandra password in `REMODEL_TARGET_PASSWORD`; runs that fail on a
 //! wrong password too. Then stdout, stderr, every file of the run folders, plan.json and the
@@ -134,6 +134,34 @@ async fn no_password_reaches_output_files_plan_or_report() {
         &[],
         false,
     );
+    let pg_schema = case.pg.name().to_string();
+    let live = dir.join("plan-live");
+    step(
+        "plan --source (password in PGPASSWORD)",
+        v(&[
+            "plan",
+            "--source",
+            &without,
+            "--schemas",
+            &pg_schema,
+            "--queries",
+            "examples/rideshare/queries.sql",
+            "--keyspace",
+            &ks,
+            "--out",
+            &s(&live),
+            "--stats-out",
+            &s(&live.join("stats.json")),
+        ]),
+        &[("PGPASSWORD", &pw)],
+        true,
+    );
+    step(
+        "plan --source with a wrong password in the URL",
+        v(&["plan", "--source", &wrong, "--out", &s(&dir.join("y"))]),
+        &[],
+        false,
+    );
     let plan = s(&plan_dir.join("plan.json"));
     let mut backfill = v(&[
         "backfill",
@@ -230,7 +258,8 @@ async fn no_password_reaches_output_files_plan_or_report() {
         msg.contains("sslmode=require: this build connects to Postgres without TLS"),
         "{msg}"
     );
-    for d in [&run_ok, &run_bad, &plan_dir, &report] {
+    assert!(live.join("stats.json").is_file(), "--stats-out written");
+    for d in [&run_ok, &run_bad, &plan_dir, &report, &live] {
         if d.exists() {
             files(d, &mut places);
         }
