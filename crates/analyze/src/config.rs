@@ -32,6 +32,9 @@ pub struct AnalyzeConfig {
     /// The share (0..1) of all calls under which a statement below `min_calls` is a one-off.
     /// Default 0.001 (0.1%), so a query file without call counts keeps every statement.
     pub one_off_share: f64,
+    /// The Postgres schemas an unqualified table name of a statement is looked for in, in
+    /// order, as the application's `search_path`. Default `["public"]`.
+    pub search_path: Vec<String>,
 }
 
 impl Default for AnalyzeConfig {
@@ -46,6 +49,7 @@ impl Default for AnalyzeConfig {
             infer_fk_from_naming: true,
             min_calls: 2,
             one_off_share: 0.001,
+            search_path: vec!["public".into()],
         }
     }
 }

@@ -84,9 +84,9 @@ fn from_joins(
                 continue;
             }
             match ev.iter_mut().find(|e| {
-                e.child == child.name
+                e.child == child.key()
                     && e.child_cols == *cc
-                    && e.parent == parent.name
+                    && e.parent == parent.key()
                     && e.parent_cols == *pc
             }) {
                 Some(e) => {
@@ -96,9 +96,9 @@ fn from_joins(
                     }
                 }
                 None => ev.push(JoinEvidence {
-                    child: child.name.clone(),
+                    child: child.key(),
                     child_cols: cc.clone(),
-                    parent: parent.name.clone(),
+                    parent: parent.key(),
                     parent_cols: pc.clone(),
                     patterns: vec![p.id.clone()],
                     calls: p.calls,
@@ -156,13 +156,12 @@ fn from_naming(schema: &Schema, out: &mut Vec<InferredFk>) {
     }
     for t in &schema.tables {
         for c in &t.columns {
-            let own_key =
-                t.primary_key.len() == 1 && t.primary_key[0].eq_ignore_ascii_case(&c.name);
+            let own_key = t.primary_key.len() == 1 && t.primary_key[0] == c.name;
             let covered = t
                 .foreign_keys
                 .iter()
-                .chain(out.iter().filter(|i| i.table == t.name).map(|i| &i.fk))
-                .any(|fk| fk.columns.iter().any(|x| x.eq_ignore_ascii_case(&c.name)));
+                .chain(out.iter().filter(|i| i.table == t.key()).map(|i| &i.fk))
+                .any(|fk| fk.columns.contains(&c.name));
             if own_key || covered {
                 continue;
             }
@@ -175,11 +174,11 @@ fn from_naming(schema: &Schema, out: &mut Vec<InferredFk>) {
                     continue;
                 }
                 out.push(InferredFk {
-                    table: t.name.clone(),
+                    table: t.key(),
                     fk: ForeignKey {
                         name: None,
                         columns: vec![c.name.clone()],
-                        ref_table: target.name.clone(),
+                        ref_table: target.key(),
                         ref_columns: vec![target.primary_key[0].clone()],
                         origin: FkOrigin::Inferred {
                             evidence: format!("naming: {why}"),
@@ -202,7 +201,7 @@ fn naming_target<'s>(
 ) -> Option<(&'s Table, String)> {
     let name = column.to_lowercase();
     let fits = |target: &&Table| {
-        target.name != t.name && types_compatible(t, column, target, &target.primary_key[0])
+        target.key() != t.key() && types_compatible(t, column, target, &target.primary_key[0])
     };
     // Suffixes at word boundaries, longest first: `lender_member_id`, `member_id`, `id`.
     let suffixes: Vec<&str> = std::iter::once(name.as_str())
@@ -229,7 +228,7 @@ fn naming_target<'s>(
         if let Some(found) = unique(by_key, |target| {
             format!(
                 "{}.{column} has the name of the primary key {target}({suffix}){role}",
-                t.name
+                t.key()
             )
         }) {
             return found;
@@ -253,7 +252,7 @@ fn naming_target<'s>(
             .filter(fits)
             .collect();
         if let Some(found) = unique(by_name, |target| {
-            format!("{}.{column} names the table {target}{role}", t.name)
+            format!("{}.{column} names the table {target}{role}", t.key())
         }) {
             return found;
         }
@@ -267,12 +266,12 @@ fn unique(
     mut found: Vec<&Table>,
     why: impl Fn(&str) -> String,
 ) -> Option<Option<(&Table, String)>> {
-    found.dedup_by(|a, b| a.name == b.name);
+    found.dedup_by(|a, b| a.key() == b.key());
     match found.as_slice() {
         [] => None,
         [one] => Some(Some((
             *one,
-            format!("{} (primary key {})", why(&one.name), one.primary_key[0]),
+            format!("{} (primary key {})", why(&one.key()), one.primary_key[0]),
         ))),
         _ => Some(None),
     }
@@ -297,10 +296,7 @@ fn plural_forms(entity: &str) -> Vec<String> {
 
 /// True when `cols` are exactly the table's primary key.
 fn is_pk(t: &Table, cols: &[String]) -> bool {
-    t.primary_key.len() == cols.len()
-        && t.primary_key
-            .iter()
-            .all(|k| cols.iter().any(|c| c.eq_ignore_ascii_case(k)))
+    t.primary_key.len() == cols.len() && t.primary_key.iter().all(|k| cols.contains(k))
 }
 
 /// A coarse type family, so `integer` matches `bigint` and `varchar(20)` matches `text`.

@@ -60,7 +60,7 @@ pub(crate) fn steps(edges: &[Edge]) -> Vec<JoinStep> {
 pub fn fk_label(table: &str, fk: &ForeignKey, schema: &Schema) -> String {
     let ref_name = schema
         .table(&fk.ref_table)
-        .map(|t| t.name.clone())
+        .map(|t| t.key())
         .unwrap_or_else(|| fk.ref_table.clone());
     format!(
         "{table}({}) -> {ref_name}({})",
@@ -86,19 +86,17 @@ pub(crate) fn match_fk(schema: &Schema, step: &JoinStep) -> Option<(String, FkMa
         for fk in &child.foreign_keys {
             let parent = schema
                 .table(&fk.ref_table)
-                .map(|t| t.name.as_str())
-                .unwrap_or(fk.ref_table.as_str());
-            if !parent.eq_ignore_ascii_case(rt) {
+                .map(|t| t.key())
+                .unwrap_or_else(|| fk.ref_table.clone());
+            if parent != rt {
                 continue;
             }
             let fk_pairs: Vec<(&String, &String)> =
                 fk.columns.iter().zip(fk.ref_columns.iter()).collect();
             let joined: Vec<(&String, &String)> = lc.iter().zip(rc.iter()).collect();
-            let all_in = joined.iter().all(|(a, b)| {
-                fk_pairs
-                    .iter()
-                    .any(|(x, y)| x.eq_ignore_ascii_case(a) && y.eq_ignore_ascii_case(b))
-            });
+            let all_in = joined
+                .iter()
+                .all(|(a, b)| fk_pairs.iter().any(|(x, y)| x == a && y == b));
             if !all_in {
                 continue;
             }
@@ -108,7 +106,7 @@ pub(crate) fn match_fk(schema: &Schema, step: &JoinStep) -> Option<(String, FkMa
                 FkMatch::Partial
             };
             if best.as_ref().is_none_or(|(_, bm)| m > *bm) {
-                best = Some((fk_label(&child.name, fk, schema), m));
+                best = Some((fk_label(&child.key(), fk, schema), m));
             }
         }
         best

@@ -39,7 +39,7 @@ pub fn analyze(schema: &Schema, workload: &Workload, config: &AnalyzeConfig) -> 
     let mut diagnostics = Vec::new();
     let mut wl = workload.clone();
     for p in &mut wl.patterns {
-        let (a, mut d) = analyze_pattern(schema, p);
+        let (a, mut d) = analyze_pattern_in(schema, &config.search_path, p);
         p.analysis = a;
         diagnostics.append(&mut d);
     }
@@ -125,7 +125,7 @@ fn rows_from_fanout(schema: &Schema, wl: &mut Workload, relationships: &[Relatio
                     a.equality.iter().any(|e| {
                         e.op == remodel_model::EqualityOp::Eq
                             && e.column.table == r.to
-                            && e.column.column.eq_ignore_ascii_case(c)
+                            && e.column.column == *c
                     })
                 })
         };
@@ -143,9 +143,19 @@ fn rows_from_fanout(schema: &Schema, wl: &mut Workload, relationships: &[Relatio
     }
 }
 
-/// Analyzes one pattern: its normalized SQL, then its example for literal values (LIMIT, range
-/// bounds, LIKE prefixes). Returns the analysis and the diagnostics about it.
+/// Analyzes one pattern with the default search path (`public`): see [`analyze_pattern_in`].
 pub fn analyze_pattern(schema: &Schema, p: &AccessPattern) -> (PatternAnalysis, Vec<Diagnostic>) {
+    analyze_pattern_in(schema, &AnalyzeConfig::default().search_path, p)
+}
+
+/// Analyzes one pattern: its normalized SQL, then its example for literal values (LIMIT, range
+/// bounds, LIKE prefixes); unqualified table names are looked for along `search_path`. Returns
+/// the analysis and the diagnostics about it.
+pub fn analyze_pattern_in(
+    schema: &Schema,
+    search_path: &[String],
+    p: &AccessPattern,
+) -> (PatternAnalysis, Vec<Diagnostic>) {
     let loc = p.locations.first().cloned();
     let mut diags = Vec::new();
     let stmt = match pattern::parse(&p.sql) {
@@ -167,16 +177,17 @@ pub fn analyze_pattern(schema: &Schema, p: &AccessPattern) -> (PatternAnalysis, 
         }
     };
     let literals = rewrite::Literals::of_pattern(p);
-    let mut res = pattern::analyze_statement(schema, &stmt, p, literals);
+    let mut res = pattern::analyze_statement(schema, search_path, &stmt, p, literals);
     let example = p
         .example
         .as_deref()
         .filter(|e| *e != p.sql)
         .map(pattern::parse);
     let ex = match example {
-        Some(Ok(s)) => {
-            Some(pattern::analyze_statement(schema, &s, p, rewrite::Literals::default()).analysis)
-        }
+        Some(Ok(s)) => Some(
+            pattern::analyze_statement(schema, search_path, &s, p, rewrite::Literals::default())
+                .analysis,
+        ),
         Some(Err(e)) => {
             diags.push(Diagnostic {
                 severity: Severity::Warning,
@@ -223,6 +234,13 @@ pub fn analyze_pattern(schema: &Schema, p: &AccessPattern) -> (PatternAnalysis, 
             severity: Severity::Warning,
             location: loc.clone(),
             message: format!("{}: not modelled: {reason}", p.id),
+        });
+    }
+    for w in res.warnings {
+        diags.push(Diagnostic {
+            severity: Severity::Warning,
+            location: loc.clone(),
+            message: format!("{}: {w}", p.id),
         });
     }
     for n in res.notes {

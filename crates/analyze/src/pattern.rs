@@ -55,6 +55,9 @@ pub(crate) struct StatementResult {
     pub edges: Vec<Edge>,
     /// Things worth telling the user (not fatal).
     pub notes: Vec<String>,
+    /// Things the user most likely got wrong (a table name that resolves to nothing although a
+    /// table of that name exists in another schema).
+    pub warnings: Vec<String>,
     /// LIKE predicates whose pattern is a parameter: (column, value, the predicate's SQL).
     pub pending_likes: Vec<(ColumnRef, String, String)>,
     /// Whether LIMIT/OFFSET were parameters (to be read from the example).
@@ -67,6 +70,8 @@ pub(crate) struct StatementResult {
 /// Walks one statement.
 pub(crate) struct Ctx<'s> {
     pub schema: &'s Schema,
+    /// Where unqualified table names are looked for, in order (Postgres' `search_path`).
+    search_path: &'s [String],
     next_rel: usize,
     pub scopes: Vec<Vec<Rel>>,
     ctes: Vec<(String, Outputs)>,
@@ -79,6 +84,9 @@ pub(crate) struct Ctx<'s> {
     /// Inside the SELECT of an `INSERT … SELECT`: a generated source (`generate_series`) is
     /// a bulk load, fully described by its write, not an access to model.
     insert_source: bool,
+    /// The subqueries of expressions that read a table (`EXISTS (…)`, `IN (SELECT …)`, scalar
+    /// subqueries), as written (cut): a read with one is not modelled.
+    expr_subqueries_read: Vec<String>,
 }
 
 /// Parses normalized SQL (or an example) with the Postgres dialect.
@@ -102,12 +110,14 @@ pub(crate) fn parse(sql: &str) -> Result<Statement, String> {
 /// placeholders.
 pub(crate) fn analyze_statement(
     schema: &Schema,
+    search_path: &[String],
     stmt: &Statement,
     p: &AccessPattern,
     literals: Literals,
 ) -> StatementResult {
     let mut ctx = Ctx {
         schema,
+        search_path,
         next_rel: 0,
         scopes: Vec::new(),
         ctes: Vec::new(),
@@ -117,6 +127,7 @@ pub(crate) fn analyze_statement(
         unmodeled: Vec::new(),
         kind: None,
         insert_source: false,
+        expr_subqueries_read: Vec::new(),
     };
     if has_window_function(stmt) {
         ctx.unmodeled
@@ -201,6 +212,53 @@ impl<'s> Ctx<'s> {
         self.schema.table(name)
     }
 
+    /// The schema table a name in FROM (or a write's target) names, as Postgres finds it: a
+    /// qualified name in its schema, an unqualified one along the search path. A name that
+    /// finds nothing is said; a warning when a table of that name is in another schema
+    /// (`users` with `auth.users` only: the statement would fail, or read another table).
+    fn resolve_table(&mut self, parts: &[String]) -> Option<&'s Table> {
+        let (schema, name) = match parts {
+            [.., s, n] => (Some(s.as_str()), n),
+            [n] => (None, n),
+            [] => return None,
+        };
+        let found = match schema {
+            Some(s) => self.schema.table_in(Some(s), name),
+            None => self
+                .search_path
+                .iter()
+                .find_map(|s| self.schema.table_in(Some(s), name)),
+        };
+        if found.is_some() {
+            return found;
+        }
+        let written = parts.join(".");
+        let elsewhere: Vec<String> = self
+            .schema
+            .tables
+            .iter()
+            .filter(|t| t.name == *name)
+            .map(|t| format!("{}.{}", t.schema.as_deref().unwrap_or("public"), t.name))
+            .collect();
+        if elsewhere.is_empty() {
+            self.note(format!("table {written} is not in the schema"));
+        } else {
+            let path = match schema {
+                Some(_) => String::new(),
+                None => format!(" on the search path ({})", self.search_path.join(", ")),
+            };
+            let msg = format!(
+                "table {written} is not in the schema{path}; {} {} that name (qualify it, or set search_path in the [analyze] configuration)",
+                elsewhere.join(" and "),
+                if elsewhere.len() == 1 { "has" } else { "have" }
+            );
+            if !self.res.warnings.contains(&msg) {
+                self.res.warnings.push(msg);
+            }
+        }
+        None
+    }
+
     /// Analyzes a query; `main` is true for the statement's own rows (top level, FROM-derived
     /// tables, CTEs), false for WHERE/projection subqueries whose filters are not the pattern's.
     pub(crate) fn query(&mut self, q: &Query, main: bool) -> Outputs {
@@ -210,9 +268,7 @@ impl<'s> Ctx<'s> {
                 self.unmodeled("recursive CTE (WITH RECURSIVE): the rows read depend on iteration");
             }
             for cte in &with.cte_tables {
-                self.scopes.push(Vec::new());
-                let mut outs = self.query(&cte.query, main);
-                self.scopes.pop();
+                let mut outs = self.rows_subquery(&cte.query, main, "a WITH query");
                 if !cte.alias.columns.is_empty() {
                     for (i, c) in cte.alias.columns.iter().enumerate() {
                         if let Some(o) = outs.get_mut(i) {
@@ -233,7 +289,10 @@ impl<'s> Ctx<'s> {
             SetExpr::SetOperation {
                 op, left, right, ..
             } => {
-                self.unmodeled(format!("set operation ({op}): several row sources"));
+                let n = set_branches(left) + set_branches(right);
+                self.unmodeled(format!(
+                    "set operation ({op}) of {n} queries: several row sources, not one read; each query is a read of its own (give each as a statement of its own to have it designed) whose rows the client combines"
+                ));
                 self.set_branch(left);
                 self.set_branch(right);
                 Vec::new()
@@ -555,27 +614,32 @@ impl<'s> Ctx<'s> {
                     }
                 }
                 let qualified = parts.join(".");
-                match self.table(&qualified) {
+                match self.resolve_table(&parts) {
                     Some(t) => {
-                        let tname = t.name.clone();
+                        let tname = t.key();
                         self.note_table(&tname);
                         Some(self.new_rel(alias_name, Some(tname), qualified, None))
                     }
                     None => {
-                        self.note(format!("table {qualified} is not in the schema"));
-                        self.note_table(&bare);
-                        Some(self.new_rel(alias_name, None, bare, None))
+                        self.note_table(&qualified);
+                        Some(self.new_rel(alias_name, None, qualified, None))
                     }
                 }
             }
             TableFactor::Derived {
-                subquery, alias, ..
+                subquery,
+                alias,
+                lateral,
+                ..
             } => {
                 // Derived tables see the enclosing scopes only when LATERAL; resolving through
                 // them otherwise is harmless (names would not clash in valid SQL).
-                self.scopes.push(Vec::new());
-                let outs = self.query(subquery, main);
-                self.scopes.pop();
+                let what = if *lateral {
+                    "a LATERAL subquery"
+                } else {
+                    "a subquery in FROM"
+                };
+                let outs = self.rows_subquery(subquery, main, what);
                 let alias_name = alias.as_ref().map(|a| ident(&a.name)).unwrap_or_default();
                 let mut outs = outs;
                 if let Some(a) = alias {
@@ -653,10 +717,64 @@ impl<'s> Ctx<'s> {
     /// Analyzes the subqueries inside an expression (their tables and correlated joins).
     pub(crate) fn expr_subqueries(&mut self, e: &Expr) {
         for q in subqueries(e) {
-            self.scopes.push(Vec::new());
-            self.query(&q, false);
-            self.scopes.pop();
+            self.expr_subquery(&q);
         }
+    }
+
+    /// Analyzes one subquery of an expression (`EXISTS (…)`, `IN (SELECT …)`, a scalar
+    /// subquery): its tables and correlated joins, for foreign-key inference. A read with one is
+    /// not one access: the reader evaluates the subquery per row (or once, apart), so its tables
+    /// are remembered and the read is not modelled as one table (see [`Ctx::finish`]).
+    pub(crate) fn expr_subquery(&mut self, q: &Query) -> Outputs {
+        let rels = self.next_rel;
+        self.scopes.push(Vec::new());
+        let outs = self.query(q, false);
+        self.scopes.pop();
+        if self.next_rel > rels {
+            let read: String = q.to_string().chars().take(60).collect();
+            self.expr_subqueries_read.push(read);
+        }
+        outs
+    }
+
+    /// Analyzes a derived table or a WITH query for the statement's rows. Its own LIMIT, OFFSET,
+    /// aggregates, GROUP BY or DISTINCT shape its rows, not the statement's: they are never
+    /// recorded as the pattern's, and the statement is not modelled (in a LATERAL subquery they
+    /// apply per row of the tables before it: `LATERAL (… ORDER BY created_at DESC LIMIT 1)` is
+    /// each user's latest order, not one order). An ORDER BY alone orders nothing returned.
+    fn rows_subquery(&mut self, q: &Query, main: bool, what: &str) -> Outputs {
+        let a = &self.res.analysis;
+        let saved = (
+            (a.limit, a.limit_sql.clone(), a.offset, a.offset_sql.clone()),
+            (
+                a.order_by.len(),
+                a.aggregates.len(),
+                a.group_by.len(),
+                a.distinct,
+            ),
+            (self.res.limit_param, self.res.offset_param),
+        );
+        self.scopes.push(Vec::new());
+        let outs = self.query(q, main);
+        self.scopes.pop();
+        let a = &mut self.res.analysis;
+        (a.limit, a.limit_sql, a.offset, a.offset_sql) = saved.0;
+        a.order_by.truncate(saved.1 .0);
+        a.aggregates.truncate(saved.1 .1);
+        a.group_by.truncate(saved.1 .2);
+        a.distinct = saved.1 .3;
+        (self.res.limit_param, self.res.offset_param) = saved.2;
+        if let Some(shaping) = row_shaping(q) {
+            self.unmodeled(format!(
+                "{what} with its own {shaping}: it shapes that subquery's rows{}, which one table read cannot return",
+                if what.contains("LATERAL") {
+                    " for each row of the tables before it"
+                } else {
+                    ""
+                }
+            ));
+        }
+        outs
     }
 
     fn projection(&mut self, items: &[SelectItem], main: bool) -> Outputs {
@@ -816,11 +934,7 @@ impl<'s> Ctx<'s> {
             }
         }
         let pk: Vec<String> = table.map(|t| t.primary_key.clone()).unwrap_or_default();
-        let key_columns: Vec<String> = pk
-            .iter()
-            .filter(|k| columns.iter().any(|c| c.eq_ignore_ascii_case(k)))
-            .cloned()
-            .collect();
+        let key_columns: Vec<String> = pk.iter().filter(|k| columns.contains(k)).cloned().collect();
         let by_pk = !pk.is_empty() && key_columns.len() == pk.len();
         let returning = self.returning(ins.returning.as_deref(), table);
         self.res.analysis.write = Some(WriteInfo {
@@ -925,17 +1039,15 @@ impl<'s> Ctx<'s> {
 
     /// Registers the written table as the first relation; `None` (and unmodeled) when unknown.
     fn write_target(&mut self, name: &sqlparser::ast::ObjectName) -> Option<String> {
-        let qualified = object_parts(name).join(".");
+        let parts = object_parts(name);
+        let qualified = parts.join(".");
         let bare = bare_name(name);
-        let tname = match self.table(&qualified) {
-            Some(t) => t.name.clone(),
-            None => {
-                self.note(format!("table {qualified} is not in the schema"));
-                bare.clone()
-            }
+        // An unknown table keeps its name as written, so it never stands for a known one.
+        let (tname, known) = match self.resolve_table(&parts) {
+            Some(t) => (t.key(), Some(t.key())),
+            None => (qualified.clone(), None),
         };
         self.note_table(&tname);
-        let known = self.table(&tname).map(|_| tname.clone());
         self.new_rel(bare, known, qualified, None);
         Some(tname)
     }
@@ -962,9 +1074,7 @@ impl<'s> Ctx<'s> {
         let by_pk = !pk.is_empty()
             && pk.iter().all(|k| {
                 self.res.analysis.equality.iter().any(|p| {
-                    p.column.table == target
-                        && p.column.column.eq_ignore_ascii_case(k)
-                        && p.op == EqualityOp::Eq
+                    p.column.table == target && p.column.column == **k && p.op == EqualityOp::Eq
                 })
             });
         self.res.analysis.write = Some(WriteInfo {
@@ -1003,6 +1113,13 @@ impl<'s> Ctx<'s> {
 
     fn finish(mut self, p: &AccessPattern) -> StatementResult {
         crate::predicates::flush_ranges(&mut self);
+        if self.kind == Some(StatementKind::Select) {
+            if let Some(first) = self.expr_subqueries_read.first().cloned() {
+                self.unmodeled(format!(
+                    "a subquery in an expression reads a table ({first}…): the reader evaluates it per row or apart, which one table read cannot do"
+                ));
+            }
+        }
         if self.kind == Some(StatementKind::Select) && self.res.analysis.tables.is_empty() {
             self.unmodeled("reads no table");
         }
@@ -1044,14 +1161,8 @@ fn column_of(schema: &Schema, rel: &Rel, name: &str) -> Option<ColumnRef> {
         return d.iter().find(|o| o.0 == name).and_then(|o| o.1.clone());
     }
     match rel.table.as_deref().and_then(|t| schema.table(t)) {
-        Some(t) => Some(ColumnRef::new(
-            t.name.clone(),
-            canonical_column(Some(t), name),
-        )),
-        None => Some(ColumnRef::new(
-            rel.written.rsplit('.').next().unwrap_or(&rel.written),
-            name,
-        )),
+        Some(t) => Some(ColumnRef::new(t.key(), canonical_column(Some(t), name))),
+        None => Some(ColumnRef::new(rel.written.as_str(), name)),
     }
 }
 
@@ -1068,9 +1179,7 @@ pub(crate) fn pk_bound(t: &Table, eq: &[Predicate]) -> bool {
     !t.primary_key.is_empty()
         && t.primary_key.iter().all(|k| {
             eq.iter().any(|p| {
-                p.column.table == t.name
-                    && p.column.column.eq_ignore_ascii_case(k)
-                    && p.op == EqualityOp::Eq
+                p.column.table == t.key() && p.column.column == *k && p.op == EqualityOp::Eq
             })
         })
 }
@@ -1091,7 +1200,7 @@ fn single_row(schema: &Schema, a: &PatternAnalysis) -> bool {
                 let bound: Vec<String> = a
                     .equality
                     .iter()
-                    .filter(|p| p.column.table == tb.name && p.op == EqualityOp::Eq)
+                    .filter(|p| p.column.table == tb.key() && p.op == EqualityOp::Eq)
                     .map(|p| p.column.column.clone())
                     .collect();
                 pk_bound(tb, &a.equality)
@@ -1119,6 +1228,38 @@ fn single_row(schema: &Schema, a: &PatternAnalysis) -> bool {
         }
     }
     a.tables.iter().all(|t| determined.contains(&t.as_str()))
+}
+
+/// The queries a set operation combines (`a UNION b UNION c`: 3).
+fn set_branches(e: &SetExpr) -> usize {
+    match e {
+        SetExpr::SetOperation { left, right, .. } => set_branches(left) + set_branches(right),
+        _ => 1,
+    }
+}
+
+/// What in a query's own clauses decides which rows it returns beyond its filters (`LIMIT`,
+/// `OFFSET`, `FETCH`, aggregates, `GROUP BY`, `DISTINCT`), or `None`.
+fn row_shaping(q: &Query) -> Option<&'static str> {
+    if q.limit_clause.is_some() || q.fetch.is_some() {
+        return Some("LIMIT/OFFSET");
+    }
+    let SetExpr::Select(s) = q.body.as_ref() else {
+        return None;
+    };
+    if s.distinct.is_some() {
+        return Some("DISTINCT");
+    }
+    if !matches!(&s.group_by, GroupByExpr::Expressions(e, _) if e.is_empty()) {
+        return Some("GROUP BY");
+    }
+    let aggregates = s.projection.iter().any(|item| match item {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+            !projection_parts(e).1.is_empty()
+        }
+        _ => false,
+    });
+    aggregates.then_some("aggregate")
 }
 
 /// A non-negative integer constant (`10`, `'10'`).

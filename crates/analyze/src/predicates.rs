@@ -185,9 +185,7 @@ fn conjunct(ctx: &mut Ctx<'_>, e: &Expr, main: bool) -> Result<(), String> {
             ..
         } => semi_join(ctx, expr, subquery, *negated),
         Expr::Exists { subquery, .. } => {
-            ctx.scopes.push(Vec::new());
-            ctx.query(subquery, false);
-            ctx.scopes.pop();
+            ctx.expr_subquery(subquery);
             Err("EXISTS (…): a subquery the reader evaluates".into())
         }
         Expr::Between {
@@ -383,9 +381,7 @@ fn semi_join(
 ) -> Result<(), String> {
     let outer = side(ctx, expr);
     let inner_rel = ctx.next_rel_id();
-    ctx.scopes.push(Vec::new());
-    let outs = ctx.query(subquery, false);
-    ctx.scopes.pop();
+    let outs = ctx.expr_subquery(subquery);
     // The semi-join `col IN (SELECT other_col …)` pairs two columns like a join.
     if let (Side::Col(c, None), [(_, Some(sub))], false) = (&outer, outs.as_slice(), negated) {
         ctx.res.edges.push(Edge {

@@ -23,8 +23,8 @@ pub fn classify(schema: &Schema, workload: &Workload, config: &AnalyzeConfig) ->
     let mut in_junction: Vec<(String, usize)> = Vec::new();
     for t in &schema.tables {
         if let Some((i, j)) = junction(t) {
-            in_junction.push((t.name.clone(), i));
-            in_junction.push((t.name.clone(), j));
+            in_junction.push((t.key(), i));
+            in_junction.push((t.key(), j));
             out.push(many_to_many(
                 schema,
                 &reads,
@@ -38,7 +38,7 @@ pub fn classify(schema: &Schema, workload: &Workload, config: &AnalyzeConfig) ->
     }
     for t in &schema.tables {
         for (i, fk) in t.foreign_keys.iter().enumerate() {
-            if in_junction.contains(&(t.name.clone(), i)) {
+            if in_junction.contains(&(t.key(), i)) {
                 continue;
             }
             out.push(one_to(schema, &reads, workload, t, fk, config));
@@ -57,13 +57,11 @@ fn key_evidence(fk: &ForeignKey) -> Option<String> {
 
 /// Two FKs of `t` whose columns, disjoint, together are its primary key.
 fn junction(t: &Table) -> Option<(usize, usize)> {
-    let pk: BTreeSet<String> = t.primary_key.iter().map(|c| c.to_lowercase()).collect();
+    let pk: BTreeSet<String> = t.primary_key.iter().cloned().collect();
     if pk.len() < 2 {
         return None;
     }
-    let cols = |fk: &ForeignKey| -> BTreeSet<String> {
-        fk.columns.iter().map(|c| c.to_lowercase()).collect()
-    };
+    let cols = |fk: &ForeignKey| -> BTreeSet<String> { fk.columns.iter().cloned().collect() };
     for i in 0..t.foreign_keys.len() {
         for j in i + 1..t.foreign_keys.len() {
             let (a, b) = (cols(&t.foreign_keys[i]), cols(&t.foreign_keys[j]));
@@ -115,10 +113,7 @@ fn columns_used(ps: &[&AccessPattern], table: &str, except: &[String]) -> Vec<St
             .chain(a.order_by.iter().map(|o| &o.column))
             .chain(a.aggregates.iter().filter_map(|g| g.column.as_ref()));
         for c in used {
-            if c.table == table
-                && !except.iter().any(|x| x.eq_ignore_ascii_case(&c.column))
-                && !cols.contains(&c.column)
-            {
+            if c.table == table && !except.contains(&c.column) && !cols.contains(&c.column) {
                 cols.push(c.column.clone());
             }
         }
@@ -167,18 +162,18 @@ fn boundedness(
         };
     }
     let first = fk.columns.first().cloned().unwrap_or_default();
-    let key = format!("{}.{}", child.name, first);
+    let key = format!("{}.{}", child.key(), first);
     if let Some(n) = config
         .fanout
         .get(&key)
-        .or_else(|| config.fanout.get(&child.name))
+        .or_else(|| config.fanout.get(&child.key()))
     {
         return Bound {
             bounded: Some(*n <= config.bounded_n_limit),
             fanout: Some(*n as f64),
             why: format!(
                 "configured fan-out: {n} {} rows per {parent} row",
-                child.name
+                child.key()
             ),
         };
     }
@@ -186,14 +181,14 @@ fn boundedness(
     for p in &workload.patterns {
         let a = &p.analysis;
         let by_fk = p.kind == StatementKind::Select
-            && a.tables == [child.name.clone()]
+            && a.tables == [child.key()]
             && a.limit.is_none()
             && a.aggregates.is_empty()
             && a.equality.len() == fk.columns.len()
             && fk.columns.iter().all(|c| {
                 a.equality
                     .iter()
-                    .any(|e| e.op == EqualityOp::Eq && e.column.column.eq_ignore_ascii_case(c))
+                    .any(|e| e.op == EqualityOp::Eq && e.column.column == *c)
             });
         if let (true, Some(rows), true) = (by_fk, p.rows, p.calls > 0) {
             let n = rows as f64 / p.calls as f64;
@@ -202,19 +197,20 @@ fn boundedness(
                 fanout: Some(n),
                 why: format!(
                     "{} returns {n:.1} {} rows per {parent} row on average",
-                    p.id, child.name
+                    p.id,
+                    child.key()
                 ),
             };
         }
     }
-    let (ci, pi) = (inserts(workload, &child.name), inserts(workload, parent));
+    let (ci, pi) = (inserts(workload, &child.key()), inserts(workload, parent));
     match (ci, pi) {
         (0, _) => Bound {
             bounded: None,
             fanout: None,
             why: format!(
                 "the workload does not insert into {}, so N is unknown",
-                child.name
+                child.key()
             ),
         },
         (c, 0) => Bound {
@@ -222,7 +218,7 @@ fn boundedness(
             fanout: None,
             why: format!(
                 "the {} rows of one {parent} row grow without bound: {} rows inserted into {} and none into {parent}",
-                child.name, thousands(c), child.name
+                child.key(), thousands(c), child.key()
             ),
         },
         (c, p) => {
@@ -232,7 +228,7 @@ fn boundedness(
                 fanout: Some(n),
                 why: format!(
                     "about {n:.1} {} rows per {parent} row ({} rows inserted into {} for {} into {parent})",
-                    child.name, thousands(c), child.name, thousands(p)
+                    child.key(), thousands(c), child.key(), thousands(p)
                 ),
             }
         }
@@ -276,7 +272,7 @@ fn one_to(
 ) -> Relationship {
     let parent_name = schema
         .table(&fk.ref_table)
-        .map(|t| t.name.clone())
+        .map(|t| t.key())
         .unwrap_or_else(|| fk.ref_table.clone());
     let one_to_one = child.is_unique_on(&fk.columns);
     let cardinality = if one_to_one {
@@ -284,15 +280,15 @@ fn one_to(
     } else {
         Cardinality::OneToMany
     };
-    let label = fk_label(&child.name, fk, schema);
+    let label = fk_label(&child.key(), fk, schema);
     let together = following(reads, &label);
     // Reads entering by the child look up its parent (N-1: copy parent columns into the child);
     // reads entering by the parent read its children (1-N: embed the children in the parent).
     let (from_child, from_parent): (Vec<&AccessPattern>, Vec<&AccessPattern>) = together
         .iter()
         .copied()
-        .partition(|p| enters_by_child(p, &child.name, &parent_name));
-    let child_reads = reads_of(reads, &child.name);
+        .partition(|p| enters_by_child(p, &child.key(), &parent_name));
+    let child_reads = reads_of(reads, &child.key());
     let parent_reads = reads_of(reads, &parent_name);
     let share = |part: &[&AccessPattern], of: &[&AccessPattern]| {
         if of.is_empty() {
@@ -311,7 +307,7 @@ fn one_to(
     let dup_ok = child_share >= min && !parent_cols.is_empty() && few(parent_cols.len());
     let embed_ok = parent_share >= min && few(child_attrs) && bound.bounded == Some(true);
     let prefer_dup = dup_ok && (!embed_ok || weight(&from_child) >= weight(&from_parent));
-    let (c, p) = (&child.name, &parent_name);
+    let (c, p) = (&child.key(), &parent_name);
     let mut r = Rationale {
         bounded: bound.bounded,
         fanout: bound.fanout,
@@ -413,9 +409,10 @@ fn one_to(
             .filter(|q| {
                 !q.analysis.key_lookup
                     && fk.columns.iter().all(|col| {
-                        q.analysis.equality.iter().any(|e| {
-                            e.column.table == *c && e.column.column.eq_ignore_ascii_case(col)
-                        })
+                        q.analysis
+                            .equality
+                            .iter()
+                            .any(|e| e.column.table == *c && e.column.column == *col)
                     })
             })
             .collect();
@@ -453,7 +450,7 @@ fn one_to(
     }
     Relationship {
         from: parent_name,
-        to: child.name.clone(),
+        to: child.key(),
         columns: fk.columns.clone(),
         cardinality,
         decision,
@@ -473,7 +470,7 @@ fn many_to_many(
     let name = |fk: &ForeignKey| {
         schema
             .table(&fk.ref_table)
-            .map(|t| t.name.clone())
+            .map(|t| t.key())
             .unwrap_or_else(|| fk.ref_table.clone())
     };
     let (a, b) = (name(fa), name(fb));
@@ -490,13 +487,13 @@ fn many_to_many(
             !cols.is_empty()
                 && cols.iter().all(|c| {
                     eq.iter()
-                        .any(|e| e.column.table == table && e.column.column.eq_ignore_ascii_case(c))
+                        .any(|e| e.column.table == table && e.column.column == *c)
                 })
         };
-        binds(&j.name, &fk.columns)
+        binds(&j.key(), &fk.columns)
             || schema
                 .table(side)
-                .is_some_and(|t| binds(&t.name, &t.primary_key))
+                .is_some_and(|t| binds(&t.key(), &t.primary_key))
     };
     let direction = |from: &str, ffk: &ForeignKey, to: &str| {
         let about: Vec<&AccessPattern> = reads
@@ -509,7 +506,7 @@ fn many_to_many(
             .copied()
             .filter(|p| {
                 let t = &p.analysis.tables;
-                t.contains(&j.name) && t.iter().any(|x| x == to)
+                t.contains(&j.key()) && t.iter().any(|x| x == to)
             })
             .collect();
         let share = if about.is_empty() {
@@ -551,7 +548,7 @@ fn many_to_many(
             format!(
                 "{} read the {to} rows of one {from} row through {} ({} calls, {} of the reads by {from} key)",
                 ids(ps).join(", "),
-                j.name,
+                j.key(),
                 thousands(weight(ps)),
                 pct(share)
             )
@@ -593,7 +590,7 @@ fn many_to_many(
             }
             r.text = format!(
                 "Reference through {} (a table per direction read, {b}_by_{a} and {a}_by_{b}); {}.",
-                j.name,
+                j.key(),
                 why.join("; ")
             );
             Decision::Reference
@@ -604,9 +601,7 @@ fn many_to_many(
         from: a,
         to: b,
         columns,
-        cardinality: Cardinality::ManyToMany {
-            via: j.name.clone(),
-        },
+        cardinality: Cardinality::ManyToMany { via: j.key() },
         decision,
         rationale: r,
     }

@@ -203,13 +203,14 @@ impl<'a> TypeParser<'a> {
     }
 
     fn udt(&self, name: &str, depth: usize) -> Option<CqlType> {
-        let ut = self.types.iter().find(|t| unquote(&t.name) == name)?;
+        let ut = self.types.iter().find(|t| t.name == name)?;
         let mut fields = Vec::new();
         for (field, ty) in &ut.fields {
             let tokens = tokenize(ty);
             let mut pos = 0;
             let t = self.parse_at(&tokens, &mut pos, depth + 1).ok()?;
-            fields.push((unquote(field), t));
+            // Field names in the plan are the names themselves (`"Name"` stays `Name`).
+            fields.push((field.clone(), t));
         }
         Some(CqlType::Udt(Arc::new(UdtDef {
             keyspace: self.keyspace.to_string(),

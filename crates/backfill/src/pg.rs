@@ -22,6 +22,8 @@ use tokio_postgres::{Client, NoTls};
 #[derive(Clone)]
 pub struct PgSource {
     url: String,
+    /// The password when the URL has none (the caller's `PGPASSWORD`, as libpq takes it).
+    password: Option<String>,
     /// The URL without its password, for messages and the run folder.
     pub display: String,
 }
@@ -76,8 +78,15 @@ impl PgSource {
     pub fn new(url: &str) -> PgSource {
         PgSource {
             url: url.to_string(),
+            password: None,
             display: redact_url(url),
         }
+    }
+
+    /// The password to use when the URL has none (as libpq uses `PGPASSWORD`).
+    pub fn with_password(mut self, password: Option<String>) -> PgSource {
+        self.password = password;
+        self
     }
 
     fn error(&self, what: impl Into<String>) -> impl FnOnce(tokio_postgres::Error) -> Error {
@@ -92,9 +101,21 @@ impl PgSource {
 
     /// Connects, drives the connection on the current runtime and applies the session settings.
     pub async fn connect(&self) -> Result<Client, Error> {
-        let (client, connection) = tokio_postgres::connect(&self.url, NoTls)
-            .await
-            .map_err(self.error("connect"))?;
+        let mut config: tokio_postgres::Config =
+            self.url.parse().map_err(self.error("read the URL"))?;
+        if config.get_password().is_none() {
+            if let Some(pw) = &self.password {
+                config.password(pw);
+            }
+        }
+        if config.get_ssl_mode() == tokio_postgres::config::SslMode::Require {
+            return Err(Error::Postgres {
+                target: self.display.clone(),
+                what: "connect".into(),
+                message: "sslmode=require: this build connects to Postgres without TLS; use sslmode=disable or prefer, or reach the server through a TLS tunnel".into(),
+            });
+        }
+        let (client, connection) = config.connect(NoTls).await.map_err(self.error("connect"))?;
         tokio::spawn(async move {
             // The connection ends with an error only when the server goes away; the client's
             // next call reports it, so nothing is lost by dropping it here.
@@ -422,13 +443,9 @@ pub fn pg_message(e: &tokio_postgres::Error) -> String {
     text
 }
 
-/// The result column named `name` (exactly, else ignoring case).
+/// The result column named `name`, exactly (`"Name"` and `name` are two columns).
 fn find_column<'a>(source: &[(&'a str, &'a Type)], name: &str) -> Option<(&'a str, &'a Type)> {
-    source
-        .iter()
-        .find(|(n, _)| *n == name)
-        .or_else(|| source.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)))
-        .copied()
+    source.iter().find(|(n, _)| *n == name).copied()
 }
 
 /// A bucket column the source_sql does not compute itself, computed from its source column in

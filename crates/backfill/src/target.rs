@@ -256,9 +256,9 @@ fn source_key(plan: &Plan, t: &DesignTable, driving: Option<&Driving>) -> Option
         .iter()
         .map(|pk| {
             t.columns.iter().position(|c| {
-                c.source.as_ref().is_some_and(|s| {
-                    s.table.eq_ignore_ascii_case(&table.name) && s.column.eq_ignore_ascii_case(pk)
-                })
+                c.source
+                    .as_ref()
+                    .is_some_and(|s| s.table == table.key() && s.column == *pk)
             })
         })
         .collect()

@@ -77,7 +77,23 @@ impl Source {
     /// checks the schemas exist and puts them on the transaction's search path, so types and
     /// defaults read back unqualified as the DDL wrote them.
     pub async fn open(url: &str, display: &str, options: &Options) -> Result<Source, Error> {
-        let connecting = tokio_postgres::connect(url, NoTls);
+        Self::open_with_password(url, None, display, options).await
+    }
+
+    /// [`Source::open`], with `password` used when the URL has none (the caller's
+    /// `PGPASSWORD`, as libpq uses it).
+    pub async fn open_with_password(
+        url: &str,
+        password: Option<&str>,
+        display: &str,
+        options: &Options,
+    ) -> Result<Source, Error> {
+        let mut config: tokio_postgres::Config =
+            url.parse().map_err(pg_error(display, "read the URL"))?;
+        if let (None, Some(pw)) = (config.get_password(), password) {
+            config.password(pw);
+        }
+        let connecting = config.connect(NoTls);
         let (client, connection) = tokio::time::timeout(CONNECT_TIMEOUT, connecting)
             .await
             .map_err(|_| Error::Timeout {

@@ -126,10 +126,7 @@ pub fn small_entity(inp: &Inputs<'_>, table: &str) -> Option<String> {
     let inserted = inp.workload.patterns.iter().any(|p| {
         p.kind == StatementKind::Insert
             && p.analysis.one_off.is_none()
-            && p.analysis
-                .write
-                .as_ref()
-                .is_some_and(|w| w.table.eq_ignore_ascii_case(table))
+            && p.analysis.write.as_ref().is_some_and(|w| w.table == table)
     });
     (!inserted).then(|| {
         "reference data: the workload never inserts into it; no statistics give its size (pass --stats to check)".to_string()
@@ -172,22 +169,19 @@ fn provide_lookup(
         return false;
     };
     let by_key = t.is_unique_on(&m.by)
-        || (!t.primary_key.is_empty()
-            && t.primary_key
-                .iter()
-                .all(|k| m.by.iter().any(|b| b.eq_ignore_ascii_case(k))));
+        || (!t.primary_key.is_empty() && t.primary_key.iter().all(|k| m.by.contains(k)));
     let idx = if by_key {
-        ensure_primary_lookup(inp.schema, tables, &t.name)
+        ensure_primary_lookup(inp.schema, tables, &t.key())
     } else {
         let by: Vec<remodel_model::ColumnRef> =
             m.by.iter()
                 .filter_map(|c| {
                     t.column(c)
-                        .map(|col| remodel_model::ColumnRef::new(&t.name, &col.name))
+                        .map(|col| remodel_model::ColumnRef::new(t.key(), &col.name))
                 })
                 .collect();
         let existing = tables.iter().position(|b| {
-            b.root == t.name
+            b.root == t.key()
                 && b.null_filter.is_empty()
                 && b.extra_keys.is_empty()
                 && b.partition.len() == by.len()
@@ -198,7 +192,7 @@ fn provide_lookup(
         match existing {
             Some(i) => Some(i),
             None => {
-                tables.push(TableBuild::lookup(&t.name, &by));
+                tables.push(TableBuild::lookup(&t.key(), &by));
                 Some(tables.len() - 1)
             }
         }

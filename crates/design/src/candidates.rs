@@ -110,7 +110,7 @@ pub fn enumerate(
                 .analysis
                 .projection
                 .iter()
-                .filter(|col| col.table.eq_ignore_ascii_case(&embeds[ei].parent))
+                .filter(|col| col.table == embeds[ei].parent)
                 .filter_map(|col| shape::canonical(schema, col))
                 .collect();
             c.fixed.push((pi, Fixed::Embedded(ei, parent_cols)));
@@ -150,9 +150,9 @@ fn finder_layouts(c: &mut Candidates) {
                 .map(|col| ColumnRef::new(&o.shape.root, col))
                 .collect();
             let partitioned_by_link = layout.partition.len() == by.len()
-                && layout.partition.iter().all(|k| {
-                    matches!(k, KeySrc::Col(col) if by.iter().any(|b| b.column.eq_ignore_ascii_case(&col.column)))
-                });
+                && layout.partition.iter().all(
+                    |k| matches!(k, KeySrc::Col(col) if by.iter().any(|b| b.column == col.column)),
+                );
             let key = (o.shape.root.clone(), by);
             if !partitioned_by_link && !wanted.contains(&key) {
                 wanted.push(key);
@@ -165,9 +165,9 @@ fn finder_layouts(c: &mut Candidates) {
                 && l.null_filter.is_empty()
                 && l.extra_keys.is_empty()
                 && l.partition.len() == by.len()
-                && l.partition.iter().all(|k| {
-                    matches!(k, KeySrc::Col(col) if by.iter().any(|b| b.column.eq_ignore_ascii_case(&col.column)))
-                })
+                && l.partition.iter().all(
+                    |k| matches!(k, KeySrc::Col(col) if by.iter().any(|b| b.column == col.column)),
+                )
         });
         let i = existing.unwrap_or_else(|| {
             c.layouts.push(TableBuild::lookup(&root, &by));
@@ -269,14 +269,14 @@ fn index_option(c: &mut Candidates, schema: &Schema, pi: usize, first: usize) {
         && s.lookups.is_empty()
         && !own.key.client_sort
         && !own.key.partition_in
-        && s.needed.iter().all(|col| col.table == root.name);
+        && s.needed.iter().all(|col| col.table == root.key());
     if !simple {
         return;
     }
     let pk: Vec<ColumnRef> = root
         .primary_key
         .iter()
-        .filter_map(|k| shape::canonical(schema, &ColumnRef::new(&root.name, k)))
+        .filter_map(|k| shape::canonical(schema, &ColumnRef::new(root.key(), k)))
         .collect();
     let mut shape = own.shape.clone();
     let key_cols: Vec<ColumnRef> = own
@@ -298,7 +298,7 @@ fn index_option(c: &mut Candidates, schema: &Schema, pi: usize, first: usize) {
         return;
     }
     shape.lookups.push(Lookup {
-        table: root.name.clone(),
+        table: root.key(),
         columns: row_cols.clone(),
         via: pk
             .iter()
@@ -314,7 +314,7 @@ fn index_option(c: &mut Candidates, schema: &Schema, pi: usize, first: usize) {
             shape.needed.push(col.clone());
         }
     }
-    if primary_layout(c, schema, &root.name).is_none() {
+    if primary_layout(c, schema, &root.key()).is_none() {
         return;
     }
     c.options.push(ReadOption {

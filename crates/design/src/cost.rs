@@ -72,13 +72,14 @@ fn key_eq(p: &AccessPattern, table: &str) -> Vec<String> {
     p.analysis
         .equality
         .iter()
-        .filter(|e| e.op == EqualityOp::Eq && e.column.table.eq_ignore_ascii_case(table))
+        .filter(|e| e.op == EqualityOp::Eq && e.column.table == table)
         .map(|e| e.column.column.clone())
         .collect()
 }
 
+/// Identifiers compare exactly: the front ends fold them as Postgres does.
 fn same(a: &str, b: &str) -> bool {
-    a.eq_ignore_ascii_case(b)
+    a == b
 }
 
 fn has(cols: &[String], c: &str) -> bool {

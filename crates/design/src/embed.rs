@@ -40,6 +40,19 @@ pub struct Embedding {
     pub fanout: f64,
     /// Declared bytes of one entry (the child's non-FK column widths, without statistics).
     pub entry_bytes: f64,
+    /// Why `column` does not spell the child's name, when it does not (a rename in the plan).
+    pub name_note: Option<String>,
+}
+
+/// `<column>_entry`, unless another embedding took that name for other fields (the same fields
+/// share the type).
+fn udt_name(out: &[Embedding], column: &str, fields: &[(String, String)]) -> String {
+    let wanted = naming::fit_length(&format!("{}_entry", naming::singular(column)));
+    let taken = |n: &str| {
+        out.iter()
+            .any(|e| e.udt.name == n && e.udt.fields != fields)
+    };
+    crate::tables::free_name(&[wanted], taken)
 }
 
 impl Embedding {
@@ -66,13 +79,9 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
         let Some(fk) = child.foreign_keys.iter().find(|fk| {
             schema
                 .table(&fk.ref_table)
-                .is_some_and(|t| t.name == parent.name)
+                .is_some_and(|t| t.key() == parent.key())
                 && fk.columns.len() == r.columns.len()
-                && fk
-                    .columns
-                    .iter()
-                    .zip(&r.columns)
-                    .all(|(a, b)| a.eq_ignore_ascii_case(b))
+                && fk.columns.iter().zip(&r.columns).all(|(a, b)| a == b)
         }) else {
             continue;
         };
@@ -82,11 +91,11 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
             && parent
                 .primary_key
                 .iter()
-                .all(|k| fk.ref_columns.iter().any(|c| c.eq_ignore_ascii_case(k)));
-        if !refs_pk || out.iter().any(|e| e.child == child.name) {
+                .all(|k| fk.ref_columns.contains(k));
+        if !refs_pk || out.iter().any(|e| e.child == child.key()) {
             continue;
         }
-        let is_fk = |c: &str| fk.columns.iter().any(|f| f.eq_ignore_ascii_case(c));
+        let is_fk = |c: &str| fk.columns.iter().any(|f| f == c);
         let fields: Vec<String> = child
             .columns
             .iter()
@@ -97,10 +106,7 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
             continue;
         }
         let own_key: Vec<&String> = child.primary_key.iter().filter(|k| !is_fk(k)).collect();
-        let fk_in_key = fk
-            .columns
-            .iter()
-            .all(|f| child.primary_key.iter().any(|k| k.eq_ignore_ascii_case(f)));
+        let fk_in_key = fk.columns.iter().all(|f| child.primary_key.contains(f));
         let map_key = match (own_key.as_slice(), fk_in_key) {
             ([k], true) => child
                 .column(k)
@@ -113,17 +119,33 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
             .strip_prefix(&prefix)
             .filter(|s| !s.is_empty())
             .unwrap_or(&lower);
-        let mut column = naming::sanitize(stem);
-        if parent.column(&column).is_some() {
-            column = format!("{column}_entries");
+        // A name of the parent's table, or another collection's, is taken (`"Items"` and
+        // `items` both embedded in one parent sanitize alike).
+        let plain = naming::sanitize(stem);
+        let taken = |n: &str| {
+            parent.column(n).is_some()
+                || out
+                    .iter()
+                    .any(|e| e.parent == parent.key() && e.column == n)
+        };
+        let column = crate::tables::free_name(&[plain.clone(), format!("{plain}_entries")], taken);
+        let mut why = Vec::new();
+        if plain != stem {
+            why.push(format!(
+                "CQL names here are letters, digits and `_`: `{}` is written `{plain}`",
+                child.name
+            ));
         }
-        let udt_fields = child
+        if column != plain {
+            why.push(format!("`{plain}` is taken in {}'s table", parent.key()));
+        }
+        let udt_fields: Vec<(String, String)> = child
             .columns
             .iter()
             .filter(|c| !is_fk(&c.name))
             .map(|c| {
                 let t = types::cql_type(&c.sql_type, schema);
-                (naming::sanitize(&c.name), types::frozen_if_collection(&t))
+                (c.name.clone(), types::frozen_if_collection(&t))
             })
             .collect();
         let parent_key: Vec<String> = fk.ref_columns.clone();
@@ -134,14 +156,15 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
             .map(|c| types::default_width(&c.sql_type))
             .sum();
         out.push(Embedding {
-            parent: parent.name.clone(),
-            child: child.name.clone(),
+            parent: parent.key(),
+            child: child.key(),
             fk: fk.columns.clone(),
             parent_key,
             udt: UserType {
-                name: naming::fit_length(&format!("{}_entry", naming::singular(&column))),
+                name: udt_name(&out, &column, &udt_fields),
                 fields: udt_fields,
             },
+            name_note: (!why.is_empty()).then(|| why.join("; ")),
             column,
             map_key,
             fields,
@@ -156,8 +179,9 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
     out
 }
 
+/// Identifiers compare exactly: the front ends fold them as Postgres does.
 fn same(a: &str, b: &str) -> bool {
-    a.eq_ignore_ascii_case(b)
+    a == b
 }
 
 /// The embedding a read is served by: a plain read of exactly the parent and its embedded child
@@ -343,13 +367,7 @@ pub fn source_parts(schema: &Schema, e: &Embedding, parent_alias: &str) -> (Stri
     let fields: Vec<String> = e
         .fields
         .iter()
-        .map(|f| {
-            format!(
-                "'{}', {c}.{}",
-                naming::sanitize(f).replace('\'', "''"),
-                naming::pg_quote(f)
-            )
-        })
+        .map(|f| format!("'{}', {c}.{}", f.replace('\'', "''"), naming::pg_quote(f)))
         .collect();
     let entry = format!("json_build_object({})", fields.join(", "));
     let child = schema.table(&e.child);
@@ -373,8 +391,8 @@ pub fn source_parts(schema: &Schema, e: &Embedding, parent_alias: &str) -> (Stri
     };
     let qual = child
         .map(|t| match &t.schema {
-            Some(s) => format!("{}.{}", naming::pg_quote(s), naming::pg_quote(&t.name)),
-            None => naming::pg_quote(&t.name),
+            Some(s) => format!("{}.{}", naming::pg_quote(s), naming::pg_quote(&t.key())),
+            None => naming::pg_quote(&t.key()),
         })
         .unwrap_or_else(|| naming::pg_quote(&e.child));
     let on: Vec<String> =
@@ -451,7 +469,7 @@ pub fn write(
         fields: e
             .fields
             .iter()
-            .map(|f| (naming::sanitize(f), new(child(f))))
+            .map(|f| (f.clone(), new(child(f))))
             .collect(),
     };
     if p.kind == StatementKind::Insert {
@@ -538,7 +556,7 @@ pub fn write(
                             fields: e
                                 .fields
                                 .iter()
-                                .map(|f| (naming::sanitize(f), new(child(f))))
+                                .map(|f| (f.clone(), new(child(f))))
                                 .collect(),
                         },
                     },

@@ -12,7 +12,7 @@ use crate::writes;
 use crate::{DesignConfig, Inputs};
 use remodel_model::{
     AccessPattern, Candidate, CostFigures, Decision, Design, DesignCost, DesignTable, Diagnostic,
-    QueryMapping, Relationship, Schema, Severity, WritePath,
+    QueryMapping, Relationship, Rename, RenameKind, Schema, Severity, WritePath,
 };
 
 /// A warning at the declaration of every stored column whose type has no CQL mapping rule (a
@@ -187,6 +187,53 @@ pub fn emit_tables(inp: &Inputs<'_>, build: &Build) -> Vec<DesignTable> {
     out
 }
 
+/// Every target name that does not spell its source as written: tables named apart (from
+/// [`tables::name_tables`]), copied columns named apart from a table's own, embedded collections.
+pub fn renames(inp: &Inputs<'_>, build: &Build) -> Vec<Rename> {
+    let mut out = Vec::new();
+    for b in &build.tables {
+        if let Some(why) = &b.name_note {
+            out.push(Rename {
+                kind: RenameKind::Table,
+                source: b.root.clone(),
+                target: b.name.clone(),
+                reason: why.clone(),
+            });
+        }
+        let own = inp.schema.table(&b.root);
+        for (k, name, ..) in &b.columns {
+            let Some(c) = k.plain_column().filter(|c| c.column != *name) else {
+                continue;
+            };
+            let reason = match own.and_then(|t| t.column(&c.column)) {
+                Some(_) if c.table != b.root => format!(
+                    "`{}` is {}'s own column: the copy of {c} is named apart",
+                    c.column, b.root
+                ),
+                _ => format!("`{}` is taken in {}", c.column, b.name),
+            };
+            out.push(Rename {
+                kind: RenameKind::Column,
+                source: c.to_string(),
+                target: format!("{}.{name}", b.name),
+                reason,
+            });
+        }
+    }
+    for (h, ei) in &build.hosts {
+        let (e, host) = (&inp.embeds[*ei], &build.tables[*h]);
+        if let Some(why) = &e.name_note {
+            out.push(Rename {
+                kind: RenameKind::Collection,
+                source: e.child.clone(),
+                target: format!("{}.{}", host.name, e.column),
+                reason: why.clone(),
+            });
+        }
+    }
+    out
+}
+
 /// Adds to a write path the collection writes of an embedded child: the parent tables holding
 /// its collection are updated (append for an INSERT, rewrite after a read for UPDATE/DELETE).
 fn embed_write(
@@ -205,7 +252,7 @@ fn embed_write(
         return;
     };
     for (ei, e) in embeds.iter().enumerate() {
-        if e.child != child.name {
+        if e.child != child.key() {
             continue;
         }
         let tables: Vec<&TableBuild> = hosts
@@ -259,7 +306,9 @@ pub fn design(
             types.push(u.clone());
         }
     }
+    let renames = renames(inp, build);
     let mut d = Design {
+        renames,
         keyspace: remodel_model::Keyspace {
             name: inp.config.keyspace.clone(),
             replication: inp.config.replication.clone(),
@@ -293,11 +342,10 @@ fn cost_rationales(build: &mut Build, relationships: &[Relationship]) {
         };
         let root = shape.root.clone();
         for l in shape.lookups.iter_mut() {
-            if let Some(r) = relationships.iter().find(|r| {
-                r.rationale.rule == "by cost"
-                    && r.from.eq_ignore_ascii_case(&l.table)
-                    && r.to.eq_ignore_ascii_case(&root)
-            }) {
+            if let Some(r) = relationships
+                .iter()
+                .find(|r| r.rationale.rule == "by cost" && r.from == l.table && r.to == root)
+            {
                 l.rationale = r.rationale.text.clone();
             }
         }
@@ -479,7 +527,7 @@ fn baseline_figures(
             .iter()
             .map(|c| types::default_width(&c.sql_type) + 8.0)
             .sum();
-        f.stored_bytes += inp.sizer.rows(&st.name) * width;
+        f.stored_bytes += inp.sizer.rows(&st.key()) * width;
     }
     round_figures(f)
 }
@@ -513,9 +561,7 @@ pub fn relationships(
         let p = &inp.workload.patterns[pi];
         for l in &cands.options[by_key].shape.lookups {
             let Some(r) = out.iter_mut().find(|r| {
-                r.from.eq_ignore_ascii_case(&l.table)
-                    && r.to.eq_ignore_ascii_case(&o.shape.root)
-                    && r.decision != Decision::Embed
+                r.from == l.table && r.to == o.shape.root && r.decision != Decision::Embed
             }) else {
                 continue;
             };

@@ -49,15 +49,11 @@ pub fn pins_unique_key(key: &[KeySrc], table: &Table) -> bool {
     let cols: Vec<&str> = key
         .iter()
         .filter_map(KeySrc::plain_column)
-        .filter(|c| c.table == table.name)
+        .filter(|c| c.table == table.key())
         .map(|c| c.column.as_str())
         .collect();
-    let covers = |unique: &[String]| {
-        !unique.is_empty()
-            && unique
-                .iter()
-                .all(|k| cols.iter().any(|c| c.eq_ignore_ascii_case(k)))
-    };
+    let covers =
+        |unique: &[String]| !unique.is_empty() && unique.iter().all(|k| cols.contains(&k.as_str()));
     covers(&table.primary_key) || table.unique_keys.iter().any(|u| covers(&u.columns))
 }
 

@@ -220,6 +220,13 @@ pub fn design(
     let mut design = emit::design(&inputs, &mut build, &cands, &costs, &chosen, &relationships);
     let mut diagnostics = build.diagnostics;
     diagnostics.extend(emit::type_warnings(schema, &design));
+    for r in &design.renames {
+        diagnostics.push(Diagnostic {
+            severity: Severity::Note,
+            location: None,
+            message: format!("{} renamed to {}: {}", r.source, r.target, r.reason),
+        });
+    }
     design.violations = validate::validate(schema, workload, &design);
     for v in &design.violations {
         diagnostics.push(Diagnostic {

@@ -333,8 +333,7 @@ fn finder_layout(c: &Candidates, t: &WriteTerm) -> Option<usize> {
     c.finders.iter().find_map(|((r, b), i)| {
         (r == root
             && b.len() == by.len()
-            && b.iter()
-                .all(|x| by.iter().any(|y| y.column.eq_ignore_ascii_case(&x.column))))
+            && b.iter().all(|x| by.iter().any(|y| y.column == x.column)))
         .then_some(*i)
     })
 }

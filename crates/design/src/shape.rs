@@ -138,11 +138,12 @@ pub struct Shape {
 pub fn canonical(schema: &Schema, c: &ColumnRef) -> Option<ColumnRef> {
     let t = schema.table(&c.table)?;
     let col = t.column(&c.column)?;
-    Some(ColumnRef::new(t.name.clone(), col.name.clone()))
+    Some(ColumnRef::new(t.key(), col.name.clone()))
 }
 
+/// Identifiers compare exactly: the front ends fold them as Postgres does.
 fn same(a: &str, b: &str) -> bool {
-    a.eq_ignore_ascii_case(b)
+    a == b
 }
 
 /// True when `child.cols` reference `parent` (declared or inferred FK), or, unless `fk_only`,
@@ -161,7 +162,7 @@ fn is_parent(
     let fk = ct.foreign_keys.iter().any(|fk| {
         schema
             .table(&fk.ref_table)
-            .is_some_and(|rt| same(&rt.name, parent))
+            .is_some_and(|rt| same(&rt.key(), parent))
             && fk.columns.len() == child_cols.len()
             && fk
                 .columns
@@ -309,17 +310,17 @@ pub fn derive(
             a.unknown_columns.join(", ")
         ));
     }
+    // A read the analyzer could not model would be served as something else (one LIMIT for
+    // what is a LIMIT per row, a join for a set operation): it is stated, never designed.
     if let Some(why) = &a.unmodeled {
-        if a.tables.is_empty() {
-            return Err(format!("not modelled by the analyzer: {why}"));
-        }
+        return Err(format!("not modelled by the analyzer: {why}"));
     }
     let mut tables: Vec<String> = Vec::new();
     for t in &a.tables {
         match schema.table(t) {
             Some(st) => {
-                if !tables.contains(&st.name) {
-                    tables.push(st.name.clone());
+                if !tables.contains(&st.key()) {
+                    tables.push(st.key());
                 }
             }
             None => return Err(format!("reads `{t}`, which is not in the schema")),
@@ -342,42 +343,34 @@ pub fn derive(
         };
         for (l, r) in step.left_columns.iter().zip(&step.right_columns) {
             if let (Some(lc), Some(rc)) = (
-                canon(&ColumnRef::new(&lt.name, l)),
-                canon(&ColumnRef::new(&rt.name, r)),
+                canon(&ColumnRef::new(lt.key(), l)),
+                canon(&ColumnRef::new(rt.key(), r)),
             ) {
                 equiv.union(&lc, &rc);
             }
         }
-        let lcols: Vec<String> = step
-            .left_columns
-            .iter()
-            .map(|c| c.to_ascii_lowercase())
-            .collect();
-        let rcols: Vec<String> = step
-            .right_columns
-            .iter()
-            .map(|c| c.to_ascii_lowercase())
-            .collect();
+        let lcols: Vec<String> = step.left_columns.to_vec();
+        let rcols: Vec<String> = step.right_columns.to_vec();
         // A foreign key decides the direction first; unique columns only when no key does
         // (a 1-1 pair is unique both ways).
-        let left_child = is_parent(schema, &lt.name, &lcols, &rt.name, &rcols, true)
-            || (!is_parent(schema, &rt.name, &rcols, &lt.name, &lcols, true)
-                && is_parent(schema, &lt.name, &lcols, &rt.name, &rcols, false));
+        let left_child = is_parent(schema, &lt.key(), &lcols, &rt.key(), &rcols, true)
+            || (!is_parent(schema, &rt.key(), &rcols, &lt.key(), &lcols, true)
+                && is_parent(schema, &lt.key(), &lcols, &rt.key(), &rcols, false));
         let right_child =
-            !left_child && is_parent(schema, &rt.name, &rcols, &lt.name, &lcols, false);
+            !left_child && is_parent(schema, &rt.key(), &rcols, &lt.key(), &lcols, false);
         let edge = if right_child {
             Edge {
-                child: rt.name.clone(),
+                child: rt.key(),
                 child_cols: rcols,
-                parent: lt.name.clone(),
+                parent: lt.key(),
                 parent_cols: lcols,
                 directed: true,
             }
         } else {
             Edge {
-                child: lt.name.clone(),
+                child: lt.key(),
                 child_cols: lcols,
-                parent: rt.name.clone(),
+                parent: rt.key(),
                 parent_cols: rcols,
                 directed: left_child,
             }
@@ -502,7 +495,7 @@ pub fn derive(
     // Key order: the root's primary key order first (composite keys read naturally), then as written.
     if let Some(rt) = schema.table(&root) {
         let pos = |c: &ColumnRef| {
-            if c.table == rt.name {
+            if c.table == rt.key() {
                 rt.primary_key
                     .iter()
                     .position(|k| same(k, &c.column))
@@ -582,15 +575,30 @@ pub fn derive(
     for (t, via) in &row_lookups {
         let columns: Vec<ColumnRef> = needed.iter().filter(|c| c.table == *t).cloned().collect();
         needed.retain(|c| c.table != *t);
-        notes.push(format!(
-            "{t} is read by key for each row ({}): a join to a table the rows do not determine is not copied",
-            via.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(", ")
-        ));
+        let keys = via
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        // Bound by the statement's parameters only: a lookup of its own (a cross join).
+        let apart = via.iter().all(|(_, v)| matches!(v, BindValue::Sql { .. }));
+        let (note, rationale) = if apart {
+            (
+                format!("{t} is read once by its key ({keys}) from the statement's values, apart from the rows read first: the statement pairs that row with each of them (a cross join; no rows when either read finds none)"),
+                format!("an independent lookup: one {t} row by its key, paired with every row read"),
+            )
+        } else {
+            (
+                format!("{t} is read by key for each row ({keys}): a join to a table the rows do not determine is not copied"),
+                format!("one {t} row per row read, found by its key"),
+            )
+        };
+        notes.push(note);
         lookups.push(Lookup {
             table: t.clone(),
             columns,
             via: via.iter().map(|(_, v)| v.clone()).collect(),
-            rationale: format!("one {t} row per row read, found by its key"),
+            rationale,
         });
     }
 
@@ -602,7 +610,7 @@ pub fn derive(
         }
         if let Some(st) = schema.table(t) {
             for k in &st.primary_key {
-                if let Some(c) = canon(&ColumnRef::new(&st.name, k)) {
+                if let Some(c) = canon(&ColumnRef::new(st.key(), k)) {
                     let r = rep(&c);
                     if !extra_keys.contains(&r) {
                         extra_keys.push(r.clone());
@@ -630,8 +638,10 @@ pub fn derive(
     if a.distinct {
         notes.push("DISTINCT: duplicates are removed on the client".into());
     }
-    if let Some(why) = &a.unmodeled {
-        notes.push(format!("partly modelled: {why}"));
+    if let Some(t) = unjoined(&root, &edges, needed.iter().chain(&extra_keys)) {
+        return Err(format!(
+            "{t} is not joined to {root} (a cross join, or tables joined by no column equality): one table of both would pair every row with every row; read each by itself"
+        ));
     }
 
     let aggregates = a
@@ -672,6 +682,32 @@ pub fn derive(
     })
 }
 
+/// The first table of `columns` that no join edge connects to `root` (in either direction):
+/// the source SELECT could not join it, and its columns would be NULL.
+fn unjoined<'c>(
+    root: &str,
+    edges: &[Edge],
+    columns: impl Iterator<Item = &'c ColumnRef>,
+) -> Option<String> {
+    let mut reached = vec![root.to_string()];
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for e in edges {
+            for (from, to) in [(&e.child, &e.parent), (&e.parent, &e.child)] {
+                if reached.contains(from) && !reached.contains(to) {
+                    reached.push(to.clone());
+                    grew = true;
+                }
+            }
+        }
+    }
+    columns
+        .map(|c| &c.table)
+        .find(|t| !reached.contains(t))
+        .cloned()
+}
+
 /// Tables the root does not determine whose primary key is nevertheless fixed for each row
 /// read — by columns the join equates with a determined table, or by `=` parameters
 /// (`stock` in `order_line JOIN stock ON s_i_id = ol_i_id WHERE s_w_id = $5`): read by key per
@@ -693,7 +729,7 @@ fn row_lookups(
         }
         let mut via = Vec::new();
         for k in &st.primary_key {
-            let Some(kc) = canonical(schema, &ColumnRef::new(&st.name, k)) else {
+            let Some(kc) = canonical(schema, &ColumnRef::new(st.key(), k)) else {
                 break;
             };
             let from_row = equiv
@@ -714,7 +750,7 @@ fn row_lookups(
             }
         }
         if via.len() == st.primary_key.len() {
-            out.push((st.name.clone(), via));
+            out.push((st.key(), via));
         }
     }
     out
@@ -782,9 +818,7 @@ fn unique_key_only(
 ) -> Vec<ColumnRef> {
     let bound = |k: &String| {
         eq.iter().any(|e| {
-            e.op == EqualityOp::Eq
-                && e.column.table == root.name
-                && e.column.column.eq_ignore_ascii_case(k)
+            e.op == EqualityOp::Eq && e.column.table == root.key() && e.column.column == *k
         })
     };
     let key = std::iter::once(&root.primary_key)
@@ -794,9 +828,9 @@ fn unique_key_only(
     let Some(key) = key else {
         return Vec::new();
     };
-    let (keep, rest): (Vec<EqPred>, Vec<EqPred>) = eq.drain(..).partition(|e| {
-        e.column.table == root.name && key.iter().any(|k| e.column.column.eq_ignore_ascii_case(k))
-    });
+    let (keep, rest): (Vec<EqPred>, Vec<EqPred>) = eq
+        .drain(..)
+        .partition(|e| e.column.table == root.key() && key.contains(&e.column.column));
     *eq = keep;
     if rest.is_empty() {
         return Vec::new();
@@ -805,7 +839,7 @@ fn unique_key_only(
     notes.push(format!(
         "({}) is unique in {}: the read returns at most one row, found by that key; {} compared on the client",
         key.join(", "),
-        root.name,
+        root.key(),
         cols.join(", ")
     ));
     let moved = rest.iter().map(|e| e.column.clone()).collect();

@@ -35,6 +35,9 @@ pub struct TableBuild {
     pub name: String,
     /// Warnings found while building (sizing adds more).
     pub warnings: Vec<(String, String)>,
+    /// Why the name does not spell the entity as written, when it does not (set by
+    /// [`name_tables`]; a rename in `design.renames`).
+    pub name_note: Option<String>,
 }
 
 impl TableBuild {
@@ -53,6 +56,7 @@ impl TableBuild {
             columns: Vec::new(),
             name: String::new(),
             warnings: Vec::new(),
+            name_note: None,
         }
     }
 
@@ -77,20 +81,20 @@ impl TableBuild {
                 .columns
                 .iter()
                 .skip(1)
-                .map(|c| (ColumnRef::new(&t.name, &c.name), None))
+                .map(|c| (ColumnRef::new(t.key(), &c.name), None))
                 .collect();
             warnings.push((
                 "no_source_key".to_string(),
-                format!("`{}` has no primary or unique key: every column is part of the key so rows stay distinct", t.name),
+                format!("`{}` has no primary or unique key: every column is part of the key so rows stay distinct", t.key()),
             ));
         }
         let partition = key
             .iter()
             .filter_map(|k| t.column(k))
-            .map(|c| KeySrc::Col(ColumnRef::new(&t.name, &c.name)))
+            .map(|c| KeySrc::Col(ColumnRef::new(t.key(), &c.name)))
             .collect();
         Some(TableBuild {
-            root: t.name.clone(),
+            root: t.key(),
             partition,
             required,
             null_filter: Vec::new(),
@@ -102,6 +106,7 @@ impl TableBuild {
             columns: Vec::new(),
             name: String::new(),
             warnings,
+            name_note: None,
         })
     }
 
@@ -121,6 +126,7 @@ impl TableBuild {
             columns: Vec::new(),
             name: String::new(),
             warnings: Vec::new(),
+            name_note: None,
         }
     }
 
@@ -141,7 +147,7 @@ impl TableBuild {
             && !t.primary_key.is_empty()
             && self.partition.len() == t.primary_key.len()
             && self.partition.iter().all(|k| {
-                matches!(k, KeySrc::Col(c) if c.table == t.name && t.primary_key.iter().any(|p| p.eq_ignore_ascii_case(&c.column)))
+                matches!(k, KeySrc::Col(c) if c.table == t.key() && t.primary_key.contains(&c.column))
             })
     }
 
@@ -333,14 +339,14 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
     let mut uniq: Vec<ColumnRef> = root
         .primary_key
         .iter()
-        .map(|k| ColumnRef::new(&root.name, k))
+        .map(|k| ColumnRef::new(root.key(), k))
         .collect();
     if uniq.is_empty() {
         if let Some(u) = root.unique_keys.first() {
             uniq = u
                 .columns
                 .iter()
-                .map(|k| ColumnRef::new(&root.name, k))
+                .map(|k| ColumnRef::new(root.key(), k))
                 .collect();
         }
     }
@@ -354,14 +360,14 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
         }
         uniq = cols
             .iter()
-            .map(|c| ColumnRef::new(&root.name, &c.name))
+            .map(|c| ColumnRef::new(root.key(), &c.name))
             .collect();
         if !t.warnings.iter().any(|(c, _)| c == "no_source_key") {
             t.warnings.push((
                 "no_source_key".into(),
                 format!(
                     "`{}` has no primary or unique key: the key holds its NOT NULL columns ({}), so rows equal in all of them are stored once",
-                    root.name,
+                    root.key(),
                     cols.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
                 ),
             ));
@@ -371,8 +377,8 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
     for c in uniq {
         let c = root
             .column(&c.column)
-            .filter(|_| c.table == root.name)
-            .map(|col| ColumnRef::new(&root.name, &col.name))
+            .filter(|_| c.table == root.key())
+            .map(|col| ColumnRef::new(root.key(), &col.name))
             .unwrap_or(c);
         let k = KeySrc::Col(c);
         if !in_key(&k, &t.partition, &clustering) {
@@ -385,7 +391,7 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
     let mut srcs: Vec<KeySrc> = t.key_elements();
     if copy_entity_columns {
         for c in &root.columns {
-            let k = KeySrc::Col(ColumnRef::new(&root.name, &c.name));
+            let k = KeySrc::Col(ColumnRef::new(root.key(), &c.name));
             if !srcs.contains(&k) {
                 srcs.push(k);
             }
@@ -397,40 +403,34 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
             srcs.push(k);
         }
     }
-    let key_len = t.partition.len() + t.clustering.len();
-    let mut used: Vec<String> = Vec::new();
     let mut columns = Vec::new();
-    let bucket_name = |c: &ColumnRef, b: Bucket, used: &[String]| {
-        let word = match b {
-            Bucket::Hour => "hour",
-            Bucket::Day => "date",
-            Bucket::Month => "month",
-        };
-        let first = format!("{}_{word}", naming::singular(&t.root));
-        if used.contains(&first) || root.column(&first).is_some() {
-            format!("{}_{word}", c.column.to_ascii_lowercase())
-        } else {
-            first
-        }
-    };
+    let key_len = t.partition.len() + t.clustering.len();
+    // The root's own column names are the root's, whether or not this table holds them: a
+    // copied parent column or a derived one never takes one (`users.org_name` stays the user's
+    // own when `orgs.name` is copied in as well).
+    let reserved: Vec<&str> = root.columns.iter().map(|c| c.name.as_str()).collect();
+    let mut used: Vec<String> = Vec::new();
     let partition_cols = keys::plain_columns(&t.partition);
     for (i, k) in srcs.iter().enumerate() {
+        let taken = |n: &str| used.iter().any(|u| u == n) || reserved.contains(&n);
         let (name, ty, is_static) = match k {
-            // Named so as not to collide with a column of the entity.
-            KeySrc::Const(_) => {
-                let mut name = "part".to_string();
-                while root.column(&name).is_some() {
-                    name.push('_');
-                }
-                (name, "text".to_string(), false)
-            }
+            KeySrc::Const(_) => (
+                free_name(&["part".into()], taken),
+                "text".to_string(),
+                false,
+            ),
             KeySrc::Bucket(c, b) => {
                 let ty = if *b == Bucket::Day {
                     "date"
                 } else {
                     "timestamp"
                 };
-                (bucket_name(c, *b, &used), ty.to_string(), false)
+                let word = naming::bucket_word(*b);
+                let wanted = [
+                    format!("{}_{word}", naming::singular(&root.name)),
+                    format!("{}_{word}", c.column.to_ascii_lowercase()),
+                ];
+                (free_name(&wanted, taken), ty.to_string(), false)
             }
             KeySrc::Col(c) => {
                 let sql_type = schema
@@ -442,11 +442,13 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
                 if i < key_len {
                     ty = types::frozen_if_collection(&ty);
                 }
-                let plain = c.column.clone();
-                let name = if used.contains(&plain) {
-                    format!("{}_{}", naming::singular(&c.table), c.column)
+                let name = if c.table == t.root {
+                    c.column.clone()
                 } else {
-                    plain
+                    let bare = schema.table(&c.table).map_or(c.table.as_str(), |p| &p.name);
+                    let parent = naming::sanitize(&naming::singular(bare));
+                    let wanted = [c.column.clone(), format!("{parent}_{}", c.column)];
+                    free_name(&wanted, taken)
                 };
                 // A parent's columns are static when the partition key pins the parent (1-N read from the parent).
                 let is_static = i >= key_len
@@ -460,7 +462,7 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
                             && e.child_cols.iter().all(|cc| {
                                 partition_cols
                                     .iter()
-                                    .any(|p| p.table == t.root && p.column.eq_ignore_ascii_case(cc))
+                                    .any(|p| p.table == t.root && p.column == *cc)
                             })
                     });
                 (name, ty, is_static)
@@ -472,53 +474,43 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
     t.columns = columns;
 }
 
-/// Chooses `<entity>_by_<key>` names, unique across the design.
+/// The first of `wanted` that is not `taken`; when all are, the last with `_2`, `_3`, … appended.
+pub fn free_name(wanted: &[String], taken: impl Fn(&str) -> bool) -> String {
+    if let Some(w) = wanted.iter().find(|w| !taken(w)) {
+        return w.clone();
+    }
+    let stem = wanted.last().cloned().unwrap_or_else(|| "c".into());
+    (2..)
+        .map(|n| format!("{stem}_{n}"))
+        .find(|w| !taken(w))
+        .unwrap_or(stem)
+}
+
+/// Chooses `<entity>_by_<key>` names, unique across the design. Tables whose entity is a plain
+/// CQL name are named first, so `users` keeps `users_by_id` whatever the order and `"Users"`
+/// gets the suffix; each name that does not spell its entity as written says why.
 pub fn name_tables(schema: &Schema, tables: &mut [TableBuild]) {
-    let mut taken: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, t) in tables.iter_mut().enumerate() {
+    let mut taken: BTreeMap<String, String> = BTreeMap::new();
+    let mut order: Vec<usize> = (0..tables.len()).collect();
+    order.sort_by_key(|&i| naming::sanitize(&tables[i].root) != tables[i].root);
+    for i in order {
+        let t = &mut tables[i];
         let root_name = naming::sanitize(&t.root);
-        let words: Vec<String> = if t.is_primary_lookup(schema) {
-            vec!["id".into()]
-        } else {
-            t.partition
-                .iter()
-                .map(|k| match k {
-                    KeySrc::Col(c) => {
-                        let prefix = schema.table(&c.table).and_then(naming::column_prefix);
-                        naming::sanitize(&naming::key_word(&c.column, prefix.as_deref()))
-                    }
-                    KeySrc::Bucket(_, b) => naming::bucket_word(*b).to_string(),
-                    KeySrc::Const(_) => "all".to_string(),
-                })
-                .collect()
-        };
-        // Two key columns that shorten to the same word keep their full names.
-        let words: Vec<String> = words
-            .iter()
-            .enumerate()
-            .map(|(i, w)| match &t.partition.get(i) {
-                Some(KeySrc::Col(c))
-                    if words.iter().filter(|x| *x == w).count() > 1 && w != "id" =>
-                {
-                    naming::sanitize(&c.column)
-                }
-                _ => w.clone(),
-            })
-            .collect();
-        let mut base = if words.is_empty() || t.partition == [KeySrc::Const(keys::ALL.into())] {
-            format!("{root_name}_all")
-        } else {
-            format!("{root_name}_by_{}", words.join("_"))
-        };
-        if !t.null_filter.is_empty() {
-            let w: Vec<String> = t
-                .null_filter
-                .iter()
-                .map(|c| naming::sanitize(&c.column))
-                .collect();
-            base = format!("{base}_without_{}", w.join("_"));
+        let mut why: Vec<String> = Vec::new();
+        if root_name != t.root {
+            why.push(format!(
+                "CQL table names are letters, digits and `_`: `{}` is written `{root_name}`",
+                t.root
+            ));
         }
+        let base = base_name(schema, t, &root_name);
         let mut name = naming::fit_length(&base);
+        if name != base {
+            why.push(format!(
+                "`{base}` is longer than Cassandra's {} characters: shortened, with a hash of the whole",
+                naming::MAX_TABLE_NAME
+            ));
+        }
         if taken.contains_key(&name) {
             if let Some((KeySrc::Col(c), _)) = t.clustering.first() {
                 let prefix = schema.table(&c.table).and_then(naming::column_prefix);
@@ -534,9 +526,59 @@ pub fn name_tables(schema: &Schema, tables: &mut [TableBuild]) {
             name = naming::fit_length(&format!("{stem}_{n}"));
             n += 1;
         }
-        taken.insert(name.clone(), i);
+        if let Some(other) = taken.get(&stem).filter(|_| name != stem) {
+            why.push(format!(
+                "`{stem}` is the table of `{other}`: suffixed to keep the two apart"
+            ));
+        }
+        taken.insert(name.clone(), t.root.clone());
         t.name = name;
+        t.name_note = (!why.is_empty()).then(|| why.join("; "));
     }
+}
+
+/// `<entity>_by_<key words>` (or `<entity>_all`), with `_without_<col>` for a NULL filter.
+fn base_name(schema: &Schema, t: &TableBuild, root_name: &str) -> String {
+    let words: Vec<String> = if t.is_primary_lookup(schema) {
+        vec!["id".into()]
+    } else {
+        t.partition
+            .iter()
+            .map(|k| match k {
+                KeySrc::Col(c) => {
+                    let prefix = schema.table(&c.table).and_then(naming::column_prefix);
+                    naming::sanitize(&naming::key_word(&c.column, prefix.as_deref()))
+                }
+                KeySrc::Bucket(_, b) => naming::bucket_word(*b).to_string(),
+                KeySrc::Const(_) => "all".to_string(),
+            })
+            .collect()
+    };
+    // Two key columns that shorten to the same word keep their full names.
+    let words: Vec<String> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| match &t.partition.get(i) {
+            Some(KeySrc::Col(c)) if words.iter().filter(|x| *x == w).count() > 1 && w != "id" => {
+                naming::sanitize(&c.column)
+            }
+            _ => w.clone(),
+        })
+        .collect();
+    let mut base = if words.is_empty() || t.partition == [KeySrc::Const(keys::ALL.into())] {
+        format!("{root_name}_all")
+    } else {
+        format!("{root_name}_by_{}", words.join("_"))
+    };
+    if !t.null_filter.is_empty() {
+        let w: Vec<String> = t
+            .null_filter
+            .iter()
+            .map(|c| naming::sanitize(&c.column))
+            .collect();
+        base = format!("{base}_without_{}", w.join("_"));
+    }
+    base
 }
 
 /// The Postgres SELECT whose rows fill the table (read by the backfill).
@@ -559,12 +601,12 @@ pub fn source_sql_with(schema: &Schema, t: &TableBuild, extra: &[(String, String
             })
             .unwrap_or_else(|| naming::pg_quote(name))
     };
-    let mut aliases: Vec<(String, String)> = vec![(root.name.clone(), "t0".into())];
+    let mut aliases: Vec<(String, String)> = vec![(root.key(), "t0".into())];
     let mut joins: Vec<String> = Vec::new();
     let wanted: Vec<String> = {
         let mut w: Vec<String> = Vec::new();
         for src in t.columns.iter().filter_map(|(k, ..)| k.source()) {
-            if src.table != root.name && !w.contains(&src.table) {
+            if src.table != root.key() && !w.contains(&src.table) {
                 w.push(src.table.clone());
             }
         }
@@ -664,7 +706,7 @@ pub fn source_sql_with(schema: &Schema, t: &TableBuild, extra: &[(String, String
         select.push(item.clone());
         joins.push(join.clone());
     }
-    let mut sql = format!("SELECT {} FROM {} t0", select.join(", "), qual(&root.name));
+    let mut sql = format!("SELECT {} FROM {} t0", select.join(", "), qual(&root.key()));
     for j in joins {
         sql.push(' ');
         sql.push_str(&j);

@@ -53,8 +53,9 @@ fn v(out: &mut Vec<Violation>, check: &str, message: String) {
     });
 }
 
+/// Identifiers compare exactly: the front ends fold them as Postgres does.
 fn same(a: &str, b: &str) -> bool {
-    a.eq_ignore_ascii_case(b)
+    a == b
 }
 
 /// The unique keys of a source table: primary key, unique constraints, unique plain indexes;
@@ -91,12 +92,12 @@ fn is_ancestor(schema: &Schema, child: &str, parent: &str) -> bool {
             let Some(rt) = schema.table(&fk.ref_table) else {
                 continue;
             };
-            if same(&rt.name, parent) {
+            if same(&rt.key(), parent) {
                 return true;
             }
-            if !seen.contains(&rt.name) {
-                seen.push(rt.name.clone());
-                frontier.push(rt.name.clone());
+            if !seen.contains(&rt.key()) {
+                seen.push(rt.key());
+                frontier.push(rt.key());
             }
         }
     }
@@ -125,7 +126,7 @@ fn keys_unique(schema: &Schema, t: &DesignTable, out: &mut Vec<Violation>) {
                 k.iter().all(|col| {
                     key_src
                         .iter()
-                        .any(|s| same(&s.table, &table.name) && same(&s.column, col))
+                        .any(|s| same(&s.table, &table.key()) && same(&s.column, col))
                 })
             })
     };
@@ -145,8 +146,8 @@ fn keys_unique(schema: &Schema, t: &DesignTable, out: &mut Vec<Violation>) {
             "table {}: its key ({}) holds no primary or unique key of {}: two {} rows with the same key values would collapse into one CQL row",
             t.name,
             key_names.join(", "),
-            entity.name,
-            entity.name
+            entity.key(),
+            entity.key()
         ));
     }
     let mut others: Vec<&str> = t
@@ -154,16 +155,16 @@ fn keys_unique(schema: &Schema, t: &DesignTable, out: &mut Vec<Violation>) {
         .iter()
         .filter_map(|c| c.source.as_ref())
         .map(|s| s.table.as_str())
-        .filter(|s| !same(s, &entity.name))
+        .filter(|s| !same(s, &entity.key()))
         .collect();
     others.sort();
     others.dedup();
     for o in others {
         let Some(ot) = schema.table(o) else { continue };
-        if !is_ancestor(schema, &entity.name, &ot.name) && !covered(ot) {
+        if !is_ancestor(schema, &entity.key(), &ot.key()) && !covered(ot) {
             v(out, "a", format!(
                 "table {}: it holds rows of {} joined to {} without a parent link, and its key holds no unique key of {}",
-                t.name, ot.name, entity.name, ot.name
+                t.name, ot.key(), entity.key(), ot.key()
             ));
         }
     }
@@ -188,7 +189,7 @@ impl Facts<'_> {
             .equality
             .iter()
             .filter(|e| {
-                e.op == EqualityOp::Eq && e.value.is_some() && same(&e.column.table, &table.name)
+                e.op == EqualityOp::Eq && e.value.is_some() && same(&e.column.table, &table.key())
             })
             .map(|e| e.column.column.clone())
             .collect();
@@ -211,13 +212,13 @@ impl Facts<'_> {
     }
 
     fn own(&self, c: &ColumnRef) -> bool {
-        same(&c.table, &self.table.name)
+        same(&c.table, &self.table.key())
     }
 
     /// True when the write changes which row of `table` its row links to (so a `new` value of
     /// that table cannot be its current one).
     fn relinks(&self, table: &str) -> bool {
-        !same(table, &self.table.name)
+        !same(table, &self.table.key())
             && (self.kind == StatementKind::Insert
                 || self.table.foreign_keys.iter().any(|fk| {
                     same(&fk.ref_table, table)
@@ -398,7 +399,7 @@ fn partition_pins_row(schema: &Schema, t: &DesignTable) -> bool {
     unique_keys(entity).iter().any(|k| {
         k.iter().all(|col| {
             part.iter()
-                .any(|s| same(&s.table, &entity.name) && same(&s.column, col))
+                .any(|s| same(&s.table, &entity.key()) && same(&s.column, col))
         })
     })
 }
@@ -473,7 +474,7 @@ fn key_changes(design: &Design, f: &Facts<'_>, w: &WritePath, out: &mut Vec<Viol
     }
     for t in &design.tables {
         // A parent's value in the key changes when the stored row is linked to another parent.
-        let stores_written = same(&t.entity, &f.table.name);
+        let stores_written = same(&t.entity, &f.table.key());
         let changed: Vec<ColumnRef> = key_sources(t)
             .into_iter()
             .filter(|c| {
@@ -522,14 +523,14 @@ fn copies_maintained(design: &Design, f: &Facts<'_>, w: &WritePath, out: &mut Ve
             c.source
                 .as_ref()
                 .is_some_and(|s| f.own(s) && f.set.iter().any(|x| same(x, &s.column)))
-                || c.embeds.as_deref().is_some_and(|e| same(e, &f.table.name))
+                || c.embeds.as_deref().is_some_and(|e| same(e, &f.table.key()))
         };
         let needs = match f.kind {
             StatementKind::Insert | StatementKind::Delete => {
-                same(&t.entity, &f.table.name)
+                same(&t.entity, &f.table.key())
                     || t.columns
                         .iter()
-                        .any(|c| c.embeds.as_deref().is_some_and(|e| same(e, &f.table.name)))
+                        .any(|c| c.embeds.as_deref().is_some_and(|e| same(e, &f.table.key())))
             }
             StatementKind::Update => t.columns.iter().any(holds),
             StatementKind::Select => false,
@@ -537,7 +538,7 @@ fn copies_maintained(design: &Design, f: &Facts<'_>, w: &WritePath, out: &mut Ve
         if needs && !w.targets.iter().any(|x| x.table == t.name) {
             v(out, "f", format!(
                 "write {}: {} holds {} data this statement changes, but the path does not write it (its copy would go stale)",
-                w.pattern, t.name, f.table.name
+                w.pattern, t.name, f.table.key()
             ));
         }
     }

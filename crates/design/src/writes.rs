@@ -133,7 +133,7 @@ pub fn plan(
                 && e.value.is_some()
                 && schema
                     .table(&e.column.table)
-                    .is_some_and(|t| t.name == st.name)
+                    .is_some_and(|t| t.key() == st.key())
         })
         .filter_map(|e| canon(&e.column.column))
         .collect();
@@ -142,10 +142,7 @@ pub fn plan(
         .iter()
         .filter_map(canon)
         .map(|c| {
-            let reads = w
-                .values
-                .iter()
-                .any(|v| v.reads_current && v.column.eq_ignore_ascii_case(&c));
+            let reads = w.values.iter().any(|v| v.reads_current && v.column == c);
             (c, reads)
         })
         .collect();
@@ -204,7 +201,8 @@ fn links(schema: &Schema, tables: &[TableBuild]) -> Vec<Link> {
             continue;
         };
         for (c, p) in fk.columns.iter().zip(&fk.ref_columns) {
-            if let (Some(c), Some(p)) = (column(schema, &t.name, c), column(schema, &rt.name, p)) {
+            if let (Some(c), Some(p)) = (column(schema, &t.key(), c), column(schema, &rt.key(), p))
+            {
                 add(c, p);
             }
         }
@@ -215,12 +213,12 @@ fn links(schema: &Schema, tables: &[TableBuild]) -> Vec<Link> {
 /// The canonical reference to a column of the schema.
 fn column(schema: &Schema, table: &str, col: &str) -> Option<ColumnRef> {
     let t = schema.table(table)?;
-    Some(ColumnRef::new(&t.name, &t.column(col)?.name))
+    Some(ColumnRef::new(t.key(), &t.column(col)?.name))
 }
 
 impl Planner<'_> {
     fn plan_all(&mut self, sizer: &Sizer<'_>) {
-        let s = self.stmt.table.name.clone();
+        let s = self.stmt.table.key();
         if self.stmt.kind != StatementKind::Insert
             && !self.stmt.by_primary_key
             && !self.written_rows()
@@ -287,7 +285,7 @@ impl Planner<'_> {
     /// statement, a planned read, or (for a value the write leaves alone) its current value.
     fn direct(&self, c: &ColumnRef, v: Version, depth: usize) -> bool {
         let s = &self.stmt;
-        let own = c.table == s.table.name;
+        let own = c.table == s.table.key();
         let from_stmt = match (v, s.kind) {
             // A new row: every value is new (columns the INSERT omits are NULL or defaulted).
             (_, StatementKind::Insert) if own => v == Version::New,
@@ -309,7 +307,7 @@ impl Planner<'_> {
     /// gives: a new value the write leaves unchanged is bound as the current one, and a value
     /// known only through a parent link as the child column that holds it.
     fn bind_of(&self, c: &ColumnRef, v: Version) -> BindValue {
-        let own = c.table == self.stmt.table.name;
+        let own = c.table == self.stmt.table.key();
         let unchanged = v == Version::New
             && self.stmt.kind != StatementKind::Insert
             && !self.changes(c)
@@ -344,7 +342,7 @@ impl Planner<'_> {
 
     /// True when `table` is the written table or one of its ancestors (by parent links).
     fn reaches_written(&self, table: &str) -> bool {
-        let mut frontier = vec![self.stmt.table.name.clone()];
+        let mut frontier = vec![self.stmt.table.key()];
         let mut seen = frontier.clone();
         while let Some(t) = frontier.pop() {
             if t == table {
@@ -363,26 +361,24 @@ impl Planner<'_> {
     /// True when the write changes which row of `c`'s table belongs to the written row (an
     /// INSERT, or an UPDATE of the link column).
     fn link_changes(&self, c: &ColumnRef) -> bool {
-        if c.table == self.stmt.table.name {
+        if c.table == self.stmt.table.key() {
             return false;
         }
         // The table being planned joins its parents along its own edges: the parent row of a
         // copied column changes only when the edge out of the written row on that path does.
         if let Some(first) = self.first_edge_to(&c.table) {
             return self.stmt.kind == StatementKind::Insert
-                || first.child_cols.iter().any(|col| {
-                    self.stmt
-                        .set
-                        .iter()
-                        .any(|(x, _)| x.eq_ignore_ascii_case(col))
-                });
+                || first
+                    .child_cols
+                    .iter()
+                    .any(|col| self.stmt.set.iter().any(|(x, _)| x == col));
         }
         self.link_changes_depth(&c.table, 0)
     }
 
     /// The edge leaving the written table on the current table's join path to `parent`.
     fn first_edge_to(&self, parent: &str) -> Option<&Edge> {
-        let s = &self.stmt.table.name;
+        let s = &self.stmt.table.key();
         let edges: Vec<&Edge> = self.path_edges.iter().filter(|e| e.directed).collect();
         edges
             .iter()
@@ -408,7 +404,7 @@ impl Planner<'_> {
     }
 
     fn link_changes_depth(&self, table: &str, depth: usize) -> bool {
-        if table == self.stmt.table.name || depth > 8 {
+        if table == self.stmt.table.key() || depth > 8 {
             return false;
         }
         self.stmt.kind == StatementKind::Insert
@@ -461,7 +457,7 @@ impl Planner<'_> {
             let c = need[i].clone();
             for l in &self.links {
                 if l.parent.table == c.table
-                    && c.table != self.stmt.table.name
+                    && c.table != self.stmt.table.key()
                     && self.reaches_written(&l.child.table)
                     && !need.contains(&l.child)
                 {
@@ -557,7 +553,7 @@ impl Planner<'_> {
             }
             // Tables of the written entity hold the copies made through its current links:
             // they give no new values of a parent it moves to.
-            if version == Version::New && t.root == self.stmt.table.name {
+            if version == Version::New && t.root == self.stmt.table.key() {
                 continue;
             }
             let one_row = self
@@ -663,7 +659,7 @@ impl Planner<'_> {
         sizer: &Sizer<'_>,
     ) {
         self.bytes += sizer.row_bytes(t, cols) + 16.0;
-        if t.root == self.stmt.table.name && target.for_each.is_none() {
+        if t.root == self.stmt.table.key() && target.for_each.is_none() {
             target.for_each = self.rows;
         }
         self.targets.push(target);
@@ -759,7 +755,7 @@ impl Planner<'_> {
         self.for_table = Some(t.name.clone());
         self.path_edges = t.edges.clone();
         let keys = t.key_elements();
-        let s = self.stmt.table.name.clone();
+        let s = self.stmt.table.key();
         let sources = Self::sources(t);
         match self.stmt.kind {
             StatementKind::Insert => {
@@ -879,7 +875,7 @@ impl Planner<'_> {
 
     /// True when the write changes the value of `c` for the written row.
     fn changes(&self, c: &ColumnRef) -> bool {
-        self.stmt.sets(c) || (c.table != self.stmt.table.name && self.link_changes(c))
+        self.stmt.sets(c) || (c.table != self.stmt.table.key() && self.link_changes(c))
     }
 
     fn own_update(
@@ -996,7 +992,7 @@ impl Planner<'_> {
     fn copies(&mut self, t: &TableBuild, edge: &Edge, sizer: &Sizer<'_>) {
         self.for_table = Some(t.name.clone());
         self.path_edges = t.edges.clone();
-        let s = self.stmt.table.name.clone();
+        let s = self.stmt.table.key();
         match self.stmt.kind {
             StatementKind::Insert => return,
             StatementKind::Delete => {
@@ -1186,7 +1182,8 @@ impl Planner<'_> {
         }
         let why = format!(
             "every {} row that copies the {} row",
-            t.root, self.stmt.table.name
+            t.root,
+            self.stmt.table.key()
         );
         let idx = self.add_select(
             table,
@@ -1224,7 +1221,7 @@ impl Planner<'_> {
                 quote(&r.table)
             );
         }
-        let tname = &self.stmt.table.name;
+        let tname = &self.stmt.table.key();
         path.unsupported = self.unsupported.take();
         if self.targets.is_empty() && path.unsupported.is_none() {
             self.notes.push(format!(

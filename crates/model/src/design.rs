@@ -29,6 +29,38 @@ pub struct Design {
     /// tables were chosen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<DesignCost>,
+    /// Every target name that does not spell its source name as written, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renames: Vec<Rename>,
+}
+
+/// What a [`Rename`] renames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RenameKind {
+    /// A target table named after a source table it cannot spell (`"user-accounts"` →
+    /// `user_accounts_by_id`), or suffixed apart from another (`users_by_id_2`).
+    Table,
+    /// A target column holding a source column under another name (a copied parent column
+    /// named apart from the table's own: `orgs.name` → `org_name_2`).
+    Column,
+    /// An embedded collection named after a child table it cannot spell, or apart from
+    /// another name of its table.
+    Collection,
+}
+
+/// A target name that is not its source name as written: the reviewer (and the application
+/// reading the target) finds each source name here, with the reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rename {
+    /// What is renamed.
+    pub kind: RenameKind,
+    /// The source: a table (`auth.users`, `Users`) or a column (`orgs.name`).
+    pub source: String,
+    /// The target: a table (`users_by_id_2`) or a table's column (`users_by_id.org_name_2`).
+    pub target: String,
+    /// Why the names differ.
+    pub reason: String,
 }
 
 /// The workload's cost on a design, per 100 calls of the workload (each pattern weighted by its

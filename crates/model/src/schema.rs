@@ -61,33 +61,33 @@ impl Schema {
 }
 
 impl Schema {
-    /// Finds a table by name: exact qualified match first, then by bare name (case-insensitive).
+    /// Finds a table by the name the plan knows it by ([`Table::key`]: `users`, `auth.users`);
+    /// `public.users` is `users`. Names are exact: Postgres folds unquoted identifiers when it
+    /// reads them (the front ends do the same), so `"Users"` and `users` are two tables, and an
+    /// unqualified name is a table of `public` only (the analyzer resolves a statement's names
+    /// by its search path first).
     pub fn table(&self, name: &str) -> Option<&Table> {
-        let bare = name.rsplit('.').next().unwrap_or(name);
-        self.tables
-            .iter()
-            .find(|t| t.qualified_name().eq_ignore_ascii_case(name))
-            .or_else(|| {
-                self.tables
-                    .iter()
-                    .find(|t| t.name.eq_ignore_ascii_case(bare))
-            })
+        self.position(name).and_then(|i| self.tables.get(i))
     }
 
     /// Mutable variant of [`Schema::table`].
     pub fn table_mut(&mut self, name: &str) -> Option<&mut Table> {
-        let idx = {
-            let bare = name.rsplit('.').next().unwrap_or(name);
-            self.tables
-                .iter()
-                .position(|t| t.qualified_name().eq_ignore_ascii_case(name))
-                .or_else(|| {
-                    self.tables
-                        .iter()
-                        .position(|t| t.name.eq_ignore_ascii_case(bare))
-                })
-        }?;
-        self.tables.get_mut(idx)
+        self.position(name).and_then(|i| self.tables.get_mut(i))
+    }
+
+    fn position(&self, name: &str) -> Option<usize> {
+        let key = name.strip_prefix("public.").unwrap_or(name);
+        self.tables.iter().position(|t| t.key() == key)
+    }
+
+    /// The table `name` in Postgres schema `schema` (`None` or `public`: the default schema).
+    pub fn table_in(&self, schema: Option<&str>, name: &str) -> Option<&Table> {
+        let public = |s: Option<&str>| s.is_none_or(|s| s == "public");
+        self.tables.iter().find(|t| {
+            t.name == name
+                && (t.schema.as_deref() == schema
+                    || (public(t.schema.as_deref()) && public(schema)))
+        })
     }
 
     /// All foreign keys of all tables, with the table that holds each.
@@ -138,6 +138,16 @@ pub struct Table {
 }
 
 impl Table {
+    /// The name the plan knows the table by (in `ColumnRef::table`, `tables`, relationships,
+    /// `entity`): its name, qualified when its Postgres schema is not `public` (`auth.users`
+    /// beside `users`).
+    pub fn key(&self) -> String {
+        match self.schema.as_deref() {
+            Some(s) if s != "public" => format!("{s}.{}", self.name),
+            _ => self.name.clone(),
+        }
+    }
+
     /// `schema.name` when a schema was named, else `name`.
     pub fn qualified_name(&self) -> String {
         match &self.schema {
@@ -146,11 +156,9 @@ impl Table {
         }
     }
 
-    /// Finds a column by name (case-insensitive).
+    /// Finds a column by name, exactly (`"Name"` and `name` are two columns).
     pub fn column(&self, name: &str) -> Option<&Column> {
-        self.columns
-            .iter()
-            .find(|c| c.name.eq_ignore_ascii_case(name))
+        self.columns.iter().find(|c| c.name == name)
     }
 
     /// True when `cols` (in any order) is exactly the primary key or a unique key.
@@ -158,9 +166,7 @@ impl Table {
         let same = |key: &[String]| {
             !key.is_empty()
                 && key.len() == cols.len()
-                && key
-                    .iter()
-                    .all(|k| cols.iter().any(|c| c.eq_ignore_ascii_case(k)))
+                && key.iter().all(|k| cols.iter().any(|c| c == k))
         };
         same(&self.primary_key) || self.unique_keys.iter().any(|u| same(&u.columns))
     }

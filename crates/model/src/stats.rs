@@ -36,15 +36,14 @@ impl Statistics {
         out
     }
 
-    /// Finds a table's statistics: exact name first, then the bare name, case-insensitive.
+    /// Finds a table's statistics by the name the plan knows it by (`users`, `auth.users`);
+    /// `public.users` in the file is `users`. Names are exact, as Postgres stores them
+    /// (`pg_stats.tablename`): `"Users"` and `users` are two tables, `auth.users` and `users` too.
     pub fn table(&self, name: &str) -> Option<&TableStats> {
-        let bare = name.rsplit('.').next().unwrap_or(name);
-        self.tables.get(name).or_else(|| {
-            self.tables.iter().find_map(|(k, v)| {
-                let kb = k.rsplit('.').next().unwrap_or(k);
-                (k.eq_ignore_ascii_case(name) || kb.eq_ignore_ascii_case(bare)).then_some(v)
-            })
-        })
+        let key = name.strip_prefix("public.").unwrap_or(name);
+        self.tables
+            .get(key)
+            .or_else(|| self.tables.get(&format!("public.{key}")))
     }
 }
 
@@ -60,13 +59,9 @@ pub struct TableStats {
 }
 
 impl TableStats {
-    /// Finds a column's statistics by name, case-insensitive.
+    /// Finds a column's statistics by name, exactly (as `pg_stats.attname` has it).
     pub fn column(&self, name: &str) -> Option<&ColumnStats> {
-        self.columns.get(name).or_else(|| {
-            self.columns
-                .iter()
-                .find_map(|(k, v)| k.eq_ignore_ascii_case(name).then_some(v))
-        })
+        self.columns.get(name)
     }
 }
 

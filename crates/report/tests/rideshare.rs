@@ -373,3 +373,27 @@ fn writes_by_cost_add_up_to_the_design_figures() {
         "{chapter}"
     );
 }
+
+#[test]
+fn renamed_names_are_listed_with_their_reason() {
+    // The rideshare plan renames nothing: no section.
+    let plan = rideshare();
+    let book = render(&input(&plan, None));
+    let tables = &book.page_at("tables.md").expect("tables chapter").body;
+    assert!(!tables.contains("## Renamed names"));
+    // A plan with a rename lists it: Postgres name, target name, why.
+    let mut plan = rideshare();
+    plan.design.renames.push(remodel_model::Rename {
+        kind: remodel_model::RenameKind::Table,
+        source: "user-accounts".into(),
+        target: "user_accounts_by_id_2".into(),
+        reason: "CQL table names are letters, digits and _".into(),
+    });
+    let book = render(&input(&plan, None));
+    let tables = &book.page_at("tables.md").expect("tables chapter").body;
+    assert!(tables.contains("## Renamed names"), "{tables}");
+    assert!(
+        tables.contains("| table | `user-accounts` | `user_accounts_by_id_2` | CQL table names are letters, digits and \\_ |"),
+        "{tables}"
+    );
+}

@@ -116,7 +116,14 @@ impl Endpoints {
     pub fn open(&self) -> anyhow::Result<(Plan, PathBuf, PgSource, CqlTarget)> {
         let (plan, file) = load_plan(&self.plan)?;
         let target = target(&self.target, self.target_user.as_ref())?;
-        Ok((plan, file, PgSource::new(&self.source.source), target))
+        Ok((plan, file, self.source.pg(), target))
+    }
+}
+
+impl SourceArg {
+    /// The source, with `PGPASSWORD` as its password when the URL has none (as libpq does).
+    pub fn pg(&self) -> PgSource {
+        PgSource::new(&self.source).with_password(std::env::var("PGPASSWORD").ok())
     }
 }
 

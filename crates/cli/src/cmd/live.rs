@@ -85,7 +85,8 @@ async fn read_async(url: &str, args: &LiveArgs, wanted: Wanted) -> anyhow::Resul
         schemas: args.schemas.clone(),
         statement_timeout: Duration::from_secs(args.statement_timeout.max(1)),
     };
-    let src = Source::open(url, &display, &options).await?;
+    let password = std::env::var("PGPASSWORD").ok();
+    let src = Source::open_with_password(url, password.as_deref(), &display, &options).await?;
     let mut out = LiveRead {
         display: display.clone(),
         schemas: src.schemas().to_vec(),

@@ -87,22 +87,13 @@ fn er_diagram(schema: &Schema) -> String {
         let _ = writeln!(s, "    {} {{", ident(&t.qualified_name()));
         for c in &t.columns {
             let mut keys = Vec::new();
-            if t.primary_key
-                .iter()
-                .any(|k| k.eq_ignore_ascii_case(&c.name))
-            {
+            if t.primary_key.contains(&c.name) {
                 keys.push("PK");
             }
-            if t.foreign_keys
-                .iter()
-                .any(|fk| fk.columns.iter().any(|k| k.eq_ignore_ascii_case(&c.name)))
-            {
+            if t.foreign_keys.iter().any(|fk| fk.columns.contains(&c.name)) {
                 keys.push("FK");
             }
-            if t.unique_keys
-                .iter()
-                .any(|u| u.columns.iter().any(|k| k.eq_ignore_ascii_case(&c.name)))
-            {
+            if t.unique_keys.iter().any(|u| u.columns.contains(&c.name)) {
                 keys.push("UK");
             }
             let _ = write!(s, "        {} {}", type_ident(&c.sql_type), ident(&c.name));
@@ -173,7 +164,7 @@ fn entity(t: &Table) -> String {
 
 /// A column's row: name, type, nullability, default and its part in the keys.
 fn column_row(t: &Table, c: &Column) -> Vec<String> {
-    let named = |k: &String| k.eq_ignore_ascii_case(&c.name);
+    let named = |k: &String| *k == c.name;
     let mut key = Vec::new();
     if let Some(i) = t.primary_key.iter().position(named) {
         key.push(if t.primary_key.len() > 1 {

@@ -54,6 +54,7 @@ pub(super) fn render(ctx: &Ctx, book: &mut Book) {
         ],
         &rows,
     ));
+    s.push_str(&renames(&d.renames));
     let _ = writeln!(
         s,
         "\n## Partition sizes against the limits\n\n\
@@ -80,6 +81,29 @@ pub(super) fn render(ctx: &Ctx, book: &mut Book) {
         book.asset(&image, diagram(t));
         book.page(&table_page(&t.name), &t.name, 1, page(ctx, t, &image));
     }
+}
+
+/// The target names that do not spell their source names (`design.renames`), when any.
+fn renames(renames: &[remodel_model::Rename]) -> String {
+    if renames.is_empty() {
+        return String::new();
+    }
+    let rows: Vec<Vec<String>> = renames
+        .iter()
+        .map(|r| {
+            vec![
+                format!("{:?}", r.kind).to_lowercase(),
+                md::code(&r.source),
+                md::code(&r.target),
+                md::cell(&r.reason),
+            ]
+        })
+        .collect();
+    format!(
+        "\n## Renamed names\n\nTarget names that do not spell their Postgres names, and why (the \
+         application reads these under the target name):\n\n{}",
+        md::table(&["what", "Postgres", "target", "why"], &rows)
+    )
 }
 
 /// Bytes (`rows == false`) or rows per partition of every table against its limit.
