@@ -419,8 +419,6 @@ impl ReadShape {
     }
 }
 
-/// A driver error as one line: the server's severity, message, detail and hint when it sent
-/// them, else the driver's own chain of causes.
 /// The server's message of a Postgres error (severity, message, detail, hint) on one line, else
 /// the driver's with its causes.
 pub fn pg_message(e: &tokio_postgres::Error) -> String {
