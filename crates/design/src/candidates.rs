@@ -97,6 +97,7 @@ pub fn enumerate(
     small: &dyn Fn(&str) -> bool,
 ) -> Candidates {
     let mut c = Candidates::default();
+    let updated = updated_columns(schema, workload);
     for (pi, p) in workload.patterns.iter().enumerate() {
         if p.kind != StatementKind::Select {
             continue;
@@ -117,7 +118,7 @@ pub fn enumerate(
             continue;
         }
         let before = c.options.len();
-        if let Err(why) = own_options(&mut c, schema, p, pi, relationships, small) {
+        if let Err(why) = own_options(&mut c, schema, p, pi, relationships, &updated, small) {
             c.notes.push((pi, format!("no table designed: {why}")));
             c.fixed.push((pi, Fixed::Unservable(why)));
             continue;
@@ -209,10 +210,11 @@ fn own_options(
     p: &AccessPattern,
     pi: usize,
     relationships: &[Relationship],
+    updated: &[ColumnRef],
     small: &dyn Fn(&str) -> bool,
 ) -> Result<(), String> {
-    let copied = shape::derive(schema, p, relationships, Parents::Copied)?;
-    let by_key = shape::derive(schema, p, relationships, Parents::LookedUp)?;
+    let copied = shape::derive(schema, p, relationships, Parents::Copied, updated)?;
+    let by_key = shape::derive(schema, p, relationships, Parents::LookedUp, updated)?;
     let parent_lookups = |s: &Shape| s.lookups.iter().filter(|l| is_parent(s, l)).count();
     let variants = if parent_lookups(&by_key) > parent_lookups(&copied) {
         vec![(Kind::Own, copied), (Kind::OwnParentsByKey, by_key)]
@@ -240,6 +242,26 @@ fn own_options(
         });
     }
     Ok(())
+}
+
+/// The columns some UPDATE of the workload sets (canonical names).
+fn updated_columns(schema: &Schema, workload: &Workload) -> Vec<ColumnRef> {
+    let mut out = Vec::new();
+    for p in workload
+        .patterns
+        .iter()
+        .filter(|p| p.kind == StatementKind::Update && p.calls > 0)
+    {
+        let Some(w) = &p.analysis.write else { continue };
+        for c in &w.columns_written {
+            if let Some(c) = shape::canonical(schema, &ColumnRef::new(&w.table, c)) {
+                if !out.contains(&c) {
+                    out.push(c);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// True when the lookup reads a parent of the root (not a table the join does not determine).

@@ -196,6 +196,8 @@ struct ParentReads<'a> {
     order: &'a [(ColumnRef, bool)],
     projection: &'a [ColumnRef],
     edges: &'a [Edge],
+    /// Columns the workload's UPDATEs set.
+    updated: &'a [ColumnRef],
 }
 
 impl ParentReads<'_> {
@@ -291,6 +293,78 @@ impl ParentReads<'_> {
                 ),
             });
         }
+        out.extend(self.ancestor_lookups(needed, notes));
+        out
+    }
+
+    /// The ancestors past the root's parents whose projected columns an UPDATE sets: a copy of
+    /// them could not be kept in step (no write path finds the rows that copy them through two
+    /// joins), so they are read by key after the rows, by the link columns copied from the
+    /// parent in between.
+    fn ancestor_lookups(
+        &self,
+        needed: &mut Vec<ColumnRef>,
+        notes: &mut Vec<String>,
+    ) -> Vec<Lookup> {
+        let mut out = Vec::new();
+        let root = self.root;
+        for e in self.edges.iter().filter(|e| e.directed && e.child != root) {
+            let parent_cols: Vec<ColumnRef> = needed
+                .iter()
+                .filter(|c| c.table == e.parent)
+                .cloned()
+                .collect();
+            let updated: Vec<&ColumnRef> = parent_cols
+                .iter()
+                .filter(|c| self.updated.contains(c))
+                .collect();
+            if updated.is_empty() {
+                continue;
+            }
+            let names: Vec<String> = updated.iter().map(|c| c.to_string()).collect();
+            let only_projected = parent_cols.iter().all(|c| self.projection.contains(c))
+                && !self.eq.iter().any(|x| x.column.table == e.parent)
+                && !self.order.iter().any(|(c, _)| c.table == e.parent)
+                && self.range.is_none_or(|(c, _)| c.table != e.parent)
+                && !self.edges.iter().any(|x| x.child == e.parent);
+            let via: Option<Vec<ColumnRef>> = self.schema.table(&e.parent).and_then(|pt| {
+                pt.primary_key
+                    .iter()
+                    .map(|k| {
+                        let i = e.parent_cols.iter().position(|c| same(c, k))?;
+                        canonical(self.schema, &ColumnRef::new(&e.child, &e.child_cols[i]))
+                    })
+                    .collect()
+            });
+            let Some(via) = via.filter(|v| !v.is_empty() && only_projected) else {
+                notes.push(format!(
+                    "{} of {} is copied through {} and updated by the workload; this read filters or sorts on it, so the copy is not kept in step by any write path: review it",
+                    names.join(", "),
+                    e.parent,
+                    e.child
+                ));
+                continue;
+            };
+            needed.retain(|c| c.table != e.parent);
+            for c in &via {
+                if !needed.contains(c) {
+                    needed.push(c.clone());
+                }
+            }
+            out.push(Lookup {
+                table: e.parent.clone(),
+                columns: parent_cols,
+                via: via
+                    .into_iter()
+                    .map(|column| BindValue::Current { column })
+                    .collect(),
+                rationale: format!(
+                    "{} is updated by the workload and reached through {}: a copy here could not be kept in step",
+                    names.join(", "),
+                    e.child
+                ),
+            });
+        }
         out
     }
 }
@@ -302,6 +376,7 @@ pub fn derive(
     pattern: &AccessPattern,
     relationships: &[Relationship],
     policy: Parents,
+    updated: &[ColumnRef],
 ) -> Result<Shape, String> {
     let a = &pattern.analysis;
     if !a.unknown_columns.is_empty() {
@@ -632,6 +707,7 @@ pub fn derive(
         order: &order,
         projection: &projection,
         edges: &edges,
+        updated,
     }
     .lookups(policy, &mut needed, &mut notes);
     lookups.extend(found);

@@ -178,10 +178,12 @@ struct Facts<'a> {
     key_eq: Vec<String>,
     /// Columns set by the statement (for an INSERT, every column is new).
     set: Vec<String>,
+    /// Every column the statement writes, `SET n = n + 1` included: the copies to keep in step.
+    written: &'a [String],
 }
 
 impl Facts<'_> {
-    fn of<'s>(schema: &'s Schema, p: &AccessPattern) -> Option<Facts<'s>> {
+    fn of<'s>(schema: &'s Schema, p: &'s AccessPattern) -> Option<Facts<'s>> {
         let w = p.analysis.write.as_ref()?;
         let table = schema.table(&w.table)?;
         let key_eq = p
@@ -208,6 +210,7 @@ impl Facts<'_> {
             table,
             key_eq,
             set,
+            written: &w.columns_written,
         })
     }
 
@@ -522,7 +525,7 @@ fn copies_maintained(design: &Design, f: &Facts<'_>, w: &WritePath, out: &mut Ve
         let holds = |c: &remodel_model::DesignColumn| {
             c.source
                 .as_ref()
-                .is_some_and(|s| f.own(s) && f.set.iter().any(|x| same(x, &s.column)))
+                .is_some_and(|s| f.own(s) && f.written.iter().any(|x| same(x, &s.column)))
                 || c.embeds.as_deref().is_some_and(|e| same(e, &f.table.key()))
         };
         let needs = match f.kind {

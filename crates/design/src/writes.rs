@@ -1042,7 +1042,14 @@ impl Planner<'_> {
             .iter()
             .filter_map(|c| column(self.schema, &t.root, c))
             .collect();
+        // A partial table (rows with a column IS NULL) holds only some children: every
+        // statement per child row runs only for the rows it holds, never creating the others.
+        let partial = t
+            .null_filter
+            .first()
+            .map(|c| Guard::NewIsNull { column: c.clone() });
         let static_case = !in_key
+            && partial.is_none()
             && t.partition.len() == child_fk.len()
             && t.partition
                 .iter()
@@ -1058,7 +1065,7 @@ impl Planner<'_> {
             return;
         }
         // One write per child row that copies the parent: read those rows first.
-        let need: Vec<ColumnRef> = if in_key {
+        let mut need: Vec<ColumnRef> = if in_key {
             Self::sources(t)
                 .into_iter()
                 .filter(|c| c.table != s)
@@ -1069,6 +1076,11 @@ impl Planner<'_> {
                 .filter(|c| c.table != s)
                 .collect()
         };
+        for c in t.null_filter.iter().filter(|c| c.table != s) {
+            if !need.contains(c) {
+                need.push(c.clone());
+            }
+        }
         let Some(ri) = self.children_read(t, &child_fk, &parent_key, &need) else {
             self.missing.push(Missing {
                 entity: t.root.clone(),
@@ -1119,6 +1131,7 @@ impl Planner<'_> {
             self.push(t, del, Some(&[]), sizer);
             let ins = WriteTarget {
                 for_each: Some(ri),
+                guard: partial,
                 ..self.insert_row(t, None)
             };
             self.push(t, ins, None, sizer);
@@ -1129,6 +1142,7 @@ impl Planner<'_> {
         } else {
             let target = WriteTarget {
                 for_each: Some(ri),
+                guard: partial,
                 ..self.update_row(t, &sets, &keys)
             };
             let cols: Vec<String> = sets.iter().map(|(n, _)| n.clone()).collect();
