@@ -7,7 +7,7 @@
 mod support;
 
 use remodel_model::{Cardinality, Decision};
-use support::cqlcheck::Catalog;
+use support::cqlcheck::check_design;
 use support::pipeline::{mapping_text, plan_files, root};
 
 #[test]
@@ -138,18 +138,7 @@ fn bounded_children_read_with_their_parent_become_a_map_of_a_frozen_udt() {
         .find("CREATE TABLE IF NOT EXISTS shop.customers_by_id")
         .expect("CREATE TABLE");
     assert!(ty < table, "the type is created before the table using it");
-    let mut cat = Catalog::default();
-    cat.load_schema(&schema_cql)
-        .unwrap_or_else(|e| panic!("schema.cql: {e}\n{schema_cql}"));
-    for c in d.queries.iter().filter_map(|q| q.cql.as_ref()) {
-        cat.check(c).unwrap_or_else(|e| panic!("{c}: {e}"));
-    }
-    for w in &d.writes {
-        for t in &w.targets {
-            cat.check(&t.cql)
-                .unwrap_or_else(|e| panic!("{}: {e}", t.cql));
-        }
-    }
+    check_design("embed_one_to_few", d);
     expect_test::expect_file![dir.join("schema.cql")].assert_eq(&schema_cql);
     expect_test::expect_file![dir.join("mapping.txt")].assert_eq(&mapping_text(&plan));
 }

@@ -11,7 +11,7 @@ use remodel_model::{BindValue, ColumnRef, DesignTable, Diagnostic, Plan};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::PathBuf;
-use support::cqlcheck::Catalog;
+use support::cqlcheck::check_design;
 use support::pipeline::{mapping_text, plan_files};
 
 fn dir() -> PathBuf {
@@ -22,13 +22,7 @@ fn dir() -> PathBuf {
 fn plan(schema: &str, queries: &[&str]) -> (Plan, Vec<Diagnostic>) {
     let qs: Vec<PathBuf> = queries.iter().map(|q| dir().join(q)).collect();
     let (plan, diags) = plan_files(&[dir().join(schema)], &qs, None, "ks");
-    let cql = remodel_design::emit_cql(&plan.design);
-    let mut cat = Catalog::default();
-    cat.load_schema(&cql)
-        .unwrap_or_else(|e| panic!("{e}\n{cql}"));
-    for q in plan.design.queries.iter().filter_map(|q| q.cql.as_ref()) {
-        cat.check(q).unwrap_or_else(|e| panic!("{e}: {q}"));
-    }
+    check_design(schema, &plan.design);
     for t in &plan.design.tables {
         let names: BTreeSet<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names.len(), t.columns.len(), "a column twice in {}", t.name);

@@ -34,6 +34,36 @@ pub struct Design {
     pub renames: Vec<Rename>,
 }
 
+impl Design {
+    /// Every CQL statement the plan has the application run — each read and the lookups after
+    /// it (`then`), each write's reads before write and its statements — in plan order, each
+    /// labelled by its pattern and role (`q1 read`, `q1 then[0]`, `q5 read before write[0]`,
+    /// `q5 write of trips_by_id`). A read before write no table can serve has no CQL and is
+    /// left out (the plan's checks report it).
+    pub fn statements(&self) -> Vec<(String, &str)> {
+        let mut out: Vec<(String, &str)> = Vec::new();
+        for q in &self.queries {
+            if let Some(c) = &q.cql {
+                out.push((format!("{} read", q.pattern), c));
+            }
+            for (i, s) in q.then.iter().enumerate() {
+                out.push((format!("{} then[{i}]", q.pattern), &s.cql));
+            }
+        }
+        for w in &self.writes {
+            for (i, r) in w.read_before_write.iter().enumerate() {
+                if !r.cql.is_empty() {
+                    out.push((format!("{} read before write[{i}]", w.pattern), &r.cql));
+                }
+            }
+            for t in &w.targets {
+                out.push((format!("{} write of {}", w.pattern, t.table), &t.cql));
+            }
+        }
+        out
+    }
+}
+
 /// What a [`Rename`] renames.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

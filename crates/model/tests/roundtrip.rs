@@ -239,7 +239,12 @@ fn skip_counts_keep_first_locations() {
     assert_eq!(list[1].count, 1);
 }
 
+/// The counting of cases that reached their assertion, shared with `remodel-sql`'s properties.
+#[path = "../../sql/tests/reached/mod.rs"]
+mod reached;
+
 mod properties {
+    use super::reached::Reached;
     use super::sample_plan;
     use proptest::prelude::*;
     use remodel_model::*;
@@ -267,19 +272,22 @@ mod properties {
         ]
     }
 
-    proptest! {
-        #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
-
-        /// Whatever text, counts and replication a plan holds, plan.json gives it back unchanged.
-        #[test]
-        fn any_plan_round_trips_through_json(
+    /// Whatever text, counts and replication a plan holds, plan.json gives it back unchanged.
+    #[test]
+    fn any_plan_round_trips_through_json() {
+        let config = ProptestConfig {
+            cases: 128,
+            ..ProptestConfig::default()
+        };
+        let reached = Reached::default();
+        proptest!(config.clone(), |(
             name in text(),
             sql in text(),
             example in proptest::option::of(text()),
             calls in any::<u64>(),
             mean in proptest::option::of(-1e300f64..1e300),
             repl in replication(),
-        ) {
+        )| {
             let mut plan = sample_plan();
             plan.design.keyspace = Keyspace { name: name.clone(), replication: repl };
             plan.schema.tables[0].name = name;
@@ -290,7 +298,54 @@ mod properties {
             p.mean_ms = mean;
             let json = serde_json::to_string_pretty(&plan).expect("serialize");
             let back: Plan = serde_json::from_str(&json).expect("deserialize");
+            reached.hit();
             prop_assert_eq!(back, plan);
-        }
+        });
+        reached.assert_share("any_plan_round_trips_through_json", &config, 1.0);
     }
+}
+
+/// `Design::statements` lists every statement the application runs, in plan order, labelled.
+#[test]
+fn design_statements_lists_reads_lookups_and_writes() {
+    let design: Design = serde_json::from_value(serde_json::json!({
+        "keyspace": {"name": "ks", "replication": {"class": "SimpleStrategy", "replication_factor": 1}},
+        "tables": [],
+        "queries": [
+            {"pattern": "q1", "cql": "SELECT a FROM ks.t WHERE k = ?", "single_partition": true,
+             "then": [{"table": "u", "cql": "SELECT b FROM ks.u WHERE a = ?", "binds": []}]},
+            {"pattern": "q2", "single_partition": false, "reason": "no table can serve it"}
+        ],
+        "writes": [
+            {"pattern": "q3", "batch_bytes": 0, "fits_batch": true,
+             "read_before_write": [
+                {"table": "t", "columns": ["a"], "for_tables": ["u"], "cql": "SELECT a FROM ks.t WHERE k = ?"},
+                {"table": "v", "columns": ["c"], "for_tables": ["u"], "note": "no table serves it"}
+             ],
+             "targets": [
+                {"table": "t", "cql": "UPDATE ks.t SET a = ? WHERE k = ?"},
+                {"table": "u", "cql": "UPDATE ks.u SET b = ? WHERE a = ?"}
+             ]}
+        ]
+    }))
+    .expect("a design");
+    assert_eq!(
+        design.statements(),
+        [
+            ("q1 read".to_string(), "SELECT a FROM ks.t WHERE k = ?"),
+            ("q1 then[0]".to_string(), "SELECT b FROM ks.u WHERE a = ?"),
+            (
+                "q3 read before write[0]".to_string(),
+                "SELECT a FROM ks.t WHERE k = ?"
+            ),
+            (
+                "q3 write of t".to_string(),
+                "UPDATE ks.t SET a = ? WHERE k = ?"
+            ),
+            (
+                "q3 write of u".to_string(),
+                "UPDATE ks.u SET b = ? WHERE a = ?"
+            ),
+        ]
+    );
 }

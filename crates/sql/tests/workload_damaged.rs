@@ -4,6 +4,7 @@
 //! (`UPDATE_EXPECT=1 cargo test -p remodel-sql --test workload_damaged` rewrites it).
 
 use expect_test::expect_file;
+use remodel_sql::normalize::shape;
 use remodel_sql::workload::{read_files, read_str, Format};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -55,7 +56,7 @@ fn damaged_log_is_counted_and_reported() {
 }
 
 #[test]
-fn any_text_in_any_format_does_not_panic() {
+fn any_text_in_any_format_gives_a_consistent_load() {
     let samples = [
         "",
         "\u{0}\u{1}",
@@ -68,7 +69,11 @@ fn any_text_in_any_format_does_not_panic() {
         "-- calls: 99999999999999999999999\nSELECT 1;\n-- calls: 2\nSELECT (",
         "$$ unterminated dollar",
         "SELECT 1; SELECT 2; ;;; \\meta",
+        // Undamaged, so that some patterns are checked too.
+        "SELECT a FROM t WHERE b = 1;\nSELECT a FROM t WHERE b = 22;\n",
+        "2025-01-01 00:00:00 UTC [1] LOG:  statement: SELECT a FROM t WHERE b = 3\n",
     ];
+    let (mut checked, mut patterns) = (0, 0);
     for s in samples {
         for f in [
             Format::Auto,
@@ -78,7 +83,36 @@ fn any_text_in_any_format_does_not_panic() {
             Format::Jsonlog,
             Format::Pgss,
         ] {
-            let _ = read_str("sample", s, f);
+            let load = read_str("sample", s, f);
+            let w = &load.workload;
+            // The input is named, each pattern is a statement in canonical form seen at least
+            // once, and every location points inside the input.
+            assert_eq!(
+                w.sources
+                    .iter()
+                    .map(|src| src.file.as_str())
+                    .collect::<Vec<_>>(),
+                ["sample"],
+                "{f:?} {s:?}"
+            );
+            for p in &w.patterns {
+                assert!(p.calls >= 1, "{f:?} {s:?}: {p:?}");
+                let canonical = shape(&p.sql).map(|c| c.sql);
+                assert_eq!(canonical.as_deref(), Ok(p.sql.as_str()), "{f:?} {s:?}");
+                patterns += 1;
+            }
+            let lines = s.lines().count().max(1) as u32;
+            for d in &load.diagnostics {
+                if let Some(loc) = &d.location {
+                    assert!(
+                        loc.file == "sample" && loc.line >= 1 && loc.line <= lines + 1,
+                        "{f:?} {s:?}: {d}"
+                    );
+                }
+            }
+            checked += 1;
         }
     }
+    assert_eq!(checked, 6 * samples.len());
+    assert!(patterns >= 2, "only {patterns} patterns checked");
 }

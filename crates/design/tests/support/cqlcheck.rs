@@ -906,3 +906,24 @@ fn element_of(def: &TableDef, c: &str) -> Result<(), String> {
 fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or("")
 }
+
+/// Loads the design's `schema.cql` into the checker, then checks every statement the design
+/// emits (not the CREATE script: the queries are what could need ALLOW FILTERING) against it:
+/// valid, on a table of the schema, restricted as Cassandra requires, and never `ALLOW
+/// FILTERING`. Panics naming the statement; returns how many were checked.
+pub fn check_design(name: &str, d: &remodel_model::Design) -> usize {
+    let schema = remodel_design::emit_cql(d);
+    let mut cat = Catalog::default();
+    cat.load_schema(&schema)
+        .unwrap_or_else(|e| panic!("{name}: schema.cql: {e}\n{schema}"));
+    let statements = d.statements();
+    for (what, cql) in &statements {
+        assert!(
+            !cql.to_ascii_uppercase().contains("ALLOW FILTERING"),
+            "{name} {what}: {cql}"
+        );
+        cat.check(cql)
+            .unwrap_or_else(|e| panic!("{name} {what}: {e}\n{cql}"));
+    }
+    statements.len()
+}
