@@ -339,3 +339,36 @@ fn report_with_a_run_folder() {
         .contains("[Backfill and verification](backfill.md)"));
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn report_with_a_replay() {
+    let out = rideshare_plan("replay");
+    let run = report(&out, &["--replay", "fixtures/report/replay", "--html"]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let chapter = read(&out.join("report/src/replay.md"));
+    assert!(
+        chapter.starts_with("# Replay on the workload\n"),
+        "{chapter}"
+    );
+    assert!(
+        chapter.contains("| [q1](query-mapping.md#q1) read | replayed | 20 | 0 | "),
+        "{chapter}"
+    );
+    assert!(
+        read(&out.join("report/src/SUMMARY.md")).contains("[Replay on the workload](replay.md)")
+    );
+    // The chapter's links (to the mapping, the runbook, its own sections) resolve in the HTML.
+    let book = out.join("report/book");
+    assert!(read(&book.join("replay.html")).contains("Replay on the workload"));
+    check_links(&book);
+
+    let missing = out.join("no-such-replay");
+    let run = report(&out, &["--replay", missing.to_str().expect("utf-8 path")]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        text(&run.stderr).contains("no such folder or file"),
+        "{}",
+        text(&run.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -2,7 +2,7 @@
 //! pictures and the bundled Mermaid script) that explains a plan to the people who approve it.
 //!
 //! Architecture invariant: the report reads the plan model only (`plan.json`, a backfill run
-//! folder): it never re-runs analysis or design, and it knows nothing of terminals. The CQL it
+//! folder, a replay's `replay.json`): it never re-runs analysis or design, and it knows nothing of terminals. The CQL it
 //! shows is handed in by the caller ([`Cql`]), who got it from the designer's emitter, so a table
 //! page shows exactly what `schema.cql` holds. Same inputs, same bytes: no clock, stable order.
 
@@ -13,7 +13,7 @@ pub mod run;
 pub mod svg;
 
 pub use book::{Book, BOOK_MARKER};
-pub use run::{read_run, Loaded, RunFolder};
+pub use run::{read_replay, read_run, Loaded, ReplayFolder, RunFolder};
 
 use remodel_model::Plan;
 use std::collections::BTreeMap;
@@ -48,6 +48,8 @@ pub struct ReportInput<'a> {
     pub paths: Paths,
     /// A backfill run folder, when the report covers one.
     pub run: Option<&'a RunFolder>,
+    /// A replay of the plan (`remodel replay`), when the report covers one.
+    pub replay: Option<&'a ReplayFolder>,
 }
 
 /// What can go wrong reading inputs or writing the book.
@@ -81,6 +83,15 @@ pub enum ReportError {
     )]
     NotAReport {
         /// The folder.
+        path: PathBuf,
+    },
+    /// `--replay` names neither a folder nor a file.
+    #[error(
+        "{}: no such folder or file (expected the folder `remodel replay --out` wrote replay.json to, or that file)",
+        path.display()
+    )]
+    NotAReplay {
+        /// The path.
         path: PathBuf,
     },
     /// `--run` does not name a folder.

@@ -1,9 +1,11 @@
 //! Reading a backfill run folder: `summary.json` and `verify.json` ([`remodel_model::RunSummary`],
 //! [`remodel_model::VerifyReport`]), each of which may be missing (a run still going, verify not
 //! run yet) or unreadable (a newer or broken file): the report says which instead of failing.
+//! And the same for the folder `remodel replay` wrote its `replay.json` to
+//! ([`remodel_model::ReplayReport`]).
 
 use crate::ReportError;
-use remodel_model::{RunSummary, VerifyReport};
+use remodel_model::{ReplayReport, RunSummary, VerifyReport};
 use serde::de::DeserializeOwned;
 use std::path::Path;
 
@@ -50,6 +52,33 @@ pub fn read_run(dir: &Path) -> Result<RunFolder, ReportError> {
         dir: dir.display().to_string(),
         summary: load(&dir.join(RunSummary::FILE)),
         verify: load(&dir.join(VerifyReport::FILE)),
+    })
+}
+
+/// The output of `remodel replay`: `replay.json` and where it was found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplayFolder {
+    /// The file as the report names it (`DIR/replay.json`).
+    pub file: String,
+    /// `replay.json`.
+    pub report: Loaded<ReplayReport>,
+}
+
+/// Reads the `replay.json` of the folder `remodel replay --out` wrote (or that file itself); only
+/// a path that is neither a folder nor a file is an error.
+pub fn read_replay(path: &Path) -> Result<ReplayFolder, ReportError> {
+    let file = if path.is_dir() {
+        path.join(ReplayReport::FILE)
+    } else if path.is_file() {
+        path.to_path_buf()
+    } else {
+        return Err(ReportError::NotAReplay {
+            path: path.to_path_buf(),
+        });
+    };
+    Ok(ReplayFolder {
+        file: file.display().to_string(),
+        report: load(&file),
     })
 }
 

@@ -1,10 +1,14 @@
 //! The report of the designer's expected rideshare plan (`fixtures/plan/rideshare/plan.json`):
-//! every chapter's text against `fixtures/report/rideshare/` and the run chapter against
-//! `fixtures/report/run/` (`UPDATE_EXPECT=1` rewrites them, so a report change is a reviewable
-//! diff); the same bytes on every run; a page per table; every pattern in the mapping.
+//! every chapter's text against `fixtures/report/rideshare/`, the run chapter against
+//! `fixtures/report/run/` and the replay chapter against `fixtures/report/replay/`
+//! (`UPDATE_EXPECT=1` rewrites them, so a report change is a reviewable diff); the same bytes on
+//! every run; a page per table; every pattern in the mapping.
 
-use remodel_model::Plan;
-use remodel_report::{read_plan, read_run, render, Cql, Loaded, Paths, ReportInput, RunFolder};
+use remodel_model::{Plan, ReplayMismatch, ReplayOutcome, StatementKind};
+use remodel_report::{
+    read_plan, read_replay, read_run, render, Cql, Loaded, Paths, ReplayFolder, ReportInput,
+    RunFolder,
+};
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
@@ -39,6 +43,7 @@ fn input<'a>(plan: &'a Plan, run: Option<&'a RunFolder>) -> ReportInput<'a> {
             schema_cql: "out/rideshare/schema.cql".into(),
         },
         run,
+        replay: None,
     }
 }
 
@@ -201,6 +206,206 @@ fn run_chapter_reports_the_run_folder() {
     assert!(pos("write-paths.md") < pos("backfill.md") && pos("backfill.md") < pos("runbook.md"));
 }
 
+/// The replay fixture as `remodel report --replay out/rideshare/replay` reads it.
+fn replay_fixture() -> ReplayFolder {
+    let replay = read_replay(&root().join("fixtures/report/replay")).expect("replay folder");
+    assert!(
+        matches!(replay.report, Loaded::Found(_)),
+        "{:?}",
+        replay.report
+    );
+    // The chapter names the file as given; keep it stable for the expected text.
+    ReplayFolder {
+        file: "out/rideshare/replay/replay.json".into(),
+        ..replay
+    }
+}
+
+#[test]
+fn replay_chapter_reports_replay_json() {
+    let plan = rideshare();
+    let replay = replay_fixture();
+    let report = replay.report.found().expect("read");
+    let book = render(&ReportInput {
+        replay: Some(&replay),
+        ..input(&plan, None)
+    });
+    let page = &book.page_at("replay.md").expect("replay chapter").body;
+    expect_test::expect_file![root().join("fixtures/report/replay/replay.md")].assert_eq(page);
+    // A row per pattern of the replay, linked to its mapping, with its figures.
+    for p in &report.patterns {
+        let row = page
+            .lines()
+            .find(|l| {
+                l.starts_with(&format!(
+                    "| [{}](query-mapping.md#{}) {} | replayed | ",
+                    p.pattern,
+                    p.pattern,
+                    match p.kind {
+                        Some(StatementKind::Select) => "read",
+                        Some(StatementKind::Insert) => "insert",
+                        Some(StatementKind::Update) => "update",
+                        Some(StatementKind::Delete) => "delete",
+                        None => "?",
+                    }
+                ))
+            })
+            .unwrap_or_else(|| panic!("no row for {}:\n{page}", p.pattern));
+        assert_eq!(p.outcome, ReplayOutcome::Replayed, "{row}");
+        assert!(
+            row.contains(&format!(
+                " | {:.2} / {:.2} | {:.2} / {:.2} |",
+                p.postgres.p50_ms, p.postgres.p99_ms, p.cassandra.p50_ms, p.cassandra.p99_ms
+            )),
+            "{row}"
+        );
+    }
+    assert!(page.contains("**No difference**"), "{page}");
+    // Nothing to decide from a clean replay; the overview links the chapter, which comes after
+    // the cost chapter and before the runbook, and the runbook points at it.
+    let overview = &book.page_at("overview.md").expect("overview").body;
+    assert!(!overview.contains("Replay found"), "{overview}");
+    assert!(overview.contains("- [Replay on the workload](replay.md): "));
+    let titles: Vec<&str> = book.pages().iter().map(|p| p.path.as_str()).collect();
+    let pos = |p: &str| titles.iter().position(|t| *t == p).expect(p);
+    assert!(pos("cost.md") < pos("replay.md") && pos("replay.md") < pos("runbook.md"));
+    assert!(book
+        .page_at("runbook.md")
+        .expect("runbook")
+        .body
+        .contains("the [Replay on the workload](replay.md) chapter shows what it found"));
+}
+
+/// Differences, a pattern replay could not run and a replay of another keyspace each reach the
+/// overview's decisions first, and the chapter shows each difference with both results.
+#[test]
+fn replay_differences_and_gaps_need_a_decision() {
+    let plan = rideshare();
+    let mut replay = replay_fixture();
+    let Loaded::Found(report) = &mut replay.report else {
+        panic!("the fixture reads");
+    };
+    // As `tests/replay_live.rs` makes it: trips_by_driver without its started_at clustering.
+    let q1 = report
+        .patterns
+        .iter_mut()
+        .find(|p| p.pattern == "q1")
+        .expect("q1");
+    q1.mismatches = (0..7)
+        .map(|i| ReplayMismatch {
+            pattern: "q1".into(),
+            params: format!("$1=driver_i-{i}, $2=10"),
+            after: None,
+            reason: "same rows in another order than the ORDER BY allows".into(),
+            sql: vec![
+                "(started_at=2026-12-21 01:00:00Z, city=\"city-104\")".into(),
+                "(started_at=2026-12-07 14:00:00Z, city=\"city-84\")".into(),
+            ],
+            cql: vec![
+                "(started_at=2026-12-07 14:00:00Z, city=\"city-84\")".into(),
+                "(started_at=2026-12-21 01:00:00Z, city=\"city-104\")".into(),
+            ],
+        })
+        .collect();
+    let q6 = report
+        .patterns
+        .iter_mut()
+        .find(|p| p.pattern == "q6")
+        .expect("q6");
+    q6.outcome = ReplayOutcome::NotReplayed;
+    q6.reason = Some("Postgres refused every write".into());
+    report.keyspace = "elsewhere".into();
+    let book = render(&ReportInput {
+        replay: Some(&replay),
+        ..input(&plan, None)
+    });
+    let see = "See [Replay on the workload](replay.md).";
+    let overview = &book.page_at("overview.md").expect("overview").body;
+    assert!(
+        overview.contains(&format!(
+            "1. **Replay found 7 difference(s)** in [q1](query-mapping.md#q1): there the plan's \
+             CQL does not give what the SQL gives. {see}\n\
+             2. **This replay ran keyspace `elsewhere`, not this plan's `rideshare`**: it may be \
+             of another plan; replay this one. {see}\n\
+             3. Replay could not run 1 pattern(s) ([q6](query-mapping.md#q6)): their results are \
+             not proven. {see}\n"
+        )),
+        "{overview}"
+    );
+    let page = &book.page_at("replay.md").expect("chapter").body;
+    assert!(
+        page.contains("**7 difference(s)** in 1 of the 6 replayed pattern(s)"),
+        "{page}"
+    );
+    assert!(
+        page.contains(
+            "| [q6](query-mapping.md#q6) update | **not replayed** | - | - | - | - | - |"
+        ),
+        "{page}"
+    );
+    assert!(
+        page.contains("- [q6](query-mapping.md#q6) (update), replay cannot run it: Postgres refused every write\n"),
+        "{page}"
+    );
+    assert!(
+        page.contains(
+            "### q1 (read)\n\n[How the plan serves it](query-mapping.md#q1).\n\n\
+             - With `$1=driver_i-0, $2=10`: same rows in another order than the ORDER BY allows.\n\n  \
+             ```text\n  SQL (2 rows shown):\n    (started_at=2026-12-21 01:00:00Z, city=\"city-104\")\n"
+        ),
+        "{page}"
+    );
+    // Five differences shown, the rest counted.
+    assert_eq!(page.matches("- With `$1=driver_i-").count(), 5, "{page}");
+    assert!(
+        page.contains("… and 2 more (all in `replay.json`)."),
+        "{page}"
+    );
+}
+
+#[test]
+fn replay_folder_without_or_with_a_broken_file() {
+    let dir = std::env::temp_dir().join(format!("remodel-report-replay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let plan = rideshare();
+    let chapter = |replay: &ReplayFolder| {
+        let book = render(&ReportInput {
+            replay: Some(replay),
+            ..input(&plan, None)
+        });
+        let overview = book.page_at("overview.md").expect("overview").body.clone();
+        (
+            book.page_at("replay.md").expect("chapter").body.clone(),
+            overview,
+        )
+    };
+
+    let empty = read_replay(&dir).expect("a folder without replay.json");
+    assert_eq!(empty.report, Loaded::Missing);
+    let (body, overview) = chapter(&empty);
+    assert!(body.contains("No replay at `"), "{body}");
+    assert!(overview.contains("1. No replay at `"), "{overview}");
+
+    std::fs::write(dir.join("replay.json"), "{\"patterns\": 3}").expect("write");
+    let broken = read_replay(&dir).expect("read");
+    assert!(matches!(broken.report, Loaded::Invalid(_)));
+    let (body, _) = chapter(&broken);
+    assert!(
+        body.contains("replay.json` could not be read: invalid type"),
+        "{body}"
+    );
+    // The file itself may be named too.
+    let file = read_replay(&dir.join("replay.json")).expect("the file");
+    assert_eq!(file.report, broken.report);
+
+    assert!(
+        read_replay(&dir.join("nope")).is_err(),
+        "a missing path is an error"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn run_folder_without_or_with_broken_files() {
     let dir = std::env::temp_dir().join(format!("remodel-report-run-{}", std::process::id()));
@@ -248,6 +453,12 @@ fn user_guide_excerpts_are_the_real_report() {
     let guide = std::fs::read_to_string(root().join("book/src/report.md")).expect("guide page");
     let plan = rideshare();
     let book = render(&input(&plan, None));
+    // The replay chapter's excerpts are of the replay fixture's report.
+    let replay = replay_fixture();
+    let with_replay = render(&ReportInput {
+        replay: Some(&replay),
+        ..input(&plan, None)
+    });
     let mut excerpts = 0;
     let mut rest = guide.as_str();
     while let Some(start) = rest.find("```markdown\n") {
@@ -255,7 +466,10 @@ fn user_guide_excerpts_are_the_real_report() {
         let end = body.find("\n```").expect("the excerpt closes");
         let excerpt = &body[..end];
         assert!(
-            book.pages().iter().any(|p| p.body.contains(excerpt)),
+            book.pages()
+                .iter()
+                .chain(with_replay.page_at("replay.md"))
+                .any(|p| p.body.contains(excerpt)),
             "book/src/report.md quotes text the rideshare report does not have:\n{excerpt}"
         );
         excerpts += 1;

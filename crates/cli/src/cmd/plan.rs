@@ -578,7 +578,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !args.no_report {
         // Written for a failing plan too: the report is where a reviewer reads why it fails.
         let dir = inputs.out.join("report");
-        super::report::write(&plan, &plan_path, &cql_path, None, &dir)?;
+        super::report::write(&plan, &plan_path, &cql_path, None, None, &dir)?;
         writeln!(
             out,
             "wrote the report source to {} (build it: mdbook build {0})",

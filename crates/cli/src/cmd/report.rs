@@ -1,9 +1,11 @@
-//! `remodel report`: the mdBook migration report of a plan (and of a backfill run), optionally
-//! built to HTML with the `mdbook` binary.
+//! `remodel report`: the mdBook migration report of a plan (and of a replay and a backfill run),
+//! optionally built to HTML with the `mdbook` binary.
 
 use anyhow::{bail, Context};
 use remodel_model::{Design, Plan};
-use remodel_report::{read_plan, read_run, Cql, Paths, ReportInput, RunFolder};
+use remodel_report::{
+    read_plan, read_replay, read_run, Cql, Paths, ReplayFolder, ReportInput, RunFolder,
+};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -24,6 +26,10 @@ pub struct Args {
     /// A backfill run folder (summary.json, verify.json): adds the backfill and verification chapter.
     #[arg(long, value_name = "DIR")]
     pub run: Option<PathBuf>,
+    /// The folder `remodel replay --out` wrote replay.json to (or that file): adds the replay
+    /// chapter (per pattern the differences found, the latency of each side, partitions read).
+    #[arg(long, value_name = "DIR")]
+    pub replay: Option<PathBuf>,
     /// Where to write the book [default: report/ beside plan.json]; an earlier report there is replaced.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -42,6 +48,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(read_run)
         .transpose()
         .context("reading the run folder")?;
+    let replay = args
+        .replay
+        .as_deref()
+        .map(read_replay)
+        .transpose()
+        .context("reading the replay")?;
     let out = args.out.clone().unwrap_or_else(|| {
         args.plan
             .parent()
@@ -49,7 +61,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .join("report")
     });
     let schema_cql = args.plan.with_file_name("schema.cql");
-    let pages = write(&plan, &args.plan, &schema_cql, run.as_ref(), &out)?;
+    let pages = write(
+        &plan,
+        &args.plan,
+        &schema_cql,
+        run.as_ref(),
+        replay.as_ref(),
+        &out,
+    )?;
     // Written, not printed: a closed stdout is an error `main` ends quietly on, not a panic.
     let mut stdout = std::io::stdout().lock();
     writeln!(
@@ -105,6 +124,7 @@ pub fn write(
     plan_path: &Path,
     schema_cql: &Path,
     run: Option<&RunFolder>,
+    replay: Option<&ReplayFolder>,
     out: &Path,
 ) -> anyhow::Result<usize> {
     let input = ReportInput {
@@ -115,6 +135,7 @@ pub fn write(
             schema_cql: schema_cql.display().to_string(),
         },
         run,
+        replay,
     };
     let book = remodel_report::render(&input);
     book.write_to(out)

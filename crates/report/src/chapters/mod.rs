@@ -8,6 +8,7 @@ mod mapping;
 mod overview;
 mod patterns;
 mod relationships;
+mod replay;
 mod run;
 mod runbook;
 mod schema;
@@ -29,6 +30,7 @@ pub(crate) const TABLES: &str = "tables.md";
 pub(crate) const MAPPING: &str = "query-mapping.md";
 pub(crate) const WRITES: &str = "write-paths.md";
 pub(crate) const COST: &str = "cost.md";
+pub(crate) const REPLAY: &str = "replay.md";
 pub(crate) const RUN: &str = "backfill.md";
 pub(crate) const RUNBOOK: &str = "runbook.md";
 
@@ -54,6 +56,9 @@ pub(crate) fn render(input: &ReportInput) -> Book {
     mapping::render(&ctx, &mut book);
     writes::render(&ctx, &mut book);
     cost::render(&ctx, &mut book);
+    if let Some(replay) = input.replay {
+        replay::render(&ctx, replay, &mut book);
+    }
     if let Some(run) = input.run {
         run::render(&ctx, run, &mut book);
     }

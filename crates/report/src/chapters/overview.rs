@@ -1,8 +1,8 @@
 //! Overview: what needs a human decision first, then the inputs and the totals.
 
 use super::{
-    describe, mapping_link, pattern_link, table_link, Ctx, COST, MAPPING, OVERVIEW, PATTERNS, RUN,
-    RUNBOOK, SCHEMA, TABLES, WRITES,
+    describe, mapping_link, pattern_link, table_link, Ctx, COST, MAPPING, OVERVIEW, PATTERNS,
+    REPLAY, RUN, RUNBOOK, SCHEMA, TABLES, WRITES,
 };
 use crate::book::Book;
 use crate::md;
@@ -33,12 +33,21 @@ pub(super) fn render(ctx: &Ctx, book: &mut Book) {
          - [Proposed tables]({TABLES}): one page per Cassandra table with its key diagram, CQL and sizes.\n\
          - [Query mapping]({MAPPING}): each SQL statement beside the CQL that replaces it.\n\
          - [Write paths]({WRITES}): what each write must touch and read first.\n\
-         {}{}\
+         {}{}{}\
          - [Cut-over runbook]({RUNBOOK}): the commands to move this application over.",
         if d.cost.is_some() {
             format!(
                 "- [Cost]({COST}): the design's reads, writes and bytes beside a normalized \
                  baseline, and how the tables were chosen.\n"
+            )
+        } else {
+            String::new()
+        },
+        if ctx.input.replay.is_some() {
+            format!(
+                "- [Replay on the workload]({REPLAY}): the plan's statements run against \
+                 generated rows on both sides, per pattern the differences found and the \
+                 latency of each side.\n"
             )
         } else {
             String::new()
@@ -59,6 +68,10 @@ pub(super) fn render(ctx: &Ctx, book: &mut Book) {
 fn decisions(ctx: &Ctx) -> String {
     // What the backfill run left to do comes first: it is about data already moved.
     let mut items = ctx.input.run.map(super::run::decisions).unwrap_or_default();
+    // Then what replay found: reads and writes the plan gets wrong.
+    if let Some(replay) = ctx.input.replay {
+        items.extend(super::replay::decisions(ctx, replay));
+    }
     items.extend(read_items(ctx));
     items.extend(write_items(ctx));
     items.extend(ctx.plan.design.suggestions.iter().map(|sug| {

@@ -1,7 +1,7 @@
 //! Cut-over runbook for this plan: create the schema, dual writes, backfill with a write timestamp
 //! so live writes win, verify, switch reads table by table, stop dual writes. Exact commands.
 
-use super::{mapping_link, table_link, write_tables, Ctx, RUN, RUNBOOK, WRITES};
+use super::{mapping_link, table_link, write_tables, Ctx, REPLAY, RUN, RUNBOOK, WRITES};
 use crate::book::Book;
 use crate::md;
 use remodel_model::DesignTable;
@@ -38,8 +38,23 @@ fn setup(ctx: &Ctx) -> String {
     format!(
         "## 0. Before you start\n\n\
          Everything in [the overview's decision list](overview.md#needs-a-decision) is accepted \
-         or fixed in a new plan. The commands below use these variables:\n\n{}\n",
-        md::block("sh", &body)
+         or fixed in a new plan. The commands below use these variables:\n\n{}\n\
+         Prove the plan on its own workload first, on a scratch Postgres schema and a scratch \
+         Cassandra (never the production cluster: replay fills the plan's keyspace with \
+         generated rows): every read and write runs on both sides and the results are \
+         compared; {}.\n\n{}\n",
+        md::block("sh", &body),
+        if ctx.input.replay.is_some() {
+            format!("the [Replay on the workload]({REPLAY}) chapter shows what it found")
+        } else {
+            "`--replay replay` adds what it found to this report".to_string()
+        },
+        md::block(
+            "sh",
+            "remodel replay --plan \"$PLAN\" --source 'postgres://USER@SCRATCH:5432/DB' \\\n    \
+             --target 'SCRATCH:9042' --writes --out replay\n\
+             remodel report --plan \"$PLAN\" --replay replay --out report --html"
+        )
     )
 }
 
