@@ -1,13 +1,24 @@
 //! `remodel replay` of the corpus plans against the real databases: every read and write of the
-//! library, rideshare and BenchBase plans run on generated data on both sides. Each pattern's
-//! outcome is the expected file `fixtures/replay/<corpus>.txt` (`UPDATE_EXPECT=1` rewrites it);
-//! every difference must be a design defect listed, with its explanation, in
-//! `fixtures/replay/known-defects.txt`, and every listed defect must still show (a fixed one is
-//! removed from the list). Needs `REMODEL_PG_URL` and `REMODEL_CQL_URL`.
+//! library, rideshare, embedded-children and BenchBase plans run on generated data on both
+//! sides. Each pattern's outcome is the expected file `fixtures/replay/<corpus>.txt`
+//! (`UPDATE_EXPECT=1` rewrites it); every difference must be a design defect listed, with its
+//! explanation, in `fixtures/replay/known-defects.txt`, and every listed defect must still show
+//! (a fixed one is removed from the list).
+//!
+//! Then what replay does not show by itself: every CREATE of the plan's `schema.cql` was applied
+//! on Cassandra 5 (each table and type is in the keyspace), and every statement of `plan.json` —
+//! each read and its lookups, each write and its reads before write — prepares and runs there
+//! once with typed sample values. Replay runs only the statements its samples reach: a write
+//! Postgres refused every sample of, a guarded statement no sample met, a lookup after a read
+//! that found no row, and the embedded collections replay does not replay would otherwise never
+//! meet the server. Needs `REMODEL_PG_URL` and `REMODEL_CQL_URL`.
 
 mod support;
 
-use remodel_model::{PatternReplay, ReplayMismatch, ReplayOutcome, ReplayReport, StatementKind};
+use remodel_model::{
+    PatternReplay, Plan, ReplayMismatch, ReplayOutcome, ReplayReport, StatementKind,
+};
+use support::cql_statements::{assert_schema_loaded, run_every_statement};
 use support::live::{json, Case};
 
 /// One line of `known-defects.txt`: differences of `read` (after write `after`, `*` for any or
@@ -69,7 +80,9 @@ fn outcome(p: &PatternReplay) -> String {
     }
 }
 
-async fn replay(corpus: &str, input: &str) {
+/// Replays `input`'s plan as `corpus` and checks it (see the module documentation); with
+/// `replays_most`, more than half of its patterns must be replayed.
+async fn replay(corpus: &str, input: &str, replays_most: bool) {
     let case = Case::new(&format!("replay_{corpus}")).await;
     let plan = case.plan(input);
     let out = case.dir.join("replay");
@@ -113,7 +126,7 @@ async fn replay(corpus: &str, input: &str) {
         .filter(|p| p.outcome == ReplayOutcome::Replayed && p.samples > 0)
         .count();
     assert!(
-        replayed * 2 > report.patterns.len(),
+        !replays_most || replayed * 2 > report.patterns.len(),
         "most patterns replay:\n{stdout}"
     );
     let known: Vec<Known> = known().into_iter().filter(|k| k.corpus == corpus).collect();
@@ -141,45 +154,57 @@ async fn replay(corpus: &str, input: &str) {
             k.line, k.read
         );
     }
+    let plan: Plan = serde_json::from_value(json(std::path::Path::new(&plan))).expect("plan.json");
+    assert_schema_loaded(case.ks.session(), &plan, corpus).await;
+    run_every_statement(case.ks.session(), &plan, corpus).await;
     case.cleanup().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn library() {
-    replay("library", "fixtures/plan/library").await;
+    replay("library", "fixtures/plan/library", true).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn rideshare() {
-    replay("rideshare", "examples/rideshare").await;
+    replay("rideshare", "examples/rideshare", true).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn tpcc() {
-    replay("tpcc", "fixtures/corpora/tpcc").await;
+    replay("tpcc", "fixtures/corpora/tpcc", true).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn seats() {
-    replay("seats", "fixtures/corpora/seats").await;
+    replay("seats", "fixtures/corpora/seats", true).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn auctionmark() {
-    replay("auctionmark", "fixtures/corpora/auctionmark").await;
+    replay("auctionmark", "fixtures/corpora/auctionmark", true).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn twitter() {
-    replay("twitter", "fixtures/corpora/twitter").await;
+    replay("twitter", "fixtures/corpora/twitter", true).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn smallbank() {
-    replay("smallbank", "fixtures/corpora/smallbank").await;
+    replay("smallbank", "fixtures/corpora/smallbank", true).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn wikipedia() {
-    replay("wikipedia", "fixtures/corpora/wikipedia").await;
+    replay("wikipedia", "fixtures/corpora/wikipedia", true).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn embed_one_to_few() {
+    // A user type, a frozen map of it and the collection's entry updates of a one-to-few embed.
+    // Replay does not read or write embedded collections (book/src/replay.md, Limits): those
+    // patterns are listed as not replayed in fixtures/replay/embed_one_to_few.txt, and their
+    // statements are run on Cassandra by run_every_statement.
+    replay("embed_one_to_few", "fixtures/plan/embed_one_to_few", false).await;
 }

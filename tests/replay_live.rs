@@ -315,6 +315,38 @@ async fn a_dropped_clustering_column_is_caught() {
         report.contains("started_at="),
         "both results are shown: {report}"
     );
+    // The migration report shows the replay (replay.json beside the plan): the difference needs
+    // a decision, and the chapter shows it with both results.
+    let folder = case.dir.join("plan");
+    let plan = folder.join("plan.json");
+    let book = case.dir.join("report");
+    support::remodel_ok(&[
+        "report",
+        "--plan",
+        &plan.to_string_lossy(),
+        "--replay",
+        &folder.to_string_lossy(),
+        "--out",
+        &book.to_string_lossy(),
+    ]);
+    let read = |p: &str| std::fs::read_to_string(book.join("src").join(p)).expect(p);
+    let overview = read("overview.md");
+    assert!(
+        overview.contains("1. **Replay found ")
+            && overview.contains(" difference(s)** in [q1](query-mapping.md#q1): "),
+        "{overview}"
+    );
+    let chapter = read("replay.md");
+    assert!(
+        chapter.contains("| [q1](query-mapping.md#q1) read | replayed | 20 | **"),
+        "{chapter}"
+    );
+    assert!(
+        chapter.contains("### q1 (read)")
+            && chapter.contains(": same rows in another order than the ORDER BY allows.")
+            && chapter.contains("  Cassandra ("),
+        "{chapter}"
+    );
     case.cleanup().await;
 }
 
