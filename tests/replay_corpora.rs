@@ -58,14 +58,9 @@ fn explains(k: &Known, corpus: &str, m: &ReplayMismatch) -> bool {
     k.corpus == corpus && k.read == m.pattern && (k.after == "*" || Some(k.after.as_str()) == after)
 }
 
+/// The kind as replay names it (`?` when replay.json does not say).
 fn kind(k: Option<StatementKind>) -> &'static str {
-    match k {
-        Some(StatementKind::Select) => "read",
-        Some(StatementKind::Insert) => "insert",
-        Some(StatementKind::Update) => "update",
-        Some(StatementKind::Delete) => "delete",
-        None => "?",
-    }
+    k.map_or("?", StatementKind::action)
 }
 
 /// A pattern's outcome; the figures (samples, rows, timings) are not part of it: drawn rows

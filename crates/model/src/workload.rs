@@ -68,6 +68,16 @@ impl StatementKind {
     pub fn is_write(self) -> bool {
         !matches!(self, StatementKind::Select)
     }
+
+    /// `read`, `insert`, `update` or `delete`: how replay and its report name the kind.
+    pub fn action(self) -> &'static str {
+        match self {
+            StatementKind::Select => "read",
+            StatementKind::Insert => "insert",
+            StatementKind::Update => "update",
+            StatementKind::Delete => "delete",
+        }
+    }
 }
 
 /// One distinct normalized statement with its weight; the analyzer fills the `analysis` part.

@@ -275,10 +275,7 @@ mod properties {
     /// Whatever text, counts and replication a plan holds, plan.json gives it back unchanged.
     #[test]
     fn any_plan_round_trips_through_json() {
-        let config = ProptestConfig {
-            cases: 128,
-            ..ProptestConfig::default()
-        };
+        let config = super::reached::cases(128);
         let reached = Reached::default();
         proptest!(config.clone(), |(
             name in text(),

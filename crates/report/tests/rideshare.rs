@@ -241,13 +241,7 @@ fn replay_chapter_reports_replay_json() {
                     "| [{}](query-mapping.md#{}) {} | replayed | ",
                     p.pattern,
                     p.pattern,
-                    match p.kind {
-                        Some(StatementKind::Select) => "read",
-                        Some(StatementKind::Insert) => "insert",
-                        Some(StatementKind::Update) => "update",
-                        Some(StatementKind::Delete) => "delete",
-                        None => "?",
-                    }
+                    p.kind.map_or("?", StatementKind::action)
                 ))
             })
             .unwrap_or_else(|| panic!("no row for {}:\n{page}", p.pattern));

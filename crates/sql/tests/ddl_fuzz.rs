@@ -104,10 +104,7 @@ fn check_load(file: &str, text: &str) -> DdlLoad {
 
 /// Cases per property.
 fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: 400,
-        ..ProptestConfig::default()
-    }
+    reached::cases(400)
 }
 
 #[test]
@@ -200,10 +197,7 @@ fn damaged_pagila(cut: usize, at: usize, len: usize) -> String {
 
 #[test]
 fn load_never_panics_on_damaged_dumps() {
-    let config = ProptestConfig {
-        cases: 24,
-        ..ProptestConfig::default()
-    };
+    let config = reached::cases(24);
     let reached = Reached::default();
     proptest!(config.clone(), |(cut in 0usize..100_000, at in 0usize..100_000, len in 0usize..400)| {
         let text = damaged_pagila(cut, at, len);

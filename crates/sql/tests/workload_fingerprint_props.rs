@@ -82,10 +82,7 @@ fn render(
 
 /// Cases per property.
 fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: 256,
-        ..ProptestConfig::default()
-    }
+    reached::cases(256)
 }
 
 /// Normalizing is idempotent: the canonical form is its own canonical form, fingerprint

@@ -127,14 +127,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// The kind as replay names it (`?` when replay.json does not say).
 fn kind(k: Option<StatementKind>) -> &'static str {
-    match k {
-        Some(StatementKind::Select) => "read",
-        Some(StatementKind::Insert) => "insert",
-        Some(StatementKind::Update) => "update",
-        Some(StatementKind::Delete) => "delete",
-        None => "?",
-    }
+    k.map_or("?", StatementKind::action)
 }
 
 fn line(p: &PatternReplay) -> String {

@@ -250,14 +250,9 @@ fn one_off(ctx: &Ctx, id: &str) -> bool {
     ctx.query(id).is_some_and(|q| q.one_off) || ctx.write(id).is_some_and(|w| w.one_off)
 }
 
+/// The kind as replay names it (`?` when replay.json does not say).
 fn kind(k: Option<StatementKind>) -> &'static str {
-    match k {
-        Some(StatementKind::Select) => "read",
-        Some(StatementKind::Insert) => "insert",
-        Some(StatementKind::Update) => "update",
-        Some(StatementKind::Delete) => "delete",
-        None => "?",
-    }
+    k.map_or("?", StatementKind::action)
 }
 
 /// `p50 / p99` in milliseconds.

@@ -5,6 +5,14 @@
 use proptest::test_runner::{contextualize_config, Config};
 use std::cell::Cell;
 
+/// A configuration of `n` cases (`PROPTEST_CASES` still overrides it).
+pub fn cases(n: u32) -> Config {
+    Config {
+        cases: n,
+        ..Config::default()
+    }
+}
+
 /// Cases that reached the assertion, counted from inside a property's body.
 #[derive(Debug, Default)]
 pub struct Reached(Cell<u32>);
