@@ -150,7 +150,12 @@ impl CqlTarget {
         builder.build().await.map_err(|e| Error::Cassandra {
             node: self.node.clone(),
             what,
-            message: e.to_string(),
+            // One line: some of the driver's messages run over several.
+            message: e
+                .to_string()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
         })
     }
 

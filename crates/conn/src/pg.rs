@@ -10,8 +10,8 @@ use tokio_postgres::config::{SslMode as DriverMode, SslNegotiation};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::Client;
 
-/// A Postgres error as one line: severity, message, detail and hint, or the driver's error
-/// with its causes.
+/// A Postgres error as one line: the server's severity, message, detail and hint; a failed TLS
+/// handshake as what OpenSSL says failed; else the driver's error with its causes.
 pub fn message(e: &tokio_postgres::Error) -> String {
     if let Some(db) = e.as_db_error() {
         let mut text = format!("{}: {}", db.severity(), db.message());
@@ -23,26 +23,32 @@ pub fn message(e: &tokio_postgres::Error) -> String {
         }
         return text;
     }
+    if let Some(text) = handshake_failure(e) {
+        return text;
+    }
     let mut text = e.to_string();
     let mut cause = std::error::Error::source(e);
     while let Some(c) = cause {
-        text.push_str(&format!(": {c}"));
+        // Drivers often repeat their cause in their own text.
+        let part = c.to_string();
+        if !text.contains(&part) {
+            text.push_str(&format!(": {part}"));
+        }
         cause = c.source();
     }
     text
 }
 
-/// Whether the TLS handshake failed (rather than the network or the server): the case where
-/// `prefer` tries again without TLS.
+/// `TLS handshake failed: certificate verify failed (self-signed certificate in certificate
+/// chain)` or `TLS failed: tlsv1 alert unknown ca` when TLS failed (see [`tls::failure`]).
+fn handshake_failure(e: &tokio_postgres::Error) -> Option<String> {
+    std::error::Error::source(e).and_then(tls::failure)
+}
+
+/// Whether TLS failed (rather than the network or the server's login): the case where `prefer`
+/// tries again without TLS.
 fn handshake_failed(e: &tokio_postgres::Error) -> bool {
-    let mut cause = std::error::Error::source(e);
-    while let Some(c) = cause {
-        if c.downcast_ref::<openssl::ssl::Error>().is_some() {
-            return true;
-        }
-        cause = c.source();
-    }
-    false
+    handshake_failure(e).is_some()
 }
 
 /// The settings and connector of one connection string.

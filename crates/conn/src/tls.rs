@@ -187,6 +187,60 @@ pub fn connector(
     Ok(builder)
 }
 
+/// OpenSSL's error in `c`: `c` itself (a failed handshake), or inside an I/O error (the server
+/// ended TLS after the handshake, e.g. refusing a client certificate).
+fn ssl_error<'a>(
+    c: &'a (dyn std::error::Error + 'static),
+) -> Option<(&'a openssl::ssl::Error, bool)> {
+    if let Some(ssl) = c.downcast_ref::<openssl::ssl::Error>() {
+        return Some((ssl, true));
+    }
+    let io = c.downcast_ref::<std::io::Error>()?;
+    io.get_ref()?
+        .downcast_ref::<openssl::ssl::Error>()
+        .map(|ssl| (ssl, false))
+}
+
+/// What failed when `e` (or an error it was caused by) is a TLS failure: `TLS handshake failed:
+/// certificate verify failed (self-signed certificate in certificate chain)` or `TLS failed:
+/// tlsv1 alert unknown ca`: OpenSSL's reasons without its codes and source lines, and the
+/// certificate check's verdict a driver added after them.
+pub(crate) fn failure(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let mut outer: Option<&(dyn std::error::Error + 'static)> = None;
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        if let Some((ssl, handshake)) = ssl_error(c) {
+            let mut reasons: Vec<&str> = ssl
+                .ssl_error()
+                .map(|stack| stack.errors().iter().filter_map(|e| e.reason()).collect())
+                .unwrap_or_default();
+            reasons.dedup();
+            let why = match (reasons.is_empty(), ssl.io_error()) {
+                (false, _) => reasons.join("; "),
+                (true, Some(io)) => io.to_string(),
+                (true, None) => ssl.to_string(),
+            };
+            let verdict = outer
+                .map(|o| o.to_string())
+                .and_then(|o| o.strip_prefix(&ssl.to_string()).map(str::to_string))
+                .map(|rest| rest.trim_start_matches(':').trim().to_string())
+                .filter(|rest| !rest.is_empty());
+            let what = if handshake {
+                "TLS handshake failed"
+            } else {
+                "TLS failed"
+            };
+            return Some(match verdict {
+                Some(v) => format!("{what}: {why} ({v})"),
+                None => format!("{what}: {why}"),
+            });
+        }
+        outer = Some(c);
+        cause = c.source();
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
