@@ -15,27 +15,8 @@ use support::{remodel, remodel_ok, text};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn backfill_and_verify_over_tls_on_both_sides() {
-    let tls = db_tls().unwrap_or_else(|e| panic!("{e}"));
     let case = Case::new("tls").await;
-    let (ca, cert, key) = (
-        tls.ca.display().to_string(),
-        tls.client_cert.display().to_string(),
-        tls.client_key.display().to_string(),
-    );
-    let source = format!(
-        "{}&sslmode=verify-full&sslrootcert={ca}&sslcert={cert}&sslkey={key}",
-        case.url
-    );
-    let target_tls = [
-        "--target-tls",
-        "verify-full",
-        "--target-ca",
-        &ca,
-        "--target-cert",
-        &cert,
-        "--target-key",
-        &key,
-    ];
+    let (source, target_tls, [ca, cert, key]) = full_tls(&case.url);
     remodel_ok(&[
         "example-data",
         "rideshare",
@@ -49,14 +30,14 @@ async fn backfill_and_verify_over_tls_on_both_sides() {
     let mut args = case.backfill_args(&plan, &run, &["--create-schema"]);
     let at = args.iter().position(|a| a == "--source").expect("--source") + 1;
     args[at] = source.clone();
-    args.extend(target_tls.iter().map(|s| s.to_string()));
+    args.extend(target_tls.iter().cloned());
     let out = remodel_ok(&refs(&args));
     assert!(out.contains("completed"), "{out}");
     let node = case.ks.node().to_string();
     let mut verify = vec![
         "verify", "--plan", &plan, "--source", &source, "--target", &node,
     ];
-    verify.extend(target_tls);
+    verify.extend(target_tls.iter().map(String::as_str));
     let out = remodel_ok(&verify);
     assert!(
         out.contains("verify: all") && out.contains("tables match"),
@@ -119,5 +100,54 @@ async fn backfill_and_verify_over_tls_on_both_sides() {
         )) && err.contains("certificate verify failed"),
         "{err}"
     );
+    case.cleanup().await;
+}
+
+/// The source URL and `--target-tls …` flags of full checks with the test CA and client
+/// certificate on both sides, and the paths of the CA, the certificate and the key.
+fn full_tls(url: &str) -> (String, Vec<String>, [String; 3]) {
+    let tls = db_tls().unwrap_or_else(|e| panic!("{e}"));
+    let files = [&tls.ca, &tls.client_cert, &tls.client_key].map(|p| p.display().to_string());
+    let [ca, cert, key] = &files;
+    let source = format!("{url}&sslmode=verify-full&sslrootcert={ca}&sslcert={cert}&sslkey={key}");
+    let flags = [
+        "--target-tls",
+        "verify-full",
+        "--target-ca",
+        ca,
+        "--target-cert",
+        cert,
+        "--target-key",
+        key,
+    ];
+    (source, flags.map(str::to_string).to_vec(), files.clone())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn replay_over_tls_on_both_sides() {
+    let case = Case::new("tls_replay").await;
+    let (source, flags, _) = full_tls(&case.url);
+    let plan = case.plan("examples/rideshare");
+    let out_dir = case.dir.join("replay").to_string_lossy().into_owned();
+    let node = case.ks.node().to_string();
+    let mut args: Vec<&str> = vec![
+        "replay",
+        "--plan",
+        &plan,
+        "--source",
+        &source,
+        "--target",
+        &node,
+        "--rows",
+        "60",
+        "--samples",
+        "3",
+        "--writes",
+        "--out",
+        &out_dir,
+    ];
+    args.extend(flags.iter().map(String::as_str));
+    let out = remodel_ok(&args);
+    assert!(out.contains(" 0 mismatches"), "{out}");
     case.cleanup().await;
 }
