@@ -65,7 +65,8 @@ async fn every_mapped_type_round_trips_exactly() {
         &["--create-schema"],
     )));
 
-    // Five rows hold a value CQL cannot: each is a reject naming its key, column and reason.
+    // Five rows hold a value CQL cannot, one is too large: each is a reject naming its key, column
+    // (when one is at fault) and reason.
     let rejects = std::fs::read_to_string(run.join("rejects/all_types_by_id.jsonl")).unwrap();
     let mut lines: Vec<serde_json::Value> = rejects
         .lines()
@@ -77,7 +78,7 @@ async fn every_mapped_type_round_trips_exactly() {
         .map(|v| {
             (
                 v["source_key"]["id"].as_str().unwrap(),
-                v["column"].as_str().unwrap(),
+                v["column"].as_str().unwrap_or("-"),
             )
         })
         .collect();
@@ -88,7 +89,8 @@ async fn every_mapped_type_round_trips_exactly() {
             ("4", "c_tstz"),
             ("5", "c_inet"),
             ("6", "c_ints"),
-            ("7", "c_interval")
+            ("7", "c_interval"),
+            ("8", "-")
         ]
     );
     assert!(
@@ -116,6 +118,11 @@ async fn every_mapped_type_round_trips_exactly() {
         "{}",
         lines[4]
     );
+    assert_eq!(lines[5]["kind"], "too_large");
+    assert_eq!(
+        lines[5]["reason"],
+        "row of 17000128 bytes is over the limit of 16777216 bytes (--max-row-bytes)"
+    );
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
     let t = &summary["tables"][0];
@@ -125,7 +132,7 @@ async fn every_mapped_type_round_trips_exactly() {
             t["rows_written"].as_u64(),
             t["rows_rejected"].as_u64()
         ),
-        (Some(7), Some(2), Some(5))
+        (Some(8), Some(2), Some(6))
     );
 
     let cols = "c_smallint, c_int, c_bigint, c_numeric, c_scaled, c_money, c_real, c_double, c_text, \
@@ -231,7 +238,7 @@ async fn every_mapped_type_round_trips_exactly() {
     // verify subtracts the run's rejects and finds every stored row equal to its source.
     let stdout = case.verify(&plan, &["--run-dir", &run.to_string_lossy()]);
     assert!(
-        stdout.contains("expected 2 (7 source rows less 5 rejected by the run), stored 2"),
+        stdout.contains("expected 2 (8 source rows less 6 rejected by the run), stored 2"),
         "{stdout}"
     );
     case.cleanup().await;

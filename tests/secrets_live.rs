@@ -2,12 +2,14 @@
 //! from the live source), `backfill`, `verify` and `report` run against real Postgres and Cassandra with the Postgres password in
 //! the URL (percent-encoded, so any copy of the URL is found), in `PGPASSWORD`, in
 //! `REMODEL_SOURCE`, and a Cassandra password in `REMODEL_TARGET_PASSWORD`; runs that fail on a
-//! wrong password too. Then stdout, stderr, every file of the run folders, plan.json and the
+//! wrong password too (also over TLS, `sslmode=require`, and with a wrong `sslpassword` of an
+//! encrypted client key). Then stdout, stderr, every file of the run folders, plan.json and the
 //! report are searched for each password: never present. Needs `REMODEL_PG_URL` and
 //! `REMODEL_CQL_URL`.
 
 mod support;
 
+use remodel_testdb::pki::Pki;
 use std::path::Path;
 use std::process::Output;
 use support::live::Case;
@@ -17,6 +19,8 @@ use support::text;
 const WRONG_IN_URL: &str = "Wr0ng-S3cret-PgUrl-7731";
 const WRONG_IN_ENV: &str = "Wr0ng-S3cret-PgEnv-5519";
 const CQL_PASSWORD: &str = "CqlS3cret-Target-4402";
+/// A wrong passphrase of an encrypted client key, in the URL's `sslpassword`.
+const WRONG_KEY_PASSPHRASE: &str = "Wr0ng-S3cret-SslKey-3307";
 
 /// The test database's URL split around its password: (before, password, after).
 fn split_password(url: &str) -> (String, String, String) {
@@ -78,6 +82,7 @@ async fn no_password_reaches_output_files_plan_or_report() {
         WRONG_IN_URL.to_string(),
         WRONG_IN_ENV.to_string(),
         CQL_PASSWORD.to_string(),
+        WRONG_KEY_PASSPHRASE.to_string(),
     ];
     let dir = case.dir.clone();
     let plan_dir = dir.join("plan");
@@ -225,7 +230,23 @@ async fn no_password_reaches_output_files_plan_or_report() {
     let tls = format!("{wrong}&sslmode=require");
     step(
         "backfill with sslmode=require",
-        [backfill, v(&["--source", &tls, "--run-dir", &s(&run_bad)])].concat(),
+        [
+            backfill.clone(),
+            v(&["--source", &tls, "--run-dir", &s(&run_bad)]),
+        ]
+        .concat(),
+        &cql,
+        false,
+    );
+    let pki = Pki::generate("secrets").expect("test certificates");
+    let key = format!(
+        "{wrong}&sslmode=require&sslcert={}&sslkey={}&sslpassword={WRONG_KEY_PASSPHRASE}",
+        pki.client_cert.display(),
+        pki.client_key_encrypted.display()
+    );
+    step(
+        "backfill with a wrong sslpassword",
+        [backfill, v(&["--source", &key, "--run-dir", &s(&run_bad)])].concat(),
         &cql,
         false,
     );
@@ -255,9 +276,12 @@ async fn no_password_reaches_output_files_plan_or_report() {
     assert!(msg.contains("password authentication failed"), "{msg}");
     let msg = failed("backfill with sslmode=require");
     assert!(
-        msg.contains("sslmode=require: this build connects to Postgres without TLS"),
+        msg.contains(": connect (sslmode=require): ")
+            && msg.contains("password authentication failed"),
         "{msg}"
     );
+    let msg = failed("backfill with a wrong sslpassword");
+    assert!(msg.contains("wrong passphrase"), "{msg}");
     assert!(live.join("stats.json").is_file(), "--stats-out written");
     for d in [&run_ok, &run_bad, &plan_dir, &report, &live] {
         if d.exists() {

@@ -7,7 +7,7 @@ use crate::convert::RawValue;
 use crate::cql::{CqlTarget, Failure, Writer};
 use crate::pg::{PageRange, PgSource, ReadShape, Snapshot};
 use crate::progress::{Progress, TableCounts, TableStart};
-use crate::rows::{convert_row, row_size, show, source_key, Row};
+use crate::rows::{convert_row, row_key, row_size, source_key, Row};
 use crate::run::{
     Checkpoint, RangeDone, RejectRecord, RunDir, TableCheckpoint, CHECKPOINT_VERSION,
 };
@@ -128,7 +128,7 @@ impl Default for BackfillOptions {
             retry_for: Duration::from_secs(300),
             rows_per_range: 50_000,
             batch_bytes: 5 * 1024,
-            max_row_bytes: 16 * 1024 * 1024,
+            max_row_bytes: crate::rows::MAX_ROW_BYTES,
             plan_label: "plan.json".into(),
         }
     }
@@ -827,20 +827,6 @@ fn same_partition(t: &TargetTable, a: &Row, b: &Row) -> bool {
         (MaybeUnset::Set(x), MaybeUnset::Set(y)) => x == y,
         _ => false,
     })
-}
-
-/// The source key of a converted row, for the rejects file.
-fn row_key(t: &TargetTable, row: &Row) -> Vec<(String, String)> {
-    t.source_key
-        .iter()
-        .map(|&i| {
-            let v = match &row[i] {
-                MaybeUnset::Set(v) => show(v),
-                MaybeUnset::Unset => "NULL".to_string(),
-            };
-            (t.columns[i].name.clone(), v)
-        })
-        .collect()
 }
 
 fn summarize(

@@ -5,8 +5,9 @@
 
 use crate::rows::Row;
 use crate::Error;
+use remodel_conn::tls::{self, ClientCert, Roots, TlsFiles, Verify};
 use scylla::client::execution_profile::ExecutionProfile;
-use scylla::client::session::Session;
+use scylla::client::session::{OpenSsl010Config, Session};
 use scylla::client::session_builder::SessionBuilder;
 use scylla::client::PoolSize;
 use scylla::errors::{DbError, ExecutionError, RequestAttemptError};
@@ -18,12 +19,45 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// A Cassandra/ScyllaDB contact point and its credentials (the password is never printed).
+/// TLS to the target: how much of the node's certificate is checked, the CA certificates it
+/// must be signed by (the system's when none is given) and a client certificate for clusters
+/// that require one (`require_client_auth`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CqlTls {
+    /// `require` (not checked), `verify-ca` (signed by a trusted CA) or `verify-full` (and the
+    /// node's IP address in its subjectAltName: the driver reaches every node by the address
+    /// the cluster announces).
+    pub verify: Verify,
+    /// PEM CA certificates; `None`: the system's trusted CAs.
+    pub ca: Option<std::path::PathBuf>,
+    /// A PEM client certificate and its (unencrypted) key.
+    pub client: Option<ClientCert>,
+}
+
+impl std::fmt::Display for CqlTls {
+    /// `TLS verify-full, CA /x/ca.crt, client certificate /x/c.crt`, for messages.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TLS {}", self.verify.word())?;
+        match (&self.ca, self.verify) {
+            (Some(ca), _) => write!(f, ", CA {}", ca.display())?,
+            (None, Verify::None) => {}
+            (None, _) => write!(f, ", the system's CAs")?,
+        }
+        if let Some(c) = &self.client {
+            write!(f, ", client certificate {}", c.cert.display())?;
+        }
+        Ok(())
+    }
+}
+
+/// A Cassandra/ScyllaDB contact point, its credentials (the password is never printed) and TLS.
 #[derive(Clone)]
 pub struct CqlTarget {
     /// `host:port`.
     pub node: String,
     credentials: Option<(String, String)>,
+    /// The TLS settings and the context made from their files.
+    tls: Option<(CqlTls, OpenSsl010Config)>,
 }
 
 impl std::fmt::Debug for CqlTarget {
@@ -31,6 +65,7 @@ impl std::fmt::Debug for CqlTarget {
         f.debug_struct("CqlTarget")
             .field("node", &self.node)
             .field("user", &self.credentials.as_ref().map(|c| &c.0))
+            .field("tls", &self.tls.as_ref().map(|t| &t.0))
             .finish()
     }
 }
@@ -53,7 +88,35 @@ impl CqlTarget {
         Ok(CqlTarget {
             node: rest.to_string(),
             credentials,
+            tls: None,
         })
+    }
+
+    /// Connects with TLS as `settings` say; its files are read now, so that a missing or wrong
+    /// file is reported before anything runs.
+    pub fn with_tls(mut self, settings: CqlTls) -> Result<CqlTarget, Error> {
+        let files = TlsFiles {
+            verify: settings.verify,
+            roots: match (&settings.ca, settings.verify) {
+                (Some(ca), _) => Some(Roots::File(ca.clone())),
+                (None, Verify::None) => None,
+                (None, _) => Some(Roots::System),
+            },
+            client: settings.client.clone(),
+        };
+        let flags = ["--target-ca ", "--target-cert ", "--target-key "];
+        let builder = tls::connector(&files, flags, None).map_err(|e| Error::Cassandra {
+            node: self.node.clone(),
+            what: e.what,
+            message: e.message,
+        })?;
+        self.tls = Some((settings, OpenSsl010Config::new(builder)));
+        Ok(self)
+    }
+
+    /// The TLS settings, when the target is reached over TLS.
+    pub fn tls(&self) -> Option<&CqlTls> {
+        self.tls.as_ref().map(|t| &t.0)
     }
 
     /// Opens a session: `connections` per node, requests timing out after `request_timeout`, and no
@@ -77,10 +140,22 @@ impl CqlTarget {
         if let Some((user, password)) = &self.credentials {
             builder = builder.user(user, password);
         }
+        let what = match &self.tls {
+            Some((tls, context)) => {
+                builder = builder.tls_context(Some(context.clone()));
+                format!("connect ({tls})")
+            }
+            None => "connect".into(),
+        };
         builder.build().await.map_err(|e| Error::Cassandra {
             node: self.node.clone(),
-            what: "connect".into(),
-            message: e.to_string(),
+            what,
+            // One line: some of the driver's messages run over several.
+            message: e
+                .to_string()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
         })
     }
 
@@ -298,6 +373,36 @@ mod tests {
         assert!(CqlTarget::new("10.0.0.1", None).is_err());
         let t = CqlTarget::new("h:1", Some(("u".into(), "secret".into()))).unwrap();
         assert!(!format!("{t:?}").contains("secret"));
+    }
+
+    #[test]
+    fn tls_files_are_read_before_connecting_and_named_when_wrong() {
+        let e = CqlTarget::new("h:1", None)
+            .unwrap()
+            .with_tls(CqlTls {
+                verify: Verify::Ca,
+                ca: Some("/nonexistent/ca.pem".into()),
+                client: None,
+            })
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("Cassandra at h:1: --target-ca /nonexistent/ca.pem: "),
+            "{e}"
+        );
+        // Checked against the system's CAs: no file to read.
+        let t = CqlTarget::new("h:1", None)
+            .unwrap()
+            .with_tls(CqlTls {
+                verify: Verify::Full,
+                ca: None,
+                client: None,
+            })
+            .unwrap();
+        assert_eq!(
+            t.tls().map(ToString::to_string).as_deref(),
+            Some("TLS verify-full, the system's CAs")
+        );
     }
 
     #[test]

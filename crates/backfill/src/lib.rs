@@ -33,9 +33,11 @@ pub mod time;
 pub mod verify;
 
 pub use backfill::{backfill, BackfillOptions, MaxErrors, WriteTimestamp};
-pub use cql::CqlTarget;
+pub use cql::{CqlTarget, CqlTls};
 pub use error::Error;
 pub use pg::PgSource;
 pub use progress::{Progress, Silent, TableCounts, TableStart};
+/// TLS settings shared with the Postgres side (how much is checked, a client certificate).
+pub use remodel_conn::tls::{ClientCert, Verify};
 pub use run::save_verify;
 pub use verify::{verify, VerifyOptions};

@@ -16,7 +16,12 @@ use remodel_model::Bucket;
 use serde::{Deserialize, Serialize};
 use tokio_postgres::binary_copy::BinaryCopyOutStream;
 use tokio_postgres::types::Type;
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::Client;
+
+/// A Postgres error as one line (shared with the catalog reader).
+pub use remodel_conn::message as pg_message;
+/// The connection string without its passwords, for messages (shared with the catalog reader).
+pub use remodel_conn::redact_url;
 
 /// A Postgres database to read from; the URL's password stays in here and is never printed.
 #[derive(Clone)]
@@ -34,38 +39,6 @@ impl std::fmt::Debug for PgSource {
             .field("display", &self.display)
             .finish()
     }
-}
-
-/// `postgres://user:secret@host/db` → `postgres://user@host/db`; `password=…` pairs dropped.
-pub fn redact_url(url: &str) -> String {
-    if let Some((scheme, rest)) = url.split_once("://") {
-        let (main, query) = match rest.split_once('?') {
-            Some((m, q)) => (m, Some(q)),
-            None => (rest, None),
-        };
-        // The last `@` ends the user info, whatever the password holds.
-        let main = match main.rfind('@') {
-            Some(at) => format!(
-                "{}@{}",
-                main[..at].split(':').next().unwrap_or_default(),
-                &main[at + 1..]
-            ),
-            None => main.to_string(),
-        };
-        let query: Vec<&str> = query
-            .unwrap_or_default()
-            .split('&')
-            .filter(|kv| !kv.is_empty() && !kv.starts_with("password="))
-            .collect();
-        if query.is_empty() {
-            return format!("{scheme}://{main}");
-        }
-        return format!("{scheme}://{main}?{}", query.join("&"));
-    }
-    url.split_whitespace()
-        .filter(|kv| !kv.starts_with("password="))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Settings every connection gets: UTC for the JSON that embeds timestamps, a name that shows in
@@ -99,28 +72,16 @@ impl PgSource {
         }
     }
 
-    /// Connects, drives the connection on the current runtime and applies the session settings.
+    /// Connects (TLS as the URL's `sslmode` says, see [`remodel_conn::pg`]), drives the
+    /// connection on the current runtime and applies the session settings.
     pub async fn connect(&self) -> Result<Client, Error> {
-        let mut config: tokio_postgres::Config =
-            self.url.parse().map_err(self.error("read the URL"))?;
-        if config.get_password().is_none() {
-            if let Some(pw) = &self.password {
-                config.password(pw);
-            }
-        }
-        if config.get_ssl_mode() == tokio_postgres::config::SslMode::Require {
-            return Err(Error::Postgres {
+        let client = remodel_conn::connect(&self.url, self.password.as_deref())
+            .await
+            .map_err(|e| Error::Postgres {
                 target: self.display.clone(),
-                what: "connect".into(),
-                message: "sslmode=require: this build connects to Postgres without TLS; use sslmode=disable or prefer, or reach the server through a TLS tunnel".into(),
-            });
-        }
-        let (client, connection) = config.connect(NoTls).await.map_err(self.error("connect"))?;
-        tokio::spawn(async move {
-            // The connection ends with an error only when the server goes away; the client's
-            // next call reports it, so nothing is lost by dropping it here.
-            let _ = connection.await;
-        });
+                what: e.what,
+                message: e.message,
+            })?;
         client
             .batch_execute(SESSION_SETUP)
             .await
@@ -419,28 +380,6 @@ impl ReadShape {
     }
 }
 
-/// The server's message of a Postgres error (severity, message, detail, hint) on one line, else
-/// the driver's with its causes.
-pub fn pg_message(e: &tokio_postgres::Error) -> String {
-    if let Some(db) = e.as_db_error() {
-        let mut text = format!("{}: {}", db.severity(), db.message());
-        if let Some(d) = db.detail() {
-            text.push_str(&format!(" ({d})"));
-        }
-        if let Some(h) = db.hint() {
-            text.push_str(&format!("; hint: {h}"));
-        }
-        return text;
-    }
-    let mut text = e.to_string();
-    let mut cause = std::error::Error::source(e);
-    while let Some(c) = cause {
-        text.push_str(&format!(": {c}"));
-        cause = c.source();
-    }
-    text
-}
-
 /// The result column named `name`, exactly (`"Name"` and `name` are two columns).
 fn find_column<'a>(source: &[(&'a str, &'a Type)], name: &str) -> Option<(&'a str, &'a Type)> {
     source.iter().find(|(n, _)| *n == name).copied()
@@ -470,23 +409,6 @@ pub fn pg_quote(ident: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn passwords_never_show() {
-        assert_eq!(
-            redact_url("postgres://app:s3cr%40t@db:5432/prod?sslmode=disable"),
-            "postgres://app@db:5432/prod?sslmode=disable"
-        );
-        assert_eq!(
-            redact_url("postgresql://db/prod?password=x&user=app"),
-            "postgresql://db/prod?user=app"
-        );
-        assert_eq!(
-            redact_url("host=db password=x user=app"),
-            "host=db user=app"
-        );
-        assert_eq!(redact_url("postgres://u:a/b@c@h/db"), "postgres://u@h/db");
-    }
 
     #[test]
     fn pages_split_evenly_and_the_last_range_is_open() {

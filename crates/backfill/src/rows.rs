@@ -219,6 +219,23 @@ pub fn value_size(v: &CqlValue) -> usize {
     }
 }
 
+/// The default largest row in a request (`--max-row-bytes`): a larger one is a reject.
+pub const MAX_ROW_BYTES: usize = 16 * 1024 * 1024;
+
+/// The source key of a converted row, for the rejects file.
+pub fn row_key(t: &TargetTable, row: &Row) -> Vec<(String, String)> {
+    t.source_key
+        .iter()
+        .map(|&i| {
+            let v = match &row[i] {
+                MaybeUnset::Set(v) => show(v),
+                MaybeUnset::Unset => "NULL".to_string(),
+            };
+            (t.columns[i].name.clone(), v)
+        })
+        .collect()
+}
+
 /// Bytes a row takes in a request.
 pub fn row_size(row: &Row) -> usize {
     row.iter()

@@ -6,7 +6,7 @@
 use crate::convert::RawValue;
 use crate::cql::CqlTarget;
 use crate::pg::{PgSource, ReadShape};
-use crate::rows::{convert_row, show, show_opt, Row};
+use crate::rows::{convert_row, row_key, row_size, show, show_opt, Row, MAX_ROW_BYTES};
 use crate::run::read_rejects;
 use crate::target::TargetTable;
 use crate::time;
@@ -18,6 +18,7 @@ use scylla::errors::ExecutionError;
 use scylla::response::query_result::QueryResult;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::{CqlValue, MaybeUnset};
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 use std::time::Duration;
 use tokio_postgres::Client;
@@ -101,17 +102,19 @@ pub async fn verify(
                 "{}: comparing {} sampled rows",
                 t.name, opts.sample
             ));
-            sample(
+            // The rows the run rejected (too large, refused) are not expected in the target.
+            let rejected: HashSet<&BTreeMap<String, String>> = rejects
+                .get(&t.name)
+                .map(|v| v.iter().map(|r| &r.source_key).collect())
+                .unwrap_or_default();
+            let cells = SampleCells {
                 source,
-                &client,
-                &session,
+                client: &client,
+                session: &session,
                 target,
-                t,
-                &shape,
-                opts,
-                &mut verdict,
-            )
-            .await?;
+                rejected: &rejected,
+            };
+            sample(&cells, t, &shape, opts, &mut verdict).await?;
         }
         out.push(verdict);
     }
@@ -208,17 +211,33 @@ where
     Err(target.failed(what, last))
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What sampling a table reads from and compares against.
+struct SampleCells<'a> {
+    source: &'a PgSource,
+    client: &'a Client,
+    session: &'a Session,
+    target: &'a CqlTarget,
+    /// Source keys of the rows the run rejected.
+    rejected: &'a HashSet<&'a BTreeMap<String, String>>,
+}
+
+/// Reads a sample of source rows and looks each up in the target; a row that cannot be stored
+/// (a value CQL cannot hold, over the request limit, or rejected by the run) is counted, not
+/// looked up.
 async fn sample(
-    source: &PgSource,
-    client: &Client,
-    session: &Session,
-    target: &CqlTarget,
+    cells: &SampleCells<'_>,
     t: &TargetTable,
     shape: &ReadShape,
     opts: &VerifyOptions,
     verdict: &mut TableVerify,
 ) -> Result<(), Error> {
+    let SampleCells {
+        source,
+        client,
+        session,
+        target,
+        rejected,
+    } = *cells;
     let (_, driving_rows) = source.page_ranges(client, t, u64::MAX).await?;
     let sql = shape.sample_sql(t, opts.sample, driving_rows);
     let rows = client
@@ -232,8 +251,10 @@ async fn sample(
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| source.failed(format!("decode a sampled row of {}", t.name), e))?;
         match convert_row(t, &shape.kinds, &raw) {
-            Ok(r) => converted.push(r),
-            Err(_) => verdict.sample_unstorable += 1,
+            Ok(r) if row_size(&r) <= MAX_ROW_BYTES && !was_rejected(rejected, t, &r) => {
+                converted.push(r)
+            }
+            _ => verdict.sample_unstorable += 1,
         }
     }
     verdict.sampled = converted.len() as u64;
@@ -247,6 +268,15 @@ async fn sample(
         verdict.mismatches.extend(f?);
     }
     Ok(())
+}
+
+/// True when the run's rejects name this row's source key.
+fn was_rejected(rejected: &HashSet<&BTreeMap<String, String>>, t: &TargetTable, r: &Row) -> bool {
+    if rejected.is_empty() {
+        return false;
+    }
+    let key: BTreeMap<String, String> = row_key(t, r).into_iter().collect();
+    rejected.contains(&key)
 }
 
 /// Reads the row with `expected`'s primary key and lists how it differs.

@@ -23,8 +23,9 @@ pub mod stats;
 
 pub use error::Error;
 
+use remodel_conn::message as pg_message;
 use std::time::Duration;
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::Client;
 
 /// A live source database, read in one read-only transaction.
 pub struct Source {
@@ -88,25 +89,19 @@ impl Source {
         display: &str,
         options: &Options,
     ) -> Result<Source, Error> {
-        let mut config: tokio_postgres::Config =
-            url.parse().map_err(pg_error(display, "read the URL"))?;
-        if let (None, Some(pw)) = (config.get_password(), password) {
-            config.password(pw);
-        }
-        let connecting = config.connect(NoTls);
-        let (client, connection) = tokio::time::timeout(CONNECT_TIMEOUT, connecting)
+        let connecting = remodel_conn::connect(url, password);
+        let client = tokio::time::timeout(CONNECT_TIMEOUT, connecting)
             .await
             .map_err(|_| Error::Timeout {
                 target: display.to_string(),
                 what: "connecting".into(),
                 secs: CONNECT_TIMEOUT.as_secs(),
             })?
-            .map_err(pg_error(display, "connect"))?;
-        tokio::spawn(async move {
-            // The connection ends with an error only when the server goes away; the client's
-            // next call reports it.
-            let _ = connection.await;
-        });
+            .map_err(|e| Error::Postgres {
+                target: display.to_string(),
+                what: e.what,
+                message: e.message,
+            })?;
         let ms = options.statement_timeout.as_millis().max(1);
         client
             .batch_execute(&format!(
@@ -285,27 +280,6 @@ impl Source {
         self.execute("ROLLBACK", "end the read-only transaction")
             .await
     }
-}
-
-/// A Postgres error as one line: severity, message, detail and hint.
-pub(crate) fn pg_message(e: &tokio_postgres::Error) -> String {
-    if let Some(db) = e.as_db_error() {
-        let mut text = format!("{}: {}", db.severity(), db.message());
-        if let Some(d) = db.detail() {
-            text.push_str(&format!(" ({d})"));
-        }
-        if let Some(h) = db.hint() {
-            text.push_str(&format!("; hint: {h}"));
-        }
-        return text;
-    }
-    let mut text = e.to_string();
-    let mut cause = std::error::Error::source(e);
-    while let Some(c) = cause {
-        text.push_str(&format!(": {c}"));
-        cause = c.source();
-    }
-    text
 }
 
 fn pg_error(target: &str, what: &str) -> impl FnOnce(tokio_postgres::Error) -> Error {

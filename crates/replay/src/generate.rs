@@ -137,7 +137,12 @@ pub async fn create_and_fill(
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     for (n, t) in order.iter().enumerate() {
         let h = height.get(&t.name).copied().unwrap_or(0);
-        let want = (rows / 3u64.saturating_pow(h)).max(5);
+        let mut want = (rows / 3u64.saturating_pow(h)).max(5);
+        // A table keyed by its parent's key (one row per parent at most) fills half the parents:
+        // an INSERT replayed later needs a parent that has no row yet.
+        if let Some(n) = one_row_per_parent(t, &counts) {
+            want = want.min((n / 2).max(1));
+        }
         let salt = seed.wrapping_mul(1_000).wrapping_add(n as u64 * 100);
         let sql = insert_sql(schema, t, &counts, want, salt);
         client
@@ -158,6 +163,17 @@ pub async fn create_and_fill(
         .await
         .map_err(Error::pg("ANALYZE"))?;
     Ok(loaded)
+}
+
+/// The row count of the parent whose key holds `t`'s whole primary key, when one does.
+fn one_row_per_parent(t: &Table, counts: &BTreeMap<String, u64>) -> Option<u64> {
+    t.foreign_keys
+        .iter()
+        .filter(|f| {
+            !t.primary_key.is_empty() && t.primary_key.iter().all(|k| f.columns.contains(k))
+        })
+        .filter_map(|f| counts.get(&f.ref_table).copied())
+        .min()
 }
 
 /// Adds the declared foreign keys (`NOT VALID`: enforced on every later write; one Postgres

@@ -85,10 +85,15 @@ impl Replayer<'_> {
             let types = Self::marker_types(&stmt)?;
             let t = self.table(&step.table)?;
             let mut joined = Vec::new();
-            for row in &rows {
+            'rows: for row in &rows {
                 let mut values = Vec::with_capacity(types.len());
                 for (b, ty) in step.binds.iter().zip(&types) {
-                    values.push(self.bind_value(&b.value, params, Some(row), ty).await?);
+                    let v = self.bind_value(&b.value, params, Some(row), ty).await?;
+                    // A NULL key finds no row (the SQL join drops it); CQL refuses to look it up.
+                    if v.is_none() {
+                        continue 'rows;
+                    }
+                    values.push(v);
                 }
                 for found in self.run_cql(&stmt, &values, t, &mut out).await? {
                     let mut merged = row.clone();

@@ -992,9 +992,66 @@ CTID = "__remodel_ctid"
 # ---------------------------------------------------------------- Spark side
 
 
-def converted(df, read, udf_of):
+# Bytes of the fixed-size CQL values in a request, their 4-byte length included (the Rust
+# engine's `value_size`, crates/backfill/src/rows.rs).
+FIXED_SIZES = {
+    "boolean": 5, "tinyint": 5, "smallint": 6, "int": 8, "float": 8, "date": 8, "bigint": 12,
+    "double": 12, "timestamp": 12, "time": 12, "counter": 12, "uuid": 20, "timeuuid": 20,
+    "duration": 20,
+}
+
+
+def value_size(col, t):
+    """A Spark expression of the bytes a non-NULL value of CQL type `t` takes in a request, as the
+    Rust engine counts them (a decimal's unscaled integer from its digit count, within a byte)."""
+    from pyspark.sql import functions as F
+
+    kind = t[0]
+    if kind == "native":
+        name = t[1]
+        if name in ("text", "ascii", "blob"):
+            return F.octet_length(col) + 4
+        if name in FIXED_SIZES:
+            return F.lit(FIXED_SIZES[name])
+        if name == "inet":
+            return F.when(F.instr(col, ":") > 0, F.lit(20)).otherwise(F.lit(8))
+        if name == "decimal":
+            digits = F.length(F.regexp_replace(F.regexp_replace(col, "[^0-9]", ""), "^0+", ""))
+            return F.floor(digits * 3.321928094887362 / 8) + 9
+        if name == "varint":
+            bytes_ = F.lit(8)
+            for n in range(7, 0, -1):
+                bound = 1 << (8 * n - 1)
+                bytes_ = F.when((col >= -bound) & (col < bound), F.lit(n)).otherwise(bytes_)
+            return bytes_ + 4
+        return F.lit(20)
+    if kind in ("list", "set"):
+        return F.aggregate(col, F.lit(0).cast("long"), lambda acc, e: acc + value_size(e, t[1])) + 8
+    if kind == "map":
+        return F.aggregate(
+            F.map_entries(col), F.lit(0).cast("long"),
+            lambda acc, e: acc + value_size(e["key"], t[1]) + value_size(e["value"], t[2]),
+        ) + 8
+    if kind == "udt":
+        fields = [sized(col[f], ft) for f, ft in t[2]]
+        total = F.lit(4)
+        for f in fields:
+            total = total + f
+        return total
+    return F.lit(20)
+
+
+def sized(col, t):
+    """`value_size` of a value that may be NULL (4 bytes: its length, -1)."""
+    from pyspark.sql import functions as F
+
+    return F.when(col.isNull(), F.lit(4)).otherwise(value_size(col, t))
+
+
+def converted(df, read, udf_of, max_row_bytes=16 << 20):
     """The read's columns in their final Spark form, with `_reject` (column, kind, reason) for
-    rows CQL cannot hold: the first failing column in plan order, as the Rust engine reports."""
+    rows CQL cannot hold: the first failing column in plan order, as the Rust engine reports, then
+    a row over `max_row_bytes` (in a request, as the Rust engine counts it)."""
     from pyspark.sql import functions as F
 
     table = read.table
@@ -1002,6 +1059,7 @@ def converted(df, read, udf_of):
     ck = set(table["clustering"])
     out = []
     errors = []
+    sizes = []
     for c in read.columns:
         col = F.col(c.alias)
         err = F.col(c.reason_alias) if c.checks else None
@@ -1030,7 +1088,18 @@ def converted(df, read, udf_of):
         if value_err is not None:
             errors.append(value_err)
         out.append(col.alias(c.name))
-    reject = F.coalesce(*errors) if len(errors) > 1 else (errors[0] if errors else F.lit(None))
+        sizes.append(sized(col, c.cql))
+    row_bytes = sizes[0]
+    for size in sizes[1:]:
+        row_bytes = row_bytes + size
+    errors.append(F.when(row_bytes > max_row_bytes, F.struct(
+        F.lit(None).cast("string").alias("column"), F.lit("too_large").alias("kind"),
+        F.format_string(
+            "row of %d bytes is over the limit of %d bytes (--max-row-bytes)",
+            row_bytes, F.lit(max_row_bytes),
+        ).alias("reason"),
+    )))
+    reject = F.coalesce(*errors) if len(errors) > 1 else errors[0]
     return df.select(*out, reject.alias("_reject"), F.spark_partition_id().alias("_range"))
 
 
@@ -1117,6 +1186,10 @@ def parse_args(argv):
     # 32 per task: with two cores about the 64 requests in flight of `remodel backfill`.
     p.add_argument("--concurrent-writes", type=int, default=32, help="batches in flight per task [%(default)s]")
     p.add_argument("--throughput-mb-per-sec", type=float, help="write throughput limit per core [none]")
+    p.add_argument(
+        "--max-row-bytes", type=int, default=16 << 20,
+        help="a row larger than this in a request is a reject, as in remodel backfill [%(default)s]",
+    )
     p.add_argument("--max-errors", default="100", help="stop once more than N rows (or P%%) are rejected [%(default)s]")
     args = p.parse_args(argv)
     if args.fetchsize <= 0:
@@ -1306,7 +1379,7 @@ def run(args):
             read = TableRead(table, job.get("types", []), snapshot, kinds, args.range_rows, args.partitions)
             say("%s: reading %d partition(s) of about %d rows" % (read.name, read.ranges, read.estimated_rows))
             df = spark.read.jdbc(source.jdbc_url, read.sql, predicates=read.predicates, properties=props)
-            conv = converted(df, read, udf_of).persist()
+            conv = converted(df, read, udf_of, args.max_row_bytes).persist()
             try:
                 counts = conv.selectExpr("count(*) AS n", "count(_reject) AS r").collect()[0]
                 t_read = time.time() - t0
@@ -1380,6 +1453,8 @@ def write_rejects(conv, read, out_dir, job):
             "kind": r["_reject"]["kind"],
             "reason": r["_reject"]["reason"],
         }
+        if rec["column"] is None:
+            del rec["column"]
         lines.append(json.dumps(rec, ensure_ascii=False))
     write_atomic(os.path.join(out_dir, rel), "".join(l + "\n" for l in lines))
     return rel

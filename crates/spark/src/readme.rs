@@ -171,6 +171,7 @@ pub(crate) fn render(plan: &Plan, tables: &[JobTable<'_>], opts: &ExportOptions)
          | `--batch-bytes N` | 5120 | bytes per batch at most |\n\
          | `--concurrent-writes N` | 32 | batches in flight per task (two tasks: about the 64 requests of `remodel backfill`) |\n\
          | `--throughput-mb-per-sec X` | none | write throughput limit per core |\n\
+         | `--max-row-bytes N` | 16777216 | a row larger than this in a request (counted as `remodel backfill` counts it) is a `too_large` reject |\n\
          | `--max-errors N\\|P%` | 100 | stop (before writing the table) once more than N rows, or P% of the rows read, are rejected |\n\n\
          Exit codes: 0 completed, 1 stopped (too many rejects, a database error), 2 unusable input."
     );

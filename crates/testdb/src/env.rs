@@ -7,6 +7,9 @@ pub const PG_URL_VAR: &str = "REMODEL_PG_URL";
 /// Variable holding the Cassandra contact point, `host:port` (a `cql://` prefix is accepted).
 pub const CQL_URL_VAR: &str = "REMODEL_CQL_URL";
 
+/// Variable holding the folder of the test databases' TLS files (`scripts/db` makes them).
+pub const TLS_DIR_VAR: &str = "REMODEL_DB_TLS";
+
 fn lookup(var: &'static str) -> Result<String> {
     match std::env::var(var) {
         Ok(value) if !value.trim().is_empty() => Ok(value.trim().to_owned()),
@@ -43,6 +46,41 @@ pub fn cql_node() -> Result<String> {
         value,
         reason: "expected host:port, e.g. 127.0.0.1:9042",
     })
+}
+
+/// The TLS files of the test databases, made by `scripts/db up` in `REMODEL_DB_TLS`: the CA
+/// that signed both servers' certificates (for `localhost` and `127.0.0.1`) and a client
+/// certificate it signed (`CN=remodel`).
+#[derive(Debug, Clone)]
+pub struct DbTls {
+    /// The CA certificate (PEM).
+    pub ca: std::path::PathBuf,
+    /// The client certificate (PEM).
+    pub client_cert: std::path::PathBuf,
+    /// Its key (PEM, not encrypted).
+    pub client_key: std::path::PathBuf,
+}
+
+/// The TLS files in `REMODEL_DB_TLS`; an error says how to make them when they are missing.
+pub fn db_tls() -> Result<DbTls> {
+    let dir = std::path::PathBuf::from(lookup(TLS_DIR_VAR)?);
+    let tls = DbTls {
+        ca: dir.join("ca.crt"),
+        client_cert: dir.join("client.crt"),
+        client_key: dir.join("client.key"),
+    };
+    for f in [&tls.ca, &tls.client_cert, &tls.client_key] {
+        if !f.is_file() {
+            return Err(Error::BadEnv {
+                var: TLS_DIR_VAR,
+                value: dir.display().to_string(),
+                reason: "holds no ca.crt, client.crt and client.key: `scripts/db up` makes them \
+                         (restart the databases with `scripts/db down` and `scripts/db up` \
+                         to give them TLS)",
+            });
+        }
+    }
+    Ok(tls)
 }
 
 /// Accepts `host:port`, `cql://host:port` and `cql://host:port/`; `None` for anything else.

@@ -11,9 +11,10 @@ mod env;
 mod error;
 mod names;
 mod pg;
+pub mod pki;
 
 pub use cql::{connect_cql, release_version, CqlKeyspace};
-pub use env::{cql_node, pg_url, CQL_URL_VAR, PG_URL_VAR};
+pub use env::{cql_node, db_tls, pg_url, DbTls, CQL_URL_VAR, PG_URL_VAR, TLS_DIR_VAR};
 pub use error::Error;
 pub use pg::{connect_pg, PgSchema};
 

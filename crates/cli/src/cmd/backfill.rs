@@ -3,7 +3,9 @@
 use crate::progress::{self, thousands, Mode};
 use anyhow::{bail, Context};
 use remodel_backfill::run::new_run_path;
-use remodel_backfill::{BackfillOptions, CqlTarget, MaxErrors, PgSource, WriteTimestamp};
+use remodel_backfill::{
+    BackfillOptions, ClientCert, CqlTarget, CqlTls, MaxErrors, PgSource, Verify, WriteTimestamp,
+};
 use remodel_model::{Plan, RunSummary};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -84,7 +86,8 @@ pub struct Args {
 /// The source URL, as `example-data` also takes it.
 #[derive(Debug, clap::Args)]
 pub struct SourceArg {
-    /// Source Postgres URL, postgres://user:password@host:port/db (or set REMODEL_SOURCE); the
+    /// Source Postgres URL, postgres://user:password@host:port/db (or set REMODEL_SOURCE); TLS
+    /// as libpq takes it: ?sslmode=verify-full&sslrootcert=FILE (sslcert, sslkey too). The
     /// password is never printed nor stored.
     #[arg(
         long,
@@ -109,13 +112,87 @@ pub struct Endpoints {
     /// User for the target; the password is read from REMODEL_TARGET_PASSWORD.
     #[arg(long, value_name = "USER")]
     pub target_user: Option<String>,
+    #[command(flatten)]
+    pub target_tls: TargetTls,
+}
+
+/// How much of the target node's certificate `--target-tls` checks (libpq's sslmode words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TlsMode {
+    /// No TLS.
+    Off,
+    /// Encrypted; the certificate is not checked.
+    Require,
+    /// Signed by --target-ca (or a system CA); the address in it is not compared.
+    VerifyCa,
+    /// Signed as for verify-ca, and naming the node's IP address (subjectAltName).
+    VerifyFull,
+}
+
+/// TLS to the target (Cassandra's client_encryption_options).
+#[derive(Debug, Clone, clap::Args)]
+pub struct TargetTls {
+    /// TLS to the target: off, require, verify-ca, verify-full [default: off; verify-ca with
+    /// --target-ca; require with --target-cert].
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub target_tls: Option<TlsMode>,
+    /// PEM file of the CA certificate(s) the target's certificate must be signed by (with
+    /// verify-ca or verify-full; without it the system's CAs).
+    #[arg(long, value_name = "FILE")]
+    pub target_ca: Option<PathBuf>,
+    /// PEM client certificate, for a cluster that requires one (require_client_auth).
+    #[arg(long, value_name = "FILE", requires = "target_key")]
+    pub target_cert: Option<PathBuf>,
+    /// PEM private key of --target-cert (not encrypted).
+    #[arg(long, value_name = "FILE", requires = "target_cert")]
+    pub target_key: Option<PathBuf>,
+}
+
+impl TargetTls {
+    /// The TLS settings these flags ask for (`None`: plain connections).
+    pub fn settings(&self) -> anyhow::Result<Option<CqlTls>> {
+        let client = match (&self.target_cert, &self.target_key) {
+            (Some(cert), Some(key)) => Some(ClientCert {
+                cert: cert.clone(),
+                key: key.clone(),
+            }),
+            _ => None,
+        };
+        let mode = match self.target_tls {
+            Some(mode) => mode,
+            None if self.target_ca.is_some() => TlsMode::VerifyCa,
+            None if client.is_some() => TlsMode::Require,
+            None => return Ok(None),
+        };
+        let verify = match mode {
+            TlsMode::Off => {
+                if self.target_ca.is_some() || client.is_some() {
+                    bail!("--target-tls off: --target-ca, --target-cert and --target-key need TLS (give require, verify-ca or verify-full)");
+                }
+                return Ok(None);
+            }
+            // libpq's rule: a root certificate given with `require` is checked.
+            TlsMode::Require if self.target_ca.is_some() => Verify::Ca,
+            TlsMode::Require => Verify::None,
+            TlsMode::VerifyCa => Verify::Ca,
+            TlsMode::VerifyFull => Verify::Full,
+        };
+        Ok(Some(CqlTls {
+            verify,
+            ca: self.target_ca.clone(),
+            client,
+        }))
+    }
 }
 
 impl Endpoints {
     /// The plan (and its file), the source and the target.
     pub fn open(&self) -> anyhow::Result<(Plan, PathBuf, PgSource, CqlTarget)> {
         let (plan, file) = load_plan(&self.plan)?;
-        let target = target(&self.target, self.target_user.as_ref())?;
+        let mut target = target(&self.target, self.target_user.as_ref())?;
+        if let Some(tls) = self.target_tls.settings()? {
+            target = target.with_tls(tls)?;
+        }
         Ok((plan, file, self.source.pg(), target))
     }
 }
@@ -317,5 +394,75 @@ fn print_summary(s: &RunSummary) {
             "rejected rows, with their source key and reason: {}/rejects/",
             s.run_dir
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, clap::Parser)]
+    struct Flags {
+        #[command(flatten)]
+        tls: TargetTls,
+    }
+
+    fn settings(args: &[&str]) -> Result<Option<CqlTls>, String> {
+        let flags = Flags::try_parse_from(std::iter::once("remodel").chain(args.iter().copied()))
+            .map_err(|e| format!("{:?}", e.kind()))?;
+        flags.tls.settings().map_err(|e| e.to_string())
+    }
+
+    fn tls(verify: Verify, ca: Option<&str>, client: Option<(&str, &str)>) -> Option<CqlTls> {
+        Some(CqlTls {
+            verify,
+            ca: ca.map(PathBuf::from),
+            client: client.map(|(c, k)| ClientCert {
+                cert: c.into(),
+                key: k.into(),
+            }),
+        })
+    }
+
+    #[test]
+    fn target_tls_flags_pick_the_check_level() {
+        assert_eq!(settings(&[]), Ok(None));
+        assert_eq!(settings(&["--target-tls", "off"]), Ok(None));
+        assert_eq!(
+            settings(&["--target-tls", "require"]),
+            Ok(tls(Verify::None, None, None))
+        );
+        assert_eq!(
+            settings(&["--target-tls", "verify-full"]),
+            Ok(tls(Verify::Full, None, None))
+        );
+        // A CA alone means its check, as libpq's sslrootcert does (also with `require`).
+        assert_eq!(
+            settings(&["--target-ca", "ca.pem"]),
+            Ok(tls(Verify::Ca, Some("ca.pem"), None))
+        );
+        assert_eq!(
+            settings(&["--target-tls", "require", "--target-ca", "ca.pem"]),
+            Ok(tls(Verify::Ca, Some("ca.pem"), None))
+        );
+        assert_eq!(
+            settings(&["--target-cert", "c.pem", "--target-key", "k.pem"]),
+            Ok(tls(Verify::None, None, Some(("c.pem", "k.pem"))))
+        );
+    }
+
+    #[test]
+    fn inconsistent_target_tls_flags_are_refused() {
+        assert_eq!(
+            settings(&["--target-cert", "c.pem"]),
+            Err("MissingRequiredArgument".into())
+        );
+        assert_eq!(
+            settings(&["--target-tls", "strict"]),
+            Err("InvalidValue".into())
+        );
+        let e = settings(&["--target-tls", "off", "--target-ca", "ca.pem"]).unwrap_err();
+        assert!(e.starts_with("--target-tls off: --target-ca"), "{e}");
     }
 }

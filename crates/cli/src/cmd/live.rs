@@ -15,7 +15,8 @@ pub struct LiveArgs {
     /// Read from a live Postgres, postgres://user:password@host:port/db: the schema from its
     /// catalog, the workload from pg_stat_statements, statistics from pg_stats (files given with
     /// --schema, --queries or --stats are used instead of the matching part). One read-only
-    /// transaction; the password is never printed nor written.
+    /// transaction; TLS as libpq takes it (?sslmode=verify-full&sslrootcert=FILE); the password
+    /// is never printed nor written.
     #[arg(long, value_name = "URL")]
     pub source: Option<String>,
     /// The Postgres schemas to read, comma-separated [default: the connection's current schema].

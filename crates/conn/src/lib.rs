@@ -1,0 +1,37 @@
+//! Connections to the databases, shared by every crate that opens one.
+//!
+//! - [`pg`]: connects to Postgres as libpq would with the same connection string, TLS included
+//!   (`sslmode` disable, allow, prefer, require, verify-ca, verify-full; `sslrootcert`, `sslcert`,
+//!   `sslkey`, `sslpassword`, `sslsni`; the `~/.postgresql/` defaults), over OpenSSL;
+//! - [`pgurl`]: the connection string's TLS settings and its redacted form for messages;
+//! - [`tls`]: OpenSSL contexts from PEM files, for Postgres and for the Cassandra target.
+//!
+//! Architecture invariant: the URL's password stays in the connection; no error of this crate
+//! holds it (errors name files and settings, never the URL).
+
+pub mod pg;
+pub mod pgurl;
+pub mod tls;
+
+pub use pg::{connect, message};
+pub use pgurl::redact_url;
+
+/// A connection could not be set up: what was being done and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{what}: {message}")]
+pub struct Error {
+    /// What was being done (`read the URL`, `sslrootcert /x/ca.crt`, `connect (sslmode=…)`).
+    pub what: String,
+    /// Why it failed.
+    pub message: String,
+}
+
+impl Error {
+    /// An error of `what`, with `message`.
+    pub fn new(what: impl Into<String>, message: impl Into<String>) -> Error {
+        Error {
+            what: what.into(),
+            message: message.into(),
+        }
+    }
+}
