@@ -11,7 +11,8 @@
 #   log_line   a .log.gz holding one 1 GB statement line (skipped: over the 16 MiB limit)
 #   insert20   a 20 MB INSERT (skipped: over the limit) next to a 10 MB one (one row kept)
 #   shapes     100k distinct query shapes (different column lists), workload and plan
-#   tables20k  20k tables, one query: plan (foreign keys inferred from naming)
+#   tables20k  20k tables, one query: plan (foreign keys inferred from naming); tables2k and
+#              tables5k are the same at 2k and 5k tables (near-linear: 20k costs ~10x 2k)
 #   and80k     one SELECT with 80k AND terms: workload and analyze
 # Needs: cargo, python3, GNU time (/usr/bin/time).
 set -euo pipefail
@@ -101,16 +102,20 @@ with open(sys.argv[1], "w") as f:
   run shapes_plan "$BIN" plan --schema "$DIR/t.sql" --queries "$DIR/shapes.sql" --out "$DIR/shapes-plan"
 }
 
-case_tables20k() {
-  gen "$DIR/tables20k.sql" '
+tables() { # tables NAME N: N tables, each referencing the one before by naming, one query
+  local name=$1 n=$2
+  gen "$DIR/$name.sql" "
 import sys
-with open(sys.argv[1], "w") as f:
-    for i in range(20000):
-        ref = ", e%d_id bigint" % (i - 1) if i else ""
-        f.write("CREATE TABLE e%ds (id bigint PRIMARY KEY, name text%s);\n" % (i, ref))'
-  printf 'SELECT name FROM e5s WHERE id = 1;\n' > "$DIR/tables20k-q.sql"
-  run tables20k_plan "$BIN" plan --schema "$DIR/tables20k.sql" --queries "$DIR/tables20k-q.sql" --out "$DIR/tables20k-plan"
+with open(sys.argv[1], 'w') as f:
+    for i in range($n):
+        ref = ', e%d_id bigint' % (i - 1) if i else ''
+        f.write('CREATE TABLE e%ds (id bigint PRIMARY KEY, name text%s);\\n' % (i, ref))"
+  printf 'SELECT name FROM e5s WHERE id = 1;\n' > "$DIR/tables-q.sql"
+  run "${name}_plan" "$BIN" plan --schema "$DIR/$name.sql" --queries "$DIR/tables-q.sql" --out "$DIR/$name-plan"
 }
+case_tables2k() { tables tables2k 2000; }
+case_tables5k() { tables tables5k 5000; }
+case_tables20k() { tables tables20k 20000; }
 
 case_and80k() {
   gen "$DIR/and80k.sql" '
@@ -126,7 +131,11 @@ with open(sys.argv[1], "w") as f:
 }
 
 cases=("$@")
-((${#cases[@]})) || cases=(sql_gz log_line insert20 shapes tables20k and80k)
+((${#cases[@]})) || cases=(sql_gz log_line insert20 shapes tables2k tables5k tables20k and80k)
 : > "$DIR/results.txt"
 echo "== run (case, wall time, peak RSS)"
 for c in "${cases[@]}"; do "case_$c"; done
+# Growth against the 2k-table baseline of this run: 10x the tables, ~10x the time when linear.
+awk '$1 == "tables2k_plan" { base = $2 } $1 ~ /^tables[0-9]+k_plan$/ { t[$1] = $2 }
+  END { if (base > 0) for (k in t) if (k != "tables2k_plan")
+    printf "%-22s %9.1fx the time of tables2k_plan\n", k, t[k] / base }' "$DIR/results.txt"

@@ -3,7 +3,7 @@
 
 use crate::config::AnalyzeConfig;
 use crate::joins::match_fk;
-use remodel_model::{AccessPattern, FkOrigin, ForeignKey, Schema, Table};
+use remodel_model::{AccessPattern, FkOrigin, ForeignKey, Schema, Table, TableIndex};
 use std::collections::HashMap;
 
 /// One inferred foreign key, for the table that holds it.
@@ -22,8 +22,9 @@ pub fn infer(
     config: &AnalyzeConfig,
 ) -> Vec<InferredFk> {
     let mut out: Vec<InferredFk> = Vec::new();
+    let tables = TableIndex::new(schema);
     if config.infer_fk_from_joins {
-        from_joins(schema, patterns, config, &mut out);
+        from_joins(&tables, patterns, config, &mut out);
     }
     if config.infer_fk_from_naming {
         from_naming(schema, &mut out);
@@ -41,7 +42,7 @@ struct JoinEvidence {
 }
 
 fn from_joins(
-    schema: &Schema,
+    tables: &TableIndex<'_>,
     patterns: &[AccessPattern],
     config: &AnalyzeConfig,
     out: &mut Vec<InferredFk>,
@@ -49,12 +50,12 @@ fn from_joins(
     let mut ev: Vec<JoinEvidence> = Vec::new();
     for p in patterns {
         for step in &p.analysis.join_path {
-            if step.left_table == step.right_table || match_fk(schema, step).is_some() {
+            if step.left_table == step.right_table || match_fk(tables, step).is_some() {
                 continue;
             }
             let (Some(lt), Some(rt)) = (
-                schema.table(&step.left_table),
-                schema.table(&step.right_table),
+                tables.table(&step.left_table),
+                tables.table(&step.right_table),
             ) else {
                 continue;
             };
@@ -154,13 +155,25 @@ fn from_naming(schema: &Schema, out: &mut Vec<InferredFk>) {
             by_pk.entry(pk).or_default().push(t);
         }
     }
+    // Where each table's inferred keys are in `out` (their columns are covered).
+    let mut inferred: HashMap<String, Vec<usize>> = HashMap::new();
+    for (n, i) in out.iter().enumerate() {
+        inferred.entry(i.table.clone()).or_default().push(n);
+    }
     for t in &schema.tables {
+        let key = t.key();
         for c in &t.columns {
             let own_key = t.primary_key.len() == 1 && t.primary_key[0] == c.name;
             let covered = t
                 .foreign_keys
                 .iter()
-                .chain(out.iter().filter(|i| i.table == t.key()).map(|i| &i.fk))
+                .chain(
+                    inferred
+                        .get(&key)
+                        .into_iter()
+                        .flatten()
+                        .map(|&n| &out[n].fk),
+                )
                 .any(|fk| fk.columns.contains(&c.name));
             if own_key || covered {
                 continue;
@@ -173,8 +186,9 @@ fn from_naming(schema: &Schema, out: &mut Vec<InferredFk>) {
                 {
                     continue;
                 }
+                inferred.entry(key.clone()).or_default().push(out.len());
                 out.push(InferredFk {
-                    table: t.key(),
+                    table: key.clone(),
                     fk: ForeignKey {
                         name: None,
                         columns: vec![c.name.clone()],

@@ -1,6 +1,6 @@
 //! Join edges → join steps, and the foreign key each step follows.
 
-use remodel_model::{ColumnRef, ForeignKey, JoinStep, Schema};
+use remodel_model::{ColumnRef, ForeignKey, JoinStep, TableIndex};
 
 /// One column equality between two relations of a statement (`a.x = b.y`, `USING (x)`,
 /// a correlated `inner.x = outer.y`, a semi-join `x IN (SELECT y …)`).
@@ -57,8 +57,8 @@ pub(crate) fn steps(edges: &[Edge]) -> Vec<JoinStep> {
 }
 
 /// `table(cols) -> ref(cols)`, the way a join step names its foreign key.
-pub fn fk_label(table: &str, fk: &ForeignKey, schema: &Schema) -> String {
-    let ref_name = schema
+pub fn fk_label(table: &str, fk: &ForeignKey, tables: &TableIndex<'_>) -> String {
+    let ref_name = tables
         .table(&fk.ref_table)
         .map(|t| t.key())
         .unwrap_or_else(|| fk.ref_table.clone());
@@ -79,12 +79,12 @@ pub(crate) enum FkMatch {
 }
 
 /// The foreign key a step follows (in either direction), best match first.
-pub(crate) fn match_fk(schema: &Schema, step: &JoinStep) -> Option<(String, FkMatch)> {
+pub(crate) fn match_fk(tables: &TableIndex<'_>, step: &JoinStep) -> Option<(String, FkMatch)> {
     let pairs = |lt: &str, lc: &[String], rt: &str, rc: &[String]| -> Option<(String, FkMatch)> {
-        let child = schema.table(lt)?;
+        let child = tables.table(lt)?;
         let mut best: Option<(String, FkMatch)> = None;
         for fk in &child.foreign_keys {
-            let parent = schema
+            let parent = tables
                 .table(&fk.ref_table)
                 .map(|t| t.key())
                 .unwrap_or_else(|| fk.ref_table.clone());
@@ -106,7 +106,7 @@ pub(crate) fn match_fk(schema: &Schema, step: &JoinStep) -> Option<(String, FkMa
                 FkMatch::Partial
             };
             if best.as_ref().is_none_or(|(_, bm)| m > *bm) {
-                best = Some((fk_label(&child.key(), fk, schema), m));
+                best = Some((fk_label(&child.key(), fk, tables), m));
             }
         }
         best

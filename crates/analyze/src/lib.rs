@@ -18,7 +18,8 @@ mod timeval;
 pub use config::{AnalyzeConfig, ConfigError};
 
 use remodel_model::{
-    AccessPattern, Diagnostic, PatternAnalysis, Relationship, Schema, Severity, Workload,
+    AccessPattern, Diagnostic, PatternAnalysis, Relationship, Schema, Severity, TableIndex,
+    Workload,
 };
 
 /// Everything the analyzer produces.
@@ -36,8 +37,13 @@ pub struct Analysis {
 
 /// Analyzes a workload against a schema.
 pub fn analyze(schema: &Schema, workload: &Workload, config: &AnalyzeConfig) -> Analysis {
+    analyze_owned(schema, workload.clone(), config)
+}
+
+/// [`analyze`], taking the workload: a caller done with it does not hold it twice (100,000
+/// patterns are tens of megabytes).
+pub fn analyze_owned(schema: &Schema, mut wl: Workload, config: &AnalyzeConfig) -> Analysis {
     let mut diagnostics = Vec::new();
-    let mut wl = workload.clone();
     for p in &mut wl.patterns {
         let (a, mut d) = analyze_pattern_in(schema, &config.search_path, p);
         p.analysis = a;
@@ -46,7 +52,12 @@ pub fn analyze(schema: &Schema, workload: &Workload, config: &AnalyzeConfig) -> 
 
     mark_one_offs(&mut wl, config);
     let mut schema = schema.clone();
-    for inf in infer_fk::infer(&schema, &wl.patterns, config) {
+    let inferred = infer_fk::infer(&schema, &wl.patterns, config);
+    let holders: Vec<Option<usize>> = {
+        let tables = TableIndex::new(&schema);
+        inferred.iter().map(|i| tables.position(&i.table)).collect()
+    };
+    for (inf, holder) in inferred.into_iter().zip(holders) {
         if let remodel_model::FkOrigin::Inferred { evidence } = &inf.fk.origin {
             diagnostics.push(Diagnostic {
                 severity: Severity::Note,
@@ -60,17 +71,18 @@ pub fn analyze(schema: &Schema, workload: &Workload, config: &AnalyzeConfig) -> 
                 ),
             });
         }
-        if let Some(t) = schema.table_mut(&inf.table) {
+        if let Some(t) = holder.and_then(|i| schema.tables.get_mut(i)) {
             t.foreign_keys.push(inf.fk);
         }
     }
+    let tables = TableIndex::new(&schema);
     for p in &mut wl.patterns {
         for step in &mut p.analysis.join_path {
-            step.foreign_key = joins::match_fk(&schema, step).map(|(label, _)| label);
+            step.foreign_key = joins::match_fk(&tables, step).map(|(label, _)| label);
         }
     }
-    let relationships = relationships::classify(&schema, &wl, config);
-    rows_from_fanout(&schema, &mut wl, &relationships);
+    let relationships = relationships::classify(&tables, &wl, config);
+    rows_from_fanout(&tables, &mut wl, &relationships);
     Analysis {
         schema,
         workload: wl,
@@ -102,7 +114,7 @@ fn mark_one_offs(wl: &mut Workload, config: &AnalyzeConfig) {
 /// A read of the children of one parent (its foreign key bound by `=`, any other table joined
 /// as a lookup on a unique key) returns N rows, or its LIMIT if smaller, where the relationship
 /// knows N.
-fn rows_from_fanout(schema: &Schema, wl: &mut Workload, relationships: &[Relationship]) {
+fn rows_from_fanout(tables: &TableIndex<'_>, wl: &mut Workload, relationships: &[Relationship]) {
     for p in &mut wl.patterns {
         let a = &mut p.analysis;
         if a.rows_expected.is_some()
@@ -111,7 +123,7 @@ fn rows_from_fanout(schema: &Schema, wl: &mut Workload, relationships: &[Relatio
             || !a.aggregates.is_empty()
             || !a.join_path.iter().all(|j| {
                 let unique =
-                    |t: &str, c: &[String]| schema.table(t).is_some_and(|t| t.is_unique_on(c));
+                    |t: &str, c: &[String]| tables.table(t).is_some_and(|t| t.is_unique_on(c));
                 unique(&j.right_table, &j.right_columns) || unique(&j.left_table, &j.left_columns)
             })
             || a.unmodeled.is_some()

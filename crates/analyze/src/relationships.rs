@@ -7,26 +7,32 @@ use crate::config::AnalyzeConfig;
 use crate::joins::fk_label;
 use crate::render::thousands;
 use remodel_model::{
-    AccessPattern, Cardinality, Decision, EqualityOp, ForeignKey, Rationale, Relationship, Schema,
-    StatementKind, Table, Workload,
+    AccessPattern, Cardinality, Decision, EqualityOp, ForeignKey, Rationale, Relationship,
+    StatementKind, Table, TableIndex, Workload,
 };
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 /// Classifies every foreign key of the schema (declared and inferred) and decides each.
-pub fn classify(schema: &Schema, workload: &Workload, config: &AnalyzeConfig) -> Vec<Relationship> {
+pub fn classify(
+    tables: &TableIndex<'_>,
+    workload: &Workload,
+    config: &AnalyzeConfig,
+) -> Vec<Relationship> {
+    let schema = tables.schema();
     let reads: Vec<&AccessPattern> = workload
         .patterns
         .iter()
         .filter(|p| p.kind == StatementKind::Select)
         .collect();
     let mut out = Vec::new();
-    let mut in_junction: Vec<(String, usize)> = Vec::new();
-    for t in &schema.tables {
+    // The junction's two keys, by the table's place in the schema.
+    let mut in_junction: HashSet<(usize, usize)> = HashSet::new();
+    for (n, t) in schema.tables.iter().enumerate() {
         if let Some((i, j)) = junction(t) {
-            in_junction.push((t.key(), i));
-            in_junction.push((t.key(), j));
+            in_junction.insert((n, i));
+            in_junction.insert((n, j));
             out.push(many_to_many(
-                schema,
+                tables,
                 &reads,
                 workload,
                 t,
@@ -36,12 +42,12 @@ pub fn classify(schema: &Schema, workload: &Workload, config: &AnalyzeConfig) ->
             ));
         }
     }
-    for t in &schema.tables {
+    for (n, t) in schema.tables.iter().enumerate() {
         for (i, fk) in t.foreign_keys.iter().enumerate() {
-            if in_junction.contains(&(t.key(), i)) {
+            if in_junction.contains(&(n, i)) {
                 continue;
             }
-            out.push(one_to(schema, &reads, workload, t, fk, config));
+            out.push(one_to(tables, &reads, workload, t, fk, config));
         }
     }
     out
@@ -263,14 +269,14 @@ fn enters_by_child(p: &AccessPattern, child: &str, parent: &str) -> bool {
 }
 
 fn one_to(
-    schema: &Schema,
+    tables: &TableIndex<'_>,
     reads: &[&AccessPattern],
     workload: &Workload,
     child: &Table,
     fk: &ForeignKey,
     config: &AnalyzeConfig,
 ) -> Relationship {
-    let parent_name = schema
+    let parent_name = tables
         .table(&fk.ref_table)
         .map(|t| t.key())
         .unwrap_or_else(|| fk.ref_table.clone());
@@ -280,7 +286,7 @@ fn one_to(
     } else {
         Cardinality::OneToMany
     };
-    let label = fk_label(&child.key(), fk, schema);
+    let label = fk_label(&child.key(), fk, tables);
     let together = following(reads, &label);
     // Reads entering by the child look up its parent (N-1: copy parent columns into the child);
     // reads entering by the parent read its children (1-N: embed the children in the parent).
@@ -459,7 +465,7 @@ fn one_to(
 }
 
 fn many_to_many(
-    schema: &Schema,
+    tables: &TableIndex<'_>,
     reads: &[&AccessPattern],
     workload: &Workload,
     j: &Table,
@@ -468,14 +474,14 @@ fn many_to_many(
     config: &AnalyzeConfig,
 ) -> Relationship {
     let name = |fk: &ForeignKey| {
-        schema
+        tables
             .table(&fk.ref_table)
             .map(|t| t.key())
             .unwrap_or_else(|| fk.ref_table.clone())
     };
     let (a, b) = (name(fa), name(fb));
     let attrs = |t: &str| {
-        schema
+        tables
             .table(t)
             .map(|t| t.columns.len().saturating_sub(t.primary_key.len()))
             .unwrap_or(0)
@@ -491,7 +497,7 @@ fn many_to_many(
                 })
         };
         binds(&j.key(), &fk.columns)
-            || schema
+            || tables
                 .table(side)
                 .is_some_and(|t| binds(&t.key(), &t.primary_key))
     };

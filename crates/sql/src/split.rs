@@ -257,6 +257,17 @@ fn split_reader_sized<R: Read>(
         let chunk = next_chunk(&buf, pos, eof);
         let pending = buf.len() - pos;
         match chunk {
+            // Read whole because the buffer doubled past the limit: skipped all the same.
+            Some(c) if c.complete && c.end - c.start > limit => {
+                let (line, column) = cursor.advance_to(&buf, c.start);
+                f(StreamItem::Oversized {
+                    line,
+                    column,
+                    bytes: (c.next - c.start) as u64,
+                });
+                pos = c.next;
+                want = step;
+            }
             Some(c) if c.complete => {
                 let (line, column) = cursor.advance_to(&buf, c.start);
                 let text = std::str::from_utf8(&buf[c.start..c.end]);
@@ -295,7 +306,13 @@ fn split_reader_sized<R: Read>(
                 eof = rest.2;
                 want = step;
             }
-            _ => want = pending.saturating_mul(2).max(step),
+            // Doubling, but never past the limit: one byte more tells the statement is over it.
+            _ => {
+                want = pending
+                    .saturating_mul(2)
+                    .max(step)
+                    .min(limit.saturating_add(1))
+            }
         }
     }
 }
@@ -920,7 +937,8 @@ mod tests {
     #[test]
     fn an_oversized_statement_is_skipped_and_the_next_one_read() {
         let src = "SELECT 1;\nINSERT INTO t VALUES ('x;y', $$a;b$$, E'\\';', /* ; */ 2); -- long\nSELECT 3;";
-        for step in [1, 4, 16] {
+        // Steps 16 and 64 read the statement whole (the buffer doubles past the limit).
+        for step in [1, 4, 16, 64] {
             let got = streamed(src.as_bytes(), 24, step);
             assert_eq!(got.len(), 3, "{got:?}");
             assert_eq!(

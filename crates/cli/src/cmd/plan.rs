@@ -385,8 +385,22 @@ fn read_stats(path: &Path, schema: &Schema) -> anyhow::Result<Statistics> {
 /// disk or a crash leaves the old file or none, never half a plan, and a symlink at `path` is
 /// replaced, not followed.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    write_atomic_with(path, |w| w.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `write` writes (a plan streamed, not held as one string).
+fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
     let tmp = path.with_file_name(format!(".{}.{}.tmp", file_name(path), std::process::id()));
-    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    let written = std::fs::File::create(&tmp)
+        .and_then(|f| {
+            let mut w = std::io::BufWriter::new(f);
+            write(&mut w)?;
+            w.flush()
+        })
+        .and_then(|()| std::fs::rename(&tmp, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
@@ -508,11 +522,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         super::live::write_stats(path, stats)?;
     }
 
-    let analysis = remodel_analyze::analyze(
-        &ddl.schema,
-        &wl.workload,
-        &args.thresholds.analyze_config()?,
-    );
+    // The analysis owns the workload from here; the statement list is not needed.
+    let remodel_sql::workload::WorkloadLoad {
+        workload,
+        diagnostics: workload_diagnostics,
+        ..
+    } = wl;
+    let analysis =
+        remodel_analyze::analyze_owned(&ddl.schema, workload, &args.thresholds.analyze_config()?);
     let config = design_config(&args, inputs.keyspace.clone(), replication)?;
     let (mut plan, design_diagnostics) = remodel_design::plan(analysis, stats.as_ref(), &config);
     plan.inputs = input_files(&inputs)?;
@@ -544,9 +561,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let plan_path = inputs.out.join("plan.json");
     let cql_path = inputs.out.join("schema.cql");
     check_outputs(&inputs, &[&plan_path, &cql_path])?;
-    let mut json = serde_json::to_string_pretty(&plan).context("serializing the plan")?;
-    json.push('\n');
-    write_atomic(&plan_path, json.as_bytes())?;
+    write_atomic_with(&plan_path, |w| {
+        serde_json::to_writer_pretty(&mut *w, &plan)?;
+        w.write_all(b"\n")
+    })?;
     write_atomic(&cql_path, emit_cql(&plan.design).as_bytes())?;
 
     let mut diagnostics = live
@@ -554,7 +572,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(|l| l.diagnostics.clone())
         .unwrap_or_default();
     diagnostics.extend(ddl.diagnostics);
-    diagnostics.extend(wl.diagnostics);
+    diagnostics.extend(workload_diagnostics);
     diagnostics.extend(design_diagnostics);
     print_diagnostics(&diagnostics, args.verbose);
     let mut out = std::io::stdout().lock();

@@ -115,10 +115,38 @@ impl Loader {
     }
 
     fn find_table(&self, key: &(Option<String>, String)) -> Option<usize> {
-        self.schema
-            .tables
-            .iter()
-            .position(|t| names_table(t, key.0.as_deref(), &key.1))
+        let at = self.positions.get(&key.1)?;
+        at.iter()
+            .copied()
+            .filter(|&i| {
+                self.schema
+                    .tables
+                    .get(i)
+                    .is_some_and(|t| names_table(t, key.0.as_deref(), &key.1))
+            })
+            .min()
+    }
+
+    /// Adds a table at the end.
+    fn push_table(&mut self, table: Table) {
+        let at = self.positions.entry(table.name.clone()).or_default();
+        at.push(self.schema.tables.len());
+        self.schema.tables.push(table);
+    }
+
+    /// Removes the table at `i` (the tables after it move up).
+    fn remove_table(&mut self, i: usize) -> Table {
+        let table = self.schema.tables.remove(i);
+        self.reindex();
+        table
+    }
+
+    /// Rebuilds [`Loader::positions`] after tables moved or were renamed.
+    fn reindex(&mut self) {
+        self.positions.clear();
+        for (i, t) in self.schema.tables.iter().enumerate() {
+            self.positions.entry(t.name.clone()).or_default().push(i);
+        }
     }
 
     /// Finds the table a statement targets, or reports and counts it.
@@ -216,7 +244,7 @@ impl Loader {
             } => {
                 for name in &names {
                     if let Some(ti) = self.find_table(&table_key(name)) {
-                        self.schema.tables.remove(ti);
+                        self.remove_table(ti);
                         self.note(
                             loc.clone(),
                             format!("DROP TABLE removes `{}` defined earlier", qualified(name)),
@@ -250,7 +278,7 @@ impl Loader {
                     qualified(&ct.name)
                 ),
             );
-            self.schema.tables.remove(existing);
+            self.remove_table(existing);
         }
         let mut table = Table {
             schema: key.0.clone(),
@@ -285,7 +313,7 @@ impl Loader {
                 location: loc.clone(),
             });
         }
-        self.schema.tables.push(table);
+        self.push_table(table);
     }
 
     fn add_column(
@@ -435,6 +463,7 @@ impl Loader {
     ) {
         // Work on a detached copy so helper methods can borrow `self` mutably.
         let mut table = std::mem::take(&mut self.schema.tables[ti]);
+        let old_name = table.name.clone();
         match op {
             AlterTableOperation::AddConstraint { constraint, .. } => {
                 self.add_constraint(file, st, loc, &mut table, &constraint)
@@ -532,7 +561,11 @@ impl Loader {
                 count_skip(&mut self.schema.skipped, &kind, Some(loc.clone()));
             }
         }
+        let renamed = old_name != table.name;
         self.schema.tables[ti] = table;
+        if renamed {
+            self.reindex();
+        }
     }
 
     /// `DROP COLUMN`: the column goes, and with it every key and index that uses it (as
@@ -859,7 +892,7 @@ impl Loader {
                 self.warn(link.location.clone(), msg);
                 continue;
             }
-            let child = self.schema.tables.remove(ci);
+            let child = self.remove_table(ci);
             let Some(pi) = self.find_table(&root) else {
                 continue;
             };

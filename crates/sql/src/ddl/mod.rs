@@ -19,6 +19,7 @@ use sqlparser::ast::Statement;
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::TokenWithSpan;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// The result of loading DDL: the schema plus diagnostics; never fails on content.
@@ -101,6 +102,9 @@ struct PartitionLink {
 #[derive(Debug, Default)]
 struct Loader {
     schema: Schema,
+    /// Where the tables of each name are in `schema.tables`: a dump of 20,000 tables must not
+    /// scan them all for each statement. Pushes add to it; a removal or rename rebuilds it.
+    positions: HashMap<String, Vec<usize>>,
     diagnostics: Vec<Diagnostic>,
     statements: usize,
     partitions: Vec<PartitionLink>,
