@@ -14,6 +14,7 @@ use remodel_model::{
     AccessPattern, Candidate, CostFigures, Decision, Design, DesignCost, DesignTable, Diagnostic,
     QueryMapping, Relationship, Rename, RenameKind, Schema, Severity, WritePath,
 };
+use std::collections::HashMap;
 
 /// A warning at the declaration of every stored column whose type has no CQL mapping rule (a
 /// type Postgres does not have, or an unknown one): carried as text, never silently.
@@ -361,17 +362,24 @@ fn evidence(
     chosen: &Chosen,
     queries: &mut [QueryMapping],
 ) {
+    // Looked up by hash: a workload of 100,000 patterns has as many mappings and options.
+    let mut query_of: HashMap<String, usize> = HashMap::with_capacity(queries.len());
+    for (qi, q) in queries.iter().enumerate() {
+        query_of.entry(q.pattern.clone()).or_insert(qi);
+    }
+    let mut options_of: Vec<Vec<usize>> = vec![Vec::new(); inp.workload.patterns.len()];
+    for (oi, o) in cands.options.iter().enumerate() {
+        if let Some(of) = options_of.get_mut(o.pattern) {
+            of.push(oi);
+        }
+    }
     for (pi, p) in inp.workload.patterns.iter().enumerate() {
-        let Some(q) = queries.iter_mut().find(|q| q.pattern == p.id) else {
+        let Some(q) = query_of.get(&p.id).and_then(|&qi| queries.get_mut(qi)) else {
             continue;
         };
         let pick = chosen.option.get(&pi).copied();
-        for (oi, o) in cands
-            .options
-            .iter()
-            .enumerate()
-            .filter(|(_, o)| o.pattern == pi)
-        {
+        for &oi in &options_of[pi] {
+            let o = &cands.options[oi];
             let table = build
                 .layout_table
                 .get(o.layout)

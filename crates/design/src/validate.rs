@@ -21,6 +21,7 @@ use remodel_model::{
     AccessPattern, BindValue, ColumnRef, Design, DesignTable, EqualityOp, Guard, QueryMapping,
     ReadBeforeWrite, Schema, StatementKind, Table, Violation, Workload, WriteAction, WritePath,
 };
+use std::collections::HashMap;
 
 /// Checks a design; an empty list means the plan is safe to execute.
 pub fn validate(schema: &Schema, workload: &Workload, design: &Design) -> Vec<Violation> {
@@ -28,8 +29,14 @@ pub fn validate(schema: &Schema, workload: &Workload, design: &Design) -> Vec<Vi
     for t in &design.tables {
         keys_unique(schema, t, &mut out);
     }
+    // By hash: a workload of 100,000 patterns has as many mappings.
+    let mut patterns: HashMap<&str, &AccessPattern> = HashMap::new();
+    for p in &workload.patterns {
+        patterns.entry(p.id.as_str()).or_insert(p);
+    }
+    let pattern = |id: &str| patterns.get(id).copied();
     for w in &design.writes {
-        let Some(p) = workload.pattern(&w.pattern) else {
+        let Some(p) = pattern(&w.pattern) else {
             continue;
         };
         if w.one_off {
@@ -38,7 +45,7 @@ pub fn validate(schema: &Schema, workload: &Workload, design: &Design) -> Vec<Vi
         write_path(schema, design, p, w, &mut out);
     }
     for q in &design.queries {
-        let Some(p) = workload.pattern(&q.pattern) else {
+        let Some(p) = pattern(&q.pattern) else {
             continue;
         };
         predicates_kept(design, p, q, &mut out);

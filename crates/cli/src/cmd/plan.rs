@@ -526,8 +526,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let remodel_sql::workload::WorkloadLoad {
         workload,
         diagnostics: workload_diagnostics,
-        ..
+        statements,
     } = wl;
+    drop(statements);
     let analysis =
         remodel_analyze::analyze_owned(&ddl.schema, workload, &args.thresholds.analyze_config()?);
     let config = design_config(&args, inputs.keyspace.clone(), replication)?;

@@ -55,14 +55,19 @@ pub(super) fn drop_repeated_rows(sql: &str) -> Shortened<'_> {
     let (mut copied, mut sound, mut at) = (0, 0, 0);
     while let Some(v) = find_values(b, at) {
         at = v;
+        // Scanned first, tokenized only when there is a second row to cut (one-row INSERTs are
+        // the common case).
+        let Some(first_end) = row_end(b, v) else {
+            continue;
+        };
+        if next_row_end(b, first_end).is_none() {
+            continue;
+        }
         if !ends_in_values(&sql[sound..v]) {
             // The scan and the tokenizer disagree about the text before: no cut is safe.
             break;
         }
         sound = v;
-        let Some(first_end) = row_end(b, v) else {
-            continue;
-        };
         let Some(width) = first_row_width(&sql[v..first_end]) else {
             continue;
         };
