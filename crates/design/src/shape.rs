@@ -249,19 +249,13 @@ impl ParentReads<'_> {
             if parent_cols.is_empty() {
                 continue;
             }
-            let only_projected = parent_cols.iter().all(|c| self.projection.contains(c))
-                && !self.eq.iter().any(|x| x.column.table == e.parent)
-                && !self.order.iter().any(|(c, _)| c.table == e.parent)
-                && self.range.is_none_or(|(c, _)| c.table != e.parent)
-                && !self.edges.iter().any(|x| x.child == e.parent);
-            if !only_projected {
+            if !self.only_projected(&e.parent, &parent_cols) {
                 notes.push(format!(
                     "{} is kept by reference, but this read filters or sorts on it: its columns are copied here",
                     e.parent
                 ));
                 continue;
             }
-            needed.retain(|c| c.table != e.parent);
             let via: Vec<ColumnRef> = self
                 .schema
                 .table(&e.parent)
@@ -275,26 +269,24 @@ impl ParentReads<'_> {
                         .collect()
                 })
                 .unwrap_or_default();
-            for c in &via {
-                if !needed.contains(c) {
-                    needed.push(c.clone());
-                }
-            }
-            out.push(Lookup {
-                table: e.parent.clone(),
-                columns: parent_cols,
-                via: via
-                    .into_iter()
-                    .map(|column| BindValue::Current { column })
-                    .collect(),
-                rationale: rel.map_or_else(
-                    || "read by key after the rows".to_string(),
-                    |r| r.rationale.text.clone(),
-                ),
-            });
+            let rationale = rel.map_or_else(
+                || "read by key after the rows".to_string(),
+                |r| r.rationale.text.clone(),
+            );
+            out.push(looked_up(&e.parent, parent_cols, via, rationale, needed));
         }
         out.extend(self.ancestor_lookups(needed, notes));
         out
+    }
+
+    /// True when the read only projects `parent`'s columns (no filter, order or range on them)
+    /// and `parent` has no parent of its own in the read: then they can be read after the rows.
+    fn only_projected(&self, parent: &str, parent_cols: &[ColumnRef]) -> bool {
+        parent_cols.iter().all(|c| self.projection.contains(c))
+            && !self.eq.iter().any(|x| x.column.table == parent)
+            && !self.order.iter().any(|(c, _)| c.table == parent)
+            && self.range.is_none_or(|(c, _)| c.table != parent)
+            && !self.edges.iter().any(|x| x.child == parent)
     }
 
     /// The ancestors past the root's parents whose projected columns an UPDATE sets: a copy of
@@ -322,11 +314,7 @@ impl ParentReads<'_> {
                 continue;
             }
             let names: Vec<String> = updated.iter().map(|c| c.to_string()).collect();
-            let only_projected = parent_cols.iter().all(|c| self.projection.contains(c))
-                && !self.eq.iter().any(|x| x.column.table == e.parent)
-                && !self.order.iter().any(|(c, _)| c.table == e.parent)
-                && self.range.is_none_or(|(c, _)| c.table != e.parent)
-                && !self.edges.iter().any(|x| x.child == e.parent);
+            let only_projected = self.only_projected(&e.parent, &parent_cols);
             let via: Option<Vec<ColumnRef>> = self.schema.table(&e.parent).and_then(|pt| {
                 pt.primary_key
                     .iter()
@@ -345,27 +333,40 @@ impl ParentReads<'_> {
                 ));
                 continue;
             };
-            needed.retain(|c| c.table != e.parent);
-            for c in &via {
-                if !needed.contains(c) {
-                    needed.push(c.clone());
-                }
-            }
-            out.push(Lookup {
-                table: e.parent.clone(),
-                columns: parent_cols,
-                via: via
-                    .into_iter()
-                    .map(|column| BindValue::Current { column })
-                    .collect(),
-                rationale: format!(
-                    "{} is updated by the workload and reached through {}: a copy here could not be kept in step",
-                    names.join(", "),
-                    e.child
-                ),
-            });
+            let rationale = format!(
+                "{} is updated by the workload and reached through {}: a copy here could not be kept in step",
+                names.join(", "),
+                e.child
+            );
+            out.push(looked_up(&e.parent, parent_cols, via, rationale, needed));
         }
         out
+    }
+}
+
+/// The lookup of `table` by the link columns `via`: its columns leave `needed`, the link
+/// columns join it.
+fn looked_up(
+    table: &str,
+    columns: Vec<ColumnRef>,
+    via: Vec<ColumnRef>,
+    rationale: String,
+    needed: &mut Vec<ColumnRef>,
+) -> Lookup {
+    needed.retain(|c| c.table != table);
+    for c in &via {
+        if !needed.contains(c) {
+            needed.push(c.clone());
+        }
+    }
+    Lookup {
+        table: table.to_string(),
+        columns,
+        via: via
+            .into_iter()
+            .map(|column| BindValue::Current { column })
+            .collect(),
+        rationale,
     }
 }
 

@@ -6,27 +6,10 @@
 mod support;
 
 use remodel_model::{BindValue, ColumnRef, DesignColumn, Guard, Plan};
-use support::pipeline::{plan_files, root};
+use support::pipeline::{pattern_id, plan_fixture};
 
 fn copies() -> Plan {
-    let dir = root().join("fixtures/plan/copies");
-    let (plan, _) = plan_files(
-        &[dir.join("schema.sql")],
-        &[dir.join("queries.sql")],
-        None,
-        "copies",
-    );
-    plan
-}
-
-fn pattern_id(plan: &Plan, sql_start: &str) -> String {
-    plan.workload
-        .patterns
-        .iter()
-        .find(|p| p.sql.starts_with(sql_start))
-        .unwrap_or_else(|| panic!("pattern {sql_start}"))
-        .id
-        .clone()
+    plan_fixture("copies")
 }
 
 #[test]

@@ -5,27 +5,10 @@
 mod support;
 
 use remodel_model::{BindValue, Guard, Plan, WriteAction};
-use support::pipeline::{mapping_text, plan_files, root};
+use support::pipeline::{mapping_text, pattern_id, plan_files, plan_fixture, root};
 
 fn library() -> Plan {
-    let dir = root().join("fixtures/plan/library");
-    let (plan, _) = plan_files(
-        &[dir.join("schema.sql")],
-        &[dir.join("queries.sql")],
-        None,
-        "library",
-    );
-    plan
-}
-
-fn pattern_id(plan: &Plan, sql_start: &str) -> String {
-    plan.workload
-        .patterns
-        .iter()
-        .find(|p| p.sql.starts_with(sql_start))
-        .unwrap_or_else(|| panic!("pattern {sql_start}"))
-        .id
-        .clone()
+    plan_fixture("library")
 }
 
 #[test]

@@ -38,6 +38,29 @@ pub fn plan_files(
     (plan, diags)
 }
 
+/// Plans `fixtures/plan/<name>/` (its `schema.sql` and `queries.sql`) into keyspace `name`.
+pub fn plan_fixture(name: &str) -> Plan {
+    let dir = root().join("fixtures/plan").join(name);
+    plan_files(
+        &[dir.join("schema.sql")],
+        &[dir.join("queries.sql")],
+        None,
+        name,
+    )
+    .0
+}
+
+/// The id of the pattern whose SQL starts with `sql_start`.
+pub fn pattern_id(plan: &Plan, sql_start: &str) -> String {
+    plan.workload
+        .patterns
+        .iter()
+        .find(|p| p.sql.starts_with(sql_start))
+        .unwrap_or_else(|| panic!("pattern {sql_start}"))
+        .id
+        .clone()
+}
+
 /// Plans a corpus under `fixtures/corpora/<name>`.
 pub fn plan_corpus(name: &str) -> (Plan, Vec<Diagnostic>) {
     let dir = root().join("fixtures/corpora").join(name);
