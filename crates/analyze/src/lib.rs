@@ -263,6 +263,7 @@ pub fn analyze_pattern_in(
         });
     }
     a.tables.dedup();
+    a.shrink_to_fit();
     (a, diags)
 }
 
