@@ -500,20 +500,7 @@ fn fold_partitions(
         }
     }
     for (root, mut fk, on) in lifted {
-        let shown: Vec<&str> = on.iter().take(3).map(String::as_str).collect();
-        let more = if on.len() > 3 {
-            format!(", … {} more", on.len() - 3)
-        } else {
-            String::new()
-        };
-        fk.origin = FkOrigin::Inferred {
-            evidence: format!(
-                "declared on {} of {} partitions ({}{more}), not on the table itself",
-                on.len(),
-                folded[root],
-                shown.join(", ")
-            ),
-        };
+        fk.origin = FkOrigin::from_partitions(&on, folded[root]);
         schema.tables[root].foreign_keys.push(fk);
     }
     let keep: Vec<bool> = rels

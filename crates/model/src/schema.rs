@@ -282,6 +282,26 @@ pub enum FkOrigin {
     },
 }
 
+impl FkOrigin {
+    /// A key declared on `on` (some) of a partitioned table's `partitions` partitions, kept on
+    /// the table itself as inferred: the DDL reader and the catalog reader fold partitions alike.
+    pub fn from_partitions(on: &[String], partitions: usize) -> FkOrigin {
+        let shown: Vec<&str> = on.iter().take(3).map(String::as_str).collect();
+        let more = if on.len() > 3 {
+            format!(", … {} more", on.len() - 3)
+        } else {
+            String::new()
+        };
+        FkOrigin::Inferred {
+            evidence: format!(
+                "declared on {} of {partitions} partitions ({}{more}), not on the table itself",
+                on.len(),
+                shown.join(", ")
+            ),
+        }
+    }
+}
+
 /// A foreign key from this table's `columns` to `ref_table`'s `ref_columns`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ForeignKey {

@@ -937,20 +937,7 @@ impl Loader {
             };
             let lifted = f.lifted.len();
             for (mut fk, on) in f.lifted {
-                let shown: Vec<&str> = on.iter().take(3).map(String::as_str).collect();
-                let more = if on.len() > 3 {
-                    format!(", … {} more", on.len() - 3)
-                } else {
-                    String::new()
-                };
-                fk.origin = FkOrigin::Inferred {
-                    evidence: format!(
-                        "declared on {} of {} partitions ({}{more}), not on the table itself",
-                        on.len(),
-                        f.partitions,
-                        shown.join(", ")
-                    ),
-                };
+                fk.origin = FkOrigin::from_partitions(&on, f.partitions);
                 self.schema.tables[pi].foreign_keys.push(fk);
             }
             let parent = self.schema.tables[pi].qualified_name();
