@@ -332,6 +332,7 @@ fn merge_example(res: &mut pattern::StatementResult, ex: Option<&PatternAnalysis
                     inclusive: true,
                     value,
                     example: er.lower.as_ref().map(|b| b.value.clone()),
+                    expr: None,
                 }),
                 upper: None,
                 prefix: true,
@@ -343,6 +344,8 @@ fn merge_example(res: &mut pattern::StatementResult, ex: Option<&PatternAnalysis
                     .into(),
                 columns: vec![column],
                 sql,
+                expr: None,
+                reason_untyped: None,
             }),
         }
     }

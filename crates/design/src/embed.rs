@@ -593,6 +593,8 @@ pub fn write(
                 binds: kb.clone(),
                 many: false,
                 reads_new: false,
+                filter: Vec::new(),
+                name: None,
             });
         }
         binds.extend(kb);

@@ -167,6 +167,7 @@ pub fn plan(
         workload: analysis.workload,
         relationships: out.relationships,
         design: out.design,
+        semantics: Default::default(),
         inputs: Vec::new(),
     };
     (plan, diagnostics)

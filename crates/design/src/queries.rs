@@ -159,6 +159,7 @@ fn restrictions(
                     BindValue::Bucket {
                         bucket: *b,
                         of: Box::new(sql(lower.as_deref().unwrap_or("NULL"))),
+                        time_zone: "UTC".into(),
                     },
                 )),
                 KeySrc::Const(v) => conds.push(Cond::new(

@@ -273,8 +273,13 @@ fn unresolved(
                 .any(|r| !r.many && !r.reads_new && provides(design, r, c))
     };
     match value {
-        BindValue::Sql { .. } | BindValue::Const { .. } => None,
+        BindValue::Sql { .. }
+        | BindValue::Const { .. }
+        | BindValue::Expr { .. }
+        | BindValue::Literal { .. } => None,
         BindValue::Bucket { of, .. } => unresolved(design, f, before, row, of),
+        BindValue::Buckets { lower, upper, .. } => unresolved(design, f, before, row, lower)
+            .or_else(|| unresolved(design, f, before, row, upper)),
         BindValue::Entry { key, fields } => key
             .iter()
             .map(|k| k.as_ref())

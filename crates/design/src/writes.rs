@@ -426,6 +426,7 @@ impl Planner<'_> {
             KeySrc::Bucket(c, b) => BindValue::Bucket {
                 bucket: *b,
                 of: Box::new(of(c)),
+                time_zone: "UTC".into(),
             },
             KeySrc::Const(v) => BindValue::Const {
                 value: format!("'{}'", v.replace('\'', "''")),
@@ -629,6 +630,8 @@ impl Planner<'_> {
             binds,
             many,
             reads_new: version == Version::New,
+            filter: Vec::new(),
+            name: None,
         });
         for c in cols {
             self.provided.push((idx, c, version));

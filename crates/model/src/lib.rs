@@ -6,6 +6,7 @@
 pub mod analysis;
 pub mod design;
 pub mod diagnostic;
+pub mod expr;
 pub mod plan;
 pub mod relationship;
 pub mod replay;
@@ -17,6 +18,7 @@ pub mod workload;
 pub use analysis::*;
 pub use design::*;
 pub use diagnostic::*;
+pub use expr::*;
 pub use plan::*;
 pub use relationship::*;
 pub use replay::*;

@@ -239,6 +239,13 @@ pub struct Column {
     /// values are computed by the database, not stored data to migrate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generated: Option<String>,
+    /// The `DEFAULT` as a typed expression (`now()` → `Now`, `gen_random_uuid()`, a constant);
+    /// absent when it cannot be stated (a function of the source database).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_expr: Option<crate::expr::Expr>,
+    /// The generated column's expression, typed, over the row's other columns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generated_expr: Option<crate::expr::Expr>,
     /// `COMMENT ON COLUMN`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,

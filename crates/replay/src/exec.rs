@@ -334,7 +334,12 @@ impl<'a> Replayer<'a> {
                     })?;
                 found.clone().map(|x| values::coerce(x, to)).transpose()
             }
-            BindValue::Bucket { bucket, of } => {
+            BindValue::Bucket {
+                bucket,
+                of,
+                time_zone,
+            } => {
+                values::utc_buckets_only(time_zone)?;
                 let stamp = CqlType::Native(remodel_backfill::cqltype::Native::Timestamp);
                 let inner = Box::pin(self.bind_value(of, params, row, &stamp)).await?;
                 inner.map(|x| values::bucket(&x, *bucket, to)).transpose()

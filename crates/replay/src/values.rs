@@ -159,6 +159,17 @@ fn native_of(v: &CqlValue) -> Option<Native> {
     })
 }
 
+/// Refuses buckets cut in another zone than UTC (the only zone `bucket` computes in).
+pub fn utc_buckets_only(time_zone: &str) -> Result<(), Error> {
+    if time_zone == "UTC" {
+        Ok(())
+    } else {
+        Err(Error::Unsupported(format!(
+            "time buckets cut in {time_zone} (replay computes UTC buckets only)"
+        )))
+    }
+}
+
 /// The time bucket (UTC) of a timestamp or date, as a value of the bucket column's type: a `date`
 /// for a day bucket stored as a date, else the bucket's first instant.
 pub fn bucket(v: &CqlValue, b: Bucket, to: &CqlType) -> Result<CqlValue, Error> {

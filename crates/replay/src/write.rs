@@ -292,7 +292,12 @@ impl Replayer<'_> {
         match v {
             BindValue::Current { column } => self.current(ctx, column, row, to).await,
             BindValue::New { column } => self.new_value(ctx, column, row, to).await,
-            BindValue::Bucket { bucket, of } => {
+            BindValue::Bucket {
+                bucket,
+                of,
+                time_zone,
+            } => {
+                values::utc_buckets_only(time_zone)?;
                 let stamp = CqlType::Native(Native::Timestamp);
                 let inner = Box::pin(self.value(ctx, of, row, &stamp)).await?;
                 inner.map(|x| values::bucket(&x, *bucket, to)).transpose()
