@@ -67,11 +67,12 @@ pub enum Expr {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         negated: bool,
     },
-    /// `a IN (b, c, …)`; with one element that is an array parameter, `a = ANY($n)`.
+    /// `a IN (b, c, …)`; with one element that is a parameter, `a = ANY($n)`: that parameter
+    /// is a list (a normalized statement's `IN ($n)` is a list collapsed into one parameter).
     InList {
         /// The operand.
         arg: Box<Expr>,
-        /// The values (an array-valued element stands for all of its elements).
+        /// The values (a list of one parameter stands for all of that parameter's elements).
         list: Vec<Expr>,
         /// `NOT IN`.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -248,7 +249,9 @@ pub enum Function {
     /// `date_trunc('unit', ts)`: the unit a text literal (`hour`, `day`, `week`, `month`,
     /// `year`, …), truncated in the plan's time zone for a `timestamptz`.
     DateTrunc,
-    /// `extract(field FROM ts)` as `date_part('field', ts)`, in the plan's time zone.
+    /// `EXTRACT(field FROM x)` (arguments: the field as a text literal, then `x`), in the plan's
+    /// time zone, with `EXTRACT`'s `numeric` result (Postgres 14 and later); Postgres'
+    /// `date_part('field', x)` is this cast to `double precision`.
     DatePart,
     /// `gen_random_uuid()`: a random (version 4) UUID, new for every row.
     GenRandomUuid,
@@ -474,6 +477,8 @@ impl fmt::Display for Literal {
             Literal::Null => write!(f, "NULL"),
             Literal::Boolean { value } => write!(f, "{value}"),
             Literal::Integer { value } => write!(f, "{value}"),
+            // Digits alone would read back as an integer.
+            Literal::Numeric { value } if !value.contains('.') => write!(f, "{value}::numeric"),
             Literal::Numeric { value } => write!(f, "{value}"),
             Literal::Text { value } => write!(f, "{}", quoted(value)),
             Literal::Date { value } => write!(f, "DATE {}", quoted(value)),
@@ -498,9 +503,12 @@ impl fmt::Display for Expr {
     /// The expression as Postgres SQL, fully parenthesised where operators nest (for humans:
     /// the report and summaries show it; nothing parses it back).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let nested = |e: &Expr| match e {
-            Expr::Binary { .. } | Expr::Unary { .. } | Expr::Like { .. } => format!("({e})"),
-            _ => e.to_string(),
+        let nested = |e: &Expr| {
+            if e.is_atomic() {
+                e.to_string()
+            } else {
+                format!("({e})")
+            }
         };
         match self {
             Expr::Param { n } => write!(f, "${n}"),
@@ -525,6 +533,16 @@ impl fmt::Display for Expr {
                 nested(arg),
                 if *negated { "NOT " } else { "" }
             ),
+            Expr::InList { arg, list, negated }
+                if matches!(list.as_slice(), [Expr::Param { .. }]) =>
+            {
+                let (op, quantifier) = if *negated {
+                    ("<>", "ALL")
+                } else {
+                    ("=", "ANY")
+                };
+                write!(f, "{} {op} {quantifier}({})", nested(arg), list[0])
+            }
             Expr::InList { arg, list, negated } => {
                 let items: Vec<String> = list.iter().map(ToString::to_string).collect();
                 write!(
@@ -549,6 +567,20 @@ impl fmt::Display for Expr {
                 nested(pattern)
             ),
             Expr::Cast { arg, to } => write!(f, "CAST({arg} AS {})", to.sql()),
+            Expr::Call {
+                function: Function::DatePart,
+                args,
+            } if matches!(args.as_slice(), [Expr::Literal { value: Literal::Text { value } }, _]
+                if value.bytes().all(|b| b.is_ascii_lowercase())) =>
+            {
+                let Expr::Literal {
+                    value: Literal::Text { value: field },
+                } = &args[0]
+                else {
+                    unreachable!("matched above")
+                };
+                write!(f, "EXTRACT({field} FROM {})", args[1])
+            }
             Expr::Call { function, args } => {
                 let items: Vec<String> = args.iter().map(ToString::to_string).collect();
                 write!(f, "{}({})", function.name(), items.join(", "))
@@ -575,6 +607,26 @@ impl fmt::Display for Expr {
 }
 
 impl Expr {
+    /// True when its SQL needs no parentheses as an operand (a negative number does: `- -5`
+    /// would start a comment).
+    fn is_atomic(&self) -> bool {
+        match self {
+            Expr::Param { .. }
+            | Expr::Column { .. }
+            | Expr::Now
+            | Expr::CurrentDate
+            | Expr::Call { .. }
+            | Expr::Cast { .. }
+            | Expr::Case { .. } => true,
+            Expr::Literal { value } => match value {
+                Literal::Integer { value } => *value >= 0,
+                Literal::Numeric { value } => !value.starts_with('-') && value.contains('.'),
+                _ => true,
+            },
+            _ => false,
+        }
+    }
+
     /// `$n`.
     pub fn param(n: u32) -> Expr {
         Expr::Param { n }
@@ -710,7 +762,7 @@ mod tests {
         );
         assert_eq!(
             e.to_string(),
-            "(books.due_at > (now() - CAST($2 AS interval))) AND books.it's IS NOT NULL"
+            "(books.due_at > (now() - CAST($2 AS interval))) AND (books.it's IS NOT NULL)"
         );
         assert_eq!(e.params(), vec![2]);
         assert_eq!(e.columns().len(), 2);

@@ -15,6 +15,8 @@ pub mod error;
 pub mod ident;
 /// PostgreSQL's reserved key words.
 pub mod keywords;
+/// SQL expressions as the plan's dialect-neutral typed expressions.
+pub mod neutral;
 /// Statement normalization and fingerprints (token-level, then one parse per distinct shape).
 pub mod normalize;
 /// Long operator chains in parsed statements: rebalanced or refused before any recursive walk.

@@ -1,0 +1,47 @@
+use super::*;
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::parser::Parser;
+
+struct Cols;
+
+impl Columns for Cols {
+    fn column(&self, path: &[String]) -> Result<ColumnInfo, String> {
+        let name = path.last().cloned().unwrap_or_default();
+        let ty = match name.as_str() {
+            "id" | "n" => Ok(Ty::Scalar(ScalarType::Integer)),
+            "ts" => Ok(Ty::Scalar(ScalarType::Timestamptz)),
+            "d" => Ok(Ty::Scalar(ScalarType::Date)),
+            "title" => Ok(Ty::Scalar(ScalarType::Text)),
+            "mood" => Ok(Ty::Enum),
+            _ => Err("type citext".to_string()),
+        };
+        Ok(ColumnInfo {
+            column: ColumnRef::new("t", name),
+            row: RowRef::This,
+            ty,
+        })
+    }
+}
+
+fn conv(sql: &str) -> Result<String, String> {
+    let e = Parser::new(&PostgreSqlDialect {})
+        .try_with_sql(sql)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| e.to_string())?;
+    Converter::new(Some("UTC"))
+        .value(&e, &Cols)
+        .map(|x| x.to_string())
+}
+
+#[test]
+fn converts_and_refuses() {
+    assert_eq!(
+        conv("ts > now() - interval '14 days'").unwrap(),
+        "t.ts > (now() - INTERVAL '0 mons 14 days 0 microseconds')"
+    );
+    assert!(conv("TO_DAYS(NOW()) - TO_DAYS(ts) <= $2")
+        .unwrap_err()
+        .contains("MySQL"));
+    assert!(conv("mood < 'happy'").is_err());
+    assert!(conv("mood = 'happy'").is_ok());
+}
