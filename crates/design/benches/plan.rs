@@ -71,9 +71,14 @@ fn bench(name: &str, schema: PathBuf, queries: PathBuf) -> Result<(), String> {
         config: &config,
     };
     let embeds = remodel_design::embed::collect(&a.schema, &a.relationships);
-    let cands = candidates::enumerate(&a.schema, &a.workload, &a.relationships, &embeds, &|_| {
-        false
-    });
+    let cands = candidates::enumerate(
+        &a.schema,
+        &a.workload,
+        &a.relationships,
+        &embeds,
+        &|_| false,
+        &config.zones(),
+    );
     let costs = select::costs(&sizer, &a.workload, &a.relationships, &cands);
     let ilp = select::select(&cands, &costs, &config.weights);
     let greedy = select::select_greedy(&cands, &costs, &config.weights);

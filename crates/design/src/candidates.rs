@@ -7,6 +7,7 @@
 //! Reads that are not a choice — one-offs, reads of a parent with its embedded children, reads
 //! that cannot be designed — are recorded as they are served.
 
+use crate::buckets::Zones;
 use crate::embed::{self, Embedding};
 use crate::keys::{self, KeyPlan, KeySrc};
 use crate::shape::{self, Lookup, Parents, Shape};
@@ -95,6 +96,7 @@ pub fn enumerate(
     relationships: &[Relationship],
     embeds: &[Embedding],
     small: &dyn Fn(&str) -> bool,
+    zones: &Zones,
 ) -> Candidates {
     let mut c = Candidates::default();
     let updated = updated_columns(schema, workload);
@@ -118,7 +120,15 @@ pub fn enumerate(
             continue;
         }
         let before = c.options.len();
-        if let Err(why) = own_options(&mut c, schema, p, pi, relationships, &updated, small) {
+        if let Err(why) = own_options(
+            &mut c,
+            schema,
+            p,
+            pi,
+            relationships,
+            &updated,
+            (small, zones),
+        ) {
             c.notes.push((pi, format!("no table designed: {why}")));
             c.fixed.push((pi, Fixed::Unservable(why)));
             continue;
@@ -211,7 +221,7 @@ fn own_options(
     pi: usize,
     relationships: &[Relationship],
     updated: &[ColumnRef],
-    small: &dyn Fn(&str) -> bool,
+    (small, zones): (&dyn Fn(&str) -> bool, &Zones),
 ) -> Result<(), String> {
     let copied = shape::derive(schema, p, relationships, Parents::Copied, updated)?;
     let by_key = shape::derive(schema, p, relationships, Parents::LookedUp, updated)?;
@@ -222,7 +232,7 @@ fn own_options(
         vec![(Kind::Own, copied)]
     };
     for (kind, shape) in variants {
-        let key = keys::plan(schema, &shape, small(&shape.root));
+        let key = keys::plan(schema, &shape, small(&shape.root), zones);
         let Some(layout) = layout_for(c, schema, &shape, &key) else {
             return Err(format!(
                 "`{}` has no columns to build a table from",

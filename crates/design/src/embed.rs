@@ -282,23 +282,28 @@ pub fn query_mapping(
             })
         });
         if let Some(q) = pred {
+            let Some(value) = q.expr.clone() else {
+                return unsupported(
+                    p,
+                    host,
+                    format!(
+                        "{} has no typed form in the plan",
+                        crate::shape::predicate_sql(q)
+                    ),
+                );
+            };
             bound.push(q);
             binds.push(remodel_model::Bind {
                 column: k.column.clone(),
-                value: BindValue::Sql {
-                    sql: q.value.clone().unwrap_or_default(),
-                },
+                value: BindValue::Expr { expr: value },
             });
         }
     }
-    let mut client_filters: Vec<String> = a
-        .equality
-        .iter()
-        .filter(|q| !bound.contains(q))
-        .map(crate::shape::predicate_sql)
-        .collect();
-    client_filters.extend(a.ranges.iter().map(crate::shape::range_sql));
-    client_filters.extend(a.residual.iter().map(|r| r.sql.clone()));
+    let client = match entries_work(p, e, &bound) {
+        Ok(c) => c,
+        Err(why) => return unsupported(p, host, why),
+    };
+    let client_filters: Vec<String> = client.filters.iter().map(ToString::to_string).collect();
     let cql = format!(
         "SELECT {} FROM {}.{} WHERE {}",
         select.join(", "),
@@ -311,7 +316,7 @@ pub fn query_mapping(
         None => "a list".to_string(),
     };
     let mut notes = vec![format!(
-        "the {} rows are embedded in the {} row as `{}` ({form} of {}): the client reads {} from its entries; a {} row without {} rows is returned with an empty collection, where the SQL inner join returns no row",
+        "the {} rows are embedded in the {} row as `{}` ({form} of {}): the client reads {} from its entries, one row per entry; a {} row without {} rows gives none, as the SQL inner join",
         e.child,
         e.parent,
         e.column,
@@ -333,6 +338,10 @@ pub fn query_mapping(
             client_filters.join(" AND ")
         ));
     }
+    let mut warnings = Vec::new();
+    if let Some(lock) = &a.locking {
+        warnings.push(crate::queries::lock_dropped(lock));
+    }
     remodel_model::QueryMapping {
         pattern: p.id.clone(),
         table: Some(host.name.clone()),
@@ -341,8 +350,94 @@ pub fn query_mapping(
         notes,
         binds,
         client_filters,
+        partitions: Some(remodel_model::PartitionRead::One),
+        client,
+        warnings,
         ..Default::default()
     }
+}
+
+/// A read of embedded entries no client could run as the SQL says: stated, without CQL.
+fn unsupported(p: &AccessPattern, host: &TableBuild, why: String) -> remodel_model::QueryMapping {
+    remodel_model::QueryMapping {
+        pattern: p.id.clone(),
+        table: Some(host.name.clone()),
+        reason: Some(why.clone()),
+        unsupported: Some(why),
+        ..Default::default()
+    }
+}
+
+/// What the client does with the parent's row: unnest the entries, then every predicate the
+/// key did not bind, the aggregates, DISTINCT, ORDER BY, OFFSET and LIMIT of the statement.
+fn entries_work(
+    p: &AccessPattern,
+    e: &Embedding,
+    bound: &[&remodel_model::Predicate],
+) -> Result<remodel_model::ClientWork, String> {
+    use crate::shape::{eq_expr, range_expr};
+    let a = &p.analysis;
+    let mut filters = Vec::new();
+    for q in a.equality.iter().filter(|q| !bound.contains(q)) {
+        if q.op != EqualityOp::IsNull && q.expr.is_none() {
+            return Err(format!(
+                "{} has no typed form in the plan",
+                crate::shape::predicate_sql(q)
+            ));
+        }
+        filters.push(eq_expr(&q.column, q.op, q.expr.as_ref()));
+    }
+    for r in &a.ranges {
+        filters.push(range_expr(&r.column, r).ok_or_else(|| {
+            format!(
+                "{} has no typed form in the plan",
+                crate::shape::range_sql(r)
+            )
+        })?);
+    }
+    for r in &a.residual {
+        filters.push(r.expr.clone().ok_or_else(|| {
+            format!(
+                "filters with {}, which no client can evaluate from the plan ({})",
+                r.sql,
+                r.reason_untyped
+                    .as_deref()
+                    .unwrap_or("it has no typed form")
+            )
+        })?);
+    }
+    let sort = a
+        .order_by
+        .iter()
+        .map(|o| remodel_model::SortKey {
+            by: remodel_model::SortBy::Column {
+                column: o.column.clone(),
+            },
+            desc: o.desc,
+            nulls_first: o.desc,
+        })
+        .collect();
+    Ok(remodel_model::ClientWork {
+        unnest: Some(remodel_model::Unnest {
+            collection: e.column.clone(),
+            table: e.child.clone(),
+            columns: e.fields.clone(),
+            linked: e
+                .fk
+                .iter()
+                .zip(&e.parent_key)
+                .map(|(f, k)| (f.clone(), ColumnRef::new(e.parent.clone(), k.clone())))
+                .collect(),
+        }),
+        filters,
+        group_by: a.group_by.clone(),
+        aggregates: a.aggregates.clone(),
+        distinct: a.distinct,
+        sort,
+        offset: crate::queries::offset_expr(a)?,
+        limit: crate::queries::limit_expr(a)?,
+        ..Default::default()
+    })
 }
 
 /// The collection column added to a host table.

@@ -51,6 +51,10 @@ pub fn map_queries(
     build: &Build,
 ) -> (Vec<QueryMapping>, Vec<remodel_model::Suggestion>) {
     let ks = &inp.config.keyspace;
+    let ctx = queries::Context {
+        keyspace: ks,
+        zones: inp.config.zones(),
+    };
     let mut queries = Vec::new();
     let mut suggestions = Vec::new();
     for (pi, s) in &build.served {
@@ -65,6 +69,7 @@ pub fn map_queries(
             Served::Unservable(why) => queries.push(QueryMapping {
                 pattern: p.id.clone(),
                 reason: Some(why.clone()),
+                unsupported: Some(why.clone()),
                 ..Default::default()
             }),
             Served::Embedded(idx, ei) => {
@@ -98,7 +103,7 @@ pub fn map_queries(
                     .is_none()
                     .then(|| inp.sizer.estimate(t).0);
                 let scan_rows = est.as_ref().map(|e| (e.rows, e.basis.as_str()));
-                let m = queries::map(ks, p, shape, key, t, &lookups, scan_rows);
+                let m = queries::map(&ctx, p, shape, key, t, &lookups, scan_rows);
                 if !m.single_partition {
                     if let Some(sg) = queries::suggest(ks, p, shape, t) {
                         suggestions.push(sg);
@@ -173,10 +178,14 @@ pub fn emit_tables(inp: &Inputs<'_>, build: &Build) -> Vec<DesignTable> {
                 .round();
             extra.push(embed::source_parts(inp.schema, e, "t0"));
         }
+        let mut partition_key = b.partition_key();
+        for k in partition_key.iter_mut().filter(|k| k.bucket.is_some()) {
+            k.time_zone = Some(inp.config.bucket_time_zone.clone());
+        }
         out.push(DesignTable {
             name: b.name.clone(),
             entity: b.root.clone(),
-            partition_key: b.partition_key(),
+            partition_key,
             clustering: b.clustering_key(),
             columns,
             serves: b.serves.clone(),
@@ -321,6 +330,11 @@ pub fn design(
         suggestions,
         ..Default::default()
     };
+    crate::send::apply(
+        &mut d,
+        &inp.config.consistency,
+        inp.config.thresholds.batch_warn_bytes,
+    );
     let rows: std::collections::BTreeMap<usize, f64> = chosen
         .option
         .iter()

@@ -3,6 +3,7 @@
 //! source keys for uniqueness (MR5, appended when the table is finished); time buckets for ranges
 //! over a fixed window.
 
+use crate::buckets::{self, Zones};
 use crate::shape::Shape;
 use remodel_model::{Bucket, ColumnRef, EqualityOp, Schema, SortOrder, Table, TimeWindow};
 
@@ -68,7 +69,9 @@ pub struct KeyPlan {
     pub partitions_read: Option<u32>,
     /// True when an IN restricts the partition key.
     pub partition_in: bool,
-    /// The bucket in the partition key, with how many buckets the window spans.
+    /// The bucket in the partition key, with how many buckets one read is expected to span
+    /// (the example window's, else the window's width plus one for a window not aligned to the
+    /// buckets; one where the SQL confines the window to one bucket).
     pub bucket: Option<(Bucket, u32)>,
     /// Notes (client-side sort, and so on).
     pub notes: Vec<String>,
@@ -98,7 +101,8 @@ pub const ALL: &str = "all";
 
 /// Lays out the key of one pattern's table. `small_entity`: the root is a small table (reference
 /// data), so a read with nothing to partition by gets one constant partition instead of a scan.
-pub fn plan(schema: &Schema, shape: &Shape, small_entity: bool) -> KeyPlan {
+/// `zones`: where buckets are cut and instants without an offset are read.
+pub fn plan(schema: &Schema, shape: &Shape, small_entity: bool, zones: &Zones) -> KeyPlan {
     let mut notes = Vec::new();
     let all_in = !shape.eq.is_empty() && shape.eq.iter().all(|e| e.op == EqualityOp::In);
     let mut partition: Vec<KeySrc> = Vec::new();
@@ -127,11 +131,19 @@ pub fn plan(schema: &Schema, shape: &Shape, small_entity: bool) -> KeyPlan {
 
     let mut bucket = None;
     if let Some((rc, rp)) = &shape.range {
-        if let Some(w) = rp.window {
+        // Both bounds limit the buckets read: an open bound would leave them unbounded (the
+        // designer never guesses "until today").
+        let bounded = !rp.prefix && rp.lower.is_some() && rp.upper.is_some();
+        if let Some(w) = rp.window.filter(|_| bounded) {
             if is_time_type(&col_type(rc)) && !pinned_unique {
                 let (b, n) = bucket_for(w);
+                let count = if buckets::one_bucket(rp, b, zones, &shape.params) {
+                    1
+                } else {
+                    buckets::example_count(rp, b, zones, &shape.params).unwrap_or(n + 1)
+                };
                 partition.push(KeySrc::Bucket(rc.clone(), b));
-                bucket = Some((b, n));
+                bucket = Some((b, count));
             }
         }
         let dir = shape.order.first().filter(|(c, _)| c == rc).map(|(_, d)| {

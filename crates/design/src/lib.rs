@@ -14,6 +14,7 @@
 //! 6. [`validate`]: every check the plan must pass before anything executes it.
 
 pub mod assemble;
+pub mod buckets;
 pub mod candidates;
 pub mod cost;
 pub mod cql;
@@ -22,7 +23,9 @@ pub mod emit;
 pub mod keys;
 pub mod naming;
 pub mod queries;
+pub mod read_checks;
 pub mod select;
+pub mod send;
 pub mod shape;
 pub mod sizing;
 pub mod tables;
@@ -117,6 +120,24 @@ pub struct DesignConfig {
     pub copy_entity_columns: bool,
     /// The weights of the objective the selection minimises (`--objective`).
     pub weights: Weights,
+    /// The application's session time zone (IANA name): instants it writes without an offset
+    /// (a date, `'2025-01-15 08:00'`) are read in it. Recorded in `plan.json` (`semantics`).
+    pub time_zone: String,
+    /// The time zone bucket columns are cut in (IANA name): a day bucket holds one calendar day
+    /// there. Default `UTC`.
+    pub bucket_time_zone: String,
+    /// The consistency level of the plan's reads and of its writes.
+    pub consistency: send::ConsistencyConfig,
+}
+
+impl DesignConfig {
+    /// The zones buckets depend on.
+    pub fn zones(&self) -> buckets::Zones {
+        buckets::Zones {
+            session: self.time_zone.clone(),
+            buckets: self.bucket_time_zone.clone(),
+        }
+    }
 }
 
 impl Default for DesignConfig {
@@ -129,6 +150,9 @@ impl Default for DesignConfig {
             defaults: DefaultStatistics::default(),
             copy_entity_columns: false,
             weights: Weights::default(),
+            time_zone: "UTC".into(),
+            bucket_time_zone: "UTC".into(),
+            consistency: send::ConsistencyConfig::default(),
         }
     }
 }
@@ -167,7 +191,10 @@ pub fn plan(
         workload: analysis.workload,
         relationships: out.relationships,
         design: out.design,
-        semantics: Default::default(),
+        semantics: remodel_model::Semantics {
+            time_zone: config.time_zone.clone(),
+            ..Default::default()
+        },
         inputs: Vec::new(),
     };
     (plan, diagnostics)
@@ -212,7 +239,14 @@ pub fn design(
         embeds: embed::collect(schema, relationships),
     };
     let small = |t: &str| assemble::small_entity(&inputs, t).is_some();
-    let cands = candidates::enumerate(schema, workload, relationships, &inputs.embeds, &small);
+    let cands = candidates::enumerate(
+        schema,
+        workload,
+        relationships,
+        &inputs.embeds,
+        &small,
+        &config.zones(),
+    );
     let costs = select::costs(&inputs.sizer, workload, relationships, &cands);
     let chosen = select::select(&cands, &costs, &config.weights);
     let mut build = assemble::from_selection(&inputs, &cands, &chosen);
@@ -228,7 +262,7 @@ pub fn design(
             message: format!("{} renamed to {}: {}", r.source, r.target, r.reason),
         });
     }
-    design.violations = validate::validate(schema, workload, &design);
+    design.violations = validate::validate_in(schema, workload, &design, &config.time_zone);
     for v in &design.violations {
         diagnostics.push(Diagnostic {
             severity: Severity::Error,

@@ -1,13 +1,16 @@
-//! Query mapping: each read pattern → the CQL SELECT against the table that serves it, whether it
-//! reads one partition, and why not when it does not. Never `ALLOW FILTERING`.
+//! Query mapping: each read pattern → the CQL SELECT against the table that serves it, every
+//! `?` bound to a typed value, which partitions it reads, and what the client does with the
+//! rows (filters, aggregates, sort, offset, limit) as data. Never `ALLOW FILTERING`.
 
+use crate::buckets::{self, Zones};
 use crate::keys::{KeyPlan, KeySrc};
 use crate::naming::quote;
-use crate::shape::{range_sql, Shape};
+use crate::shape::{range_filter, ClientFilter, Shape};
 use crate::tables::TableBuild;
 use remodel_model::{
-    AccessPattern, Bind, BindValue, Bucket, ColumnRef, EqualityOp, QueryMapping, ReadStep,
-    SortOrder, Suggestion,
+    AccessPattern, Aggregate, BinaryOp, Bind, BindValue, ClientWork, ColumnRef, EqualityOp, Expr,
+    Function, GroupRow, Literal, PartitionRead, QueryMapping, ReadStep, SortBy, SortKey, SortOrder,
+    Suggestion, Warning,
 };
 
 /// A parent read by key after the main table (kept by reference).
@@ -23,83 +26,20 @@ pub struct LookupRead<'a> {
     pub rationale: String,
 }
 
-fn bucket_name(b: Bucket) -> &'static str {
-    match b {
-        Bucket::Hour => "hour",
-        Bucket::Day => "day",
-        Bucket::Month => "month",
-    }
-}
-
-/// The SELECT list: projected columns and CQL aggregates; notes for what runs on the client.
-fn select_list(shape: &Shape, t: &TableBuild, notes: &mut Vec<String>) -> String {
-    let mut items: Vec<String> = Vec::new();
-    let agg_cols: Vec<_> = shape
-        .aggregates
-        .iter()
-        .filter_map(|(_, c, _)| c.clone())
-        .collect();
-    for c in &shape.projection {
-        if shape.lookups.iter().any(|l| l.columns.contains(c)) {
-            continue;
-        }
-        if !shape.aggregates.is_empty() && agg_cols.contains(c) && !shape.group_by.contains(c) {
-            continue;
-        }
-        if let Some(n) = t.col_name(c) {
-            let q = quote(n);
-            if !items.contains(&q) {
-                items.push(q);
-            }
-        }
-    }
-    // What the client needs besides: the columns of its filters and the keys of the reads
-    // that follow (a parent kept by reference, a row looked up by key).
-    let via = shape
-        .lookups
-        .iter()
-        .flat_map(|l| &l.via)
-        .filter_map(|v| match v {
-            remodel_model::BindValue::Current { column } => Some(column),
-            _ => None,
-        });
-    for c in shape.client_columns.iter().chain(via) {
-        if let Some(n) = t.col_name(c) {
-            let q = quote(n);
-            if !items.contains(&q) {
-                items.push(q);
-            }
-        }
-    }
-    for (f, c, distinct) in &shape.aggregates {
-        let col = c.as_ref().and_then(|c| t.col_name(c).map(quote));
-        let supported = matches!(f.as_str(), "count" | "min" | "max" | "sum" | "avg");
-        match (supported && !distinct, col) {
-            (true, Some(c)) => items.push(format!("{f}({c})")),
-            (true, None) if f == "count" => items.push("count(*)".into()),
-            (_, Some(c)) => {
-                notes.push(format!(
-                    "{f}({}{c}) is computed on the client",
-                    if *distinct { "DISTINCT " } else { "" }
-                ));
-                if !items.contains(&c) {
-                    items.push(c);
-                }
-            }
-            _ => notes.push(format!("{f}(…) is computed on the client")),
-        }
-    }
-    if items.is_empty() {
-        "*".into()
-    } else {
-        items.join(", ")
-    }
+/// What every mapping is made in.
+pub struct Context<'a> {
+    /// The keyspace.
+    pub keyspace: &'a str,
+    /// Where buckets are cut and instants without an offset are read.
+    pub zones: Zones,
 }
 
 /// A CQL restriction with the value its bind marker takes.
 struct Cond {
     sql: String,
     bind: Bind,
+    /// `=` (a bound clustering column is skipped by ORDER BY).
+    eq: bool,
 }
 
 impl Cond {
@@ -110,117 +50,71 @@ impl Cond {
                 column: name.to_string(),
                 value,
             },
+            eq: op == "=",
         }
     }
 }
 
-fn sql(v: &str) -> BindValue {
-    BindValue::Sql { sql: v.to_string() }
+fn expr(e: &Expr) -> BindValue {
+    BindValue::Expr { expr: e.clone() }
 }
 
-/// The WHERE restrictions the key serves, in CQL order (partition, clustering `=`/`IN`, range),
-/// and the SQL predicates left to the client.
+/// The bind of an `=` or `IN` restriction: the value, or the list an `IN ?` takes (the
+/// parameter the application sends as a list, as a normalized `IN ($n)` has it, else the list
+/// of the values).
+fn eq_bind(e: &crate::shape::EqPred) -> BindValue {
+    match (e.op, crate::shape::in_items(&e.expr).as_slice()) {
+        (EqualityOp::In, [one @ Expr::Param { .. }]) => expr(one),
+        (EqualityOp::In, items) => BindValue::List {
+            items: items.to_vec(),
+        },
+        _ => expr(&e.expr),
+    }
+}
+
+/// The WHERE restrictions the key serves (in CQL order: partition, clustering `=`/`IN`,
+/// range), the filters left to the client, and which partitions the statement reads.
+struct Restrictions {
+    conds: Vec<Cond>,
+    filters: Vec<ClientFilter>,
+    partitions: PartitionRead,
+}
+
+/// The restrictions of `shape` read from `t`; `Err` when a value cannot be stated.
 fn restrictions(
     shape: &Shape,
     key: &KeyPlan,
     t: &TableBuild,
+    zones: &Zones,
     notes: &mut Vec<String>,
-) -> (Vec<Cond>, Vec<String>) {
-    let mut conds: Vec<Cond> = Vec::new();
-    let mut client: Vec<String> = shape.client.clone();
+) -> Result<Restrictions, String> {
+    let mut r = Restrictions {
+        conds: Vec::new(),
+        filters: shape.client.clone(),
+        partitions: PartitionRead::One,
+    };
     if key.partitions_read.is_none() {
         // A scan restricts nothing: every predicate is a client filter.
-        for e in &shape.eq {
-            let op = if e.op == EqualityOp::In { "IN" } else { "=" };
-            client.push(format!("{} {op} {}", e.column, e.value));
-        }
-        if let Some((_, rp)) = &shape.range {
-            client.push(range_sql(rp));
+        r.partitions = PartitionRead::Scan;
+        r.filters.extend(shape.eq.iter().map(|e| e.filter()));
+        if let Some((rc, rp)) = &shape.range {
+            r.filters.push(typed_range(rc, rp)?);
         }
     } else {
+        partition_conds(shape, t, zones, &mut r)?;
         let eq_of = |c: &ColumnRef| shape.eq.iter().find(|e| e.column == *c);
-        let lower = shape
-            .range
-            .as_ref()
-            .and_then(|(_, rp)| rp.lower.as_ref())
-            .map(|b| b.value.clone());
-        for k in &t.partition {
-            let Some(name) = t.name_of(k) else { continue };
-            match k {
-                KeySrc::Col(c) => {
-                    if let Some(e) = eq_of(c) {
-                        let op = if e.op == EqualityOp::In { "IN" } else { "=" };
-                        conds.push(Cond::new(name, op, sql(&e.value)));
-                    }
-                }
-                KeySrc::Bucket(_, b) => conds.push(Cond::new(
-                    name,
-                    "=",
-                    BindValue::Bucket {
-                        bucket: *b,
-                        of: Box::new(sql(lower.as_deref().unwrap_or("NULL"))),
-                        time_zone: "UTC".into(),
-                    },
-                )),
-                KeySrc::Const(v) => conds.push(Cond::new(
-                    name,
-                    "=",
-                    BindValue::Const {
-                        value: format!("'{}'", v.replace('\'', "''")),
-                    },
-                )),
-            }
-        }
         for (c, _) in &key.clustering {
             if let (Some(e), Some(name)) = (eq_of(c), t.col_name(c)) {
                 let op = if e.op == EqualityOp::In { "IN" } else { "=" };
-                conds.push(Cond::new(name, op, sql(&e.value)));
+                r.conds.push(Cond::new(name, op, eq_bind(e)));
             }
         }
         if let Some((rc, rp)) = &shape.range {
-            match t.col_name(rc) {
-                Some(name) if rp.prefix => {
-                    let pattern = rp
-                        .lower
-                        .as_ref()
-                        .map(|b| b.value.as_str())
-                        .unwrap_or("NULL");
-                    // `LIKE 'abc%'` = `>= 'abc' AND < 'abd'` (the prefix with its last character incremented).
-                    let prefix = format!("left({pattern}, -1)");
-                    conds.push(Cond::new(name, ">=", sql(&prefix)));
-                    conds.push(Cond::new(
-                        name,
-                        "<",
-                        sql(&format!(
-                            "left({prefix}, -1) || chr(ascii(right({prefix}, 1)) + 1)"
-                        )),
-                    ));
-                    notes.push(format!(
-                        "LIKE prefix on {rc}: read as the range of strings with that prefix"
-                    ));
-                }
-                Some(name) => {
-                    if let Some(l) = &rp.lower {
-                        conds.push(Cond::new(
-                            name,
-                            if l.inclusive { ">=" } else { ">" },
-                            sql(&l.value),
-                        ));
-                    }
-                    if let Some(u) = &rp.upper {
-                        conds.push(Cond::new(
-                            name,
-                            if u.inclusive { "<=" } else { "<" },
-                            sql(&u.value),
-                        ));
-                    }
-                }
-                None => client.push(range_sql(rp)),
-            }
+            range_conds(rc, rp, t, &mut r, notes)?;
         }
     }
-    for (_, rp) in &shape.extra_ranges {
-        client.push(range_sql(rp));
+    for (c, rp) in &shape.extra_ranges {
+        r.filters.push(typed_range(c, rp)?);
     }
     for c in &shape.null_filter {
         if t.null_filter.contains(c) {
@@ -229,15 +123,475 @@ fn restrictions(
                 t.name
             ));
         } else {
-            client.push(format!("{c} IS NULL"));
+            r.filters.push(ClientFilter {
+                sql: format!("{c} IS NULL"),
+                expr: crate::shape::eq_expr(c, EqualityOp::IsNull, None),
+            });
         }
     }
-    (conds, client)
+    Ok(r)
+}
+
+fn typed_range(c: &ColumnRef, rp: &remodel_model::RangePredicate) -> Result<ClientFilter, String> {
+    range_filter(c, rp).ok_or_else(|| {
+        format!(
+            "{} has no typed form in the plan",
+            crate::shape::range_sql(rp)
+        )
+    })
+}
+
+/// The partition key's restrictions: a column by its `=`/`IN` value, a bucket by the buckets
+/// of the window, a constant by its value.
+fn partition_conds(
+    shape: &Shape,
+    t: &TableBuild,
+    zones: &Zones,
+    r: &mut Restrictions,
+) -> Result<(), String> {
+    for k in &t.partition {
+        let Some(name) = t.name_of(k) else { continue };
+        match k {
+            KeySrc::Col(c) => {
+                if let Some(e) = shape.eq.iter().find(|e| e.column == *c) {
+                    let op = if e.op == EqualityOp::In { "IN" } else { "=" };
+                    if e.op == EqualityOp::In && r.partitions == PartitionRead::One {
+                        r.partitions = PartitionRead::Each {
+                            bind: r.conds.len(),
+                        };
+                    }
+                    r.conds.push(Cond::new(name, op, eq_bind(e)));
+                }
+            }
+            KeySrc::Bucket(c, b) => {
+                let window = shape.range.as_ref().filter(|(rc, _)| rc == c);
+                let value = window
+                    .and_then(|(_, rp)| buckets::bind(rp, *b, zones, &shape.params))
+                    .ok_or_else(|| {
+                        format!(
+                            "the {} bucket of {c} has no window to compute it from",
+                            b.name()
+                        )
+                    })?;
+                if matches!(value, BindValue::Buckets { .. }) {
+                    // The statement runs once per bucket: that is what decides the partitions.
+                    r.partitions = PartitionRead::Each {
+                        bind: r.conds.len(),
+                    };
+                }
+                r.conds.push(Cond::new(name, "=", value));
+            }
+            KeySrc::Const(v) => r.conds.push(Cond::new(
+                name,
+                "=",
+                BindValue::Literal {
+                    value: Literal::Text { value: v.clone() },
+                },
+            )),
+        }
+    }
+    Ok(())
+}
+
+/// The range on the first clustering column after the bound ones; a prefix `LIKE` reads from
+/// the prefix on and leaves the `LIKE` to the client.
+fn range_conds(
+    rc: &ColumnRef,
+    rp: &remodel_model::RangePredicate,
+    t: &TableBuild,
+    r: &mut Restrictions,
+    notes: &mut Vec<String>,
+) -> Result<(), String> {
+    let Some(name) = t.col_name(rc) else {
+        r.filters.push(typed_range(rc, rp)?);
+        return Ok(());
+    };
+    let bound = |b: &Option<remodel_model::RangeBound>| b.as_ref().and_then(|b| b.expr.clone());
+    if rp.prefix {
+        let pattern = bound(&rp.lower).ok_or("the LIKE pattern has no typed form")?;
+        // `LIKE 'abc%'`: every match is at or after 'abc' (the pattern without its final `%`).
+        let one = || Expr::Literal {
+            value: Literal::Integer { value: 1 },
+        };
+        let length = Expr::Call {
+            function: Function::Length,
+            args: vec![pattern.clone()],
+        };
+        let prefix = Expr::Call {
+            function: Function::Substr,
+            args: vec![pattern, one(), Expr::binary(BinaryOp::Sub, length, one())],
+        };
+        r.conds.push(Cond::new(name, ">=", expr(&prefix)));
+        r.filters.push(typed_range(rc, rp)?);
+        notes.push(format!(
+            "LIKE prefix on {rc}: read from the prefix on (the pattern without its final %), the LIKE applied on the client; assumes the pattern is a fixed prefix followed by % in every call, as in the example"
+        ));
+        return Ok(());
+    }
+    if let Some(l) = &rp.lower {
+        let v = bound(&rp.lower).ok_or("a lower bound has no typed form")?;
+        r.conds.push(Cond::new(
+            name,
+            if l.inclusive { ">=" } else { ">" },
+            expr(&v),
+        ));
+    }
+    if let Some(u) = &rp.upper {
+        let v = bound(&rp.upper).ok_or("an upper bound has no typed form")?;
+        r.conds.push(Cond::new(
+            name,
+            if u.inclusive { "<=" } else { "<" },
+            expr(&v),
+        ));
+    }
+    Ok(())
+}
+
+/// What CQL cannot do or must not do of the aggregation: `group` is CQL's GROUP BY when it
+/// serves the grouping; `client` when the client groups and aggregates.
+struct Aggregation {
+    group: String,
+    client: bool,
+}
+
+/// CQL aggregates that give what SQL gives on the column's type: `count`, `min`, `max`; `sum`
+/// and `avg` only of decimals and floating point (CQL keeps an integer column's type: its sum
+/// overflows and its avg truncates, where Postgres widens).
+fn cql_aggregate(f: &str, distinct: bool, col_type: Option<&str>) -> bool {
+    if distinct {
+        return false;
+    }
+    match f {
+        "count" | "min" | "max" => true,
+        "sum" | "avg" => matches!(col_type, Some("decimal" | "double" | "float")),
+        _ => false,
+    }
+}
+
+/// Whether the aggregation runs in CQL or on the client.
+fn aggregation(
+    shape: &Shape,
+    key: &KeyPlan,
+    t: &TableBuild,
+    r: &Restrictions,
+    lookups: &[LookupRead<'_>],
+) -> Aggregation {
+    if shape.aggregates.is_empty() && shape.group_by.is_empty() {
+        return Aggregation {
+            group: String::new(),
+            client: false,
+        };
+    }
+    let type_of = |c: &ColumnRef| {
+        t.columns
+            .iter()
+            .find(|(k, ..)| *k == KeySrc::Col(c.clone()))
+            .map(|(_, _, ty, _)| ty.as_str())
+    };
+    let supported = shape
+        .aggregates
+        .iter()
+        .all(|(f, c, d)| cql_aggregate(f, *d, c.as_ref().and_then(type_of)));
+    // Rows the CQL returns that the answer does not hold (a filter, a lookup's inner join,
+    // several requests) must be gone before aggregating.
+    let whole = r.filters.is_empty()
+        && lookups.is_empty()
+        && match r.partitions {
+            PartitionRead::One => true,
+            PartitionRead::Scan => shape.group_by.is_empty(),
+            PartitionRead::Each { .. } => false,
+        };
+    let group = cql_group_by(shape, key, t);
+    let client = !supported || !whole || (!shape.group_by.is_empty() && group.is_none());
+    Aggregation {
+        group: if client {
+            String::new()
+        } else {
+            group.unwrap_or_default()
+        },
+        client,
+    }
+}
+
+/// CQL's GROUP BY when the grouping is a prefix of the key read from one partition (empty when
+/// there is no grouping); `None` when CQL cannot group so.
+fn cql_group_by(shape: &Shape, key: &KeyPlan, t: &TableBuild) -> Option<String> {
+    if shape.group_by.is_empty() {
+        return Some(String::new());
+    }
+    let names: Vec<&str> = shape
+        .group_by
+        .iter()
+        .map(|g| t.col_name(g))
+        .collect::<Option<_>>()?;
+    let key_names: Vec<String> = t
+        .key_elements()
+        .iter()
+        .filter_map(|k| t.name_of(k).map(str::to_string))
+        .collect();
+    let prefix = key.partitions_read == Some(1)
+        && names.len() <= key_names.len()
+        && names.iter().zip(&key_names).all(|(a, b)| a == b);
+    prefix.then(|| {
+        let items: Vec<String> = names.iter().map(|n| quote(n)).collect();
+        format!(" GROUP BY {}", items.join(", "))
+    })
+}
+
+/// The SELECT list: projected columns and CQL aggregates (raw columns when the client
+/// aggregates), the columns of the client's filters and the keys of the reads that follow.
+fn select_list(shape: &Shape, t: &TableBuild, client_aggregates: bool) -> String {
+    let mut items: Vec<String> = Vec::new();
+    let add = |c: &ColumnRef, items: &mut Vec<String>| {
+        if let Some(n) = t.col_name(c) {
+            let q = quote(n);
+            if !items.contains(&q) {
+                items.push(q);
+            }
+        }
+    };
+    let agg_cols: Vec<&ColumnRef> = shape
+        .aggregates
+        .iter()
+        .filter_map(|(_, c, _)| c.as_ref())
+        .collect();
+    for c in &shape.projection {
+        if shape.lookups.iter().any(|l| l.columns.contains(c)) {
+            continue;
+        }
+        let aggregated = agg_cols.contains(&c) && !shape.group_by.contains(c);
+        if !client_aggregates && !shape.aggregates.is_empty() && aggregated {
+            continue;
+        }
+        add(c, &mut items);
+    }
+    let via = shape
+        .lookups
+        .iter()
+        .flat_map(|l| &l.via)
+        .filter_map(|v| match v {
+            BindValue::Current { column } => Some(column),
+            _ => None,
+        });
+    for c in shape.client_columns.iter().chain(via) {
+        add(c, &mut items);
+    }
+    if client_aggregates {
+        for c in shape.group_by.iter().chain(agg_cols.iter().copied()) {
+            add(c, &mut items);
+        }
+    } else {
+        for (f, c, _) in &shape.aggregates {
+            match c.as_ref().and_then(|c| t.col_name(c)) {
+                Some(n) => items.push(format!("{f}({})", quote(n))),
+                None => items.push("count(*)".into()),
+            }
+        }
+    }
+    if items.is_empty() {
+        "*".into()
+    } else {
+        items.join(", ")
+    }
+}
+
+/// ORDER BY in CQL when it names clustering columns after the bound ones, all in their declared
+/// order or all reversed, and one request reads one partition; empty otherwise.
+fn order_by(shape: &Shape, key: &KeyPlan, t: &TableBuild, r: &Restrictions) -> String {
+    let order: Vec<(String, bool)> = shape
+        .order
+        .iter()
+        .filter(|(c, _)| !t.partition.contains(&KeySrc::Col(c.clone())))
+        .filter_map(|(c, d)| t.col_name(c).map(|n| (n.to_string(), *d)))
+        .collect();
+    if order.is_empty() || key.partition_in || r.partitions == PartitionRead::Scan {
+        return String::new();
+    }
+    // Clustering columns bound by `=` come first; the order names the ones after them.
+    let skip = t
+        .clustering
+        .iter()
+        .take_while(|(k, _)| {
+            t.name_of(k)
+                .is_some_and(|n| r.conds.iter().any(|c| c.bind.column == n && c.eq))
+        })
+        .count();
+    let prefix_ok = skip + order.len() <= t.clustering.len()
+        && order
+            .iter()
+            .enumerate()
+            .all(|(i, (n, _))| t.name_of(&t.clustering[skip + i].0) == Some(n.as_str()));
+    let rel: Vec<bool> = order
+        .iter()
+        .enumerate()
+        .map(|(i, (_, d))| {
+            t.clustering
+                .get(skip + i)
+                .is_some_and(|(_, o)| (*o == SortOrder::Desc) == *d)
+        })
+        .collect();
+    if !prefix_ok || !(rel.iter().all(|x| *x) || rel.iter().all(|x| !*x)) {
+        return String::new();
+    }
+    // The bound columns are named too, in the same relation to their declared order
+    // (Cassandra before 4.0 requires them).
+    let same = rel.first().copied().unwrap_or(true);
+    let bound = t.clustering[..skip].iter().filter_map(|(k, o)| {
+        let desc = (*o == SortOrder::Desc) == same;
+        t.name_of(k).map(|n| (n.to_string(), desc))
+    });
+    let items: Vec<String> = bound
+        .chain(order.iter().cloned())
+        .map(|(n, d)| format!("{} {}", quote(&n), if d { "DESC" } else { "ASC" }))
+        .collect();
+    format!(" ORDER BY {}", items.join(", "))
+}
+
+/// The client's sort, in Postgres' order (NULLs last ascending, first descending), when the
+/// rows do not come in the requested order: sorted on the client, merged from several
+/// requests or partitions, regrouped on the client, or a key whose order is not the
+/// clustering's. Columns every row has equal (bound by `=`) are left out.
+fn client_sort(shape: &Shape, order_sql: &str, r: &Restrictions, aggregated: bool) -> Vec<SortKey> {
+    let fixed = |c: &ColumnRef| {
+        shape
+            .eq
+            .iter()
+            .any(|e| e.op == EqualityOp::Eq && e.column == *c)
+    };
+    let keys: Vec<SortKey> = shape
+        .sort
+        .iter()
+        .filter(|(c, _)| !fixed(c))
+        .map(|(c, desc)| SortKey {
+            by: SortBy::Column { column: c.clone() },
+            desc: *desc,
+            nulls_first: *desc,
+        })
+        .collect();
+    let served = !order_sql.is_empty() && r.partitions == PartitionRead::One && !aggregated;
+    if keys.is_empty() || served {
+        Vec::new()
+    } else {
+        keys
+    }
+}
+
+/// The LIMIT: on the client when anything the client does comes before it (then also a CQL
+/// `LIMIT ?` per request where each request's first rows are enough); else a CQL `LIMIT ?` of
+/// the LIMIT plus the OFFSET the client skips. `Err` when it has no typed form.
+fn limit(
+    p: &AccessPattern,
+    work: &ClientWork,
+    r: &Restrictions,
+    order_sql: &str,
+) -> Result<(Option<Expr>, Option<Expr>), String> {
+    let Some(l) = limit_expr(&p.analysis)? else {
+        return Ok((None, None));
+    };
+    let offset = offset_expr(&p.analysis)?;
+    // With an OFFSET the client skips the first rows itself: CQL reads LIMIT + OFFSET rows.
+    let cql = match &offset {
+        Some(o) => Expr::binary(BinaryOp::Add, l.clone(), o.clone()),
+        None => l.clone(),
+    };
+    let before = !work.filters.is_empty()
+        || !work.aggregates.is_empty()
+        || !work.group_by.is_empty()
+        || work.distinct
+        || !work.sort.is_empty()
+        || r.partitions != PartitionRead::One && r.partitions != PartitionRead::Scan;
+    if !before {
+        return Ok((None, Some(cql)));
+    }
+    // Several requests, each in the requested order with nothing dropped after it: each
+    // request's first LIMIT + OFFSET rows hold the answer's.
+    let per_request = matches!(r.partitions, PartitionRead::Each { bind } if matches!(r.conds.get(bind).map(|c| &c.bind.value), Some(BindValue::Buckets { .. })))
+        && work.filters.is_empty()
+        && work.aggregates.is_empty()
+        && work.group_by.is_empty()
+        && !work.distinct
+        && (work.sort.is_empty() || !order_sql.is_empty());
+    Ok((Some(l), per_request.then_some(cql)))
+}
+
+/// A LIMIT or OFFSET as the plan states it: its typed expression, or the constant the
+/// statement wrote; `Err` when the statement has one that has no typed form.
+fn typed_count(
+    e: &Option<Expr>,
+    sql: &Option<String>,
+    constant: Option<u64>,
+    what: &str,
+) -> Result<Option<Expr>, String> {
+    match (e, sql, constant) {
+        (Some(e), _, _) => Ok(Some(e.clone())),
+        (None, Some(s), _) => Err(format!("{what} {s} has no typed form in the plan")),
+        (None, None, Some(n)) => Ok(i64::try_from(n).ok().map(|value| Expr::Literal {
+            value: Literal::Integer { value },
+        })),
+        (None, None, None) => Ok(None),
+    }
+}
+
+/// The statement's LIMIT, typed.
+pub(crate) fn limit_expr(a: &remodel_model::PatternAnalysis) -> Result<Option<Expr>, String> {
+    typed_count(&a.limit_expr, &a.limit_sql, a.limit, "LIMIT")
+}
+
+/// The statement's OFFSET, typed.
+pub(crate) fn offset_expr(a: &remodel_model::PatternAnalysis) -> Result<Option<Expr>, String> {
+    typed_count(&a.offset_expr, &a.offset_sql, a.offset, "OFFSET")
+}
+
+/// The mapping of a read no CQL can serve as it is: stated, with the reason, and no CQL.
+fn unsupported(p: &AccessPattern, t: &TableBuild, why: String) -> QueryMapping {
+    QueryMapping {
+        pattern: p.id.clone(),
+        table: Some(t.name.clone()),
+        reason: Some(why.clone()),
+        unsupported: Some(why),
+        ..Default::default()
+    }
+}
+
+/// The client's work on the rows of a read, in SQL's order.
+fn client_work(
+    p: &AccessPattern,
+    shape: &Shape,
+    r: &Restrictions,
+    agg: &Aggregation,
+    order_sql: &str,
+) -> ClientWork {
+    let a = &p.analysis;
+    let mut work = ClientWork {
+        filters: r.filters.iter().map(|f| f.expr.clone()).collect(),
+        distinct: a.distinct,
+        sort: client_sort(shape, order_sql, r, agg.client),
+        ..Default::default()
+    };
+    if agg.client {
+        work.group_by = shape.group_by.clone();
+        work.aggregates = shape
+            .aggregates
+            .iter()
+            .map(|(f, c, d)| Aggregate {
+                function: f.clone(),
+                column: c.clone(),
+                distinct: *d,
+            })
+            .collect();
+        // A GROUP BY without aggregates that returns ungrouped columns: Postgres accepts it
+        // only where they depend on the grouped key, so any row of a group stands for it.
+        let ungrouped = shape.projection.iter().any(|c| !shape.group_by.contains(c));
+        if work.aggregates.is_empty() && ungrouped && !work.group_by.is_empty() {
+            work.group_row = Some(GroupRow::Any);
+        }
+    }
+    work
 }
 
 /// Maps a read pattern served by `t` (keys laid out by `key`).
 pub fn map(
-    keyspace: &str,
+    ctx: &Context<'_>,
     p: &AccessPattern,
     shape: &Shape,
     key: &KeyPlan,
@@ -247,144 +601,115 @@ pub fn map(
 ) -> QueryMapping {
     let mut notes: Vec<String> = shape.notes.clone();
     notes.extend(key.notes.iter().cloned());
-    let select = select_list(shape, t, &mut notes);
-    let scan = key.partitions_read.is_none();
-    let (conds, client_filters) = restrictions(shape, key, t, &mut notes);
-    if !client_filters.is_empty() {
-        notes.push(format!(
-            "the client filters the rows read with {}",
-            client_filters.join(" AND ")
-        ));
-    }
-    let client_filter = !client_filters.is_empty();
-
-    // ORDER BY only when it names a prefix of the clustering, all declared or all reversed.
-    let order: Vec<(String, bool)> = shape
-        .order
-        .iter()
-        .filter(|(c, _)| !t.partition.contains(&KeySrc::Col(c.clone())))
-        .filter_map(|(c, d)| t.col_name(c).map(|n| (n.to_string(), *d)))
-        .collect();
-    let mut order_sql = String::new();
-    if !order.is_empty() && !key.partition_in && !scan {
-        // Clustering columns bound by `=` come first; the order names the ones after them.
-        let skip = t
-            .clustering
-            .iter()
-            .take_while(|(k, _)| {
-                t.name_of(k).is_some_and(|n| {
-                    conds
-                        .iter()
-                        .any(|c| c.bind.column == n && c.sql.ends_with(" = ?"))
-                })
-            })
-            .count();
-        let prefix_ok = skip + order.len() <= t.clustering.len()
-            && order
-                .iter()
-                .enumerate()
-                .all(|(i, (n, _))| t.name_of(&t.clustering[skip + i].0) == Some(n.as_str()));
-        let rel: Vec<bool> = order
-            .iter()
-            .enumerate()
-            .map(|(i, (_, d))| {
-                t.clustering
-                    .get(skip + i)
-                    .is_some_and(|(_, o)| (*o == SortOrder::Desc) == *d)
-            })
-            .collect();
-        if prefix_ok && (rel.iter().all(|x| *x) || rel.iter().all(|x| !*x)) {
-            // The bound columns are named too, in the same relation to their declared order
-            // (Cassandra before 4.0 requires them).
-            let same = rel.first().copied().unwrap_or(true);
-            let bound = t.clustering[..skip].iter().filter_map(|(k, o)| {
-                let desc = (*o == SortOrder::Desc) == same;
-                t.name_of(k).map(|n| (n.to_string(), desc))
-            });
-            let items: Vec<String> = bound
-                .chain(order.iter().cloned())
-                .map(|(n, d)| format!("{} {}", quote(&n), if d { "DESC" } else { "ASC" }))
-                .collect();
-            order_sql = format!(" ORDER BY {}", items.join(", "));
-        } else if !notes
-            .iter()
-            .any(|n| n.contains("sorted on the client") || n.contains("merged on the client"))
-        {
-            notes.push(
-                "the requested order is not the clustering order: rows are sorted on the client"
-                    .into(),
-            );
-        }
-    } else if !order.is_empty() && key.partition_in {
-        notes.push("several partitions are read: their rows are merged in the requested order on the client".into());
-    }
-    let group_sql = group_by(shape, key, t, &conds, &mut notes);
-    let client_sort = key.client_sort
-        || notes
-            .iter()
-            .any(|n| n.contains("sorted on the client") || n.contains("merged on the client"));
-    let mut binds: Vec<Bind> = conds.iter().map(|c| c.bind.clone()).collect();
-    // With an OFFSET the client skips the first rows itself: CQL reads LIMIT + OFFSET rows.
-    let limit_value = p
-        .analysis
-        .limit_sql
-        .clone()
-        .or_else(|| p.analysis.limit.map(|l| l.to_string()))
-        .map(|l| match &p.analysis.offset_sql {
-            Some(o) => format!("{l} + {o}"),
-            None => l,
-        });
-    let limit_sql = match limit_value {
-        Some(l) if client_filter || client_sort || (!group_sql.is_empty() && scan) => {
-            notes.push(format!(
-                "LIMIT {l} is applied on the client, after filtering and sorting"
-            ));
-            String::new()
-        }
+    let r = match restrictions(shape, key, t, &ctx.zones, &mut notes) {
+        Ok(r) => r,
+        Err(why) => return unsupported(p, t, why),
+    };
+    let agg = aggregation(shape, key, t, &r, lookups);
+    let select = select_list(shape, t, agg.client);
+    let order_sql = order_by(shape, key, t, &r);
+    let mut client = client_work(p, shape, &r, &agg, &order_sql);
+    let (client_limit, cql_limit) = match limit(p, &client, &r, &order_sql) {
+        Ok(l) => l,
+        Err(why) => return unsupported(p, t, why),
+    };
+    client.limit = client_limit;
+    client.offset = match offset_expr(&p.analysis) {
+        Ok(o) => o,
+        Err(why) => return unsupported(p, t, why),
+    };
+    human_notes(&client, &r, &agg, &mut notes);
+    let mut binds: Vec<Bind> = r.conds.iter().map(|c| c.bind.clone()).collect();
+    let limit_sql = match cql_limit {
         Some(l) => {
             binds.push(Bind {
                 column: "limit".into(),
-                value: sql(&l),
+                value: BindValue::Expr { expr: l },
             });
-            " LIMIT ?".to_string()
+            " LIMIT ?"
         }
-        None => String::new(),
+        None => "",
     };
-    if let Some(o) = &p.analysis.offset_sql {
-        notes.push(format!(
-            "OFFSET {o} has no CQL equivalent: the client skips the first {o} rows read (or pages with the driver's paging state)"
-        ));
-    }
-    let where_sql = if conds.is_empty() {
+    let where_sql = if r.conds.is_empty() {
         String::new()
     } else {
-        let parts: Vec<&str> = conds.iter().map(|c| c.sql.as_str()).collect();
+        let parts: Vec<&str> = r.conds.iter().map(|c| c.sql.as_str()).collect();
         format!(" WHERE {}", parts.join(" AND "))
     };
     let cql = format!(
-        "SELECT {select} FROM {}.{}{where_sql}{group_sql}{order_sql}{limit_sql}",
-        quote(keyspace),
-        quote(&t.name)
+        "SELECT {select} FROM {}.{}{where_sql}{}{order_sql}{limit_sql}",
+        quote(ctx.keyspace),
+        quote(&t.name),
+        agg.group
     );
-    let reasons = not_single_reasons(key, t, lookups, scan_rows);
-    let buckets = bucket_note(shape, key, t);
-    let then = lookups.iter().map(|l| lookup_step(keyspace, l)).collect();
+    let reasons = not_single_reasons(key, t, &r, lookups, scan_rows);
     let single = reasons.is_empty();
+    let mut warnings = Vec::new();
+    if let Some(lock) = &p.analysis.locking {
+        warnings.push(lock_dropped(lock));
+    }
     QueryMapping {
         pattern: p.id.clone(),
         table: Some(t.name.clone()),
         cql: Some(cql),
         single_partition: single,
         reason: (!single).then(|| reasons.join("; ")),
-        buckets,
+        buckets: bucket_note(shape, key, &r),
         notes,
         binds,
-        client_filters,
-        then,
+        client_filters: r.filters.iter().map(|f| f.sql.clone()).collect(),
+        then: lookups
+            .iter()
+            .map(|l| lookup_step(ctx.keyspace, l))
+            .collect(),
+        partitions: Some(r.partitions.clone()),
+        client,
+        warnings,
         ..Default::default()
     }
 }
 
+/// The warning of a `SELECT … FOR UPDATE/SHARE` served without its lock.
+pub fn lock_dropped(lock: &str) -> Warning {
+    Warning {
+        code: "lock_dropped".into(),
+        message: format!(
+            "the statement locks the rows it reads ({lock}); Cassandra takes no row locks, so another writer can change them before this transaction's writes: make those writes conditional (a lightweight transaction, `IF …`) where that matters"
+        ),
+    }
+}
+
+/// The sentences the notes keep for humans about the client's work (nothing reads them).
+fn human_notes(work: &ClientWork, r: &Restrictions, agg: &Aggregation, notes: &mut Vec<String>) {
+    if !work.filters.is_empty() {
+        let sql: Vec<&str> = r.filters.iter().map(|f| f.sql.as_str()).collect();
+        notes.push(format!(
+            "the client filters the rows read with {}",
+            sql.join(" AND ")
+        ));
+    }
+    if agg.client {
+        notes.push("the client groups the rows and computes the aggregates".into());
+    }
+    if !work.sort.is_empty() {
+        let merged = !matches!(r.partitions, PartitionRead::One);
+        notes.push(if merged {
+            "several partitions or requests are read: the client merges their rows in the requested order".into()
+        } else {
+            "the requested order is not the order the rows come in: the client sorts them".into()
+        });
+    }
+    if let Some(l) = &work.limit {
+        notes.push(format!(
+            "LIMIT {l} is applied on the client, after its filters, grouping and sort"
+        ));
+    }
+    if let Some(o) = &work.offset {
+        notes.push(format!(
+            "OFFSET {o} has no CQL equivalent: the client skips the first {o} rows"
+        ));
+    }
+}
 /// The read of a parent kept by reference, by the key each row read names.
 fn lookup_step(keyspace: &str, l: &LookupRead<'_>) -> ReadStep {
     let t = l.table;
@@ -421,59 +746,23 @@ fn lookup_step(keyspace: &str, l: &LookupRead<'_>) -> ReadStep {
     }
 }
 
-/// GROUP BY in CQL when it groups by a prefix of the key within one partition; else a note.
-fn group_by(
-    shape: &Shape,
-    key: &KeyPlan,
-    t: &TableBuild,
-    conds: &[Cond],
-    notes: &mut Vec<String>,
-) -> String {
-    if shape.group_by.is_empty() {
-        return String::new();
-    }
-    let mut names = Vec::new();
-    let mut all_keyed = true;
-    for g in &shape.group_by {
-        match t.col_name(g) {
-            Some(n) => names.push(n.to_string()),
-            None => all_keyed = false,
-        }
-    }
-    let key_names: Vec<String> = t
-        .key_elements()
-        .iter()
-        .filter_map(|k| t.name_of(k).map(str::to_string))
-        .collect();
-    let bound = names
-        .iter()
-        .filter(|n| conds.iter().any(|c| c.bind.column == **n))
-        .count();
-    if all_keyed && bound == names.len() {
-        // Grouped by bound key columns only: the whole partition is one group.
-        String::new()
-    } else if all_keyed
-        && key.partitions_read == Some(1)
-        && names.len() <= key_names.len()
-        && names.iter().zip(&key_names).all(|(a, b)| a == b)
-    {
-        let items: Vec<String> = names.iter().map(|n| quote(n)).collect();
-        format!(" GROUP BY {}", items.join(", "))
-    } else {
-        notes.push("GROUP BY is done on the client".into());
-        String::new()
-    }
-}
-
 /// Why a read is not one partition (empty when it is).
 fn not_single_reasons(
     key: &KeyPlan,
     t: &TableBuild,
+    r: &Restrictions,
     lookups: &[LookupRead<'_>],
     scan_rows: Option<(f64, &str)>,
 ) -> Vec<String> {
     let mut reasons = Vec::new();
-    if key.partitions_read.is_none() {
+    let buckets = match r.partitions {
+        PartitionRead::Each { bind } => r.conds.get(bind).and_then(|c| match &c.bind.value {
+            BindValue::Buckets { bucket, .. } => Some(*bucket),
+            _ => None,
+        }),
+        _ => None,
+    };
+    if r.partitions == PartitionRead::Scan {
         let size = match scan_rows {
             Some((rows, "statistics")) => {
                 format!(", about {} rows", crate::sizing::human_count(rows))
@@ -488,13 +777,16 @@ fn not_single_reasons(
             "no equality predicate: reads every partition of {} (a full scan, paged{size}); fine for a small table, otherwise precompute the answer",
             t.name
         ));
+    } else if let Some(b) = buckets {
+        let n = key.bucket.map(|(_, n)| n).unwrap_or(1);
+        if n > 1 {
+            reasons.push(format!(
+                "the window spans about {n} {} buckets: one single-partition read per bucket, the rows merged on the client",
+                b.name()
+            ));
+        }
     } else if key.partition_in {
         reasons.push("IN on the partition key: one partition per value, read as parallel single-partition queries".into());
-    } else if let (Some((b, n)), Some(_)) = (key.bucket, key.partitions_read.filter(|n| *n > 1)) {
-        reasons.push(format!(
-            "the window spans {n} {} buckets: {n} single-partition reads",
-            bucket_name(b)
-        ));
     }
     for l in lookups {
         reasons.push(format!(
@@ -505,34 +797,40 @@ fn not_single_reasons(
     reasons
 }
 
-/// How the reader computes the bucket value(s) of a bucketed partition key.
-fn bucket_note(shape: &Shape, key: &KeyPlan, t: &TableBuild) -> Option<String> {
+/// How the reader computes the bucket value(s) of a bucketed partition key (for humans).
+fn bucket_note(shape: &Shape, key: &KeyPlan, r: &Restrictions) -> Option<String> {
     let (b, n) = key.bucket?;
     let (rc, _) = shape.range.as_ref()?;
-    let bcol = t.partition.iter().find_map(|k| {
-        if let KeySrc::Bucket(..) = k {
-            t.name_of(k)
-        } else {
-            None
-        }
+    let cond = r.conds.iter().find(|c| {
+        matches!(
+            c.bind.value,
+            BindValue::Bucket { .. } | BindValue::Buckets { .. }
+        )
     })?;
-    Some(if n == 1 {
-        format!(
-            "{bcol} = the {} (UTC) of the lower bound of {}",
-            bucket_name(b),
-            rc.column
-        )
-    } else {
-        format!(
-            "{bcol} = each {} (UTC) from the lower bound of {} for {n} {}s",
-            bucket_name(b),
+    let bcol = &cond.bind.column;
+    Some(match &cond.bind.value {
+        BindValue::Bucket { time_zone, .. } => format!(
+            "{bcol} = the {} ({time_zone}) of the lower bound of {}: the SQL confines the window to one {}",
+            b.name(),
             rc.column,
-            bucket_name(b)
-        )
+            b.name()
+        ),
+        BindValue::Buckets {
+            time_zone, upper_exclusive, ..
+        } => format!(
+            "{bcol} = each {} ({time_zone}) from the one the lower bound of {} falls in to the one its upper bound falls in{}: one request per bucket, about {n} for the example window",
+            b.name(),
+            rc.column,
+            if *upper_exclusive {
+                " (not that one when the excluded upper bound is its first instant)"
+            } else {
+                ""
+            }
+        ),
+        _ => return None,
     })
 }
 
-/// A counter or summary table for an aggregate that cannot be answered from one partition.
 pub fn suggest(
     keyspace: &str,
     p: &AccessPattern,

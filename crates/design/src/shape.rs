@@ -2,8 +2,8 @@
 //! the columns it reads and the parents it embeds or looks up.
 
 use remodel_model::{
-    AccessPattern, BindValue, ColumnRef, Decision, EqualityOp, RangePredicate, Relationship,
-    Schema, Table,
+    AccessPattern, BinaryOp, BindValue, ColumnRef, Decision, EqualityOp, Expr, RangePredicate,
+    Relationship, Schema, Table,
 };
 use std::collections::BTreeMap;
 
@@ -82,15 +82,38 @@ pub struct Lookup {
 }
 
 /// An equality the key serves: the column (its representative), the operator and the value
-/// side as normalized SQL (what the CQL bind marker takes).
+/// side, typed (what the CQL bind marker takes) and as normalized SQL (for the notes).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EqPred {
     /// The column.
     pub column: ColumnRef,
     /// `=` or `IN`.
     pub op: EqualityOp,
-    /// The value side (`$1`; for `IN`, the list).
+    /// The value side as SQL (`$1`; for `IN`, the list), for humans.
     pub value: String,
+    /// The value side, typed (for `IN`, a list-valued expression).
+    pub expr: Expr,
+}
+
+impl EqPred {
+    /// The predicate as a filter the client applies.
+    pub fn filter(&self) -> ClientFilter {
+        let op = if self.op == EqualityOp::In { "IN" } else { "=" };
+        ClientFilter {
+            sql: format!("{} {op} {}", self.column, self.value),
+            expr: eq_expr(&self.column, self.op, Some(&self.expr)),
+        }
+    }
+}
+
+/// A condition the client applies to the rows read: typed (what `plan.json` states) and as SQL
+/// (what the notes show).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientFilter {
+    /// The condition as SQL, for humans.
+    pub sql: String,
+    /// The condition, over the source columns of the rows read.
+    pub expr: Expr,
 }
 
 /// The needs of one read pattern.
@@ -102,8 +125,8 @@ pub struct Shape {
     pub root: String,
     /// Equalities (on representatives), `IS NULL` excluded.
     pub eq: Vec<EqPred>,
-    /// Predicates the key does not serve, as SQL: the client applies them to the rows read.
-    pub client: Vec<String>,
+    /// Predicates the key does not serve: the client applies them to the rows read.
+    pub client: Vec<ClientFilter>,
     /// The columns those predicates need (read with the rows).
     pub client_columns: Vec<ColumnRef>,
     /// `IS NULL` columns: the table holds only those rows.
@@ -112,8 +135,10 @@ pub struct Shape {
     pub range: Option<(ColumnRef, RangePredicate)>,
     /// Further ranges (filtered on the client).
     pub extra_ranges: Vec<(ColumnRef, RangePredicate)>,
-    /// ORDER BY (column, desc).
+    /// ORDER BY (column, desc) as the key must serve it (empty when the client sorts anyway).
     pub order: Vec<(ColumnRef, bool)>,
+    /// The whole ORDER BY (column, desc), representatives: what a client sort sorts by.
+    pub sort: Vec<(ColumnRef, bool)>,
     /// Projected columns (representatives), in order.
     pub projection: Vec<ColumnRef>,
     /// Every column the table must hold for this pattern (projection, filters, order).
@@ -132,6 +157,8 @@ pub struct Shape {
     pub group_by: Vec<ColumnRef>,
     /// Join-equated columns.
     pub equiv: Equiv,
+    /// The statement's parameters (their types and the literals they replaced).
+    pub params: Vec<remodel_model::Parameter>,
 }
 
 /// Canonical (schema) spelling of a column reference, when the table and column exist.
@@ -502,13 +529,26 @@ pub fn derive(
     let row_lookups = row_lookups(schema, a, &tables, &determined, &equiv, &rep);
     let looked_up = |c: &ColumnRef| row_lookups.iter().any(|(t, _)| *t == c.table);
     let mut notes = Vec::new();
-    let mut client: Vec<String> = Vec::new();
+    let mut client: Vec<ClientFilter> = Vec::new();
     // Columns the client needs to apply the filters it is left (they must be read).
     let mut client_columns: Vec<ColumnRef> = Vec::new();
+    // A filter is stated in the plan's expressions over the columns the rows hold.
+    let held = |c: &ColumnRef| canon(c).map_or_else(|| c.clone(), |c| rep(&c));
     for f in &a.residual {
+        // A filter no client can evaluate would return other rows: the read is not served.
+        let Some(expr) = &f.expr else {
+            return Err(untyped_filter(f));
+        };
         notes.push(format!("{} is not served by the key: {}", f.sql, f.reason));
-        client.push(f.sql.clone());
+        client.push(ClientFilter {
+            sql: f.sql.clone(),
+            expr: expr.map_columns(&mut |c| held(c)),
+        });
         client_columns.extend(f.columns.iter().filter_map(&canon).map(|c| rep(&c)));
+        client_columns.extend(expr.columns().into_iter().map(&held));
+    }
+    for r in &a.ranges {
+        typed_range(r)?;
     }
     let mut eq: Vec<EqPred> = Vec::new();
     let mut null_filter = Vec::new();
@@ -521,17 +561,20 @@ pub fn derive(
             ));
         };
         let r = rep(&c);
+        let value = typed_value(p)?;
         if looked_up(&r) {
             // Bound in the lookup of that table's row (a key column), or compared after it.
             let keyed = row_lookups.iter().any(|(t, via)| {
-                *t == r.table
-                    && via.iter().any(|(k, v)| {
-                        same(k, &r.column)
-                            && matches!(v, BindValue::Sql { sql } if Some(sql) == p.value.as_ref())
-                    })
+                *t == r.table && via.iter().any(|(k, v)| {
+                    same(k, &r.column)
+                        && matches!((v, &value), (BindValue::Expr { expr }, Some(x)) if expr == x)
+                })
             });
             if !keyed {
-                client.push(predicate_sql(p));
+                client.push(ClientFilter {
+                    sql: predicate_sql(p),
+                    expr: eq_expr(&r, p.op, value.as_ref()),
+                });
                 client_columns.push(r);
             }
             continue;
@@ -546,24 +589,26 @@ pub fn derive(
                 }
             }
             op => {
-                let value = p.value.clone().unwrap_or_default();
+                let pred = EqPred {
+                    column: r.clone(),
+                    op,
+                    value: p.value.clone().unwrap_or_default(),
+                    expr: value.unwrap_or(Expr::Literal {
+                        value: remodel_model::Literal::Null,
+                    }),
+                };
                 match eq.iter_mut().find(|x| x.column == r) {
                     // `a = $1 AND a IN (…)`: the `=` is served, the other is a filter.
                     Some(existing) => {
                         if op == EqualityOp::Eq && existing.op == EqualityOp::In {
-                            client.push(format!("{} IN {}", existing.column, existing.value));
-                            existing.op = op;
-                            existing.value = value;
+                            client.push(existing.filter());
+                            *existing = pred;
                         } else {
-                            client.push(predicate_sql(p));
+                            client.push(pred.filter());
                         }
                         client_columns.push(r);
                     }
-                    None => eq.push(EqPred {
-                        column: r,
-                        op,
-                        value,
-                    }),
+                    None => eq.push(pred),
                 }
             }
         }
@@ -614,6 +659,7 @@ pub fn derive(
         .iter()
         .filter_map(|o| canon(&o.column).map(|c| (rep(&c), o.desc)))
         .collect();
+    let sort = order.clone();
     if order.iter().any(|(c, _)| looked_up(c)) {
         notes.push("ORDER BY a column read by a lookup: rows are sorted on the client".into());
         order.clear();
@@ -657,7 +703,7 @@ pub fn derive(
             .collect::<Vec<_>>()
             .join(", ");
         // Bound by the statement's parameters only: a lookup of its own (a cross join).
-        let apart = via.iter().all(|(_, v)| matches!(v, BindValue::Sql { .. }));
+        let apart = via.iter().all(|(_, v)| matches!(v, BindValue::Expr { .. }));
         let (note, rationale) = if apart {
             (
                 format!("{t} is read once by its key ({keys}) from the statement's values, apart from the rows read first: the statement pairs that row with each of them (a cross join; no rows when either read finds none)"),
@@ -749,6 +795,7 @@ pub fn derive(
         range,
         extra_ranges,
         order,
+        sort,
         projection,
         needed,
         extra_keys,
@@ -756,6 +803,7 @@ pub fn derive(
         lookups,
         notes,
         equiv,
+        params: a.params.clone(),
     })
 }
 
@@ -819,8 +867,8 @@ fn row_lookups(
                 .iter()
                 .filter(|p| p.op == EqualityOp::Eq)
                 .find(|p| canonical(schema, &p.column).as_ref() == Some(&kc))
-                .and_then(|p| p.value.clone())
-                .map(|sql| BindValue::Sql { sql });
+                .and_then(|p| p.expr.clone())
+                .map(|expr| BindValue::Expr { expr });
             match from_row.or(from_param) {
                 Some(v) => via.push((kc.column.clone(), v)),
                 None => break,
@@ -841,6 +889,119 @@ fn rewrite_note(rw: &remodel_model::Rewrite, became: &str) -> String {
         note.push_str(&format!("; assumes {a}"));
     }
     note
+}
+
+/// The typed value side of an equality (`None` for `IS NULL`); `Err` when the analyzer could
+/// not state it in the plan's expressions (no client could bind or compare it).
+fn typed_value(p: &remodel_model::Predicate) -> Result<Option<Expr>, String> {
+    match (p.op, &p.expr) {
+        (EqualityOp::IsNull, _) => Ok(None),
+        (_, Some(e)) => Ok(Some(e.clone())),
+        (_, None) => Err(format!(
+            "{} has no typed form in the plan (its value cannot be stated for a client to compute)",
+            predicate_sql(p)
+        )),
+    }
+}
+
+/// `Err` when a bound of the range has no typed form.
+fn typed_range(r: &RangePredicate) -> Result<(), String> {
+    if r.lower
+        .iter()
+        .chain(r.upper.iter())
+        .all(|b| b.expr.is_some())
+    {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} has no typed form in the plan (a bound cannot be stated for a client to compute)",
+            range_sql(r)
+        ))
+    }
+}
+
+/// Why a read whose residual filter has no typed form is not served.
+fn untyped_filter(f: &remodel_model::Residual) -> String {
+    format!(
+        "filters with {}, which no client can evaluate from the plan ({}): a mapping without it would return other rows",
+        f.sql,
+        f.reason_untyped
+            .as_deref()
+            .unwrap_or("it has no typed form")
+    )
+}
+
+/// The values of an `IN`: the list of the predicate's typed condition (`c IN (…)`), or the one
+/// value given.
+pub fn in_items(e: &Expr) -> Vec<Expr> {
+    match e {
+        Expr::InList { list, .. } => list.clone(),
+        other => vec![other.clone()],
+    }
+}
+
+/// An equality as a typed filter: `c = v`, `c IN (…)` (the analyzer types an `IN` as the whole
+/// condition; a list of one parameter stands for the list the application sends), `c IS NULL`.
+pub fn eq_expr(column: &ColumnRef, op: EqualityOp, value: Option<&Expr>) -> Expr {
+    let col = Expr::column(column.clone());
+    let null = Expr::Literal {
+        value: remodel_model::Literal::Null,
+    };
+    match op {
+        EqualityOp::IsNull => Expr::IsNull {
+            arg: Box::new(col),
+            negated: false,
+        },
+        EqualityOp::Eq => Expr::binary(BinaryOp::Eq, col, value.cloned().unwrap_or(null)),
+        EqualityOp::In => Expr::InList {
+            arg: Box::new(col),
+            list: value.map_or_else(|| vec![null], in_items),
+            negated: false,
+        },
+    }
+}
+
+/// A range as a typed filter over `column` (`c >= l AND c < u`; `c LIKE p` for a prefix);
+/// `None` when a bound has no typed form.
+pub fn range_expr(column: &ColumnRef, r: &RangePredicate) -> Option<Expr> {
+    let col = || Expr::column(column.clone());
+    if r.prefix {
+        let pattern = r.lower.as_ref()?.expr.clone()?;
+        return Some(Expr::Like {
+            arg: Box::new(col()),
+            pattern: Box::new(pattern),
+            case_insensitive: false,
+            negated: false,
+        });
+    }
+    let mut parts = Vec::new();
+    if let Some(l) = &r.lower {
+        let op = if l.inclusive {
+            BinaryOp::Ge
+        } else {
+            BinaryOp::Gt
+        };
+        parts.push(Expr::binary(op, col(), l.expr.clone()?));
+    }
+    if let Some(u) = &r.upper {
+        let op = if u.inclusive {
+            BinaryOp::Le
+        } else {
+            BinaryOp::Lt
+        };
+        parts.push(Expr::binary(op, col(), u.expr.clone()?));
+    }
+    parts
+        .into_iter()
+        .reduce(|a, b| Expr::binary(BinaryOp::And, a, b))
+}
+
+/// A range as a filter the client applies.
+pub fn range_filter(column: &ColumnRef, r: &RangePredicate) -> Option<ClientFilter> {
+    Some(ClientFilter {
+        sql: range_sql(r),
+        expr: range_expr(column, r)?,
+    })
 }
 
 /// An equality predicate as SQL (`members.pin = $2`), as the client applies it.
@@ -890,7 +1051,7 @@ pub fn range_sql(r: &RangePredicate) -> String {
 fn unique_key_only(
     root: &Table,
     eq: &mut Vec<EqPred>,
-    client: &mut Vec<String>,
+    client: &mut Vec<ClientFilter>,
     notes: &mut Vec<String>,
 ) -> Vec<ColumnRef> {
     let bound = |k: &String| {
@@ -920,10 +1081,7 @@ fn unique_key_only(
         cols.join(", ")
     ));
     let moved = rest.iter().map(|e| e.column.clone()).collect();
-    for e in rest {
-        let op = if e.op == EqualityOp::In { "IN" } else { "=" };
-        client.push(format!("{} {op} {}", e.column, e.value));
-    }
+    client.extend(rest.iter().map(EqPred::filter));
     moved
 }
 

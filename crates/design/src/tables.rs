@@ -257,6 +257,7 @@ impl TableBuild {
             derived_from,
             bucket,
             order,
+            time_zone: None,
             constant: match k {
                 KeySrc::Const(v) => Some(v.clone()),
                 _ => None,

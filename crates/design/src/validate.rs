@@ -13,18 +13,44 @@
 //! - (c) every bind of every write statement has a value, and the statement addresses whole rows;
 //! - (d) every key column an UPDATE changes moves the row (DELETE by the current key, INSERT);
 //! - (e) every SQL predicate of a read is served by the key or applied on the client;
-//! - (f) every table that holds data a write changes is written by its path.
+//! - (f) every table that holds data a write changes is written by its path;
+//! - (l) a bucketed read reads every bucket of its window (the one bucket of a bound only where
+//!   the SQL confines the window to one);
+//! - (m) the plan states what an executor needs: typed binds, which partitions each read
+//!   reads, consistency levels, batches.
+//!
+//! The read checks (e), (l), (m) are in [`crate::read_checks`].
 
-use crate::naming::pg_quote;
-use crate::shape::{predicate_sql, range_sql};
 use remodel_model::{
-    AccessPattern, BindValue, ColumnRef, Design, DesignTable, EqualityOp, Guard, QueryMapping,
+    AccessPattern, BindValue, ColumnRef, Design, DesignTable, EqualityOp, Guard, Plan,
     ReadBeforeWrite, Schema, StatementKind, Table, Violation, Workload, WriteAction, WritePath,
 };
 use std::collections::HashMap;
 
-/// Checks a design; an empty list means the plan is safe to execute.
+/// Checks a plan; an empty list means it is safe to execute.
+pub fn validate_plan(plan: &Plan) -> Vec<Violation> {
+    validate_in(
+        &plan.schema,
+        &plan.workload,
+        &plan.design,
+        &plan.semantics.time_zone,
+    )
+}
+
+/// Checks a design made for an application whose session time zone is UTC; an empty list
+/// means the plan is safe to execute.
 pub fn validate(schema: &Schema, workload: &Workload, design: &Design) -> Vec<Violation> {
+    validate_in(schema, workload, design, "UTC")
+}
+
+/// Checks a design made for an application whose session time zone is `session_zone` (a date
+/// it sends is midnight there).
+pub fn validate_in(
+    schema: &Schema,
+    workload: &Workload,
+    design: &Design,
+    session_zone: &str,
+) -> Vec<Violation> {
     let mut out = Vec::new();
     for t in &design.tables {
         keys_unique(schema, t, &mut out);
@@ -48,8 +74,10 @@ pub fn validate(schema: &Schema, workload: &Workload, design: &Design) -> Vec<Vi
         let Some(p) = pattern(&q.pattern) else {
             continue;
         };
-        predicates_kept(design, p, q, &mut out);
+        crate::read_checks::predicates_kept(schema, design, p, q, &mut out);
+        crate::read_checks::buckets_read(design, p, q, session_zone, &mut out);
     }
+    crate::read_checks::contract(design, &mut out);
     out
 }
 
@@ -276,6 +304,7 @@ fn unresolved(
         BindValue::Sql { .. }
         | BindValue::Const { .. }
         | BindValue::Expr { .. }
+        | BindValue::List { .. }
         | BindValue::Literal { .. } => None,
         BindValue::Bucket { of, .. } => unresolved(design, f, before, row, of),
         BindValue::Buckets { lower, upper, .. } => unresolved(design, f, before, row, lower)
@@ -556,95 +585,5 @@ fn copies_maintained(design: &Design, f: &Facts<'_>, w: &WritePath, out: &mut Ve
                 w.pattern, t.name, f.table.key()
             ));
         }
-    }
-}
-
-/// True when the value SQL `v` is what some bind of the query takes.
-fn bound(q: &QueryMapping, v: &str) -> bool {
-    fn has(b: &BindValue, v: &str) -> bool {
-        match b {
-            BindValue::Sql { sql } => sql == v || sql.contains(v),
-            BindValue::Bucket { of, .. } => has(of, v),
-            _ => false,
-        }
-    }
-    q.binds
-        .iter()
-        .chain(q.then.iter().flat_map(|s| &s.binds))
-        .any(|b| has(&b.value, v))
-}
-
-/// (e) Every predicate of the SQL is served by the key (bound) or applied on the client.
-fn predicates_kept(design: &Design, p: &AccessPattern, q: &QueryMapping, out: &mut Vec<Violation>) {
-    if q.one_off || q.table.is_none() {
-        return;
-    }
-    let a = &p.analysis;
-    let client = |s: &str| q.client_filters.iter().any(|c| c == s);
-    let source_sql = design
-        .tables
-        .iter()
-        .find(|t| Some(&t.name) == q.table.as_ref())
-        .map(|t| t.source_sql.as_str())
-        .unwrap_or_default();
-    let mut lost: Vec<String> = Vec::new();
-    for e in &a.equality {
-        let text = predicate_sql(e);
-        let ok = match (e.op, &e.value) {
-            (EqualityOp::IsNull, _) => {
-                client(&text)
-                    || source_sql.contains(&format!(".{} IS NULL", pg_quote(&e.column.column)))
-            }
-            (_, Some(val)) => bound(q, val) || client(&text),
-            (_, None) => client(&text),
-        };
-        if !ok {
-            lost.push(text);
-        }
-    }
-    for r in &a.ranges {
-        let text = range_sql(r);
-        let values: Vec<&str> = r
-            .lower
-            .iter()
-            .chain(r.upper.iter())
-            .map(|b| b.value.as_str())
-            .collect();
-        if !(client(&text) || (!values.is_empty() && values.iter().all(|v| bound(q, v)))) {
-            lost.push(text);
-        }
-    }
-    for r in &a.residual {
-        if !client(&r.sql) {
-            lost.push(r.sql.clone());
-        }
-    }
-    if let Some(l) = &a.limit_sql {
-        let limited = q
-            .binds
-            .iter()
-            .any(|b| {
-                // With an OFFSET the CQL reads LIMIT + OFFSET rows and the client skips some.
-                b.column == "limit"
-                    && matches!(&b.value, BindValue::Sql { sql } if sql == l || sql.starts_with(&format!("{l} + ")))
-            })
-            || q.notes
-                .iter()
-                .any(|n| n.contains("LIMIT") && n.contains("client"));
-        if !limited {
-            lost.push(format!("LIMIT {l}"));
-        }
-    }
-    if !lost.is_empty() {
-        v(
-            out,
-            "e",
-            format!(
-                "read {}: {} neither served by the key of {} nor applied on the client",
-                q.pattern,
-                lost.join(", "),
-                q.table.as_deref().unwrap_or_default()
-            ),
-        );
     }
 }

@@ -87,6 +87,8 @@ struct Planner<'a> {
     for_table: Option<String>,
     /// That table's join edges (the paths along which it copies parents' columns).
     path_edges: Vec<Edge>,
+    /// The zone bucket columns are cut in.
+    bucket_zone: String,
 }
 
 /// Plans one write pattern over the finished, named tables; also returns the lookups it needs
@@ -173,6 +175,7 @@ pub fn plan(
         read_where: Vec::new(),
         for_table: None,
         path_edges: Vec::new(),
+        bucket_zone: sizer.config.bucket_time_zone.clone(),
     };
     planner.plan_all(sizer);
     let missing = planner.finish(&mut path, sizer);
@@ -426,10 +429,10 @@ impl Planner<'_> {
             KeySrc::Bucket(c, b) => BindValue::Bucket {
                 bucket: *b,
                 of: Box::new(of(c)),
-                time_zone: "UTC".into(),
+                time_zone: self.bucket_zone.clone(),
             },
-            KeySrc::Const(v) => BindValue::Const {
-                value: format!("'{}'", v.replace('\'', "''")),
+            KeySrc::Const(v) => BindValue::Literal {
+                value: remodel_model::Literal::Text { value: v.clone() },
             },
         }
     }

@@ -5,6 +5,7 @@
 
 mod support;
 
+use support::contract::assert_follows_schema;
 use support::cqlcheck::{check_design, Catalog};
 use support::pipeline::{mapping_text, plan_corpus, root};
 
@@ -35,6 +36,7 @@ fn check_corpus(name: &str) {
         violations.is_empty(),
         "{name}: the plan fails its checks: {violations:#?}"
     );
+    assert_follows_schema(name, &plan);
     // Every emitted statement (read, lookup, write, read before write) passes the checker
     // against schema.cql: none needs ALLOW FILTERING.
     assert!(check_design(name, d) > 0, "{name}: no statement emitted");

@@ -6,6 +6,7 @@ use std::fmt;
 
 /// A column of a table of the schema.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ColumnRef {
     /// Table name (as in the schema).
     pub table: String,
@@ -38,6 +39,7 @@ impl fmt::Display for ColumnRef {
 /// the column (`due_at > now() - interval '14 days'`, original kept in `rewritten_from`); anything
 /// it cannot solve exactly is a [`Residual`] filter with the reason.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PatternAnalysis {
     /// Tables read or written, in the order they appear.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -119,6 +121,7 @@ pub struct PatternAnalysis {
 
 /// One parameter (`$n`) of a normalized statement.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Parameter {
     /// Its number (`$n`).
     pub n: u32,
@@ -152,6 +155,7 @@ impl PatternAnalysis {
 
 /// One join: `left` columns = `right` columns, along `foreign_key` where one matches.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct JoinStep {
     /// Left side table.
     pub left_table: String,
@@ -168,6 +172,7 @@ pub struct JoinStep {
 
 /// An equality-style predicate operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum EqualityOp {
     /// `=`.
@@ -180,6 +185,7 @@ pub enum EqualityOp {
 
 /// A filter the keys do not serve: the reader applies it to the rows it reads.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Residual {
     /// The condition as SQL (normalized, `$n` placeholders).
     pub sql: String,
@@ -199,6 +205,7 @@ pub struct Residual {
 
 /// How a predicate on an expression of a column was solved exactly for the bare column.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Rewrite {
     /// The predicate as the application wrote it (normalized SQL), e.g. `now() - due_at < $2`.
     pub sql: String,
@@ -212,6 +219,7 @@ pub struct Rewrite {
 
 /// An equality predicate on a bare column.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Predicate {
     /// The column.
     pub column: ColumnRef,
@@ -231,6 +239,7 @@ pub struct Predicate {
 
 /// One bound of a range.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RangeBound {
     /// `>=`/`<=` (true) or `>`/`<` (false).
     pub inclusive: bool,
@@ -246,6 +255,7 @@ pub struct RangeBound {
 
 /// A fixed time window recognised in a range (e.g. `>= day AND < day + 1`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TimeWindow {
     /// One hour.
@@ -262,6 +272,7 @@ pub enum TimeWindow {
 
 /// A range predicate on one bare column, both bounds merged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RangePredicate {
     /// The column.
     pub column: ColumnRef,
@@ -285,6 +296,7 @@ pub struct RangePredicate {
 
 /// One `ORDER BY` item.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct OrderBy {
     /// The column.
     pub column: ColumnRef,
@@ -294,6 +306,7 @@ pub struct OrderBy {
 
 /// One aggregate in the projection.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Aggregate {
     /// `count`, `sum`, `avg`, `min`, `max`.
     pub function: String,
@@ -307,6 +320,7 @@ pub struct Aggregate {
 
 /// What a write statement does.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WriteInfo {
     /// Target table.
     pub table: String,
@@ -342,6 +356,7 @@ pub struct WriteInfo {
 
 /// The `ON CONFLICT` clause of an INSERT.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ConflictClause {
     /// The conflict target's columns (of the written table); empty when none is named.
     pub columns: Vec<String>,
@@ -359,6 +374,7 @@ pub struct ConflictClause {
 /// A row a write reads besides the written one (`UPDATE accounts SET … FROM accounts s WHERE …
 /// s.id = $2`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FromRow {
     /// The alias the statement gives it (the table's name when none).
     pub alias: String,
@@ -371,6 +387,7 @@ pub struct FromRow {
 
 /// The value a write gives one column.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WrittenValue {
     /// The column (as in the schema).
     pub column: String,

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 /// The whole proposed target model.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Design {
     /// Keyspace name and replication.
     pub keyspace: Keyspace,
@@ -67,6 +68,7 @@ impl Design {
 
 /// What a [`Rename`] renames.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RenameKind {
     /// A target table named after a source table it cannot spell (`"user-accounts"` →
@@ -83,6 +85,7 @@ pub enum RenameKind {
 /// A target name that is not its source name as written: the reviewer (and the application
 /// reading the target) finds each source name here, with the reason.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Rename {
     /// What is renamed.
     pub kind: RenameKind,
@@ -97,6 +100,7 @@ pub struct Rename {
 /// The workload's cost on a design, per 100 calls of the workload (each pattern weighted by its
 /// share of the calls).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CostFigures {
     /// Partitions read by the reads (a lookup chain counts each hop).
     pub partition_reads: f64,
@@ -110,6 +114,7 @@ pub struct CostFigures {
 
 /// How the set of tables was chosen.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Selection {
     /// `ilp` (an integer program solved to optimality or within `gap`) or `greedy` (when the
     /// program was too large or the solver gave up).
@@ -132,6 +137,7 @@ pub struct Selection {
 /// The cost of a design and of the normalized baseline (one table per source table keyed as
 /// each read needs, no copies: joins are extra reads).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DesignCost {
     /// This design.
     pub design: CostFigures,
@@ -143,6 +149,7 @@ pub struct DesignCost {
 
 /// One way a read could have been served, with its cost.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Candidate {
     /// `own table`, `own table, parents read by key`, `index table + row lookup`, `reuse`.
     pub kind: String,
@@ -164,6 +171,7 @@ pub struct Candidate {
 /// A check a plan fails: it would lose rows, leave stale copies, read columns a table lacks or
 /// change what a query returns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Violation {
     /// The check (`a` keys unique … `f` copies maintained; see the designer's validator).
     pub check: String,
@@ -173,6 +181,7 @@ pub struct Violation {
 
 /// Keyspace settings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Keyspace {
     /// Name.
     pub name: String,
@@ -217,6 +226,7 @@ impl Replication {
 /// A keyspace's replication: CQL's replication map, with its `class` as the tag
 /// (`{"class": "NetworkTopologyStrategy", "dc1": 3}` in `plan.json`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "class")]
 pub enum Replication {
     /// One replica count for the whole cluster.
@@ -234,6 +244,7 @@ pub enum Replication {
 
 /// Width of a time bucket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Bucket {
     /// One hour.
@@ -257,6 +268,7 @@ impl Bucket {
 
 /// Clustering direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SortOrder {
     /// Ascending.
@@ -267,6 +279,7 @@ pub enum SortOrder {
 
 /// A primary-key column: a source column, or a bucket derived from one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct KeyColumn {
     /// Column name in the target table.
     pub column: String,
@@ -279,6 +292,10 @@ pub struct KeyColumn {
     /// For a bucket: its width.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bucket: Option<Bucket>,
+    /// For a bucket: the time zone its buckets are cut in (IANA name): a day bucket holds the
+    /// rows of one calendar day there. Every bind of the column states the same zone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<String>,
     /// Clustering direction (clustering columns only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<SortOrder>,
@@ -289,6 +306,7 @@ pub struct KeyColumn {
 
 /// A column of a target table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DesignColumn {
     /// Name in the target table.
     pub name: String,
@@ -308,6 +326,7 @@ pub struct DesignColumn {
 
 /// Size estimates of a target table.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Estimates {
     /// Average rows per partition.
     pub rows_per_partition_avg: f64,
@@ -327,6 +346,7 @@ pub struct Estimates {
 
 /// A warning about a table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Warning {
     /// Machine-readable code (`large_partition`, `low_cardinality_key`, `hot_key`, `unbounded_growth`, …).
     pub code: String,
@@ -336,6 +356,7 @@ pub struct Warning {
 
 /// One proposed Cassandra table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DesignTable {
     /// Name, `<entity>_by_<key>`.
     pub name: String,
@@ -362,6 +383,7 @@ pub struct DesignTable {
 
 /// A user-defined type.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct UserType {
     /// Type name.
     pub name: String,
@@ -371,6 +393,7 @@ pub struct UserType {
 
 /// How one read pattern is served.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct QueryMapping {
     /// Pattern id.
     pub pattern: String,
@@ -435,6 +458,7 @@ pub struct QueryMapping {
 
 /// Which partitions a read touches.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum PartitionRead {
     /// Exactly one: every partition-key column is bound to one value.
@@ -450,10 +474,15 @@ pub enum PartitionRead {
     Scan,
 }
 
-/// The work a client does on the rows of a read, in SQL's order: `filters`, then `group_by` with
-/// `aggregates` (or `distinct`), then `sort`, then `offset`, then `limit`.
+/// The work a client does on the rows of a read, in SQL's order: `unnest`, then `filters`, then
+/// `group_by` with `aggregates` (or `distinct`), then `sort`, then `offset`, then `limit`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClientWork {
+    /// The rows of an embedded child table, read from a collection column of the rows: done
+    /// first, before the filters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unnest: Option<Unnest>,
     /// Conditions every row kept must satisfy (TRUE, not NULL), over the columns of the rows
     /// read (named by source column) and the statement's parameters.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -484,6 +513,26 @@ pub struct ClientWork {
     pub limit: Option<Expr>,
 }
 
+/// An embedded child table's rows read from a collection column: each entry (of a list, or
+/// each value of a map) becomes one row holding the entry's fields as the child's columns,
+/// beside the other columns of the row it was read from; a row whose collection is empty or
+/// NULL gives no row, as SQL's inner join of the child gives none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Unnest {
+    /// The collection column of the table read.
+    pub collection: String,
+    /// The child table whose rows the entries are.
+    pub table: String,
+    /// The child's columns, in the order of the entry type's fields (the i-th field holds the
+    /// i-th column).
+    pub columns: Vec<String>,
+    /// The child's columns the entries leave out (its foreign key to the row's table), each
+    /// with the source column of the row that holds its value.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub linked: Vec<(String, ColumnRef)>,
+}
+
 impl ClientWork {
     /// True when the client has nothing to do.
     pub fn is_empty(&self) -> bool {
@@ -493,6 +542,7 @@ impl ClientWork {
 
 /// Which row of a group stands for it when a GROUP BY has no aggregates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum GroupRow {
     /// Any row: every column returned is functionally dependent on the grouped columns (a
@@ -502,6 +552,7 @@ pub enum GroupRow {
 
 /// One key of a client-side sort.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SortKey {
     /// What is compared: a source column of the rows, or an aggregate computed on the client.
     pub by: SortBy,
@@ -514,6 +565,7 @@ pub struct SortKey {
 
 /// The value a [`SortKey`] compares.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SortBy {
     /// A source column.
@@ -531,6 +583,7 @@ pub enum SortBy {
 /// A consistency level and why it was chosen (seed 003: read your own writes at LOCAL_QUORUM
 /// after LOCAL_QUORUM writes; ONE where a stale answer is fine).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Consistency {
     /// The level.
     pub level: ConsistencyLevel,
@@ -540,6 +593,7 @@ pub struct Consistency {
 
 /// A Cassandra consistency level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ConsistencyLevel {
     /// `ONE`.
@@ -558,6 +612,7 @@ pub enum ConsistencyLevel {
 
 /// A read after the first read of a query (a lookup by key of values the first rows name).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ReadStep {
     /// The table read.
     pub table: String,
@@ -572,6 +627,7 @@ pub struct ReadStep {
 
 /// One bind marker (`?`) of a CQL statement and the value it takes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Bind {
     /// The target column it restricts or sets (`limit` for a LIMIT).
     pub column: String,
@@ -581,6 +637,7 @@ pub struct Bind {
 
 /// Where a bound value comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "from", rename_all = "snake_case")]
 pub enum BindValue {
     /// Format 1: a column-free SQL expression of the statement's parameters (`$2`,
@@ -643,6 +700,13 @@ pub enum BindValue {
         /// The value.
         value: Literal,
     },
+    /// A list (what a CQL `IN ?` takes): the values of `items`, in order. (An `IN ?` bound to
+    /// one parameter the application sends as a list, a normalized `IN ($n)`, is an
+    /// [`BindValue::Expr`] of that parameter.)
+    List {
+        /// The values (column-free expressions).
+        items: Vec<Expr>,
+    },
     /// Every time bucket from the one `lower` falls in to the one `upper` falls in, both included,
     /// in ascending order: a list-valued bind — the statement runs once per bucket (see
     /// [`PartitionRead::Each`]).
@@ -655,6 +719,10 @@ pub enum BindValue {
         lower: Box<BindValue>,
         /// The window's upper bound (an instant).
         upper: Box<BindValue>,
+        /// The upper bound is excluded (`<`): when it falls exactly on the first instant of a
+        /// bucket, that bucket holds no row of the window and is not read.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        upper_exclusive: bool,
     },
 }
 
@@ -664,6 +732,7 @@ fn utc() -> String {
 
 /// What a write statement does to its table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum WriteAction {
     /// `INSERT` (an upsert in CQL).
@@ -676,6 +745,7 @@ pub enum WriteAction {
 
 /// A condition under which a write statement runs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "when", rename_all = "snake_case")]
 pub enum Guard {
     /// Only when a new value differs from the current one for one of these columns: the DELETE
@@ -699,6 +769,7 @@ pub enum Guard {
 
 /// One statement a write fans out to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WriteTarget {
     /// Target table.
     pub table: String,
@@ -727,6 +798,7 @@ impl WriteTarget {
 
 /// Values a write must read first because the statement does not carry them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ReadBeforeWrite {
     /// The table to read them from.
     pub table: String,
@@ -763,6 +835,7 @@ pub struct ReadBeforeWrite {
 
 /// How one write pattern is applied to the target tables.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WritePath {
     /// Pattern id.
     pub pattern: String,
@@ -813,6 +886,7 @@ pub struct WritePath {
 
 /// The value a write gives one source column.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NewValue {
     /// The source column.
     pub column: ColumnRef,
@@ -825,6 +899,7 @@ pub struct NewValue {
 
 /// Where a [`NewValue`] comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ValueOrigin {
     /// The statement gives it.
@@ -840,6 +915,7 @@ pub enum ValueOrigin {
 
 /// How the statements of a write path are sent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BatchPlan {
     /// The kind.
     pub kind: BatchKind,
@@ -849,6 +925,7 @@ pub struct BatchPlan {
 
 /// A way to send a write path's statements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum BatchKind {
     /// One statement: no batch.
@@ -865,6 +942,7 @@ pub enum BatchKind {
 /// `DO UPDATE` writes the row with `set` applied (where `filter` holds). Not atomic: two
 /// writers of one key race (stated in the path's warnings).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Upsert {
     /// The conflict target's source columns.
     pub conflict: Vec<ColumnRef>,
@@ -876,6 +954,7 @@ pub struct Upsert {
 
 /// What an upsert does when the row exists.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "do", rename_all = "snake_case")]
 pub enum ConflictAction {
     /// `DO NOTHING`.
@@ -893,6 +972,7 @@ pub enum ConflictAction {
 
 /// A suggested extra table (counter or summary) for a pattern that cannot be one partition.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Suggestion {
     /// Pattern id.
     pub pattern: String,
@@ -926,14 +1006,20 @@ impl std::fmt::Display for BindValue {
                 time_zone,
                 lower,
                 upper,
+                upper_exclusive,
             } => {
-                write!(f, "each {}({lower} .. {upper}", bucket.name())?;
+                let to = if *upper_exclusive { "..<" } else { ".." };
+                write!(f, "each {}({lower} {to} {upper}", bucket.name())?;
                 if time_zone != "UTC" {
                     write!(f, " in {time_zone}")?;
                 }
                 write!(f, ")")
             }
             BindValue::Expr { expr } => write!(f, "{expr}"),
+            BindValue::List { items } => {
+                let parts: Vec<String> = items.iter().map(ToString::to_string).collect();
+                write!(f, "({})", parts.join(", "))
+            }
             BindValue::Literal { value } => write!(f, "{value}"),
             BindValue::Const { value } => write!(f, "{value}"),
             BindValue::Entry { key, fields } => {

@@ -5,6 +5,7 @@ use std::fmt;
 
 /// A position in an input file (1-based line and column).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Location {
     /// The file as the user named it.
     pub file: String,
@@ -33,6 +34,7 @@ impl fmt::Display for Location {
 
 /// How bad a diagnostic is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// Informational: something was deliberately not modelled.
@@ -45,6 +47,7 @@ pub enum Severity {
 
 /// A message about the input, tied to where it came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Diagnostic {
     /// How bad it is.
     pub severity: Severity,
@@ -71,6 +74,7 @@ impl fmt::Display for Diagnostic {
 
 /// A count of things skipped for one reason, with the first few places they occurred.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SkipCount {
     /// The kind or reason (e.g. `CREATE FUNCTION`, `not SQL`).
     pub kind: String,

@@ -17,6 +17,7 @@ use std::fmt;
 
 /// A value expression.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Expr {
     /// The statement's `n`-th parameter (`$n`, 1-based), as the application sends it; its type
@@ -120,6 +121,7 @@ pub enum Expr {
 
 /// One `WHEN … THEN …` of a [`Expr::Case`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CaseBranch {
     /// The condition (or the value compared with the operand).
     pub when: Expr,
@@ -129,6 +131,7 @@ pub struct CaseBranch {
 
 /// Which row a [`Expr::Column`] reads.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "of", rename_all = "snake_case")]
 pub enum RowRef {
     /// The row being filtered (a read's rows) or written (its current values).
@@ -152,6 +155,7 @@ impl RowRef {
 
 /// A unary operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum UnaryOp {
     /// Logical `NOT` (NOT NULL is NULL).
@@ -162,6 +166,7 @@ pub enum UnaryOp {
 
 /// A binary operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum BinaryOp {
     /// `+` (numbers; timestamp/date + interval; date + integer days).
@@ -218,6 +223,7 @@ impl BinaryOp {
 
 /// The functions an expression may call. Each behaves as the Postgres function of that name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Function {
     /// `lower(text)`.
@@ -310,6 +316,7 @@ impl Function {
 
 /// A SQL scalar type, as casts and parameters name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ScalarType {
     /// `boolean`.
@@ -372,6 +379,7 @@ impl ScalarType {
 
 /// A constant value.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Literal {
     /// `NULL`.
@@ -439,6 +447,7 @@ pub enum Literal {
 
 /// What the plan's expressions assume of the world: the application's time zone and clock.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Semantics {
     /// The session time zone of the application (IANA name, `UTC` by default): a parameter or
     /// literal of type `timestamptz` sent without an offset, `current_date`, `date_trunc` and
@@ -460,6 +469,7 @@ impl Default for Semantics {
 
 /// Which clock `now()` reads, and when.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum NowSemantics {
     /// The executing application's clock (UTC), read once when it starts executing a pattern;
@@ -678,6 +688,79 @@ impl Expr {
     /// True when it reads no column (a value of the parameters, constants and the clock only).
     pub fn is_column_free(&self) -> bool {
         self.columns().is_empty()
+    }
+
+    /// The same expression with every column of the row at hand ([`RowRef::This`]) renamed by
+    /// `f` (columns of other rows are kept): a filter written on a joined table's column, read
+    /// as the column the rows hold.
+    pub fn map_columns(&self, f: &mut impl FnMut(&ColumnRef) -> ColumnRef) -> Expr {
+        let mut m = |e: &Expr| Box::new(e.map_columns(f));
+        match self {
+            Expr::Column {
+                column,
+                row: RowRef::This,
+            } => Expr::Column {
+                column: f(column),
+                row: RowRef::This,
+            },
+            Expr::Param { .. }
+            | Expr::Literal { .. }
+            | Expr::Column { .. }
+            | Expr::Now
+            | Expr::CurrentDate => self.clone(),
+            Expr::Unary { op, arg } => Expr::Unary {
+                op: *op,
+                arg: m(arg),
+            },
+            Expr::Binary { op, left, right } => Expr::Binary {
+                op: *op,
+                left: m(left),
+                right: m(right),
+            },
+            Expr::IsNull { arg, negated } => Expr::IsNull {
+                arg: m(arg),
+                negated: *negated,
+            },
+            Expr::InList { arg, list, negated } => Expr::InList {
+                arg: m(arg),
+                list: list.iter().map(|e| *m(e)).collect(),
+                negated: *negated,
+            },
+            Expr::Like {
+                arg,
+                pattern,
+                case_insensitive,
+                negated,
+            } => Expr::Like {
+                arg: m(arg),
+                pattern: m(pattern),
+                case_insensitive: *case_insensitive,
+                negated: *negated,
+            },
+            Expr::Cast { arg, to } => Expr::Cast {
+                arg: m(arg),
+                to: *to,
+            },
+            Expr::Call { function, args } => Expr::Call {
+                function: *function,
+                args: args.iter().map(|e| *m(e)).collect(),
+            },
+            Expr::Case {
+                operand,
+                branches,
+                otherwise,
+            } => Expr::Case {
+                operand: operand.as_deref().map(&mut m),
+                branches: branches
+                    .iter()
+                    .map(|b| CaseBranch {
+                        when: *m(&b.when),
+                        then: *m(&b.then),
+                    })
+                    .collect(),
+                otherwise: otherwise.as_deref().map(&mut m),
+            },
+        }
     }
 
     /// Calls `f` on this node and every node below it, parents first.

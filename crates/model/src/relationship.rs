@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// A relationship between two tables, along a (declared or inferred) foreign key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Relationship {
     /// The parent ("one") side: the referenced table.
     pub from: String,
@@ -22,6 +23,7 @@ pub struct Relationship {
 
 /// Cardinality of a relationship.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Cardinality {
     /// The child's FK is unique or is its primary key.
@@ -37,6 +39,7 @@ pub enum Cardinality {
 
 /// How the related data is placed in the target model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
     /// Store the related attributes inside the reading entity's rows (columns, collection or UDT).
@@ -49,6 +52,7 @@ pub enum Decision {
 
 /// The evidence behind a decision.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Rationale {
     /// The rule applied (named, e.g. `one-to-few, read together → embed`).
     pub rule: String,

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// The result of one replay.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct ReplayReport {
     /// The keyspace replayed.
@@ -39,6 +40,7 @@ impl ReplayReport {
 
 /// Rows of one source table.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct TableRows {
     /// The table.
@@ -49,6 +51,7 @@ pub struct TableRows {
 
 /// Whether a pattern was replayed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ReplayOutcome {
     /// Run on both sides and compared.
@@ -62,6 +65,7 @@ pub enum ReplayOutcome {
 
 /// Latency of one side, over the samples.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct Latency {
     /// Median, milliseconds.
@@ -72,6 +76,7 @@ pub struct Latency {
 
 /// One pattern replayed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct PatternReplay {
     /// Pattern id.
@@ -111,6 +116,7 @@ pub struct PatternReplay {
 
 /// One difference: a read whose rows differ from the SQL's, or a write path that failed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct ReplayMismatch {
     /// The read (or write) pattern.

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 /// How a backfill attempt ended.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum RunStatus {
     /// Every range of every table finished.
@@ -35,6 +36,7 @@ impl RunStatus {
 
 /// `summary.json`: how one backfill attempt ended, per table and overall.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct RunSummary {
     /// How the attempt ended.
@@ -81,6 +83,7 @@ impl RunSummary {
 
 /// What the backfill did for one target table (totals over every attempt unless said).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct TableRun {
     /// Target table name (as in `design.tables[].name`).
@@ -116,6 +119,7 @@ impl TableRun {
 
 /// `verify.json`: the result of `remodel verify`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct VerifyReport {
     /// When it ran, RFC 3339 in UTC.
@@ -139,6 +143,7 @@ impl VerifyReport {
 
 /// The verdict on one target table.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct TableVerify {
     /// Target table name.
@@ -192,6 +197,7 @@ impl TableVerify {
 
 /// One difference between a sampled source row and the target.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct Mismatch {
     /// The row's target primary key, `(column, value)` in key order.

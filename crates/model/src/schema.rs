@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 /// The whole relational schema, as loaded from one or more DDL files.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Schema {
     /// Tables (partitions of a partitioned table are folded into their parent).
     pub tables: Vec<Table>,
@@ -26,6 +27,7 @@ pub struct Schema {
 
 /// A foreign key that naming suggests and the data refutes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RejectedKey {
     /// The table holding the columns.
     pub table: String,
@@ -137,6 +139,7 @@ impl<'a> TableIndex<'a> {
 
 /// One relational table.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Table {
     /// The Postgres schema (namespace), if the DDL named one (`public` is kept when written).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -222,6 +225,7 @@ impl Table {
 
 /// One column.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Column {
     /// Column name.
     pub name: String,
@@ -256,6 +260,7 @@ pub struct Column {
 
 /// How a column's values are generated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Identity {
     /// `GENERATED ALWAYS AS IDENTITY`.
@@ -268,6 +273,7 @@ pub enum Identity {
 
 /// A unique constraint or unique index on plain columns.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct UniqueKey {
     /// Constraint or index name, when named.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -278,6 +284,7 @@ pub struct UniqueKey {
 
 /// Whether a foreign key was written in the DDL or inferred by `remodel`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum FkOrigin {
     /// Declared in the DDL.
@@ -311,6 +318,7 @@ impl FkOrigin {
 
 /// A foreign key from this table's `columns` to `ref_table`'s `ref_columns`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ForeignKey {
     /// Constraint name, when named.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -330,6 +338,7 @@ pub struct ForeignKey {
 
 /// One index.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Index {
     /// Index name.
     pub name: String,
@@ -350,6 +359,7 @@ pub struct Index {
 
 /// One key part of an index: a plain column or an expression.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum IndexKey {
     /// A plain column.
@@ -369,6 +379,7 @@ pub enum IndexKey {
 
 /// `PARTITION BY strategy (columns)`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PartitionSpec {
     /// `range`, `list` or `hash`.
     pub strategy: String,
@@ -378,6 +389,7 @@ pub struct PartitionSpec {
 
 /// An enum type.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EnumType {
     /// Type name (possibly schema-qualified as written).
     pub name: String,
@@ -390,6 +402,7 @@ pub struct EnumType {
 
 /// A sequence.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Sequence {
     /// Sequence name.
     pub name: String,

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 /// Statistics of the source database, keyed by table name. Unknown keys are refused (a misspelled
 /// `tabels` must not be ignored silently); [`Statistics::problems`] checks the values.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Statistics {
     /// Per table (bare or schema-qualified name, as in the schema).
@@ -49,6 +50,7 @@ impl Statistics {
 
 /// Statistics of one table.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct TableStats {
     /// Row count (`pg_class.reltuples`).
@@ -67,6 +69,7 @@ impl TableStats {
 
 /// Statistics of one column, as `pg_stats` gives them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ColumnStats {
     /// Distinct values: above 0 a count; below 0 a fraction of the rows (−1 = unique), as in `pg_stats`.

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// Everything ingested from query files and logs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Workload {
     /// One entry per distinct normalized DML statement, heaviest first.
     pub patterns: Vec<AccessPattern>,
@@ -40,6 +41,7 @@ impl Workload {
 
 /// One input file of the workload and how it was read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WorkloadSource {
     /// The path as given.
     pub file: String,
@@ -51,6 +53,7 @@ pub struct WorkloadSource {
 
 /// What a statement does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum StatementKind {
     /// `SELECT` (also `WITH … SELECT`).
@@ -82,6 +85,7 @@ impl StatementKind {
 
 /// One distinct normalized statement with its weight; the analyzer fills the `analysis` part.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AccessPattern {
     /// Stable id, `q` + the first 8 hex digits of the fingerprint… or a caller-chosen label.
     pub id: String,

@@ -105,6 +105,7 @@ fn sample_plan() -> Plan {
                     cql_type: "date".into(),
                     derived_from: Some("started_at".into()),
                     bucket: Some(Bucket::Day),
+                    time_zone: Some("UTC".into()),
                     order: None,
                     constant: None,
                 }],

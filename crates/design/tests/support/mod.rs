@@ -1,3 +1,4 @@
 //! Shared helpers of the design tests.
+pub mod contract;
 pub mod cqlcheck;
 pub mod pipeline;

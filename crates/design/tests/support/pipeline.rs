@@ -89,6 +89,71 @@ fn binds(b: &[remodel_model::Bind]) -> String {
     format!("[{}]", parts.join(", "))
 }
 
+/// `scan`, `each value of bind 1`.
+fn partitions(p: &remodel_model::PartitionRead) -> String {
+    match p {
+        remodel_model::PartitionRead::One => "one".into(),
+        remodel_model::PartitionRead::Each { bind } => format!("each value of bind {bind}"),
+        remodel_model::PartitionRead::Scan => "scan".into(),
+    }
+}
+
+/// The client's work in one line: `unnest addresses; filter …; group by …; sort …; limit …`.
+fn client_text(c: &remodel_model::ClientWork) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(u) = &c.unnest {
+        parts.push(format!("unnest {} as {}", u.collection, u.table));
+    }
+    parts.extend(c.filters.iter().map(|f| format!("filter {f}")));
+    if !c.group_by.is_empty() {
+        let g: Vec<String> = c.group_by.iter().map(|x| x.to_string()).collect();
+        parts.push(format!("group by {}", g.join(", ")));
+    }
+    for a in &c.aggregates {
+        let col = a.column.as_ref().map_or("*".to_string(), |x| x.to_string());
+        parts.push(format!(
+            "{}({}{col})",
+            a.function,
+            if a.distinct { "DISTINCT " } else { "" }
+        ));
+    }
+    if let Some(g) = &c.group_row {
+        parts.push(format!("group row {g:?}"));
+    }
+    if c.distinct {
+        parts.push("distinct".into());
+    }
+    if !c.sort.is_empty() {
+        let keys: Vec<String> = c
+            .sort
+            .iter()
+            .map(|k| {
+                let by = match &k.by {
+                    remodel_model::SortBy::Column { column } => column.to_string(),
+                    remodel_model::SortBy::Aggregate { aggregate } => aggregate.function.clone(),
+                };
+                format!(
+                    "{by}{}{}",
+                    if k.desc { " DESC" } else { "" },
+                    if k.nulls_first {
+                        " NULLS FIRST"
+                    } else {
+                        " NULLS LAST"
+                    }
+                )
+            })
+            .collect();
+        parts.push(format!("sort {}", keys.join(", ")));
+    }
+    if let Some(o) = &c.offset {
+        parts.push(format!("offset {o}"));
+    }
+    if let Some(l) = &c.limit {
+        parts.push(format!("limit {l}"));
+    }
+    parts.join("; ")
+}
+
 /// A one-line-per-decision rendering of a design, for reviewable fixture diffs.
 pub fn mapping_text(plan: &Plan) -> String {
     let mut s = String::new();
@@ -110,14 +175,22 @@ pub fn mapping_text(plan: &Plan) -> String {
         for step in &q.then {
             s.push_str(&format!("    then {} {}\n", step.cql, binds(&step.binds)));
         }
-        if !q.client_filters.is_empty() {
-            s.push_str(&format!(
-                "    client filters: {}\n",
-                q.client_filters.join(" AND ")
-            ));
+        if let Some(p) = &q.partitions {
+            if *p != remodel_model::PartitionRead::One {
+                s.push_str(&format!("    partitions: {}\n", partitions(p)));
+            }
         }
-        if let Some(r) = &q.reason {
+        let client = client_text(&q.client);
+        if !client.is_empty() {
+            s.push_str(&format!("    client: {client}\n"));
+        }
+        if let Some(u) = &q.unsupported {
+            s.push_str(&format!("    unsupported: {u}\n"));
+        } else if let Some(r) = &q.reason {
             s.push_str(&format!("    reason: {r}\n"));
+        }
+        for w in &q.warnings {
+            s.push_str(&format!("    warning {}: {}\n", w.code, w.message));
         }
         for n in &q.notes {
             s.push_str(&format!("    note: {n}\n"));
@@ -154,6 +227,9 @@ pub fn mapping_text(plan: &Plan) -> String {
                 .map(|g| format!(" {g}"))
                 .unwrap_or_default();
             s.push_str(&format!("    {}{each}{guard} {}\n", t.cql, binds(&t.binds)));
+        }
+        if let Some(b) = &w.batch {
+            s.push_str(&format!("    batch: {:?}\n", b.kind));
         }
         if let Some(u) = &w.unsupported {
             s.push_str(&format!("    unsupported: {u}\n"));

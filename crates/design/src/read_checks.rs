@@ -1,0 +1,330 @@
+//! The validator's checks of the reads (see [`crate::validate`]): (e) every predicate kept,
+//! (l) a bucketed read reads every bucket of its window, (m) the contract is complete (every
+//! bind typed, partitions, consistency and batch stated) — each over the plan model only.
+
+use crate::buckets::{self, Zones};
+use crate::shape::{eq_expr, range_expr};
+use remodel_model::{
+    AccessPattern, BindValue, ColumnRef, Design, EqualityOp, Expr, PatternAnalysis, QueryMapping,
+    RangePredicate, Schema, Violation,
+};
+use std::collections::BTreeMap;
+
+fn v(out: &mut Vec<Violation>, check: &str, message: String) {
+    out.push(Violation {
+        check: check.to_string(),
+        message,
+    });
+}
+
+/// Columns a statement's joins make equal, each mapped to one name of its class (the smallest),
+/// so that a filter written on `drivers.driver_id` is the one the rows hold as `trips.driver_id`.
+struct Same {
+    rep: BTreeMap<ColumnRef, ColumnRef>,
+}
+
+impl Same {
+    fn of(schema: &Schema, a: &PatternAnalysis) -> Same {
+        let canon = |t: &str, c: &str| match schema.table(t) {
+            Some(st) => ColumnRef::new(
+                st.key(),
+                st.column(c)
+                    .map_or_else(|| c.to_string(), |x| x.name.clone()),
+            ),
+            None => ColumnRef::new(t, c),
+        };
+        let mut classes: Vec<Vec<ColumnRef>> = Vec::new();
+        for j in &a.join_path {
+            for (l, r) in j.left_columns.iter().zip(&j.right_columns) {
+                let (l, r) = (canon(&j.left_table, l), canon(&j.right_table, r));
+                let found: Vec<usize> = (0..classes.len())
+                    .filter(|&i| classes[i].contains(&l) || classes[i].contains(&r))
+                    .collect();
+                let mut merged = vec![l, r];
+                for &i in found.iter().rev() {
+                    merged.extend(classes.remove(i));
+                }
+                merged.sort();
+                merged.dedup();
+                classes.push(merged);
+            }
+        }
+        let mut rep = BTreeMap::new();
+        for class in &classes {
+            for c in class {
+                rep.insert(c.clone(), class[0].clone());
+            }
+        }
+        Same { rep }
+    }
+
+    /// `e` with every column named by its class (canonical spelling first).
+    fn norm(&self, schema: &Schema, e: &Expr) -> Expr {
+        e.map_columns(&mut |c| {
+            let c = match schema.table(&c.table) {
+                Some(st) => ColumnRef::new(
+                    st.key(),
+                    st.column(&c.column)
+                        .map_or_else(|| c.column.clone(), |x| x.name.clone()),
+                ),
+                None => c.clone(),
+            };
+            self.rep.get(&c).cloned().unwrap_or(c)
+        })
+    }
+}
+
+/// True when some bind of the read (or of a step after it) takes `value`.
+fn bound(q: &QueryMapping, value: &Expr) -> bool {
+    fn has(b: &BindValue, v: &Expr) -> bool {
+        match b {
+            BindValue::Expr { expr } => {
+                expr == v
+                    || matches!(v, Expr::InList { list, .. } if list.as_slice() == [expr.clone()])
+            }
+            BindValue::List { items } => crate::shape::in_items(v) == *items,
+            BindValue::Bucket { of, .. } => has(of, v),
+            BindValue::Buckets { lower, upper, .. } => has(lower, v) || has(upper, v),
+            _ => false,
+        }
+    }
+    q.binds
+        .iter()
+        .chain(q.then.iter().flat_map(|s| &s.binds))
+        .any(|b| has(&b.value, value))
+}
+
+/// (e) Every predicate of the SQL is served by the key (its value bound) or applied by the
+/// client (a filter of the same condition, the join's equal columns counted as one).
+pub fn predicates_kept(
+    schema: &Schema,
+    design: &Design,
+    p: &AccessPattern,
+    q: &QueryMapping,
+    out: &mut Vec<Violation>,
+) {
+    if q.one_off || q.table.is_none() || q.cql.is_none() {
+        return;
+    }
+    let a = &p.analysis;
+    let same = Same::of(schema, a);
+    let filters: Vec<Expr> = q
+        .client
+        .filters
+        .iter()
+        .map(|f| same.norm(schema, f))
+        .collect();
+    let filtered = |e: &Expr| filters.contains(&same.norm(schema, e));
+    let source_sql = design
+        .tables
+        .iter()
+        .find(|t| Some(&t.name) == q.table.as_ref())
+        .map(|t| t.source_sql.as_str())
+        .unwrap_or_default();
+    let mut lost: Vec<String> = Vec::new();
+    for e in &a.equality {
+        let cond = eq_expr(&e.column, e.op, e.expr.as_ref());
+        let ok = match (e.op, &e.expr) {
+            (EqualityOp::IsNull, _) => {
+                filtered(&cond)
+                    || source_sql.contains(&format!(
+                        ".{} IS NULL",
+                        crate::naming::pg_quote(&e.column.column)
+                    ))
+            }
+            (_, Some(val)) => bound(q, val) || filtered(&cond),
+            (_, None) => false,
+        };
+        if !ok {
+            lost.push(crate::shape::predicate_sql(e));
+        }
+    }
+    for r in &a.ranges {
+        if !range_kept(q, r, &filtered) {
+            lost.push(crate::shape::range_sql(r));
+        }
+    }
+    for r in &a.residual {
+        if !r.expr.as_ref().is_some_and(&filtered) {
+            lost.push(r.sql.clone());
+        }
+    }
+    if let Some(l) = crate::queries::limit_expr(a).ok().flatten() {
+        if !limited(q, &l) {
+            lost.push(format!("LIMIT {l}"));
+        }
+    }
+    if !lost.is_empty() {
+        v(
+            out,
+            "e",
+            format!(
+                "read {}: {} neither served by the key of {} nor applied on the client",
+                q.pattern,
+                lost.join(", "),
+                q.table.as_deref().unwrap_or_default()
+            ),
+        );
+    }
+}
+
+/// A range is kept when the client applies it, or when every bound's value is bound.
+fn range_kept(q: &QueryMapping, r: &RangePredicate, filtered: &dyn Fn(&Expr) -> bool) -> bool {
+    if range_expr(&r.column, r).is_some_and(|e| filtered(&e)) {
+        return true;
+    }
+    let values: Vec<Option<&Expr>> = r
+        .lower
+        .iter()
+        .chain(r.upper.iter())
+        .map(|b| b.expr.as_ref())
+        .collect();
+    !r.prefix && !values.is_empty() && values.iter().all(|v| v.is_some_and(|v| bound(q, v)))
+}
+
+/// The LIMIT is applied: by the client, or by a CQL `LIMIT ?` of it (plus the OFFSET the client
+/// skips) on a read the client neither filters, groups, sorts nor merges.
+fn limited(q: &QueryMapping, l: &Expr) -> bool {
+    if q.client.limit.as_ref() == Some(l) {
+        return true;
+    }
+    q.binds.iter().any(|b| {
+        b.column == "limit"
+            && matches!(&b.value, BindValue::Expr { expr } if expr == l
+                || matches!(expr, Expr::Binary { op: remodel_model::BinaryOp::Add, left, .. } if **left == *l))
+    })
+}
+
+/// (l) A bucketed partition key bound to the one bucket of a range's bound reads the whole
+/// window only where the SQL confines the window to one bucket: any other window crossing a
+/// bucket boundary would lose the rows past it.
+pub fn buckets_read(
+    design: &Design,
+    p: &AccessPattern,
+    q: &QueryMapping,
+    session_zone: &str,
+    out: &mut Vec<Violation>,
+) {
+    let Some(t) = design
+        .tables
+        .iter()
+        .find(|t| Some(&t.name) == q.table.as_ref())
+    else {
+        return;
+    };
+    for k in t.partition_key.iter().filter(|k| k.bucket.is_some()) {
+        let Some(b) = q.binds.iter().find(|b| b.column == k.column) else {
+            continue;
+        };
+        let BindValue::Bucket {
+            bucket,
+            of,
+            time_zone,
+        } = &b.value
+        else {
+            continue;
+        };
+        let BindValue::Expr { expr: of } = of.as_ref() else {
+            continue;
+        };
+        let source = k.derived_from.as_deref().unwrap_or_default();
+        let held = |c: &ColumnRef| {
+            t.columns
+                .iter()
+                .any(|dc| dc.name == source && dc.source.as_ref() == Some(c))
+                || c.column == source
+        };
+        let zones = Zones {
+            session: session_zone.to_string(),
+            buckets: time_zone.clone(),
+        };
+        for r in p.analysis.ranges.iter().filter(|r| held(&r.column)) {
+            let of_bound = r
+                .lower
+                .iter()
+                .chain(r.upper.iter())
+                .any(|x| x.expr.as_ref() == Some(of));
+            if of_bound && !buckets::one_bucket(r, *bucket, &zones, &p.analysis.params) {
+                v(out, "l", format!(
+                    "read {}: {} of {} is bound to the one {} bucket of a bound of {}, but nothing confines the window to one bucket: a window crossing a bucket boundary would lose the rows past it (bind every bucket between the bounds)",
+                    q.pattern,
+                    k.column,
+                    t.name,
+                    bucket.name(),
+                    crate::shape::range_sql(r)
+                ));
+            }
+        }
+    }
+}
+
+/// True for a bind of format 1 (SQL text or CQL text only a database could read).
+fn untyped(b: &BindValue) -> bool {
+    match b {
+        BindValue::Sql { .. } | BindValue::Const { .. } => true,
+        BindValue::Bucket { of, .. } => untyped(of),
+        BindValue::Buckets { lower, upper, .. } => untyped(lower) || untyped(upper),
+        BindValue::Entry { key, fields } => {
+            key.as_deref().is_some_and(untyped) || fields.iter().any(|(_, v)| untyped(v))
+        }
+        _ => false,
+    }
+}
+
+/// (m) The plan states what an executor needs: every bind typed, every read its partitions
+/// and consistency, every write its batch and consistency, no read both unsupported and
+/// mapped.
+pub fn contract(design: &Design, out: &mut Vec<Violation>) {
+    for q in design.queries.iter().filter(|q| !q.one_off) {
+        let binds = q.binds.iter().chain(q.then.iter().flat_map(|s| &s.binds));
+        if let Some(b) = binds.clone().find(|b| untyped(&b.value)) {
+            v(out, "m", format!(
+                "read {}: {} is bound to SQL or CQL text ({}), which only a database could evaluate",
+                q.pattern, b.column, b.value
+            ));
+        }
+        match (&q.cql, &q.unsupported) {
+            (Some(_), Some(why)) => v(
+                out,
+                "m",
+                format!("read {}: mapped to CQL and also unsupported ({why})", q.pattern),
+            ),
+            (Some(_), None) if q.partitions.is_none() || q.consistency.is_none() => v(
+                out,
+                "m",
+                format!(
+                    "read {}: the plan does not state which partitions it reads or at which consistency level",
+                    q.pattern
+                ),
+            ),
+            _ => {}
+        }
+    }
+    for w in design
+        .writes
+        .iter()
+        .filter(|w| !w.one_off && !w.targets.is_empty())
+    {
+        let binds = w
+            .targets
+            .iter()
+            .flat_map(|t| &t.binds)
+            .chain(w.read_before_write.iter().flat_map(|r| &r.binds));
+        if let Some(b) = binds.clone().find(|b| untyped(&b.value)) {
+            v(out, "m", format!(
+                "write {}: {} is bound to SQL or CQL text ({}), which only a database could evaluate",
+                w.pattern, b.column, b.value
+            ));
+        }
+        if w.batch.is_none() || w.consistency.is_none() {
+            v(
+                out,
+                "m",
+                format!(
+                    "write {}: the plan does not state how its statements are batched or at which consistency level",
+                    w.pattern
+                ),
+            );
+        }
+    }
+}

@@ -1,0 +1,210 @@
+//! How the plan's statements are sent: the consistency level of every read and write, and
+//! whether a write path's statements go as one statement, an unlogged batch or a logged one.
+
+use remodel_model::{
+    BatchKind, BatchPlan, Bind, Consistency, ConsistencyLevel, Design, DesignTable, WritePath,
+};
+use serde::{Deserialize, Serialize};
+
+/// The consistency levels of the plan (`[design.consistency]` of `--config`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ConsistencyConfig {
+    /// Every read (its first statement and the lookups after it): `LOCAL_QUORUM`.
+    pub reads: ConsistencyLevel,
+    /// Every write (its statements and its reads before write): `LOCAL_QUORUM`.
+    pub writes: ConsistencyLevel,
+}
+
+impl Default for ConsistencyConfig {
+    fn default() -> Self {
+        ConsistencyConfig {
+            reads: ConsistencyLevel::LocalQuorum,
+            writes: ConsistencyLevel::LocalQuorum,
+        }
+    }
+}
+
+/// `LOCAL_QUORUM`, as CQL names the level.
+pub fn level_name(l: ConsistencyLevel) -> &'static str {
+    match l {
+        ConsistencyLevel::One => "ONE",
+        ConsistencyLevel::LocalOne => "LOCAL_ONE",
+        ConsistencyLevel::Quorum => "QUORUM",
+        ConsistencyLevel::LocalQuorum => "LOCAL_QUORUM",
+        ConsistencyLevel::EachQuorum => "EACH_QUORUM",
+        ConsistencyLevel::All => "ALL",
+    }
+}
+
+/// A majority of the replicas it names (so a read and a write of this kind share a replica).
+fn majority(l: ConsistencyLevel) -> bool {
+    matches!(
+        l,
+        ConsistencyLevel::Quorum | ConsistencyLevel::LocalQuorum | ConsistencyLevel::EachQuorum
+    )
+}
+
+/// True when a read at `read` is sure to see a write acknowledged at `write` (in the same
+/// datacenter for the `LOCAL_` levels): every replica, or majorities on both sides.
+fn overlaps(read: ConsistencyLevel, write: ConsistencyLevel) -> bool {
+    read == ConsistencyLevel::All
+        || write == ConsistencyLevel::All
+        || (majority(read) && majority(write))
+}
+
+/// Why the pair `(reads, writes)` gives what it gives.
+fn pair_reason(c: &ConsistencyConfig) -> String {
+    let (r, w) = (level_name(c.reads), level_name(c.writes));
+    if overlaps(c.reads, c.writes) {
+        format!("reads at {r} after writes at {w} share a replica: a user reads their own writes")
+    } else {
+        format!("reads at {r} after writes at {w} need not share a replica: a read may miss a write acknowledged just before it (stale reads are accepted)")
+    }
+}
+
+/// Where the level comes from.
+fn origin(level: ConsistencyLevel, default: ConsistencyLevel) -> &'static str {
+    if level == default {
+        "the default"
+    } else {
+        "set by [design.consistency] of --config"
+    }
+}
+
+/// The consistency of every read.
+pub fn read_consistency(c: &ConsistencyConfig) -> Consistency {
+    let default = ConsistencyConfig::default();
+    Consistency {
+        level: c.reads,
+        reason: format!(
+            "{} ({}): {}",
+            level_name(c.reads),
+            origin(c.reads, default.reads),
+            pair_reason(c)
+        ),
+    }
+}
+
+/// The consistency of every write (its statements and its reads before write).
+pub fn write_consistency(c: &ConsistencyConfig) -> Consistency {
+    let default = ConsistencyConfig::default();
+    let tolerance = if majority(c.writes) || c.writes == ConsistencyLevel::All {
+        "acknowledged by a majority of the replicas, so it survives one replica's loss"
+    } else {
+        "acknowledged by one replica: it can be lost if that replica fails before the others get it"
+    };
+    Consistency {
+        level: c.writes,
+        reason: format!(
+            "{} ({}): {tolerance}; {}",
+            level_name(c.writes),
+            origin(c.writes, default.writes),
+            pair_reason(c)
+        ),
+    }
+}
+
+/// States the consistency of every read and write and the batch of every write path.
+pub fn apply(design: &mut Design, c: &ConsistencyConfig, batch_warn_bytes: u64) {
+    let reads = read_consistency(c);
+    for q in design.queries.iter_mut().filter(|q| q.cql.is_some()) {
+        q.consistency = Some(reads.clone());
+    }
+    let writes = write_consistency(c);
+    let tables = &design.tables;
+    for w in design.writes.iter_mut() {
+        if w.targets.is_empty() {
+            continue;
+        }
+        w.consistency = Some(writes.clone());
+        w.batch = Some(batch(w, tables, batch_warn_bytes));
+    }
+}
+
+/// How a write path's statements are sent: one statement alone; statements of one partition
+/// of one table as an unlogged batch (atomic and isolated there); anything else as a logged
+/// batch, so that copies in several partitions stay in step.
+pub fn batch(w: &WritePath, tables: &[DesignTable], batch_warn_bytes: u64) -> BatchPlan {
+    let repeated = w.targets.iter().any(|t| t.for_each.is_some());
+    if w.targets.len() == 1 && !repeated {
+        return BatchPlan {
+            kind: BatchKind::Single,
+            reason: "one statement: no batch".into(),
+        };
+    }
+    let first = &w.targets[0];
+    let key = partition_binds(&first.table, &first.binds, tables);
+    let one_partition = !repeated
+        && key.is_some()
+        && w.targets
+            .iter()
+            .all(|t| t.table == first.table && partition_binds(&t.table, &t.binds, tables) == key);
+    if one_partition {
+        return BatchPlan {
+            kind: BatchKind::Unlogged,
+            reason: format!(
+                "{} statements in one partition of {}: an unlogged batch applies them atomically and in isolation there",
+                w.targets.len(),
+                first.table
+            ),
+        };
+    }
+    let tables_written: std::collections::BTreeSet<&str> =
+        w.targets.iter().map(|t| t.table.as_str()).collect();
+    let mut reason = format!(
+        "{} statements{} over {} table(s) and several partitions: a logged batch applies all of them or, after a coordinator's failure, replays them from the batch log, so the copies stay in step",
+        w.targets.len(),
+        if repeated { " (some once per row read)" } else { "" },
+        tables_written.len()
+    );
+    if !w.fits_batch {
+        reason.push_str(&format!(
+            "; about {} B, over the {} B batch_size_warn_threshold: Cassandra logs a warning (and refuses a batch over batch_size_fail_threshold, 50 KiB by default)",
+            w.batch_bytes, batch_warn_bytes
+        ));
+    }
+    BatchPlan {
+        kind: BatchKind::Logged,
+        reason,
+    }
+}
+
+/// The binds of a statement's partition-key columns (in the table's key order), or `None` when
+/// one is not bound (the statement is then not known to stay in one partition).
+fn partition_binds<'b>(
+    table: &str,
+    binds: &'b [Bind],
+    tables: &[DesignTable],
+) -> Option<Vec<&'b remodel_model::BindValue>> {
+    let t = tables.iter().find(|t| t.name == table)?;
+    t.partition_key
+        .iter()
+        .map(|k| {
+            binds
+                .iter()
+                .find(|b| b.column == k.column)
+                .map(|b| &b.value)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_reads_its_own_writes_and_says_so() {
+        let c = ConsistencyConfig::default();
+        let r = read_consistency(&c);
+        assert_eq!(r.level, ConsistencyLevel::LocalQuorum);
+        assert!(r.reason.contains("reads their own writes"), "{}", r.reason);
+        let weak = ConsistencyConfig {
+            reads: ConsistencyLevel::LocalOne,
+            writes: ConsistencyLevel::LocalQuorum,
+        };
+        let r = read_consistency(&weak);
+        assert!(r.reason.contains("may miss"), "{}", r.reason);
+        assert!(r.reason.contains("--config"), "{}", r.reason);
+    }
+}
