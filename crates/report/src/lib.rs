@@ -75,6 +75,12 @@ pub enum ReportError {
         /// What serde said.
         message: String,
     },
+    /// `plan.json` is of another format than this remodel reads.
+    #[error("{message}")]
+    PlanFormat {
+        /// The line to print (naming the file).
+        message: String,
+    },
     /// The output folder holds something other than an earlier report.
     #[error(
         "{} is not empty and holds no report written by remodel (its book.toml lacks the `{BOOK_MARKER}` line): \
@@ -108,12 +114,17 @@ pub fn read_plan(path: &Path) -> Result<Plan, ReportError> {
         path: path.to_path_buf(),
         source,
     })?;
-    serde_json::from_str(&text).map_err(|e| ReportError::BadPlan {
+    let bad = |e: serde_json::Error| ReportError::BadPlan {
         path: path.to_path_buf(),
         line: e.line(),
         column: e.column(),
         message: e.to_string(),
-    })
+    };
+    let header: remodel_model::PlanHeader = serde_json::from_str(&text).map_err(bad)?;
+    remodel_model::check_format(header).map_err(|e| ReportError::PlanFormat {
+        message: e.message(&path.display().to_string()),
+    })?;
+    serde_json::from_str(&text).map_err(bad)
 }
 
 /// Renders the whole book in memory.

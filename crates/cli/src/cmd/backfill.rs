@@ -217,12 +217,22 @@ pub(crate) fn load_plan(path: &Path) -> anyhow::Result<(Plan, PathBuf)> {
             file.display()
         )
     })?;
-    let plan: Plan = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a plan.json of remodel", file.display()))?;
+    let plan = parse_plan(&text, &file)?;
     if plan.design.tables.is_empty() {
         bail!("{} has no target tables", file.display());
     }
     Ok((plan, file))
+}
+
+/// Parses a `plan.json`'s text: its format first (one line for a plan of another format), then
+/// the plan.
+pub(crate) fn parse_plan(text: &str, file: &Path) -> anyhow::Result<Plan> {
+    let not_a_plan = || format!("{} is not a plan.json of remodel", file.display());
+    let header: remodel_model::PlanHeader = serde_json::from_str(text).with_context(not_a_plan)?;
+    if let Err(e) = remodel_model::check_format(header) {
+        bail!("{}", e.message(&file.display().to_string()));
+    }
+    serde_json::from_str(text).with_context(not_a_plan)
 }
 
 /// The target contact point, with the password from the environment when a user is given.

@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod backfill;
+pub mod check;
 pub mod example_data;
 pub mod export;
 pub mod live;

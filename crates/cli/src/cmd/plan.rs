@@ -14,7 +14,7 @@ use std::process::ExitCode;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A folder holding `schema.sql` and `queries.*` (and optionally `stats.json`).
-    #[arg(value_name = "DIR", required_unless_present_any = ["schema", "source"])]
+    #[arg(value_name = "DIR", required_unless_present_any = ["schema", "source", "check", "schema_out"])]
     pub dir: Option<PathBuf>,
     /// Postgres DDL files (instead of DIR/schema.sql), in order.
     #[arg(long, value_name = "FILE", num_args = 1..)]
@@ -56,6 +56,15 @@ pub struct Args {
     /// Print every diagnostic (notes included), not only warnings and errors.
     #[arg(long, short)]
     pub verbose: bool,
+    /// Check a plan.json (written or edited by hand) instead of planning: its format, the
+    /// plan.json JSON Schema (each error with its JSON path), then every plan check of the
+    /// designer's validator. Exit 0 when clean, 3 with the findings, 2 when unreadable or of
+    /// another format.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["dir", "schema", "queries", "source"])]
+    pub check: Option<PathBuf>,
+    /// Write the JSON Schema of plan.json to FILE (alone, or beside a plan).
+    #[arg(long, value_name = "FILE")]
+    pub schema_out: Option<PathBuf>,
 }
 
 /// The designer's settings: a `[design]` table of the `--config` file, then the flags.
@@ -431,6 +440,24 @@ fn check_outputs(inputs: &Inputs, outputs: &[&Path]) -> anyhow::Result<()> {
 
 /// Runs `remodel plan`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(path) = &args.schema_out {
+        super::check::write_schema(path)?;
+        let _ = writeln!(
+            std::io::stdout(),
+            "wrote the plan.json schema to {}",
+            path.display()
+        );
+    }
+    if let Some(file) = &args.check {
+        return super::check::run(file);
+    }
+    if args.schema_out.is_some()
+        && args.dir.is_none()
+        && args.schema.is_empty()
+        && args.live.source.is_none()
+    {
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut inputs = resolve(&args)?;
     let replication = replication(&args.replication)?;
     let live = match &args.live.source {

@@ -101,6 +101,13 @@ fn read_entry(ctx: &Ctx, p: &AccessPattern, q: &QueryMapping) -> String {
         Some(cql) => s.push_str(&side_by_side(&p.sql, cql)),
         None => s.push_str(&md::block("sql", &p.sql)),
     }
+    if let Some(why) = &q.unsupported {
+        let _ = writeln!(s, "**Not served**: {}\n", md::text(why));
+        return s;
+    }
+    for w in &q.warnings {
+        let _ = writeln!(s, "**Warning** `{}`: {}\n", w.code, md::text(&w.message));
+    }
     if !q.binds.is_empty() {
         let _ = writeln!(s, "Binds: {}.\n", binds(&q.binds));
     }
