@@ -202,3 +202,118 @@ fn plan_dir_defaults_to_dir_plan_and_the_folder_keyspace() {
     )));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Plans rideshare into a scratch folder and returns the plan.json path.
+fn rideshare_plan(name: &str) -> PathBuf {
+    let out = scratch(name);
+    let run = bin()
+        .args(["plan", "examples/rideshare", "--no-report", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run remodel");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    out.join("plan.json")
+}
+
+#[test]
+fn plan_check_passes_a_real_plan_and_names_what_a_hand_edit_broke() {
+    let plan_path = rideshare_plan("check");
+    let ok = bin()
+        .args(["plan", "--check"])
+        .arg(&plan_path)
+        .output()
+        .expect("run remodel");
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&ok.stdout),
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    // Remove the trip INSERT's write of a table that keeps a copy of the trip.
+    let mut plan: serde_json::Value = serde_json::from_str(&read(&plan_path)).expect("JSON");
+    let writes = plan["design"]["writes"].as_array_mut().expect("writes");
+    let insert = writes
+        .iter_mut()
+        .find(|w| w["targets"].as_array().is_some_and(|t| t.len() > 1))
+        .expect("a write with several targets");
+    let dropped = insert["targets"][0]["table"].as_str().expect("table").to_string();
+    insert["targets"].as_array_mut().expect("targets").remove(0);
+    let broken = plan_path.with_file_name("broken.json");
+    std::fs::write(&broken, serde_json::to_string_pretty(&plan).expect("JSON")).expect("write");
+    let run = bin()
+        .args(["plan", "--check"])
+        .arg(&broken)
+        .output()
+        .expect("run remodel");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(3), "{stdout}");
+    assert!(
+        stdout.contains("plan check (f)") && stdout.contains(&dropped),
+        "{stdout}"
+    );
+    // A value the schema does not allow: its JSON path.
+    plan["design"]["queries"][0]["binds"][0]["value"] = serde_json::json!({"from": "guess"});
+    std::fs::write(&broken, serde_json::to_string_pretty(&plan).expect("JSON")).expect("write");
+    let run = bin()
+        .args(["plan", "--check"])
+        .arg(&broken)
+        .output()
+        .expect("run remodel");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(3), "{stdout}");
+    assert!(stdout.contains("/design/queries/0/binds/0/value"), "{stdout}");
+}
+
+#[test]
+fn a_format_1_plan_is_refused_with_one_line_by_every_reader() {
+    let plan_path = rideshare_plan("format1");
+    let mut plan: serde_json::Value = serde_json::from_str(&read(&plan_path)).expect("JSON");
+    plan["format_version"] = serde_json::json!(1);
+    let old = plan_path.with_file_name("old.json");
+    std::fs::write(&old, serde_json::to_string_pretty(&plan).expect("JSON")).expect("write");
+    let old_s = old.to_string_lossy().to_string();
+    let report_out = plan_path.with_file_name("report-old");
+    let report_out = report_out.to_string_lossy().to_string();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["plan", "--check", &old_s],
+        vec!["report", "--plan", &old_s, "--out", &report_out],
+        vec![
+            "backfill", "--plan", &old_s, "--source", "postgres://u@127.0.0.1:1/db", "--target",
+            "127.0.0.1:1",
+        ],
+        vec!["export", "spark", "--plan", &old_s, "--out", &report_out],
+        vec![
+            "replay", "--plan", &old_s, "--source", "postgres://u@127.0.0.1:1/db", "--target",
+            "127.0.0.1:1",
+        ],
+    ];
+    for args in cases {
+        let run = bin().args(&args).output().expect("run remodel");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
+        let want = format!(
+            "{old_s} is format 1 (written by an older remodel): run remodel plan again"
+        );
+        assert!(
+            stderr.lines().filter(|l| !l.trim().is_empty()).count() == 1 && stderr.contains(&want),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn plan_schema_out_writes_the_json_schema() {
+    let out = scratch("schema-out");
+    std::fs::create_dir_all(&out).expect("mkdir");
+    let file = out.join("plan.schema.json");
+    let run = bin()
+        .args(["plan", "--schema-out"])
+        .arg(&file)
+        .output()
+        .expect("run remodel");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let schema: serde_json::Value = serde_json::from_str(&read(&file)).expect("JSON");
+    assert_eq!(schema["title"], "Plan", "{schema:#}");
+    assert!(schema["$defs"]["BindValue"].is_object());
+}
