@@ -47,8 +47,8 @@ pub fn run(file: &Path) -> anyhow::Result<ExitCode> {
         }
         writeln!(
             out,
-            "{name} does not follow the plan.json schema ({} errors; `remodel plan --schema-out FILE` writes the schema)",
-            problems.len()
+            "{name} does not follow the plan.json schema ({}; `remodel plan --schema-out FILE` writes the schema)",
+            crate::report::count(problems.len() as u64, "error", None)
         )?;
         return Ok(ExitCode::from(crate::EXIT_PLAN_FAILS_CHECKS));
     }
