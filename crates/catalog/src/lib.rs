@@ -40,6 +40,8 @@ pub struct Source {
     database: String,
     /// The statement timeout of the transaction, in milliseconds.
     timeout_ms: u128,
+    /// The session's `TimeZone` (the database's, the role's or the server's setting).
+    time_zone: String,
 }
 
 impl std::fmt::Debug for Source {
@@ -118,11 +120,12 @@ impl Source {
             version: 0,
             database: String::new(),
             timeout_ms: ms,
+            time_zone: String::new(),
         };
         let row = source
             .query_one(
                 "SELECT current_setting('server_version_num')::int4, current_schema()::text, \
-                 current_database()::text",
+                 current_database()::text, current_setting('TimeZone')::text",
                 &[],
                 "read the server version",
             )
@@ -130,6 +133,7 @@ impl Source {
         source.version = row.get(0);
         let current: Option<String> = row.get(1);
         source.database = row.get(2);
+        source.time_zone = row.get(3);
         source.schemas = if options.schemas.is_empty() {
             vec![current.ok_or_else(|| Error::Usage(format!(
                 "{display}: the connection has no current schema (its search_path names none that exists): give --schemas NAME"
@@ -187,6 +191,12 @@ impl Source {
     /// The database's name.
     pub fn database(&self) -> &str {
         &self.database
+    }
+
+    /// The session's `TimeZone` setting as the source gives it to a new connection of this
+    /// user (the application's sessions get the same unless they set their own).
+    pub fn time_zone(&self) -> &str {
+        &self.time_zone
     }
 
     /// `server_version_num` (150018 for 15.18).
