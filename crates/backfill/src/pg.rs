@@ -21,7 +21,7 @@ use tokio_postgres::Client;
 /// A Postgres error as one line (shared with the catalog reader).
 pub use remodel_conn::message as pg_message;
 /// The connection string without its passwords, for messages (shared with the catalog reader).
-pub use remodel_conn::redact_url;
+use remodel_conn::redact_url;
 
 /// A Postgres database to read from; the URL's password stays in here and is never printed.
 #[derive(Clone)]
