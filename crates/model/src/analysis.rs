@@ -1,5 +1,7 @@
-//! What the analyzer finds in one statement: tables, join path, predicates, order, projection.
+//! What the analyzer finds: in one statement, tables, join path, predicates, order, projection;
+//! in the whole workload, [`Analysis`].
 
+use crate::{Diagnostic, Relationship, Schema, Workload};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -300,4 +302,17 @@ pub struct WrittenValue {
     /// value depends on the current one.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reads_current: bool,
+}
+
+/// Everything the analyzer produces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analysis {
+    /// The input schema with the inferred foreign keys added (origin `Inferred { evidence }`).
+    pub schema: Schema,
+    /// The input workload with each pattern's `analysis` filled.
+    pub workload: Workload,
+    /// Every relationship with its embed / reference / duplicate-columns decision.
+    pub relationships: Vec<Relationship>,
+    /// Unmodelled statements, parse failures, inferred keys and other notes.
+    pub diagnostics: Vec<Diagnostic>,
 }

@@ -12,6 +12,7 @@ pub mod replay;
 pub mod run;
 pub mod schema;
 pub mod stats;
+pub mod text;
 pub mod workload;
 
 pub use analysis::*;
