@@ -6,6 +6,8 @@
 pub mod analysis;
 pub mod design;
 pub mod diagnostic;
+pub mod ident;
+pub mod keywords;
 pub mod plan;
 pub mod relationship;
 pub mod replay;
