@@ -13,7 +13,7 @@ use std::fmt::Write;
 /// Checks what every analysed workload must satisfy — each pattern is analysed (it reads or
 /// writes a table) or marked unmodelled with a reason — and returns one line for the expected
 /// summary: the patterns, how many are unmodelled, and why (each reason with its count).
-fn check(name: &str, a: &remodel_analyze::Analysis) -> String {
+fn check(name: &str, a: &remodel_model::Analysis) -> String {
     let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
     for p in &a.workload.patterns {
         match p.analysis.unmodeled.as_deref() {
@@ -41,7 +41,7 @@ fn check(name: &str, a: &remodel_analyze::Analysis) -> String {
 }
 
 /// The patterns naming a pgbench table: each is analysed, on the tables it names.
-fn check_pgbench(log: &str, a: &remodel_analyze::Analysis) -> usize {
+fn check_pgbench(log: &str, a: &remodel_model::Analysis) -> usize {
     let mut seen = 0;
     for p in &a.workload.patterns {
         let named: Vec<&str> = [

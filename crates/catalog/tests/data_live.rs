@@ -23,7 +23,7 @@ fn analyzed(
     found: &probes::ProbeResult,
     table: &str,
     column: &str,
-) -> (remodel_analyze::Analysis, String) {
+) -> (remodel_model::Analysis, String) {
     let mut s = schema.clone();
     found.apply(&mut s);
     let analysis = remodel_analyze::analyze(

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 struct Inputs {
     schema: remodel_model::Schema,
-    analysis: remodel_analyze::Analysis,
+    analysis: remodel_model::Analysis,
 }
 
 fn load(schema: &Path, queries: &Path) -> Result<Inputs, String> {

@@ -588,7 +588,7 @@ pub fn relationships(
             r.rationale.text = format!(
                 "{} ({} calls): copying {} of {} into {}'s rows costs {:.2} table writes and reads first per 100 calls (updates of those columns, reads of the {} row on insert); reading {} by key instead costs {:.2} more partition reads per 100 calls. {}",
                 p.id,
-                remodel_analyze::render::thousands(p.calls),
+                remodel_model::text::thousands(p.calls),
                 cols.join(", "),
                 l.table,
                 o.shape.root,

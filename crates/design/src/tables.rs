@@ -5,6 +5,7 @@ use crate::keys::{self, KeyPlan, KeySrc};
 use crate::naming;
 use crate::shape::{Edge, Shape};
 use crate::types;
+use remodel_model::ident;
 use remodel_model::{Bucket, ColumnRef, DesignColumn, KeyColumn, Schema, SortOrder};
 use std::collections::BTreeMap;
 
@@ -596,10 +597,10 @@ pub fn source_sql_with(schema: &Schema, t: &TableBuild, extra: &[(String, String
         schema
             .table(name)
             .map(|tt| match &tt.schema {
-                Some(s) => format!("{}.{}", naming::pg_quote(s), naming::pg_quote(&tt.name)),
-                None => naming::pg_quote(&tt.name),
+                Some(s) => format!("{}.{}", ident::pg_quote(s), ident::pg_quote(&tt.name)),
+                None => ident::pg_quote(&tt.name),
             })
-            .unwrap_or_else(|| naming::pg_quote(name))
+            .unwrap_or_else(|| ident::pg_quote(name))
     };
     let mut aliases: Vec<(String, String)> = vec![(root.key(), "t0".into())];
     let mut joins: Vec<String> = Vec::new();
@@ -637,8 +638,8 @@ pub fn source_sql_with(schema: &Schema, t: &TableBuild, extra: &[(String, String
                 .map(|(f, x)| {
                     format!(
                         "{alias}.{} = {from_alias}.{}",
-                        naming::pg_quote(x),
-                        naming::pg_quote(f)
+                        ident::pg_quote(x),
+                        ident::pg_quote(f)
                     )
                 })
                 .collect();
@@ -664,18 +665,18 @@ pub fn source_sql_with(schema: &Schema, t: &TableBuild, extra: &[(String, String
             // The constant partition of a small table.
             if let KeySrc::Const(v) = k {
                 select.push(format!(
-                    "'{}' AS {}",
-                    v.replace('\'', "''"),
-                    naming::pg_quote(name)
+                    "{} AS {}",
+                    ident::literal(v),
+                    ident::pg_quote(name)
                 ));
             }
             continue;
         };
         let Some(a) = alias_of(&src.table) else {
-            select.push(format!("NULL AS {}", naming::pg_quote(name)));
+            select.push(format!("NULL AS {}", ident::pg_quote(name)));
             continue;
         };
-        let col = format!("{a}.{}", naming::pg_quote(&src.column));
+        let col = format!("{a}.{}", ident::pg_quote(&src.column));
         let expr = match k {
             KeySrc::Col(_) | KeySrc::Const(_) => col,
             KeySrc::Bucket(c, b) => {
@@ -696,10 +697,10 @@ pub fn source_sql_with(schema: &Schema, t: &TableBuild, extra: &[(String, String
                 }
             }
         };
-        if expr.ends_with(&format!(".{}", naming::pg_quote(name))) {
+        if expr.ends_with(&format!(".{}", ident::pg_quote(name))) {
             select.push(expr);
         } else {
-            select.push(format!("{expr} AS {}", naming::pg_quote(name)));
+            select.push(format!("{expr} AS {}", ident::pg_quote(name)));
         }
     }
     for (item, join) in extra {
@@ -715,7 +716,7 @@ pub fn source_sql_with(schema: &Schema, t: &TableBuild, extra: &[(String, String
         .null_filter
         .iter()
         .filter_map(|c| {
-            alias_of(&c.table).map(|a| format!("{a}.{} IS NULL", naming::pg_quote(&c.column)))
+            alias_of(&c.table).map(|a| format!("{a}.{} IS NULL", ident::pg_quote(&c.column)))
         })
         .collect();
     if !filters.is_empty() {

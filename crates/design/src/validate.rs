@@ -15,8 +15,8 @@
 //! - (e) every SQL predicate of a read is served by the key or applied on the client;
 //! - (f) every table that holds data a write changes is written by its path.
 
-use crate::naming::pg_quote;
 use crate::shape::{predicate_sql, range_sql};
+use remodel_model::ident::pg_quote;
 use remodel_model::{
     AccessPattern, BindValue, ColumnRef, Design, DesignTable, EqualityOp, Guard, QueryMapping,
     ReadBeforeWrite, Schema, StatementKind, Table, Violation, Workload, WriteAction, WritePath,

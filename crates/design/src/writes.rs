@@ -8,10 +8,10 @@
 //! only from a table that has the columns, by a key whose values are known at that point.
 
 use crate::keys::KeySrc;
-use crate::naming::quote;
 use crate::shape::Edge;
 use crate::sizing::Sizer;
 use crate::tables::TableBuild;
+use remodel_model::ident::cql_quote;
 use remodel_model::{
     AccessPattern, Bind, BindValue, ColumnRef, Guard, ReadBeforeWrite, Schema, StatementKind,
     Table, WriteAction, WritePath, WriteTarget,
@@ -148,7 +148,7 @@ pub fn plan(
         .collect();
     let mut planner = Planner {
         schema,
-        ks: quote(keyspace),
+        ks: cql_quote(keyspace),
         tables,
         stmt: Stmt {
             kind: p.kind,
@@ -429,7 +429,7 @@ impl Planner<'_> {
                 time_zone: "UTC".into(),
             },
             KeySrc::Const(v) => BindValue::Const {
-                value: format!("'{}'", v.replace('\'', "''")),
+                value: remodel_model::ident::literal(v),
             },
         }
     }
@@ -645,7 +645,7 @@ impl Planner<'_> {
         let mut binds = Vec::new();
         for k in key {
             let Some(name) = t.name_of(k) else { continue };
-            conds.push(format!("{} = ?", quote(name)));
+            conds.push(format!("{} = ?", cql_quote(name)));
             binds.push(Bind {
                 column: name.to_string(),
                 value: self.value(k, v),
@@ -687,7 +687,7 @@ impl Planner<'_> {
             if only.is_some_and(|f| !f(k)) {
                 continue;
             }
-            names.push(quote(n));
+            names.push(cql_quote(n));
             binds.push(Bind {
                 column: n.clone(),
                 value: self.value(k, Version::New),
@@ -698,7 +698,7 @@ impl Planner<'_> {
             cql: format!(
                 "INSERT INTO {}.{} ({}) VALUES ({})",
                 self.ks,
-                quote(&t.name),
+                cql_quote(&t.name),
                 names.join(", "),
                 vec!["?"; names.len()].join(", ")
             ),
@@ -714,7 +714,7 @@ impl Planner<'_> {
         let (wk, binds) = self.where_key(t, &t.key_elements(), Version::Current);
         WriteTarget {
             table: t.name.clone(),
-            cql: format!("DELETE FROM {}.{} WHERE {wk}", self.ks, quote(&t.name)),
+            cql: format!("DELETE FROM {}.{} WHERE {wk}", self.ks, cql_quote(&t.name)),
             action: WriteAction::Delete,
             binds,
             for_each: None,
@@ -1189,7 +1189,7 @@ impl Planner<'_> {
             let Some(pos) = child_fk.iter().position(|x| x == c) else {
                 continue;
             };
-            conds.push(format!("{} = ?", quote(name)));
+            conds.push(format!("{} = ?", cql_quote(name)));
             binds.push(Bind {
                 column: name.to_string(),
                 value: BindValue::Current {
@@ -1230,12 +1230,12 @@ impl Planner<'_> {
             if r.for_tables.is_empty() {
                 r.for_tables = all_targets.clone();
             }
-            let cols: Vec<String> = r.columns.iter().map(|n| quote(n)).collect();
+            let cols: Vec<String> = r.columns.iter().map(|n| cql_quote(n)).collect();
             r.cql = format!(
                 "SELECT {} FROM {}.{} WHERE {wk}",
                 cols.join(", "),
                 self.ks,
-                quote(&r.table)
+                cql_quote(&r.table)
             );
         }
         let tname = &self.stmt.table.key();
@@ -1270,10 +1270,13 @@ impl Planner<'_> {
 
 /// An UPDATE of `cols` of `t` in the rows `where_key` selects.
 pub(crate) fn update_cql(ks: &str, t: &TableBuild, cols: &[String], where_key: &str) -> String {
-    let sets: Vec<String> = cols.iter().map(|c| format!("{} = ?", quote(c))).collect();
+    let sets: Vec<String> = cols
+        .iter()
+        .map(|c| format!("{} = ?", cql_quote(c)))
+        .collect();
     format!(
         "UPDATE {ks}.{} SET {} WHERE {where_key}",
-        quote(&t.name),
+        cql_quote(&t.name),
         sets.join(", ")
     )
 }

@@ -196,7 +196,7 @@ impl Replication {
     /// quoted string with quotes doubled, every count a number, so no datacenter name can end the
     /// map or the statement. `schema.cql` and the report both show this text.
     pub fn cql_map(&self) -> String {
-        let string = |s: &str| format!("'{}'", s.replace('\'', "''"));
+        let string = crate::ident::literal;
         match self {
             Replication::SimpleStrategy { replication_factor } => {
                 format!("{{'class': 'SimpleStrategy', 'replication_factor': {replication_factor}}}")

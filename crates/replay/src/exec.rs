@@ -13,6 +13,7 @@ use crate::values::{self, pg_literal};
 use crate::Error;
 use remodel_backfill::convert::canonical_cast;
 use remodel_backfill::cqltype::CqlType;
+use remodel_model::ident::quote;
 use remodel_model::{AccessPattern, BindValue, ColumnRef, DesignTable, Plan};
 use scylla::client::session::Session;
 use scylla::statement::prepared::PreparedStatement;
@@ -388,10 +389,6 @@ pub fn typed(params: &Params) -> Vec<(&(dyn ToSql + Sync), Type)> {
         .iter()
         .map(|v| (v as &(dyn ToSql + Sync), v.ty.clone()))
         .collect()
-}
-
-fn quote(ident: &str) -> String {
-    remodel_backfill::pg::pg_quote(ident)
 }
 
 /// What a result column of a CQL statement on `table` holds: a source column, or an aggregate

@@ -15,6 +15,7 @@
 //! - times are whole hours, so no value is finer than CQL's milliseconds.
 
 use crate::Error;
+use remodel_model::ident::{literal, quote};
 use remodel_model::{Column, FkOrigin, Schema, Table};
 use std::collections::{BTreeMap, BTreeSet};
 use tokio_postgres::Client;
@@ -26,10 +27,6 @@ pub struct Loaded {
     pub tables: Vec<(String, u64)>,
     /// Declared foreign keys that could not be added as constraints, with Postgres' reason.
     pub skipped_constraints: Vec<String>,
-}
-
-fn q(ident: &str) -> String {
-    remodel_backfill::pg::pg_quote(ident)
 }
 
 /// A declared type as a cast and a column definition can name it (`serial` → `int4`).
@@ -110,19 +107,15 @@ pub async fn create_and_fill(
     }
     let mut ddl = String::from("SET client_min_messages = warning;\n");
     for t in &existing {
-        ddl.push_str(&format!("DROP TABLE IF EXISTS {} CASCADE;\n", q(t)));
+        ddl.push_str(&format!("DROP TABLE IF EXISTS {} CASCADE;\n", quote(t)));
     }
     for e in &schema.enums {
-        let labels: Vec<String> = e
-            .values
-            .iter()
-            .map(|v| format!("'{}'", v.replace('\'', "''")))
-            .collect();
+        let labels: Vec<String> = e.values.iter().map(|v| literal(v)).collect();
         let name = e.name.rsplit('.').next().unwrap_or(&e.name);
         ddl.push_str(&format!(
             "DROP TYPE IF EXISTS {n} CASCADE; CREATE TYPE {n} AS ENUM ({});\n",
             labels.join(", "),
-            n = q(name)
+            n = quote(name)
         ));
     }
     for t in &schema.tables {
@@ -150,7 +143,7 @@ pub async fn create_and_fill(
             .await
             .map_err(Error::pg(format!("generate the rows of {}", t.name)))?;
         let got: i64 = client
-            .query_one(&format!("SELECT count(*) FROM {}", q(&t.name)), &[])
+            .query_one(&format!("SELECT count(*) FROM {}", quote(&t.name)), &[])
             .await
             .map_err(Error::pg(format!("count {}", t.name)))?
             .get(0);
@@ -184,14 +177,14 @@ async fn enforce(client: &Client, schema: &Schema, loaded: &mut Loaded) -> Resul
             if !matches!(fk.origin, FkOrigin::Declared) {
                 continue;
             }
-            let cols: Vec<String> = fk.columns.iter().map(|c| q(c)).collect();
-            let refs: Vec<String> = fk.ref_columns.iter().map(|c| q(c)).collect();
+            let cols: Vec<String> = fk.columns.iter().map(|c| quote(c)).collect();
+            let refs: Vec<String> = fk.ref_columns.iter().map(|c| quote(c)).collect();
             let parent = fk.ref_table.rsplit('.').next().unwrap_or(&fk.ref_table);
             let sql = format!(
                 "ALTER TABLE {} ADD FOREIGN KEY ({}) REFERENCES {} ({}) NOT VALID",
-                q(&t.name),
+                quote(&t.name),
                 cols.join(", "),
-                q(parent),
+                quote(parent),
                 refs.join(", ")
             );
             if let Err(e) = client.batch_execute(&sql).await {
@@ -205,11 +198,11 @@ async fn enforce(client: &Client, schema: &Schema, loaded: &mut Loaded) -> Resul
         }
         for c in t.columns.iter().filter(|c| c.identity.is_some()) {
             let sql = format!(
-                "SELECT setval(pg_get_serial_sequence('{t}', '{c}'), coalesce(max({qc}), 0) + 1, false) FROM {qt}",
-                t = q(&t.name).replace('\'', "''"),
-                c = c.name.replace('\'', "''"),
-                qc = q(&c.name),
-                qt = q(&t.name)
+                "SELECT setval(pg_get_serial_sequence({t}, {c}), coalesce(max({qc}), 0) + 1, false) FROM {qt}",
+                t = literal(&quote(&t.name)),
+                c = literal(&c.name),
+                qc = quote(&c.name),
+                qt = quote(&t.name)
             );
             client.batch_execute(&sql).await.map_err(Error::pg(format!(
                 "advance the sequence of {}.{}",
@@ -226,7 +219,7 @@ fn create_table(t: &Table) -> String {
         .columns
         .iter()
         .map(|c| {
-            let mut def = format!("{} {}", q(&c.name), storage_type(c));
+            let mut def = format!("{} {}", quote(&c.name), storage_type(c));
             if let Some(g) = &c.generated {
                 def.push_str(&format!(" GENERATED ALWAYS AS ({g}) STORED"));
             } else if c.identity.is_some() {
@@ -241,14 +234,14 @@ fn create_table(t: &Table) -> String {
         })
         .collect();
     if !t.primary_key.is_empty() {
-        let pk: Vec<String> = t.primary_key.iter().map(|c| q(c)).collect();
+        let pk: Vec<String> = t.primary_key.iter().map(|c| quote(c)).collect();
         items.push(format!("PRIMARY KEY ({})", pk.join(", ")));
     }
     for u in &t.unique_keys {
-        let cols: Vec<String> = u.columns.iter().map(|c| q(c)).collect();
+        let cols: Vec<String> = u.columns.iter().map(|c| quote(c)).collect();
         items.push(format!("UNIQUE ({})", cols.join(", ")));
     }
-    format!("CREATE TABLE {} ({});\n", q(&t.name), items.join(", "))
+    format!("CREATE TABLE {} ({});\n", quote(&t.name), items.join(", "))
 }
 
 /// The INSERT … SELECT that generates `count` rows of `t` (`counts`: rows of the tables loaded).
@@ -276,18 +269,18 @@ fn insert_sql(
         if n == 0 || fk.columns.iter().any(|c| from_fk.contains_key(c)) {
             continue;
         }
-        let refs: Vec<String> = fk.ref_columns.iter().map(|c| q(c)).collect();
+        let refs: Vec<String> = fk.ref_columns.iter().map(|c| quote(c)).collect();
         ctes.push(format!(
             "fk{k} AS MATERIALIZED (SELECT row_number() OVER (ORDER BY {r}) AS rn, {r} FROM {p})",
             r = refs.join(", "),
-            p = q(&parent.name)
+            p = quote(&parent.name)
         ));
         joins.push(format!(
             "LEFT JOIN fk{k} ON fk{k}.rn = 1 + {} % {n}",
             hash(salt + 90 + k as u64)
         ));
         for (c, r) in fk.columns.iter().zip(&fk.ref_columns) {
-            from_fk.insert(c.clone(), format!("fk{k}.{}", q(r)));
+            from_fk.insert(c.clone(), format!("fk{k}.{}", quote(r)));
         }
     }
     let mut cols = Vec::new();
@@ -316,7 +309,7 @@ fn insert_sql(
                 }
             }
         };
-        cols.push(q(&c.name));
+        cols.push(quote(&c.name));
         exprs.push(expr);
     }
     let with = if ctes.is_empty() {
@@ -326,7 +319,7 @@ fn insert_sql(
     };
     format!(
         "{with}INSERT INTO {} ({}) SELECT {} FROM generate_series(1, {count}) AS g(i) {} ON CONFLICT DO NOTHING",
-        q(&t.name),
+        quote(&t.name),
         cols.join(", "),
         exprs.join(", "),
         joins.join(" ")

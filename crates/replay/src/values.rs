@@ -7,6 +7,7 @@ use crate::Error;
 use remodel_backfill::cqltype::{CqlType, Native, UdtDef};
 use remodel_backfill::numeric::decimal_to_string;
 use remodel_backfill::time::{civil_from_days, days_from_civil, format_date, format_time_nanos};
+use remodel_model::ident::literal;
 use remodel_model::Bucket;
 use scylla::frame::response::result::{CollectionType, ColumnType, NativeType};
 use scylla::value::{CqlDate, CqlTimestamp, CqlValue};
@@ -202,10 +203,6 @@ pub fn bucket(v: &CqlValue, b: Bucket, to: &CqlType) -> Result<CqlValue, Error> 
     }
 }
 
-fn quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
-}
-
 /// A CQL value as a Postgres literal of SQL type `sql_type` (`'2024-01-01 00:00:00Z'::timestamptz`),
 /// `NULL::type` for no value; `None` for a value with no literal form here (collections, UDTs).
 pub fn pg_literal(v: Option<&CqlValue>, sql_type: &str) -> Option<String> {
@@ -213,25 +210,25 @@ pub fn pg_literal(v: Option<&CqlValue>, sql_type: &str) -> Option<String> {
         return Some(format!("NULL::{sql_type}"));
     };
     let text = match v {
-        CqlValue::Ascii(s) | CqlValue::Text(s) => quote(s),
+        CqlValue::Ascii(s) | CqlValue::Text(s) => literal(s),
         CqlValue::Boolean(b) => b.to_string(),
-        CqlValue::Blob(b) => quote(&format!("\\x{}", remodel_backfill::rows::hex(b))),
-        CqlValue::Decimal(d) => quote(&decimal_to_string(d)),
-        CqlValue::Date(d) => quote(&format_date(d.0 as i64 - (1i64 << 31))),
-        CqlValue::Double(f) => quote(&f.to_string()),
-        CqlValue::Float(f) => quote(&f.to_string()),
-        CqlValue::Duration(d) => quote(&format!(
+        CqlValue::Blob(b) => literal(&format!("\\x{}", remodel_backfill::rows::hex(b))),
+        CqlValue::Decimal(d) => literal(&decimal_to_string(d)),
+        CqlValue::Date(d) => literal(&format_date(d.0 as i64 - (1i64 << 31))),
+        CqlValue::Double(f) => literal(&f.to_string()),
+        CqlValue::Float(f) => literal(&f.to_string()),
+        CqlValue::Duration(d) => literal(&format!(
             "{} mons {} days {} microseconds",
             d.months,
             d.days,
             d.nanoseconds / 1000
         )),
-        CqlValue::Timestamp(t) => quote(&remodel_backfill::time::format_timestamp_ms(t.0)),
-        CqlValue::Time(t) => quote(&format_time_nanos(t.0)),
-        CqlValue::Inet(ip) => quote(&ip.to_string()),
-        CqlValue::Uuid(u) => quote(&u.to_string()),
-        CqlValue::Timeuuid(u) => quote(&u.to_string()),
-        other => quote(&int_value(other)?.to_string()),
+        CqlValue::Timestamp(t) => literal(&remodel_backfill::time::format_timestamp_ms(t.0)),
+        CqlValue::Time(t) => literal(&format_time_nanos(t.0)),
+        CqlValue::Inet(ip) => literal(&ip.to_string()),
+        CqlValue::Uuid(u) => literal(&u.to_string()),
+        CqlValue::Timeuuid(u) => literal(&u.to_string()),
+        other => literal(&int_value(other)?.to_string()),
     };
     Some(format!("{text}::{sql_type}"))
 }
