@@ -256,12 +256,14 @@ fn plan_and_build(case: &str, name: &str) {
 }
 
 #[test]
-fn rideshare_report_builds_and_links() {
+fn rideshare_report_builds_and_links_live() {
+    remodel_testdb::live!(Mdbook);
     plan_and_build("examples/rideshare", "rideshare");
 }
 
 #[test]
-fn tpcc_report_builds_and_links() {
+fn tpcc_report_builds_and_links_live() {
+    remodel_testdb::live!(Mdbook);
     plan_and_build("fixtures/corpora/tpcc", "tpcc");
 }
 
@@ -341,7 +343,8 @@ fn report_with_a_run_folder() {
 }
 
 #[test]
-fn report_with_a_replay() {
+fn report_with_a_replay_live() {
+    remodel_testdb::live!(Mdbook);
     let out = rideshare_plan("replay");
     let run = report(&out, &["--replay", "fixtures/report/replay", "--html"]);
     assert!(run.status.success(), "{}", text(&run.stderr));
