@@ -61,7 +61,8 @@ impl Pg {
     }
 }
 
-/// The Postgres type a JSON leaf's text is read as for a native CQL type.
+/// The Postgres type a JSON leaf's text is read as for a native CQL type. Deliberately verify's
+/// own table, not the converters' `canonical_cast`: a wrong entry there must not be mirrored here.
 fn json_leaf_type(n: Native) -> Option<&'static str> {
     use Native as N;
     Some(match n {
