@@ -210,7 +210,7 @@ fn deep_nesting_does_not_overflow() {
 
 /// 80,000 `AND` terms (a tree as deep as it is long, straight from the parser) are analyzed on
 /// a test thread's small stack; an 80,000-operator `+` chain is refused as too deep, not
-/// overflowed. (Time is measured by `benches/and_terms.rs`, not here.)
+/// overflowed. (Time is measured by `bench/and_terms.rs`, not here.)
 #[test]
 fn huge_where_clauses_do_not_overflow_the_stack() {
     let schema = rideshare_schema(true);

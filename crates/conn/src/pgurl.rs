@@ -431,10 +431,9 @@ mod tests {
     }
 
     /// A home folder with `.postgresql/` holding the given files (empty files: only their
-    /// presence matters to the plan).
-    fn home(label: &str, files: &[&str]) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("remodel-conn-{label}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+    /// presence matters to the plan); removed when the test ends, passed or not.
+    fn home(label: &str, files: &[&str]) -> remodel_testdb::ScratchDir {
+        let dir = remodel_testdb::ScratchDir::new(&format!("conn-{label}")).unwrap();
         std::fs::create_dir_all(dir.join(".postgresql")).unwrap();
         for f in files {
             std::fs::write(dir.join(".postgresql").join(f), "").unwrap();

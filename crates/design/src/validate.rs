@@ -23,11 +23,38 @@ use remodel_model::{
 };
 use std::collections::HashMap;
 
+/// What the validator assumes of a source table with no declared primary or unique key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Keyless {
+    /// Its NOT NULL columns together are unique (a table with none is not checked): what
+    /// `remodel plan` assumes, so that a keyless table can be planned at all.
+    #[default]
+    NotNullColumnsUnique,
+    /// It may hold duplicate rows, so no key of the design is unique for it: the tests that judge
+    /// the designer use this, so a design that collapses duplicates cannot pass on an assumption.
+    MayHoldDuplicates,
+}
+
 /// Checks a design; an empty list means the plan is safe to execute.
 pub fn validate(schema: &Schema, workload: &Workload, design: &Design) -> Vec<Violation> {
+    validate_with(schema, workload, design, Keyless::default())
+}
+
+/// [`validate`] assuming nothing of keyless tables ([`Keyless::MayHoldDuplicates`]).
+pub fn validate_strict(schema: &Schema, workload: &Workload, design: &Design) -> Vec<Violation> {
+    validate_with(schema, workload, design, Keyless::MayHoldDuplicates)
+}
+
+/// [`validate`] with an explicit assumption for keyless tables.
+pub fn validate_with(
+    schema: &Schema,
+    workload: &Workload,
+    design: &Design,
+    keyless: Keyless,
+) -> Vec<Violation> {
     let mut out = Vec::new();
     for t in &design.tables {
-        keys_unique(schema, t, &mut out);
+        keys_unique(schema, t, keyless, &mut out);
     }
     // By hash: a workload of 100,000 patterns has as many mappings.
     let mut patterns: HashMap<&str, &AccessPattern> = HashMap::new();
@@ -42,7 +69,7 @@ pub fn validate(schema: &Schema, workload: &Workload, design: &Design) -> Vec<Vi
         if w.one_off {
             continue;
         }
-        write_path(schema, design, p, w, &mut out);
+        write_path(schema, design, p, w, keyless, &mut out);
     }
     for q in &design.queries {
         let Some(p) = pattern(&q.pattern) else {
@@ -66,14 +93,15 @@ fn same(a: &str, b: &str) -> bool {
 }
 
 /// The unique keys of a source table: primary key, unique constraints, unique plain indexes;
-/// for a table with none, all of its NOT NULL columns.
-fn unique_keys(t: &Table) -> Vec<Vec<String>> {
+/// for a table with none, all of its NOT NULL columns unless `keyless` says it may hold
+/// duplicates.
+fn unique_keys(t: &Table, keyless: Keyless) -> Vec<Vec<String>> {
     let mut keys: Vec<Vec<String>> = Vec::new();
     if !t.primary_key.is_empty() {
         keys.push(t.primary_key.clone());
     }
     keys.extend(t.unique_keys.iter().map(|u| u.columns.clone()));
-    if keys.is_empty() {
+    if keys.is_empty() && keyless == Keyless::NotNullColumnsUnique {
         let nn: Vec<String> = t
             .columns
             .iter()
@@ -113,7 +141,7 @@ fn is_ancestor(schema: &Schema, child: &str, parent: &str) -> bool {
 
 /// (a) The key holds a unique key of the entity, and of every other source table that is not
 /// one of the entity's parents (those are one row per entity row).
-fn keys_unique(schema: &Schema, t: &DesignTable, out: &mut Vec<Violation>) {
+fn keys_unique(schema: &Schema, t: &DesignTable, keyless: Keyless, out: &mut Vec<Violation>) {
     let key_names: Vec<&str> = t
         .partition_key
         .iter()
@@ -127,8 +155,8 @@ fn keys_unique(schema: &Schema, t: &DesignTable, out: &mut Vec<Violation>) {
         .filter_map(|c| c.source.as_ref())
         .collect();
     let covered = |table: &Table| {
-        let keys = unique_keys(table);
-        keys.is_empty()
+        let keys = unique_keys(table, keyless);
+        (keys.is_empty() && keyless == Keyless::NotNullColumnsUnique)
             || keys.iter().any(|k| {
                 k.iter().all(|col| {
                     key_src
@@ -314,6 +342,7 @@ fn write_path(
     design: &Design,
     p: &AccessPattern,
     w: &WritePath,
+    keyless: Keyless,
     out: &mut Vec<Violation>,
 ) {
     let Some(f) = Facts::of(schema, p) else {
@@ -341,7 +370,7 @@ fn write_path(
                         missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
                     ));
                 }
-                let whole = !r.many && !partition_pins_row(schema, t);
+                let whole = !r.many && !partition_pins_row(schema, t, keyless);
                 addresses(&w.pattern, t, &r.cql, &r.binds, whole, "b", out);
                 for b in &r.binds {
                     if let Some(why) = unresolved(design, &f, &before, None, &b.value) {
@@ -401,7 +430,7 @@ fn write_path(
 
 /// True when the partition key alone finds at most one row of the table's entity (it holds a
 /// unique key of it).
-fn partition_pins_row(schema: &Schema, t: &DesignTable) -> bool {
+fn partition_pins_row(schema: &Schema, t: &DesignTable, keyless: Keyless) -> bool {
     let Some(entity) = schema.table(&t.entity) else {
         return false;
     };
@@ -411,7 +440,7 @@ fn partition_pins_row(schema: &Schema, t: &DesignTable) -> bool {
         .filter_map(|k| t.columns.iter().find(|c| c.name == k.column))
         .filter_map(|c| c.source.as_ref())
         .collect();
-    unique_keys(entity).iter().any(|k| {
+    unique_keys(entity, keyless).iter().any(|k| {
         k.iter().all(|col| {
             part.iter()
                 .any(|s| same(&s.table, &entity.key()) && same(&s.column, col))

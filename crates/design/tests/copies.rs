@@ -6,7 +6,7 @@
 mod support;
 
 use remodel_model::{BindValue, ColumnRef, DesignColumn, Guard, Plan};
-use support::pipeline::{pattern_id, plan_fixture};
+use support::pipeline::{pattern_id, plan_fixture, strict_violations};
 
 fn copies() -> Plan {
     plan_fixture("copies")
@@ -15,7 +15,7 @@ fn copies() -> Plan {
 #[test]
 fn the_plan_passes_the_validator() {
     let plan = copies();
-    let v = remodel_design::validate::validate(&plan.schema, &plan.workload, &plan.design);
+    let v = strict_violations(&plan);
     assert!(v.is_empty(), "{v:#?}");
 }
 

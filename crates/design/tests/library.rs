@@ -15,7 +15,7 @@ fn library() -> Plan {
 fn library_plan_is_safe_to_execute() {
     let plan = library();
     let d = &plan.design;
-    let violations = remodel_design::validate::validate(&plan.schema, &plan.workload, d);
+    let violations = remodel_design::validate::validate_strict(&plan.schema, &plan.workload, d);
     assert!(violations.is_empty(), "{violations:#?}");
     let table = |name: &str| {
         d.tables

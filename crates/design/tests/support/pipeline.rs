@@ -38,6 +38,13 @@ pub fn plan_files(
     (plan, diags)
 }
 
+/// The validator's findings on `plan` when keyless tables may hold duplicate rows. The tests that
+/// judge the designer use this, never `design.violations`, which the designer records under the
+/// assumption `remodel plan` makes (a keyless table's NOT NULL columns are unique).
+pub fn strict_violations(plan: &Plan) -> Vec<remodel_model::Violation> {
+    remodel_design::validate::validate_strict(&plan.schema, &plan.workload, &plan.design)
+}
+
 /// Plans `fixtures/plan/<name>/` (its `schema.sql` and `queries.sql`) into keyspace `name`.
 pub fn plan_fixture(name: &str) -> Plan {
     let dir = root().join("fixtures/plan").join(name);
