@@ -386,10 +386,17 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
                 .collect();
         }
     }
-    if uniq.is_empty() {
+    let keyless = uniq.is_empty();
+    if keyless {
         // No declared key: Postgres lets the table hold equal rows, which any key of its
-        // columns would merge. A generated id keeps every copy.
-        uniq.push(KeySrc::RowId(root.key()));
+        // columns would merge. A generated id keeps every copy; the NOT NULL columns before it
+        // let a write find the rows it picks by them (a clustering prefix).
+        uniq.extend(
+            root.columns
+                .iter()
+                .filter(|c| !c.nullable)
+                .map(|c| KeySrc::Col(ColumnRef::new(root.key(), &c.name))),
+        );
         if !t.warnings.iter().any(|(c, _)| c == "no_source_key") {
             t.warnings.push((
                 "no_source_key".into(),
@@ -401,6 +408,9 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
         }
     }
     uniq.extend(t.extra_keys.iter().cloned().map(KeySrc::Col));
+    if keyless {
+        uniq.push(KeySrc::RowId(root.key()));
+    }
     for k in uniq {
         let k = match k {
             KeySrc::Col(c) => KeySrc::Col(
