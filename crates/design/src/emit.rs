@@ -298,6 +298,7 @@ pub fn design(
     relationships: &[Relationship],
 ) -> Design {
     cost_rationales(build, relationships);
+    tables::encode_everywhere(&mut build.tables);
     let (mut queries, suggestions) = map_queries(inp, build);
     evidence(inp, build, cands, costs, chosen, &mut queries);
     let writes = write_paths(inp, build);

@@ -527,6 +527,34 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
     t.encoded = encoded;
 }
 
+/// A source column some table keeps as epoch microseconds in its key is kept so in every table
+/// that holds it: a write path addresses that key with the value it reads from another table
+/// (the row's table by id), and a millisecond copy there would address no row.
+pub fn encode_everywhere(tables: &mut [TableBuild]) {
+    let mut encoded: Vec<ColumnRef> = Vec::new();
+    for t in tables.iter() {
+        for c in &t.encoded {
+            if !encoded.contains(c) {
+                encoded.push(c.clone());
+            }
+        }
+    }
+    if encoded.is_empty() {
+        return;
+    }
+    for t in tables.iter_mut() {
+        for (k, _, ty, _) in t.columns.iter_mut() {
+            let KeySrc::Col(c) = k else { continue };
+            if encoded.contains(c) && ty == "timestamp" {
+                *ty = "bigint".into();
+                if !t.encoded.contains(c) {
+                    t.encoded.push(c.clone());
+                }
+            }
+        }
+    }
+}
+
 /// The first of `wanted` that is not `taken`; when all are, the last with `_2`, `_3`, … appended.
 pub fn free_name(wanted: &[String], taken: impl Fn(&str) -> bool) -> String {
     if let Some(w) = wanted.iter().find(|w| !taken(w)) {
