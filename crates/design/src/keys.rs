@@ -92,27 +92,9 @@ pub fn is_keyless(table: &Table) -> bool {
     table.primary_key.is_empty() && table.unique_keys.is_empty()
 }
 
-/// True for a Postgres timestamp type that keeps more than milliseconds (`timestamp`,
-/// `timestamptz`, `timestamp(6) with time zone`; not `timestamp(3)`): CQL's `timestamp` keeps
-/// milliseconds, so such a key column is kept as microseconds ([`remodel_model::Encoding`]).
-pub fn sub_ms_timestamp(sql_type: &str) -> bool {
-    let t = sql_type.trim().to_ascii_lowercase();
-    let bare = t.rsplit('.').next().unwrap_or(&t).trim_matches('"');
-    let Some(rest) = bare
-        .strip_prefix("timestamptz")
-        .or_else(|| bare.strip_prefix("timestamp"))
-    else {
-        return false;
-    };
-    let rest = rest.trim_start();
-    let precision = rest
-        .strip_prefix('(')
-        .and_then(|r| r.split_once(')'))
-        .and_then(|(p, _)| p.trim().parse::<u32>().ok());
-    let tail = rest.split_once(')').map_or(rest, |(_, t)| t).trim();
-    let known_tail = matches!(tail, "" | "with time zone" | "without time zone");
-    known_tail && precision.is_none_or(|p| p > 3)
-}
+/// True for a Postgres timestamp type that keeps more than milliseconds: a key column of it is
+/// kept as microseconds ([`remodel_model::Encoding`]).
+pub use remodel_model::sub_ms_timestamp;
 
 /// True for SQL time types a bucket can be derived from.
 pub fn is_time_type(sql_type: &str) -> bool {
