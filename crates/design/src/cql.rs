@@ -1,7 +1,7 @@
 //! `schema.cql`: the keyspace, user types and one `CREATE TABLE` per designed table.
 
 use remodel_model::ident::cql_quote;
-use remodel_model::{Design, DesignTable, Replication, SortOrder};
+use remodel_model::{Design, DesignTable, Encoding, Replication, SortOrder};
 use std::fmt::Write;
 
 /// The whole `schema.cql` for a design.
@@ -60,9 +60,16 @@ pub fn create_table(keyspace: &str, t: &DesignTable) -> String {
         cql_quote(&t.name)
     );
     for c in &t.columns {
+        let note = if c.encoding == Some(Encoding::EpochMicros) {
+            " -- microseconds since 1970-01-01 UTC (epoch_micros): the source keeps microseconds"
+        } else if c.row_id.is_some() {
+            " -- generated row id (the source table has no key: see row_id in plan.json)"
+        } else {
+            ""
+        };
         let _ = writeln!(
             s,
-            "    {} {}{},",
+            "    {} {}{},{note}",
             cql_quote(&c.name),
             c.cql_type,
             if c.is_static { " STATIC" } else { "" }

@@ -354,6 +354,9 @@ pub fn column(e: &Embedding) -> DesignColumn {
         source: None,
         is_static: false,
         embeds: Some(e.child.clone()),
+        encoding: None,
+        row_id: None,
+        equals: Vec::new(),
     }
 }
 

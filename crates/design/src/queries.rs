@@ -169,6 +169,8 @@ fn restrictions(
                         value: remodel_model::ident::literal(v),
                     },
                 )),
+                // A row id is a clustering column: never in a partition key.
+                KeySrc::RowId(_) => {}
             }
         }
         for (c, _) in &key.clustering {

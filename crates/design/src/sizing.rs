@@ -83,6 +83,7 @@ impl Sizer<'_> {
     fn width(&self, k: &KeySrc) -> f64 {
         match k {
             KeySrc::Const(v) => v.len() as f64,
+            KeySrc::RowId(_) => 16.0,
             KeySrc::Bucket(_, Bucket::Day) => 4.0,
             KeySrc::Bucket(..) => 8.0,
             KeySrc::Col(c) => {

@@ -431,6 +431,9 @@ impl Planner<'_> {
             KeySrc::Const(v) => BindValue::Const {
                 value: remodel_model::ident::literal(v),
             },
+            KeySrc::RowId(table) => BindValue::RowId {
+                table: table.clone(),
+            },
         }
     }
 
@@ -546,8 +549,11 @@ impl Planner<'_> {
                 continue;
             }
             let keyed = |ks: &[KeySrc]| {
-                ks.iter()
-                    .all(|k| k.source().is_none_or(|c| self.known(c, version)))
+                ks.iter().all(|k| match k.source() {
+                    Some(c) => self.known(c, version),
+                    // A row id is never implied by known values: read with the rows.
+                    None => k.is_const(),
+                })
             };
             if !keyed(&t.partition) {
                 continue;
@@ -614,10 +620,20 @@ impl Planner<'_> {
             .filter(|c| t.col_name(c).is_some())
             .cloned()
             .collect();
-        let names: Vec<String> = cols
+        let mut names: Vec<String> = cols
             .iter()
             .filter_map(|c| t.col_name(c).map(str::to_string))
             .collect();
+        if many {
+            // Rows of a table without a key are told apart by their ids: each statement run
+            // per row read addresses its row by it.
+            names.extend(
+                t.columns
+                    .iter()
+                    .filter(|(k, ..)| matches!(k, KeySrc::RowId(_)))
+                    .map(|(_, n, ..)| n.clone()),
+            );
+        }
         let idx = self.reads.len();
         self.read_where.push(wk);
         self.reads.push(ReadBeforeWrite {
@@ -826,6 +842,9 @@ impl Planner<'_> {
             .iter()
             .map(|c| ColumnRef::new(&s.name, c))
             .collect();
+        // Every `=` of the statement restricts the read (the partition, then a prefix of the
+        // clustering): a read by fewer columns returns rows the statement does not pick, and
+        // each would be written.
         let found = self
             .tables
             .iter()
@@ -834,13 +853,11 @@ impl Planner<'_> {
                     && x.null_filter.is_empty()
                     && x.extra_keys.is_empty()
                     && !x.partition.is_empty()
-                    && x.partition
-                        .iter()
-                        .all(|k| matches!(k, KeySrc::Col(c) if by.contains(c)))
                     && need.iter().all(|c| x.col_name(c).is_some())
             })
-            .min_by_key(|x| x.columns.len());
-        let Some(table) = found else {
+            .filter_map(|x| rows_key(x, &by).map(|k| (x, k)))
+            .min_by_key(|(x, _)| x.columns.len());
+        let Some((table, key)) = found else {
             self.missing.push(Missing {
                 entity: s.name.clone(),
                 by: self.stmt.key_eq.clone(),
@@ -853,7 +870,7 @@ impl Planner<'_> {
             ));
             return false;
         };
-        let (wk, binds) = self.where_key(table, &table.partition, Version::Current);
+        let (wk, binds) = self.where_key(table, &key, Version::Current);
         let idx = self.add_select(
             table,
             &need,
@@ -1266,6 +1283,25 @@ impl Planner<'_> {
         path.note = (!self.notes.is_empty()).then(|| self.notes.join("; "));
         self.missing
     }
+}
+
+/// The key elements of `t` that select exactly the rows whose columns `by` equal given values:
+/// its partition (all of `by`'s columns), then the clustering columns of `by` that follow it
+/// (a prefix); `None` when `by` is not exactly that.
+fn rows_key(t: &TableBuild, by: &[ColumnRef]) -> Option<Vec<KeySrc>> {
+    let is_by = |k: &KeySrc| matches!(k, KeySrc::Col(c) if by.contains(c));
+    if !t.partition.iter().all(is_by) {
+        return None;
+    }
+    let mut key = t.partition.clone();
+    key.extend(
+        t.clustering
+            .iter()
+            .map(|(k, _)| k)
+            .take_while(|k| is_by(k))
+            .cloned(),
+    );
+    (key.len() == by.len()).then_some(key)
 }
 
 /// An UPDATE of `cols` of `t` in the rows `where_key` selects.

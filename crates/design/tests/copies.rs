@@ -60,6 +60,9 @@ fn the_validator_finds_a_copy_no_write_keeps_in_step() {
         source: Some(ColumnRef::new("accounts", "balance")),
         is_static: false,
         embeds: None,
+        encoding: None,
+        row_id: None,
+        equals: Vec::new(),
     });
     let v = remodel_design::validate::validate(&plan.schema, &plan.workload, &plan.design);
     let update = pattern_id(&plan, "UPDATE accounts");

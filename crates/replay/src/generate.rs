@@ -12,7 +12,10 @@
 //! - other columns take few distinct values (text `col-K` of about `rows / 20` values, integers
 //!   below 100, times at whole hours within 60 days of today, so equality finds several rows and
 //!   an ORDER BY meets ties); nullable ones without a DEFAULT are NULL one time in ten;
-//! - times are whole hours, so no value is finer than CQL's milliseconds.
+//! - times are whole hours, so no value is finer than CQL's milliseconds;
+//!
+//! then rows that attack what a plan may assume about keys ([`adversarial_rows`]): copies 0.2 ms
+//! apart where a key timestamp keeps microseconds, equal rows in tables without a key.
 
 use crate::Error;
 use remodel_model::ident::{literal, quote};
@@ -150,12 +153,120 @@ pub async fn create_and_fill(
         counts.insert(t.name.clone(), got as u64);
         loaded.tables.push((t.name.clone(), got as u64));
     }
+    adversarial_rows(client, schema, seed, &mut loaded).await?;
     enforce(client, schema, &mut loaded).await?;
     client
         .batch_execute("ANALYZE")
         .await
         .map_err(Error::pg("ANALYZE"))?;
     Ok(loaded)
+}
+
+/// Rows that break what a plan may wrongly assume about keys, added to the friendly rows:
+/// copies of rows 0.2 ms after them where a key timestamp keeps microseconds
+/// ([`equal_after_truncation_rows`]), and equal rows in tables without a key
+/// ([`duplicate_rows_of_keyless`]). Counts are taken again after.
+async fn adversarial_rows(
+    client: &Client,
+    schema: &Schema,
+    seed: u64,
+    loaded: &mut Loaded,
+) -> Result<(), Error> {
+    for (n, t) in schema.tables.iter().enumerate() {
+        let salt = seed.wrapping_mul(31).wrapping_add(n as u64);
+        let sqls = [
+            equal_after_truncation_rows(t, salt),
+            duplicate_rows_of_keyless(t, salt),
+        ];
+        for sql in sqls.iter().flatten() {
+            client
+                .execute(sql.as_str(), &[])
+                .await
+                .map_err(Error::pg(format!("add adversarial rows to {}", t.name)))?;
+        }
+        if sqls.iter().any(Option::is_some) {
+            let got: i64 = client
+                .query_one(&format!("SELECT count(*) FROM {}", q(&t.name)), &[])
+                .await
+                .map_err(Error::pg(format!("count {}", t.name)))?
+                .get(0);
+            if let Some(e) = loaded.tables.iter_mut().find(|(name, _)| *name == t.name) {
+                e.1 = got as u64;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The columns an INSERT … SELECT copies (generated ones are computed again).
+fn copied_columns(t: &Table) -> Vec<&Column> {
+    t.columns.iter().filter(|c| c.generated.is_none()).collect()
+}
+
+/// One row in `1/k` of `t`'s rows, chosen by a hash of the row and the salt (not by where
+/// Postgres keeps it).
+fn some_rows(t: &Table, salt: u64, k: u32) -> String {
+    format!(
+        "abs(hashtext(ROW({}.*)::text || '{salt}')) % {k} = 0",
+        q(&t.name)
+    )
+}
+
+/// Keys whose timestamp keeps microseconds (class 2 of the silently-wrong issue): a third of the
+/// rows get a copy 0.2 ms later, equal to them after truncation to CQL's milliseconds, so a key
+/// that holds milliseconds merges them. Other keys of the copy that collide skip it.
+fn equal_after_truncation_rows(t: &Table, salt: u64) -> Option<String> {
+    let key: &[String] = if t.primary_key.is_empty() {
+        &t.unique_keys.first()?.columns
+    } else {
+        &t.primary_key
+    };
+    let shifted: Vec<&str> = key
+        .iter()
+        .filter_map(|k| t.column(k))
+        .filter(|c| remodel_model::sub_ms_timestamp(&c.sql_type))
+        .map(|c| c.name.as_str())
+        .collect();
+    if shifted.is_empty() {
+        return None;
+    }
+    let cols = copied_columns(t);
+    let names: Vec<String> = cols.iter().map(|c| q(&c.name)).collect();
+    let values: Vec<String> = cols
+        .iter()
+        .map(|c| {
+            if shifted.contains(&c.name.as_str()) {
+                format!("{} + interval '200 microseconds'", q(&c.name))
+            } else {
+                q(&c.name)
+            }
+        })
+        .collect();
+    Some(format!(
+        "INSERT INTO {t} ({}) SELECT {} FROM {t} WHERE {} ON CONFLICT DO NOTHING",
+        names.join(", "),
+        values.join(", "),
+        some_rows(t, salt, 3),
+        t = q(&t.name)
+    ))
+}
+
+/// Tables without a primary or unique key can hold equal rows (class 6 of the silently-wrong
+/// issue): a quarter of the rows get one or two equal copies, so a plan that keys such a table
+/// by its columns merges them, and a DELETE of one value must remove every copy.
+fn duplicate_rows_of_keyless(t: &Table, salt: u64) -> Option<String> {
+    if !(t.primary_key.is_empty() && t.unique_keys.is_empty()) {
+        return None;
+    }
+    let names: Vec<String> = copied_columns(t).iter().map(|c| q(&c.name)).collect();
+    Some(format!(
+        "INSERT INTO {t} ({cols}) SELECT {cols} FROM {t} \
+         CROSS JOIN LATERAL generate_series(1, 1 + abs(hashtext(ROW({t}.*)::text)) % 2) AS __copy \
+         WHERE {}",
+        some_rows(t, salt, 4),
+        t = q(&t.name),
+        cols = names.join(", ")
+    ))
 }
 
 /// The row count of the parent whose key holds `t`'s whole primary key, when one does.
