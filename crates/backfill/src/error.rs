@@ -8,6 +8,9 @@ pub enum Error {
     /// `plan.json` lacks something the backfill needs, or names something that does not exist.
     #[error("plan: {0}")]
     Plan(String),
+    /// An argument that cannot be used (a target that is not `host:port`).
+    #[error("{0}")]
+    Input(String),
     /// The source's rows do not fit the plan (a missing column, a type with no conversion).
     #[error("source: {0}")]
     Source(String),

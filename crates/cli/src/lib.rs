@@ -108,8 +108,15 @@ fn start_hint() -> String {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
-    let matches = Cli::command().after_help(start_hint()).get_matches();
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    redact::remember_command_line(std::env::args_os().map(|a| a.to_string_lossy().into_owned()));
+    let matches = Cli::command()
+        .after_help(start_hint())
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match matches {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     let result = match cli.command {
         Command::Schema(args) => cmd::schema::run(args),
         Command::Workload(args) => cmd::workload::run(args),
@@ -133,4 +140,23 @@ pub fn main() -> ExitCode {
             ExitCode::from(EXIT_UNUSABLE_INPUT)
         }
     }
+}
+
+/// Help and version as clap prints them; a command line clap refuses (exit 2) with any password
+/// of the command line masked (clap repeats a value it does not expect).
+fn usage_error(e: clap::Error) -> ExitCode {
+    use std::io::{IsTerminal, Write};
+    if !e.use_stderr() {
+        // --help and --version: the program's own text (the environment's values are hidden).
+        e.exit();
+    }
+    let code = e.exit_code();
+    let styled = e.render();
+    let text = if std::io::stderr().is_terminal() {
+        styled.ansi().to_string()
+    } else {
+        styled.to_string()
+    };
+    let _ = write!(std::io::stderr(), "{}", redact::redact(&text));
+    ExitCode::from(u8::try_from(code).unwrap_or(EXIT_UNUSABLE_INPUT))
 }

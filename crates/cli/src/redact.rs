@@ -1,28 +1,168 @@
 //! Passwords never reach output: every message the binary prints goes through [`redact`].
 //!
-//! Today the inputs are files, so a password can only arrive as text the user typed where a path
-//! or name was expected (`--schema postgres://u:secret@host/db`) or inside an input; once
-//! `backfill` and `verify` take connection URLs, their messages go through the same function.
+//! Two nets: patterns (the password of every `scheme://user:PASSWORD@host` and `password=…`), and
+//! the passwords of the connection strings on the command line and in the environment that are
+//! not well formed ([`remember_command_line`]): found however the string is mistyped
+//! (`postgres:/u:PW@h`, `u:PW@h/db`) and masked wherever they show up.
 
 use std::borrow::Cow;
+use std::sync::Mutex;
 
 /// What a hidden password is replaced with.
 pub const MASK: &str = "***";
 
+/// Passwords found on the command line and in the environment, longest first.
+static REMEMBERED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Shorter candidates are not remembered: masking every `ab` would garble the output (the
+/// patterns still mask them where they stand in a URL).
+const MIN_REMEMBERED: usize = 3;
+
+/// Remembers the passwords of every argument (the process's `args`) and of `REMODEL_SOURCE` and
+/// `REMODEL_TARGET` that are not well-formed connection strings, and `PGPASSWORD`, for
+/// [`redact`] to mask. A well-formed URL's password is left to the patterns: masking a password
+/// such as `remodel` wherever the word shows would garble every message.
+pub fn remember_command_line(args: impl IntoIterator<Item = String>) {
+    let mut found = Vec::new();
+    let values = args
+        .into_iter()
+        // `--source=URL` as well as `--source URL`.
+        .map(
+            |arg| match arg.strip_prefix("--").and_then(|a| a.split_once('=')) {
+                Some((_, v)) => v.to_string(),
+                None => arg,
+            },
+        )
+        .chain(
+            ["REMODEL_SOURCE", "REMODEL_TARGET"]
+                .into_iter()
+                .filter_map(|v| std::env::var(v).ok()),
+        );
+    for value in values {
+        let candidates = passwords_in(&value);
+        if !candidates.is_empty() && !well_formed(&value) {
+            found.extend(candidates);
+        }
+    }
+    found.extend(std::env::var("PGPASSWORD").ok());
+    let mut remembered = REMEMBERED.lock().unwrap_or_else(|p| p.into_inner());
+    for pw in found {
+        let decoded = percent_decode(&pw);
+        for s in [pw, decoded] {
+            if s.len() >= MIN_REMEMBERED && !remembered.contains(&s) {
+                remembered.push(s);
+            }
+        }
+    }
+    remembered.sort_by_key(|s| std::cmp::Reverse(s.len()));
+}
+
+/// A Postgres connection string the connection code reads (whose messages then show it
+/// redacted by that code).
+fn well_formed(value: &str) -> bool {
+    remodel_backfill::PgSource::new(value).check().is_ok()
+}
+
+/// The passwords a connection string holds, however malformed: the user info's (between the
+/// first `:` after an optional scheme and the last `@`), and every `password=` value.
+pub fn passwords_in(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(at) = text.rfind('@') {
+        let userinfo = strip_scheme(&text[..at]);
+        if let Some((_, pw)) = userinfo.split_once(':') {
+            if !pw.is_empty() {
+                out.push(pw.to_string());
+            }
+        }
+    }
+    let lower = text.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(p) = lower[from..].find("password=") {
+        let value = from + p + "password=".len();
+        let (start, end) = value_span(text, value);
+        if end > start {
+            out.push(text[start..end].to_string());
+        }
+        from = end.max(value);
+    }
+    out
+}
+
+/// `userinfo` without a leading scheme, however it is spelled (`postgres://`, `postgres:/`,
+/// `pg//`, `//`).
+fn strip_scheme(userinfo: &str) -> &str {
+    let end = userinfo
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+        .unwrap_or(0);
+    let rest = &userinfo[end..];
+    let rest = match rest.strip_prefix(':') {
+        Some(r) if r.starts_with('/') => r,
+        _ if rest.starts_with('/') => rest,
+        _ => return userinfo,
+    };
+    rest.trim_start_matches('/')
+}
+
+/// The bytes of a `password=` value starting at `value`: quoted (`'a b'`, without the quotes)
+/// or up to white space, `&`, `;` or `,`.
+fn value_span(text: &str, value: usize) -> (usize, usize) {
+    if text[value..].starts_with('\'') {
+        let end = text[value + 1..]
+            .find('\'')
+            .map_or(text.len(), |q| value + 1 + q);
+        return (value + 1, end);
+    }
+    let end = text[value..]
+        .find(|c: char| c.is_whitespace() || matches!(c, '&' | ';' | ','))
+        .map_or(text.len(), |q| value + q);
+    (value, end)
+}
+
+/// `%41` → `A`; bytes that do not decode stay as they are.
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (b, ..) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// `text` with the password of every URL (`scheme://user:PASSWORD@host`), every `password=…`
-/// of a libpq connection string and the value of `PGPASSWORD` (when set) replaced by [`MASK`].
+/// of a libpq connection string and every remembered password replaced by [`MASK`].
 pub fn redact(text: &str) -> Cow<'_, str> {
+    let remembered = REMEMBERED.lock().unwrap_or_else(|p| p.into_inner());
+    redact_with(text, &remembered)
+}
+
+/// [`redact`] with `remembered` as the passwords to mask wherever they are.
+fn redact_with<'a>(text: &'a str, remembered: &[String]) -> Cow<'a, str> {
     let mut out = Cow::Borrowed(text);
-    if text.contains("://") {
+    for pw in remembered {
+        if out.contains(pw.as_str()) {
+            out = Cow::Owned(out.replace(pw.as_str(), MASK));
+        }
+    }
+    if out.contains("://") {
         out = Cow::Owned(url_passwords(&out));
     }
     if out.to_ascii_lowercase().contains("password=") {
         out = Cow::Owned(keyword_passwords(&out));
-    }
-    if let Ok(pw) = std::env::var("PGPASSWORD") {
-        if pw.len() >= 3 && out.contains(&pw) {
-            out = Cow::Owned(out.replace(&pw, MASK));
-        }
     }
     out
 }
@@ -102,5 +242,39 @@ mod tests {
         // Nothing to hide: the text is borrowed as it is.
         assert!(matches!(redact("q.sql:1:1: warning: x"), Cow::Borrowed(_)));
         assert_eq!(redact("cql://cassandra@h/ks"), "cql://cassandra@h/ks");
+    }
+
+    #[test]
+    fn passwords_are_found_in_malformed_strings() {
+        for (text, pw) in [
+            ("postgres:/u:PW1@h/db", "PW1"),
+            ("u:PW2@h/db", "PW2"),
+            ("postgres//u:PW3@h", "PW3"),
+            ("pg://u:PW4@h/db", "PW4"),
+            ("postgresql://u:PW5@[bad/db", "PW5"),
+            ("cql://u:PW7@127.0.0.1:9042", "PW7"),
+            ("postgres://u:a/b@c@h/db", "a/b@c"),
+        ] {
+            assert_eq!(passwords_in(text), vec![pw.to_string()], "{text}");
+        }
+        assert_eq!(
+            passwords_in("host=h password='P W6' sslpassword=K8&x=1"),
+            vec!["P W6".to_string(), "K8".to_string()]
+        );
+        assert!(passwords_in("postgres://u@h/db").is_empty());
+        assert!(passwords_in("examples/rideshare").is_empty());
+    }
+
+    #[test]
+    fn remembered_passwords_are_masked_wherever_they_show() {
+        let remembered = vec!["PW1-long".to_string(), "S3cret".to_string()];
+        assert_eq!(
+            redact_with(
+                "`postgres:/u:PW1-long@h/db` has no =value; S3cret",
+                &remembered
+            ),
+            "`postgres:/u:***@h/db` has no =value; ***"
+        );
+        assert_eq!(percent_decode("%53%33cr%zz"), "S3cr%zz");
     }
 }

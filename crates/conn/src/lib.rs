@@ -13,7 +13,7 @@ pub mod pg;
 pub mod pgurl;
 pub mod tls;
 
-pub use pg::{connect, message};
+pub use pg::{check, connect, message};
 pub use pgurl::redact_url;
 
 /// A connection could not be set up: what was being done and why.

@@ -108,19 +108,48 @@ pub fn split(url: &str) -> Result<(String, PgTls), String> {
         sni: true,
         ..PgTls::default()
     };
-    let rest = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        split_url(url, &mut tls)?
-    } else {
-        split_keywords(url, &mut tls)?
+    let rest = match url_scheme(url) {
+        Some("postgres" | "postgresql") => split_url(url, &mut tls)?,
+        // The scheme alone is shown: what follows it may hold the password.
+        Some(other) => {
+            return Err(format!(
+                "a URL of scheme `{other}`: expected postgres:// or postgresql://"
+            ))
+        }
+        None => split_keywords(url, &mut tls)?,
     };
     Ok((rest, tls))
 }
 
-fn decode(s: &str) -> Result<String, String> {
+/// The scheme of `scheme://…` (letters, digits, `+`, `-`, `.`, a letter first), if `url` has one.
+fn url_scheme(url: &str) -> Option<&str> {
+    let (scheme, _) = url.split_once("://")?;
+    let mut chars = scheme.chars();
+    let first = chars.next()?;
+    let valid = first.is_ascii_alphabetic()
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    valid.then_some(scheme)
+}
+
+/// A parameter name as libpq spells them (`sslmode`, `application_name`): safe to repeat in a
+/// message. Anything else may be a password typed in the wrong place, and is not repeated.
+fn plain_key(key: &str) -> bool {
+    !key.is_empty()
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// What is said of a string that is neither a URL nor `key=value` pairs: never the string itself.
+const NOT_A_CONNECTION_STRING: &str =
+    "expected postgres://user@host:port/db or key=value pairs (host=… dbname=…)";
+
+/// `s` percent-decoded; `what` names it in the error (never `s`: it may be a password).
+fn decode(s: &str, what: &str) -> Result<String, String> {
     percent_encoding::percent_decode_str(s)
         .decode_utf8()
         .map(|v| v.into_owned())
-        .map_err(|_| format!("`{s}` is not UTF-8 once percent-decoded"))
+        .map_err(|_| format!("{what} is not UTF-8 once percent-decoded"))
 }
 
 fn split_url(url: &str, tls: &mut PgTls) -> Result<String, String> {
@@ -128,11 +157,18 @@ fn split_url(url: &str, tls: &mut PgTls) -> Result<String, String> {
         return Ok(url.to_string());
     };
     let mut kept = Vec::new();
-    for pair in query.split('&').filter(|p| !p.is_empty()) {
+    for (n, pair) in query.split('&').filter(|p| !p.is_empty()).enumerate() {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        let key_text = decode(key)?;
+        let what = format!("parameter {} of the URL", n + 1);
+        let key_text = decode(key, &what)?;
+        if !plain_key(&key_text) {
+            return Err(format!("{what} is not a key=value pair"));
+        }
         if TLS_KEYS.contains(&key_text.as_str()) {
-            tls.set(&key_text, decode(value)?)?;
+            tls.set(
+                &key_text,
+                decode(value, &format!("the value of {key_text}"))?,
+            )?;
         } else {
             kept.push(pair);
         }
@@ -175,6 +211,12 @@ fn pairs(s: &str) -> Result<Vec<Pair<'_>>, String> {
         }
         let key = &s[key_start..i];
         i = skip_space(i);
+        if !plain_key(key) {
+            return Err(format!(
+                "word {} is not key=value: {NOT_A_CONNECTION_STRING}",
+                out.len() + 1
+            ));
+        }
         if bytes.get(i) != Some(&b'=') {
             return Err(format!("`{key}` has no `=value`"));
         }
@@ -361,47 +403,104 @@ impl PgTls {
 }
 
 /// `postgres://user:secret@host/db` → `postgres://user@host/db`; `password=…` and
-/// `sslpassword=…` pairs dropped, in both forms.
+/// `sslpassword=…` pairs dropped, in both forms. A string that is neither (`postgres:/u:pw@h`,
+/// `u:pw@h/db`, an unterminated quote) keeps only what cannot be its password: everything up to
+/// the last `@` is masked, and nothing from a `password` keyword on is shown.
 pub fn redact_url(url: &str) -> String {
-    let secret = |kv: &str| kv.starts_with("password=") || kv.starts_with("sslpassword=");
-    if let Some((scheme, rest)) = url.split_once("://") {
-        let (main, query) = match rest.split_once('?') {
-            Some((m, q)) => (m, Some(q)),
-            None => (rest, None),
-        };
-        // The last `@` ends the user info, whatever the password holds.
-        let main = match main.rfind('@') {
-            Some(at) => format!(
-                "{}@{}",
-                main[..at].split(':').next().unwrap_or_default(),
-                &main[at + 1..]
-            ),
-            None => main.to_string(),
-        };
-        let query: Vec<&str> = query
-            .unwrap_or_default()
-            .split('&')
-            .filter(|kv| !kv.is_empty() && !secret(kv))
-            .collect();
-        if query.is_empty() {
-            return format!("{scheme}://{main}");
-        }
-        return format!("{scheme}://{main}?{}", query.join("&"));
+    if let Some(scheme) = url_scheme(url) {
+        return redact_url_form(scheme, &url[scheme.len() + 3..]);
     }
     match pairs(url) {
         Ok(pairs) => pairs
             .iter()
-            .filter(|p| p.key != "password" && p.key != "sslpassword")
+            .filter(|p| !secret_key(p.key))
             .map(|p| format!("{}={}", p.key, p.raw))
             .collect::<Vec<_>>()
             .join(" "),
-        // Unreadable: what comes before the first secret (a quoted one may hold spaces).
-        Err(_) => url
-            .split_whitespace()
-            .take_while(|kv| !secret(kv))
-            .collect::<Vec<_>>()
-            .join(" "),
+        Err(_) => redact_unreadable(url),
     }
+}
+
+/// `password`, `sslpassword`, and any spelling of them a server would refuse (`Password`).
+fn secret_key(key: &str) -> bool {
+    key.to_ascii_lowercase().contains("password")
+}
+
+/// The URL form: the user info's password dropped, and the secret query parameters.
+fn redact_url_form(scheme: &str, rest: &str) -> String {
+    // The last `@` ends the user info whatever the password holds (`/`, `?`, `@`): an `@` later
+    // in the URL hides more than the password, never less.
+    let (user, host) = match rest.rfind('@') {
+        Some(at) => {
+            let user = rest[..at].split(':').next().unwrap_or_default();
+            // URL punctuation: the `@` was not the user info's, and what precedes it is hidden.
+            let user = if user.contains(['/', '?', '&', '=', '#']) {
+                "***"
+            } else {
+                user
+            };
+            (Some(user), &rest[at + 1..])
+        }
+        None => (None, rest),
+    };
+    let (main, query) = match host.split_once('?') {
+        Some((m, q)) => (m, Some(q)),
+        None => (host, None),
+    };
+    let query: Vec<&str> = query
+        .unwrap_or_default()
+        .split('&')
+        .filter(|kv| {
+            let key = kv.split('=').next().unwrap_or_default();
+            let key = percent_encoding::percent_decode_str(key).decode_utf8_lossy();
+            !kv.is_empty() && !secret_key(&key)
+        })
+        .collect();
+    let mut out = format!("{scheme}://");
+    if let Some(user) = user {
+        out.push_str(user);
+        out.push('@');
+    }
+    out.push_str(main);
+    if !query.is_empty() {
+        out.push('?');
+        out.push_str(&query.join("&"));
+    }
+    out
+}
+
+/// Neither a URL nor `key=value` pairs: a scheme-like prefix (`postgres:/`) and what follows the
+/// last `@` are kept, nothing before that `@` nor from a `password` keyword on.
+fn redact_unreadable(text: &str) -> String {
+    let mut out = match text.rfind('@') {
+        Some(at) => {
+            let scheme = scheme_prefix(text);
+            format!("{scheme}***@{}", &text[at + 1..])
+        }
+        None => text.to_string(),
+    };
+    if let Some(p) = out.to_ascii_lowercase().find("password") {
+        // From the start of the word (`sslpassword=`, `?password=`) on.
+        let word = out[..p]
+            .rfind(|c: char| c.is_whitespace() || matches!(c, '?' | '&'))
+            .unwrap_or(0);
+        out.truncate(word);
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `postgres:/`, `postgres//` or `pg://` at the start of `text`: a scheme, however mistyped.
+fn scheme_prefix(text: &str) -> &str {
+    let end = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+        .unwrap_or(0);
+    if end == 0 || !text.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return "";
+    }
+    ["://", ":/", "//"]
+        .iter()
+        .find(|sep| text[end..].starts_with(*sep))
+        .map_or("", |sep| &text[..end + sep.len()])
 }
 
 #[cfg(test)]
@@ -582,5 +681,63 @@ mod tests {
         );
         assert_eq!(redact_url("host=db password='x y"), "host=db");
         assert_eq!(redact_url("postgres://u:a/b@c@h/db"), "postgres://u@h/db");
+        assert_eq!(
+            redact_url("postgres://u:pa?ss@h/db?password=x"),
+            "postgres://u@h/db"
+        );
+    }
+
+    #[test]
+    fn malformed_strings_keep_no_password() {
+        for (url, shown) in [
+            ("postgres:/u:PW1@h/db", "postgres:/***@h/db"),
+            ("u:PW2@h/db", "***@h/db"),
+            ("postgres//u:PW3@h", "postgres//***@h"),
+            ("pg://u:PW4@h/db", "pg://u@h/db"),
+            ("postgresql://u:PW5@[bad/db", "postgresql://u@[bad/db"),
+            ("host=h password=PW6 dbname", "host=h"),
+            ("host=h sslpassword=PW6 dbname", "host=h"),
+            ("host=h Password=PW6", "host=h"),
+            ("cql://u:PW7@127.0.0.1:9042", "cql://u@127.0.0.1:9042"),
+            ("u:PW8@h:9042", "***@h:9042"),
+            ("x y=1 postgres://u:PW9@h", "***@h"),
+            (
+                "postgres://h/db?Password=PW10&sslpassword=PW10",
+                "postgres://h/db",
+            ),
+            ("postgres://h/db?x=a@b", "postgres://***@b"),
+        ] {
+            let r = redact_url(url);
+            assert_eq!(r, shown, "{url}");
+        }
+    }
+
+    #[test]
+    fn errors_never_repeat_the_string() {
+        for url in [
+            "postgres:/u:PW1@h/db",
+            "u:PW2@h/db",
+            "postgres//u:PW3@h",
+            "pg://u:PW4@h/db",
+            "host=h u:PW6@x",
+            "postgres://h/db?sslpassword=%FF%PW7",
+            "postgres://h/db?PW8",
+            "host=h PW9=x",
+        ] {
+            let e = split(url).unwrap_err();
+            assert!(!e.contains("PW"), "{url}: {e}");
+        }
+        assert_eq!(
+            split("pg://u:PW4@h/db").unwrap_err(),
+            "a URL of scheme `pg`: expected postgres:// or postgresql://"
+        );
+        assert_eq!(
+            split("u:PW2@h/db").unwrap_err(),
+            "word 1 is not key=value: expected postgres://user@host:port/db or key=value pairs (host=… dbname=…)"
+        );
+        assert_eq!(
+            split("host=h dbname").unwrap_err(),
+            "`dbname` has no `=value`"
+        );
     }
 }

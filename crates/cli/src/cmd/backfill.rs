@@ -1,6 +1,7 @@
 //! `remodel backfill`: fills the target tables of a plan from Postgres, resumable.
 
 use crate::progress::{self, thousands, Mode};
+use crate::redact::redact;
 use anyhow::{bail, Context};
 use remodel_backfill::run::new_run_path;
 use remodel_backfill::{
@@ -193,14 +194,17 @@ impl Endpoints {
         if let Some(tls) = self.target_tls.settings()? {
             target = target.with_tls(tls)?;
         }
-        Ok((plan, file, self.source.pg(), target))
+        Ok((plan, file, self.source.pg()?, target))
     }
 }
 
 impl SourceArg {
-    /// The source, with `PGPASSWORD` as its password when the URL has none (as libpq does).
-    pub fn pg(&self) -> PgSource {
-        PgSource::new(&self.source).with_password(std::env::var("PGPASSWORD").ok())
+    /// The source, with `PGPASSWORD` as its password when the URL has none (as libpq does); a
+    /// URL that is no connection string is refused here, before anything runs.
+    pub fn pg(&self) -> anyhow::Result<PgSource> {
+        let source = PgSource::new(&self.source).with_password(std::env::var("PGPASSWORD").ok());
+        source.check()?;
+        Ok(source)
     }
 }
 
@@ -340,9 +344,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if let Some(s) = &summary {
                 print_summary(s);
             }
-            eprintln!("remodel: error: {e}");
+            eprintln!("{}", redact(&format!("remodel: error: {e}")));
             if let Some(hint) = summary.and_then(|s| s.resume_hint) {
-                eprintln!("to continue: {hint}");
+                eprintln!("{}", redact(&format!("to continue: {hint}")));
             }
             Ok(ExitCode::from(EXIT_STOPPED))
         }

@@ -2,7 +2,7 @@
 
 use super::backfill::load_plan;
 use super::plan::write_atomic;
-use anyhow::{bail, Context};
+use anyhow::Context;
 use remodel_backfill::pg::redact_url;
 use remodel_backfill::target::TargetTable;
 use remodel_spark::{Driving, ExportOptions, TableRead};
@@ -75,12 +75,12 @@ fn spark(args: SparkArgs) -> anyhow::Result<ExitCode> {
         Err(e) => return Err(e).with_context(|| format!("{}", plan_file.display())),
     };
     if let Some(t) = &args.target {
-        let port_ok = t
-            .rsplit_once(':')
-            .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok());
-        if !port_ok {
-            bail!("--target {t}: expected host:port (e.g. 127.0.0.1:9042)");
-        }
+        // The same rules as backfill's --target (host:port, no credentials in it).
+        remodel_backfill::CqlTarget::new(t, None)?;
+    }
+    if let Some(url) = &args.source_url {
+        // A URL the job could not use is refused here, not when the cluster runs it.
+        remodel_backfill::PgSource::new(url).check()?;
     }
     let reads: Vec<TableRead> = tables
         .iter()
