@@ -66,6 +66,14 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// Another process has the run folder open (its lock file is locked).
+    #[error("run folder {} is in use by another remodel backfill{}: wait for it to end or stop it, or choose another --run-dir (two runs on one folder would overwrite each other's checkpoint)", .dir.display(), .pid.map(|p| format!(" (pid {p})")).unwrap_or_default())]
+    Locked {
+        /// The run folder.
+        dir: PathBuf,
+        /// The holder's pid, as it wrote it in the lock file.
+        pid: Option<u32>,
+    },
     /// A file of the run folder could not be read or written.
     #[error("{}: {source}", .path.display())]
     Io {

@@ -11,7 +11,7 @@ use remodel_model::{RunSummary, VerifyReport};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -101,10 +101,16 @@ pub struct RejectRecord {
     pub reason: String,
 }
 
+/// The lock file of a run folder: locked (`flock`) while a process has the folder open, and
+/// holding that process's pid.
+pub const LOCK_FILE: &str = "lock";
+
 /// An open run folder.
 pub struct RunDir {
     /// Its path.
     pub path: PathBuf,
+    /// The locked [`LOCK_FILE`]; the lock goes with the process (or this value).
+    _lock: File,
     started: Instant,
     log: Mutex<BufWriter<File>>,
     rejects: Mutex<HashMap<String, BufWriter<File>>>,
@@ -124,9 +130,11 @@ pub fn new_run_path(base: &Path) -> PathBuf {
 }
 
 impl RunDir {
-    /// Creates (or, to resume, reopens) the folder and its log.
+    /// Creates (or, to resume, reopens) the folder and its log, and locks it: a second process
+    /// on the same folder is refused ([`Error::Locked`]).
     pub fn open(path: &Path) -> Result<RunDir, Error> {
         fs::create_dir_all(path.join("rejects")).map_err(Error::io(path))?;
+        let lock = lock(path)?;
         let log_path = path.join("backfill.log");
         let log = OpenOptions::new()
             .create(true)
@@ -135,6 +143,7 @@ impl RunDir {
             .map_err(Error::io(&log_path))?;
         Ok(RunDir {
             path: path.to_path_buf(),
+            _lock: lock,
             started: Instant::now(),
             log: Mutex::new(BufWriter::new(log)),
             rejects: Mutex::new(HashMap::new()),
@@ -272,6 +281,35 @@ impl RunDir {
     }
 }
 
+/// Locks `dir`'s [`LOCK_FILE`] (an advisory `flock`, released by the system when the process
+/// ends however it ends, so a crash leaves no stale lock) and writes this process's pid in it.
+fn lock(dir: &Path) -> Result<File, Error> {
+    let path = dir.join(LOCK_FILE);
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(Error::io(&path))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(fs::TryLockError::WouldBlock) => {
+            let mut pid = String::new();
+            let _ = file.read_to_string(&mut pid);
+            return Err(Error::Locked {
+                dir: dir.to_path_buf(),
+                pid: pid.trim().parse().ok(),
+            });
+        }
+        Err(fs::TryLockError::Error(e)) => return Err(Error::io(&path)(e)),
+    }
+    file.set_len(0).map_err(Error::io(&path))?;
+    writeln!(file, "{}", std::process::id()).map_err(Error::io(&path))?;
+    file.flush().map_err(Error::io(&path))?;
+    Ok(file)
+}
+
 /// Writes `verify.json` into a run folder.
 pub fn save_verify(run_dir: &Path, report: &VerifyReport) -> Result<(), Error> {
     save_json(&run_dir.join(VerifyReport::FILE), report)
@@ -384,6 +422,22 @@ mod tests {
         let all = read_rejects(&path).unwrap();
         assert_eq!(all["t"].len(), 1);
         assert_eq!(all["t"][0].range, 0);
+        fs::remove_dir_all(&path).unwrap();
+    }
+
+    #[test]
+    fn a_second_opening_of_a_run_folder_is_refused_until_the_first_is_closed() {
+        let path = scratch("lock");
+        let first = RunDir::open(&path).unwrap();
+        let refused = RunDir::open(&path).err().expect("a second opening");
+        let pid = std::process::id();
+        assert!(matches!(refused, Error::Locked { pid: Some(p), .. } if p == pid));
+        assert!(
+            refused.to_string().contains(&format!("(pid {pid})")),
+            "{refused}"
+        );
+        drop(first);
+        RunDir::open(&path).expect("free again once the first is closed");
         fs::remove_dir_all(&path).unwrap();
     }
 
