@@ -224,7 +224,8 @@ impl Shared {
 }
 
 /// Runs (or resumes) a backfill of `plan` from `source` into `target`. Writes the run folder and
-/// returns the summary; on an error the summary is still written (status `stopped`).
+/// returns the summary; once the readers have started, an error still writes the summary (status
+/// `stopped`) and comes back as [`Error::Stopped`].
 pub async fn backfill(
     plan: &Plan,
     source: &PgSource,
@@ -286,7 +287,9 @@ pub async fn backfill(
         opts,
         progress.clone(),
     ));
-    let outcome = execute(&shared).await;
+    let outcome = execute(&shared)
+        .await
+        .map_err(|e| Error::Stopped(Box::new(e)));
     // The leader's transaction held the snapshot for the readers; they are done.
     drop(snapshot);
     let summary = summarize(&shared, attempt, started, write_ts, outcome.as_ref().err());

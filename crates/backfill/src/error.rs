@@ -74,6 +74,10 @@ pub enum Error {
         /// The holder's pid, as it wrote it in the lock file.
         pid: Option<u32>,
     },
+    /// The run stopped after it had started writing; what is finished is in the checkpoint and
+    /// the run can be resumed.
+    #[error(transparent)]
+    Stopped(Box<Error>),
     /// A file of the run folder could not be read or written.
     #[error("{}: {source}", .path.display())]
     Io {

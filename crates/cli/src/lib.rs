@@ -18,6 +18,18 @@ pub const EXIT_UNUSABLE_INPUT: u8 = 2;
 /// Exit code: the plan was written but fails its checks (it would lose or corrupt data).
 pub const EXIT_PLAN_FAILS_CHECKS: u8 = 3;
 
+/// The error of a command given a plan that fails its checks (exit 3).
+#[derive(Debug)]
+pub(crate) struct PlanFailsChecks(pub String);
+
+impl std::fmt::Display for PlanFailsChecks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PlanFailsChecks {}
+
 /// The command line as clap sees it.
 #[derive(Debug, Parser)]
 #[command(
@@ -39,7 +51,8 @@ pub const EXIT_PLAN_FAILS_CHECKS: u8 = 3;
                   example's rows into Postgres to try them on.\n\n\
                   Exit codes: 0 done (diagnostics may have been printed; also when the output \
                   pipe closes early), 1 backfill stopped, verify or replay found a difference, 2 unusable \
-                  input, 3 the plan fails its checks (written for review, not to be executed).",
+                  input or URL (also a database that cannot be reached, a run folder in use), 3 the plan \
+                  fails its checks (written for review, not to be executed).",
     propagate_version = true
 )]
 struct Cli {
@@ -137,7 +150,11 @@ pub fn main() -> ExitCode {
             use std::io::Write;
             let message = format!("remodel: error: {err:#}");
             let _ = writeln!(std::io::stderr(), "{}", redact::redact(&message));
-            ExitCode::from(EXIT_UNUSABLE_INPUT)
+            if err.downcast_ref::<PlanFailsChecks>().is_some() {
+                ExitCode::from(EXIT_PLAN_FAILS_CHECKS)
+            } else {
+                ExitCode::from(EXIT_UNUSABLE_INPUT)
+            }
         }
     }
 }

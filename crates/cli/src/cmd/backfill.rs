@@ -4,6 +4,7 @@ use crate::progress::{self, thousands, Mode};
 use crate::redact::redact;
 use anyhow::{bail, Context};
 use remodel_backfill::run::new_run_path;
+use remodel_backfill::target::TargetTable;
 use remodel_backfill::{
     BackfillOptions, ClientCert, CqlTarget, CqlTls, MaxErrors, PgSource, Verify, WriteTimestamp,
 };
@@ -29,7 +30,8 @@ pub const EXIT_STOPPED: u8 = 1;
     The run folder (--run-dir, default runs/<UTC time>) holds checkpoint.json (finished ranges), \
     rejects/<table>.jsonl, backfill.log and summary.json; no password is written anywhere. After a \
     crash or a stop, `--resume DIR` skips the finished ranges and reads the others again.\n\n\
-    Exit codes: 0 completed, 1 stopped (see the message; resumable), 2 unusable input.",
+    Exit codes: 0 completed, 1 stopped (see the message; resumable), 2 unusable input or URL (a \
+    database that cannot be reached, a run folder in use), 3 the plan fails its checks.",
     after_help = "Example:\n  remodel backfill --plan out/rideshare/plan.json \\\n    --source postgres://app@127.0.0.1:5432/rideshare --target 127.0.0.1:9042 --create-schema"
 )]
 pub struct Args {
@@ -226,6 +228,12 @@ pub(crate) fn load_plan(path: &Path) -> anyhow::Result<(Plan, PathBuf)> {
     if plan.design.tables.is_empty() {
         bail!("{} has no target tables", file.display());
     }
+    if !plan.design.violations.is_empty() {
+        // The designer's checks failed: nothing runs it (exit 3), whatever the command.
+        if let Err(remodel_backfill::Error::Plan(why)) = TargetTable::from_plan(&plan, &[]) {
+            return Err(crate::PlanFailsChecks(format!("{}: {why}", file.display())).into());
+        }
+    }
     Ok((plan, file))
 }
 
@@ -337,7 +345,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             print_summary(&summary);
             Ok(ExitCode::SUCCESS)
         }
-        Err(e) => {
+        // Stopped after it started writing: resumable.
+        Err(e @ remodel_backfill::Error::Stopped(_)) => {
             let summary = std::fs::read_to_string(opts.run_dir.join("summary.json"))
                 .ok()
                 .and_then(|t| serde_json::from_str::<RunSummary>(&t).ok());
@@ -350,6 +359,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::from(EXIT_STOPPED))
         }
+        // Refused before anything was written: the input, a database, the run folder (exit 2).
+        Err(e) => Err(e.into()),
     }
 }
 

@@ -66,14 +66,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 fn spark(args: SparkArgs) -> anyhow::Result<ExitCode> {
     let (plan, plan_file) = load_plan(&args.plan)?;
-    let tables = match TargetTable::from_plan(&plan, &args.tables) {
-        Ok(t) => t,
-        Err(remodel_backfill::Error::Plan(why)) if !plan.design.violations.is_empty() => {
-            eprintln!("remodel: error: {why}");
-            return Ok(ExitCode::from(crate::EXIT_PLAN_FAILS_CHECKS));
-        }
-        Err(e) => return Err(e).with_context(|| format!("{}", plan_file.display())),
-    };
+    let tables = TargetTable::from_plan(&plan, &args.tables)
+        .with_context(|| format!("{}", plan_file.display()))?;
     if let Some(t) = &args.target {
         // The same rules as backfill's --target (host:port, no credentials in it).
         remodel_backfill::CqlTarget::new(t, None)?;
