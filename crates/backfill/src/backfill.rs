@@ -12,10 +12,11 @@ use crate::run::{
     Checkpoint, RangeDone, RejectRecord, RunDir, TableCheckpoint, CHECKPOINT_VERSION,
 };
 use crate::target::TargetTable;
+use crate::targetschema;
 use crate::time;
 use crate::Error;
 use futures_util::StreamExt;
-use remodel_model::{Plan, RunStatus, RunSummary, TableRun};
+use remodel_model::{DesignTable, Plan, RunStatus, RunSummary, TableRun};
 use scylla::client::session::Session;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::MaybeUnset;
@@ -237,6 +238,18 @@ pub async fn backfill(
     let run = RunDir::open(&opts.run_dir)?;
     let started = (Instant::now(), time::now_secs());
     let snapshot = source.export_snapshot().await?;
+    // The target first: a table that differs is refused before the run records anything.
+    let connections = (opts.concurrency / 32).clamp(1, 8);
+    let session = Arc::new(target.connect(connections, opts.request_timeout).await?);
+    prepare_target(
+        &session,
+        target,
+        plan,
+        &tables,
+        opts.create_schema.as_deref(),
+        &run,
+    )
+    .await?;
     let (checkpoint, shapes) = prepare_source(
         source,
         &snapshot,
@@ -262,12 +275,6 @@ pub async fn backfill(
         opts.concurrency,
         write_ts.map_or("server time".to_string(), |t| t.to_string())
     ));
-    let connections = (opts.concurrency / 32).clamp(1, 8);
-    let session = Arc::new(target.connect(connections, opts.request_timeout).await?);
-    if let Some(cql) = &opts.create_schema {
-        apply_schema(&session, target, cql).await?;
-        run.log("applied schema.cql");
-    }
     let mut inserts = Vec::with_capacity(tables.len());
     for t in &tables {
         inserts.push(Arc::new(
@@ -301,6 +308,56 @@ pub async fn backfill(
     ));
     progress.finish(&summary);
     outcome.map(|()| summary)
+}
+
+/// Compares the target's keyspace with the plan's tables and types; creates what is missing
+/// with `schema_cql` (when given) and compares again, so that a table `IF NOT EXISTS` kept is
+/// never one that differs. Refuses any difference, and anything still missing.
+async fn prepare_target(
+    session: &Session,
+    target: &CqlTarget,
+    plan: &Plan,
+    tables: &[TargetTable],
+    schema_cql: Option<&str>,
+    run: &RunDir,
+) -> Result<(), Error> {
+    let keyspace = &plan.design.keyspace.name;
+    let design: Vec<&DesignTable> = tables
+        .iter()
+        .filter_map(|t| plan.design.tables.iter().find(|d| d.name == t.name))
+        .collect();
+    let compare = || async {
+        let server = targetschema::read(session, target, keyspace).await?;
+        Ok::<_, Error>(targetschema::compare(&server, &design, &plan.design.types))
+    };
+    let mut found = compare().await?;
+    if let (true, false, Some(cql)) = (
+        found.differences.is_empty(),
+        found.missing.is_empty(),
+        schema_cql,
+    ) {
+        apply_schema(session, target, cql).await?;
+        run.log(&format!(
+            "applied schema.cql: {} created",
+            found.missing.join(", ")
+        ));
+        found = compare().await?;
+    }
+    if !found.differences.is_empty() {
+        return Err(Error::TargetSchema(format!(
+            "keyspace {keyspace} on the target differs from the plan: {}; nothing was written \
+             (drop what differs, or plan into another keyspace)",
+            found.differences.join("; ")
+        )));
+    }
+    if !found.missing.is_empty() {
+        return Err(Error::TargetSchema(format!(
+            "keyspace {keyspace} on the target lacks {}: give --create-schema to create it from \
+             schema.cql",
+            found.missing.join(", ")
+        )));
+    }
+    Ok(())
 }
 
 /// Describes each table's read, then loads the checkpoint (resume) or cuts new ranges.

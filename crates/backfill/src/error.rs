@@ -74,6 +74,9 @@ pub enum Error {
         /// The holder's pid, as it wrote it in the lock file.
         pid: Option<u32>,
     },
+    /// The target's tables or types differ from the plan's, or are missing.
+    #[error("{0}")]
+    TargetSchema(String),
     /// The run stopped after it had started writing; what is finished is in the checkpoint and
     /// the run can be resumed.
     #[error(transparent)]

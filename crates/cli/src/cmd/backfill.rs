@@ -30,8 +30,12 @@ pub const EXIT_STOPPED: u8 = 1;
     The run folder (--run-dir, default runs/<UTC time>) holds checkpoint.json (finished ranges), \
     rejects/<table>.jsonl, backfill.log and summary.json; no password is written anywhere. After a \
     crash or a stop, `--resume DIR` skips the finished ranges and reads the others again.\n\n\
+    Before anything is written, the target's tables and user types are compared with the plan \
+    (system_schema): one whose key, columns or types differ is refused, naming the difference \
+    (--create-schema creates what is missing, and never keeps a table that differs).\n\n\
     Exit codes: 0 completed, 1 stopped (see the message; resumable), 2 unusable input or URL (a \
-    database that cannot be reached, a run folder in use), 3 the plan fails its checks.",
+    database that cannot be reached, a target that differs from the plan, a run folder in use), \
+    3 the plan fails its checks.",
     after_help = "Example:\n  remodel backfill --plan out/rideshare/plan.json \\\n    --source postgres://app@127.0.0.1:5432/rideshare --target 127.0.0.1:9042 --create-schema"
 )]
 pub struct Args {

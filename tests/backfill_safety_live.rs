@@ -1,0 +1,167 @@
+//! A backfill never writes into a table that is not the plan's (issue 20), against real Postgres
+//! and Cassandra: a target table whose column type, clustering order or key differs from the
+//! plan, or a user type whose field differs, is refused (exit 2) with one line naming the
+//! difference, with and without `--create-schema`, and nothing is created.
+//!
+//! Needs `REMODEL_PG_URL` and `REMODEL_CQL_URL`.
+
+mod support;
+
+use std::path::Path;
+use std::process::Output;
+use support::live::{json, refs, Case};
+use support::text;
+
+/// Runs `remodel ARGS` and returns what it did.
+fn remodel(args: &[String]) -> Output {
+    support::remodel(&refs(args))
+}
+
+/// Asserts `out` exited with `code`, and returns its stderr.
+fn exited(out: &Output, code: i32) -> String {
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{stderr}",
+        text(&out.stdout)
+    );
+    stderr
+}
+
+/// The `remodel: error:` line of a stderr (there is exactly one).
+fn error_line(stderr: &str) -> &str {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("remodel: error:"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    lines[0]
+}
+
+/// The tables of the case's keyspace on the target.
+async fn target_tables(case: &Case) -> Vec<String> {
+    let rows = case
+        .ks
+        .session()
+        .query_unpaged(
+            "SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?",
+            (case.ks.name(),),
+        )
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    rows.rows::<(String,)>()
+        .unwrap()
+        .map(|r| r.unwrap().0)
+        .collect()
+}
+
+/// Replaces the case's `trips_by_driver` (when there is one) with the table `create` makes.
+async fn trips_by_driver(case: &Case, create: &str) {
+    let session = case.ks.session();
+    for cql in ["DROP TABLE IF EXISTS trips_by_driver", create] {
+        session.query_unpaged(cql, &[]).await.unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_target_that_differs_from_the_plan_is_refused_naming_the_difference() {
+    let case = Case::new("bf_schema_diff").await;
+    let plan = case.rideshare(300);
+    trips_by_driver(
+        &case,
+        "CREATE TABLE trips_by_driver (driver_id text, started_at timestamp, trip_id uuid, \
+             city text, distance_km decimal, fare_usd double, \
+             PRIMARY KEY ((driver_id), started_at, trip_id)) \
+             WITH CLUSTERING ORDER BY (started_at DESC, trip_id ASC)",
+    )
+    .await;
+    let expected =
+        "trips_by_driver: column fare_usd is double on the target, the plan says decimal";
+    for extra in [&[][..], &["--create-schema"][..]] {
+        let run = case.dir.join(format!("run{}", extra.len()));
+        let out = remodel(&case.backfill_args(&plan, &run, extra));
+        let stderr = exited(&out, 2);
+        let line = error_line(&stderr);
+        assert!(line.contains(expected), "{extra:?}: {line}");
+        assert!(!stderr.contains("resume with"), "{stderr}");
+        // Nothing was created beside the table that differs, nothing was written into it.
+        assert_eq!(target_tables(&case).await, ["trips_by_driver"]);
+    }
+    // The other tables alone: missing, and created only when asked to.
+    let others = ["--tables", "trips_by_id,drivers_by_id"];
+    let out = remodel(&case.backfill_args(&plan, &case.dir.join("run-lacks"), &others));
+    let line = exited(&out, 2);
+    assert!(
+        error_line(&line).contains(
+            "lacks table trips_by_id, table drivers_by_id: give --create-schema to create it"
+        ),
+        "{line}"
+    );
+    let run = case.dir.join("run-others");
+    let out =
+        remodel(&case.backfill_args(&plan, &run, &[&others[..], &["--create-schema"]].concat()));
+    exited(&out, 0);
+
+    // A clustering order and a partition key that differ.
+    trips_by_driver(
+        &case,
+        "CREATE TABLE trips_by_driver (driver_id text, started_at timestamp, trip_id uuid, \
+             city text, distance_km decimal, fare_usd decimal, \
+             PRIMARY KEY ((driver_id), started_at, trip_id))",
+    )
+    .await;
+    let out =
+        remodel(&case.backfill_args(&plan, &case.dir.join("run-order"), &["--create-schema"]));
+    let stderr = exited(&out, 2);
+    assert!(
+        error_line(&stderr).contains(
+            "trips_by_driver: clustering (started_at ASC, trip_id ASC) on the target, the plan says (started_at DESC, trip_id ASC)"
+        ),
+        "{stderr}"
+    );
+    trips_by_driver(
+        &case,
+        "CREATE TABLE trips_by_driver (driver_id text, started_at timestamp, trip_id uuid, \
+             city text, distance_km decimal, fare_usd decimal, \
+             PRIMARY KEY ((driver_id, started_at), trip_id))",
+    )
+    .await;
+    let out = remodel(&case.backfill_args(&plan, &case.dir.join("run-key"), &["--create-schema"]));
+    let stderr = exited(&out, 2);
+    assert!(
+        error_line(&stderr).contains(
+            "trips_by_driver: partition key (driver_id, started_at) on the target, the plan says (driver_id)"
+        ),
+        "{stderr}"
+    );
+    case.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_user_type_that_differs_from_the_plan_is_refused() {
+    let case = Case::new("bf_udt_diff").await;
+    let plan = case.plan("fixtures/plan/embed_one_to_few");
+    let plan_json = json(Path::new(&plan));
+    let udt = &plan_json["design"]["types"][0];
+    assert_eq!(udt["name"], "address_entry", "{udt}");
+    case.ks
+        .session()
+        .query_unpaged(
+            "CREATE TYPE address_entry (label text, street text, city int)",
+            &[],
+        )
+        .await
+        .unwrap();
+    let out = remodel(&case.backfill_args(&plan, &case.dir.join("run"), &["--create-schema"]));
+    let stderr = exited(&out, 2);
+    assert!(
+        error_line(&stderr)
+            .contains("type address_entry: field city is int on the target, the plan says text"),
+        "{stderr}"
+    );
+    assert!(target_tables(&case).await.is_empty(), "a table was created");
+    case.cleanup().await;
+}
