@@ -1,16 +1,52 @@
 //! A backfill never writes into a table that is not the plan's (issue 20), against real Postgres
 //! and Cassandra: a target table whose column type, clustering order or key differs from the
 //! plan, or a user type whose field differs, is refused (exit 2) with one line naming the
-//! difference, with and without `--create-schema`, and nothing is created.
+//! difference, with and without `--create-schema`, and nothing is created; a run killed before
+//! its schema was created resumes with `--resume DIR` alone and creates it.
 //!
 //! Needs `REMODEL_PG_URL` and `REMODEL_CQL_URL`.
 
 mod support;
 
+use std::net::TcpListener;
 use std::path::Path;
-use std::process::Output;
-use support::live::{json, refs, Case};
+use std::process::{Child, Output};
+use std::time::Duration;
+use support::live::{json, refs, wait_until, Case};
 use support::text;
+
+/// A `remodel backfill` running in the background, killed if the test fails first (it holds a
+/// snapshot transaction that would block the test's cleanup, and others' work, for good).
+struct Running(Option<Child>);
+
+impl Running {
+    fn start(args: &[String]) -> Running {
+        let child = support::command()
+            .args(args)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start remodel backfill");
+        Running(Some(child))
+    }
+
+    fn child(&mut self) -> &mut Child {
+        self.0.as_mut().expect("running")
+    }
+
+    /// Waits for the end and returns what it printed.
+    fn output(mut self) -> Output {
+        self.0.take().expect("running").wait_with_output().unwrap()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
 
 /// Runs `remodel ARGS` and returns what it did.
 fn remodel(args: &[String]) -> Output {
@@ -163,5 +199,63 @@ async fn a_user_type_that_differs_from_the_plan_is_refused() {
         "{stderr}"
     );
     assert!(target_tables(&case).await.is_empty(), "a table was created");
+    case.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_killed_before_its_schema_was_created_resumes_by_creating_it() {
+    let case = Case::new("bf_schema_resume").await;
+    let plan = case.rideshare(2000);
+    let run = case.dir.join("run");
+    // A target that takes the connection and never answers: the run waits for it with its
+    // checkpoint written and no table created, and is killed there.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let node = silent.local_addr().unwrap().to_string();
+    let mut args = case.backfill_args(&plan, &run, &["--create-schema"]);
+    let at = args.iter().position(|a| a == "--target").unwrap();
+    args[at + 1] = node;
+    let mut running = Running::start(&args);
+    let checkpoint = run.join("checkpoint.json");
+    wait_until(running.child(), 60, "the checkpoint", || {
+        checkpoint.exists()
+    });
+    // The snapshot is exported and the connection to the silent node is pending.
+    std::thread::sleep(Duration::from_millis(500));
+    running.child().kill().expect("SIGKILL the backfill");
+    running.output();
+    drop(silent);
+    assert!(
+        target_tables(&case).await.is_empty(),
+        "the schema exists already"
+    );
+    let cp = json(&checkpoint);
+    assert!(
+        cp["schema_cql"]
+            .as_str()
+            .is_some_and(|c| c.contains("CREATE TABLE")),
+        "{cp}"
+    );
+
+    // `--resume DIR` alone (no --create-schema): the run creates the schema and completes.
+    let out = support::remodel(&[
+        "backfill",
+        "--plan",
+        &plan,
+        "--source",
+        &case.url,
+        "--target",
+        case.ks.node(),
+        "--resume",
+        &run.to_string_lossy(),
+        "--progress",
+        "none",
+    ]);
+    exited(&out, 0);
+    assert_eq!(target_tables(&case).await.len(), 4);
+    assert_eq!(json(&run.join("summary.json"))["status"], "completed");
+    let log = std::fs::read_to_string(run.join("backfill.log")).unwrap();
+    assert!(log.contains("applied schema.cql: "), "{log}");
+    let stdout = case.verify(&plan, &["--run-dir", &run.to_string_lossy()]);
+    assert!(stdout.contains("verify: all 4 tables match"), "{stdout}");
     case.cleanup().await;
 }

@@ -178,6 +178,8 @@ struct Shared {
     source: PgSource,
     target: CqlTarget,
     snapshot_id: String,
+    /// The leader's transaction, which holds the snapshot open for the readers.
+    _snapshot: Snapshot,
     writer: Arc<Writer>,
     permits: Arc<Semaphore>,
     throttle: Option<Throttle>,
@@ -236,38 +238,72 @@ pub async fn backfill(
 ) -> Result<RunSummary, Error> {
     let tables = TargetTable::from_plan(plan, &opts.tables)?;
     let run = RunDir::open(&opts.run_dir)?;
+    let checkpoint = open_checkpoint(&run, opts, &plan.design.keyspace.name, source, target)?;
+    // From here on the folder holds a checkpoint: a run killed at any later point resumes, and
+    // creates the schema first when it was asked to.
+    run.save_checkpoint(&checkpoint)?;
     let started = (Instant::now(), time::now_secs());
+    let ready = prepare(plan, source, target, opts, &run, &tables, checkpoint).await?;
+    let (attempt, write_ts) = (ready.checkpoint.attempts, ready.write_ts);
+    let snapshot_id = ready.snapshot.id.clone();
+    let shared = Arc::new(build_shared(
+        tables,
+        source,
+        target,
+        run,
+        ready,
+        opts,
+        progress.clone(),
+    ));
+    let outcome = execute(&shared)
+        .await
+        .map_err(|e| Error::Stopped(Box::new(e)));
+    let summary = summarize(&shared, attempt, started, write_ts, outcome.as_ref().err());
+    shared.run.save_summary(&summary)?;
+    shared.run.log(&format!(
+        "{}: {} (snapshot {snapshot_id})",
+        summary.status.as_str(),
+        summary.error.as_deref().unwrap_or("all ranges finished")
+    ));
+    progress.finish(&summary);
+    outcome.map(|()| summary)
+}
+
+/// What a run needs before its readers start.
+struct Ready {
+    snapshot: Snapshot,
+    checkpoint: Checkpoint,
+    shapes: Vec<ReadShape>,
+    session: Arc<Session>,
+    inserts: Vec<Arc<PreparedStatement>>,
+    write_ts: Option<i64>,
+}
+
+/// The snapshot, the target's schema (checked against the plan, created where it is missing and
+/// this run was asked to), the ranges (new, or the checkpoint's), the prepared INSERTs.
+async fn prepare(
+    plan: &Plan,
+    source: &PgSource,
+    target: &CqlTarget,
+    opts: &BackfillOptions,
+    run: &RunDir,
+    tables: &[TargetTable],
+    mut checkpoint: Checkpoint,
+) -> Result<Ready, Error> {
     let snapshot = source.export_snapshot().await?;
-    // The target first: a table that differs is refused before the run records anything.
     let connections = (opts.concurrency / 32).clamp(1, 8);
     let session = Arc::new(target.connect(connections, opts.request_timeout).await?);
-    prepare_target(
-        &session,
-        target,
-        plan,
-        &tables,
-        opts.create_schema.as_deref(),
-        &run,
-    )
-    .await?;
-    let (checkpoint, shapes) = prepare_source(
-        source,
-        &snapshot,
-        &tables,
-        opts,
-        &run,
-        &plan.design.keyspace.name,
-        target,
-    )
-    .await?;
-    let attempt = checkpoint.attempts;
+    let schema_cql = opts.create_schema.clone().or(checkpoint.schema_cql.clone());
+    prepare_target(&session, target, plan, tables, schema_cql.as_deref(), run).await?;
+    let shapes = prepare_source(source, &snapshot, tables, opts, run, &mut checkpoint).await?;
     let write_ts = match opts.write_timestamp {
         WriteTimestamp::Server => None,
         WriteTimestamp::Snapshot => Some(snapshot.micros),
         WriteTimestamp::Fixed(v) => Some(v),
     };
     run.log(&format!(
-        "attempt {attempt}: source {}, target {}, snapshot {}, {} readers, {} requests in flight, write timestamp {}",
+        "attempt {}: source {}, target {}, snapshot {}, {} readers, {} requests in flight, write timestamp {}",
+        checkpoint.attempts,
         source.display,
         target.node,
         snapshot.id,
@@ -276,38 +312,19 @@ pub async fn backfill(
         write_ts.map_or("server time".to_string(), |t| t.to_string())
     ));
     let mut inserts = Vec::with_capacity(tables.len());
-    for t in &tables {
+    for t in tables {
         inserts.push(Arc::new(
             target.prepare(&session, &t.insert_cql(write_ts)).await?,
         ));
     }
-    let shared = Arc::new(build_shared(
-        tables,
-        shapes,
-        inserts,
-        source,
-        target,
-        &snapshot,
-        session,
-        run,
+    Ok(Ready {
+        snapshot,
         checkpoint,
-        opts,
-        progress.clone(),
-    ));
-    let outcome = execute(&shared)
-        .await
-        .map_err(|e| Error::Stopped(Box::new(e)));
-    // The leader's transaction held the snapshot for the readers; they are done.
-    drop(snapshot);
-    let summary = summarize(&shared, attempt, started, write_ts, outcome.as_ref().err());
-    shared.run.save_summary(&summary)?;
-    shared.run.log(&format!(
-        "{}: {}",
-        summary.status.as_str(),
-        summary.error.as_deref().unwrap_or("all ranges finished")
-    ));
-    progress.finish(&summary);
-    outcome.map(|()| summary)
+        shapes,
+        session,
+        inserts,
+        write_ts,
+    })
 }
 
 /// Compares the target's keyspace with the plan's tables and types; creates what is missing
@@ -360,21 +377,20 @@ async fn prepare_target(
     Ok(())
 }
 
-/// Describes each table's read, then loads the checkpoint (resume) or cuts new ranges.
+/// Describes each table's read, then cuts new ranges for the tables the checkpoint lacks (its
+/// finished ones are kept on resume), counts the attempt and saves the checkpoint.
 async fn prepare_source(
     source: &PgSource,
     snapshot: &Snapshot,
     tables: &[TargetTable],
     opts: &BackfillOptions,
     run: &RunDir,
-    keyspace: &str,
-    target: &CqlTarget,
-) -> Result<(Checkpoint, Vec<ReadShape>), Error> {
+    cp: &mut Checkpoint,
+) -> Result<Vec<ReadShape>, Error> {
     let mut shapes = Vec::with_capacity(tables.len());
     for t in tables {
         shapes.push(source.describe(&snapshot.client, t).await?);
     }
-    let mut cp = open_checkpoint(run, opts, keyspace, source, target)?;
     for t in tables {
         match cp.tables.iter().find(|c| c.name == t.name) {
             Some(c) if c.fingerprint != t.fingerprint() => {
@@ -410,8 +426,8 @@ async fn prepare_source(
         }
     }
     cp.attempts += 1;
-    run.save_checkpoint(&cp)?;
-    Ok((cp, shapes))
+    run.save_checkpoint(cp)?;
+    Ok(shapes)
 }
 
 /// The checkpoint of the run being resumed, or a new one (refusing a folder that holds a run).
@@ -423,7 +439,7 @@ fn open_checkpoint(
     target: &CqlTarget,
 ) -> Result<Checkpoint, Error> {
     if opts.resume {
-        let cp = run.load_checkpoint()?;
+        let mut cp = run.load_checkpoint()?;
         if cp.keyspace != keyspace {
             return Err(Error::Resume {
                 path: run.checkpoint_path(),
@@ -433,9 +449,14 @@ fn open_checkpoint(
                 ),
             });
         }
+        if opts.create_schema.is_some() {
+            cp.schema_cql = opts.create_schema.clone();
+        }
         return Ok(cp);
     }
-    if run.checkpoint_path().exists() {
+    // A folder whose run never cut its ranges (refused, or killed while starting) holds nothing
+    // to keep.
+    if run.checkpoint_path().exists() && !run.load_checkpoint().is_ok_and(|cp| cp.is_fresh()) {
         return Err(Error::Resume {
             path: run.checkpoint_path(),
             reason: "this run folder already holds a run: pass --resume to continue it, or choose another --run-dir".into(),
@@ -448,24 +469,28 @@ fn open_checkpoint(
         source: source.display.clone(),
         target: target.node.clone(),
         attempts: 0,
+        schema_cql: opts.create_schema.clone(),
         tables: Vec::new(),
     })
 }
 
-#[allow(clippy::too_many_arguments)]
 fn build_shared(
     tables: Vec<TargetTable>,
-    shapes: Vec<ReadShape>,
-    inserts: Vec<Arc<PreparedStatement>>,
     source: &PgSource,
     target: &CqlTarget,
-    snapshot: &Snapshot,
-    session: Arc<Session>,
     run: RunDir,
-    checkpoint: Checkpoint,
+    ready: Ready,
     opts: &BackfillOptions,
     progress: Arc<dyn Progress>,
 ) -> Shared {
+    let Ready {
+        snapshot,
+        checkpoint,
+        shapes,
+        session,
+        inserts,
+        ..
+    } = ready;
     let mut jobs = VecDeque::new();
     let mut counters = Vec::with_capacity(tables.len());
     for (ti, t) in tables.iter().enumerate() {
@@ -497,6 +522,7 @@ fn build_shared(
         source: source.clone(),
         target: target.clone(),
         snapshot_id: snapshot.id.clone(),
+        _snapshot: snapshot,
         writer: Arc::new(Writer::new(session, opts.retry_for, notify)),
         permits: Arc::new(Semaphore::new(opts.concurrency.max(1))),
         throttle: opts

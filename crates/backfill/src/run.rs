@@ -77,10 +77,21 @@ pub struct Checkpoint {
     pub source: String,
     /// Target `host:port`.
     pub target: String,
-    /// Attempts so far (the first run is 1).
+    /// Attempts so far (the first run is 1; 0 while the first has not cut its ranges).
     pub attempts: u32,
+    /// The CQL the run was asked to create the schema with (`--create-schema`): a resume applies
+    /// it again, so that a run killed before its schema was created creates it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_cql: Option<String>,
     /// Per target table.
     pub tables: Vec<TableCheckpoint>,
+}
+
+impl Checkpoint {
+    /// True before the first attempt cut its ranges: nothing of the run is recorded yet.
+    pub fn is_fresh(&self) -> bool {
+        self.attempts == 0 && self.tables.is_empty()
+    }
 }
 
 /// One line of a rejects file.
@@ -375,6 +386,7 @@ mod tests {
             source: "postgres://u@h/db".into(),
             target: "h:9042".into(),
             attempts: 1,
+            schema_cql: None,
             tables: vec![TableCheckpoint {
                 name: "t".into(),
                 fingerprint: "f".into(),
