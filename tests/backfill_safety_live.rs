@@ -1,17 +1,22 @@
-//! A backfill never writes into a table that is not the plan's (issue 20), against real Postgres
-//! and Cassandra: a target table whose column type, clustering order or key differs from the
-//! plan, or a user type whose field differs, is refused (exit 2) with one line naming the
-//! difference, with and without `--create-schema`, and nothing is created; a run killed before
-//! its schema was created resumes with `--resume DIR` alone and creates it.
+//! A backfill never writes into a table that is not the plan's, never shares its run folder, and
+//! ends cleanly on Ctrl-C (issue 20), against real Postgres and Cassandra:
+//! - a target table whose column type, clustering order or key differs from the plan, or a user
+//!   type whose field differs, is refused (exit 2) with one line naming the difference, with and
+//!   without `--create-schema`, and nothing is created;
+//! - a run killed before its schema was created resumes with `--resume DIR` alone and creates it;
+//! - a second process on a run folder is refused with the holder's pid;
+//! - SIGINT ends a run with exit 130 and the exact command that resumes it (no password in it),
+//!   and that command completes the run, verify clean.
 //!
 //! Needs `REMODEL_PG_URL` and `REMODEL_CQL_URL`.
 
 mod support;
 
+use std::collections::BTreeMap;
 use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Child, Output};
-use std::time::Duration;
+use std::process::{Child, Command, Output};
+use std::time::{Duration, Instant};
 use support::live::{json, refs, wait_until, Case};
 use support::text;
 
@@ -202,6 +207,21 @@ async fn a_user_type_that_differs_from_the_plan_is_refused() {
     case.cleanup().await;
 }
 
+/// Finished ranges per table of a checkpoint.
+fn finished(checkpoint: &serde_json::Value) -> BTreeMap<String, usize> {
+    checkpoint["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["finished"].as_object().unwrap().len(),
+            )
+        })
+        .collect()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_run_killed_before_its_schema_was_created_resumes_by_creating_it() {
     let case = Case::new("bf_schema_resume").await;
@@ -256,6 +276,148 @@ async fn a_run_killed_before_its_schema_was_created_resumes_by_creating_it() {
     let log = std::fs::read_to_string(run.join("backfill.log")).unwrap();
     assert!(log.contains("applied schema.cql: "), "{log}");
     let stdout = case.verify(&plan, &["--run-dir", &run.to_string_lossy()]);
+    assert!(stdout.contains("verify: all 4 tables match"), "{stdout}");
+    case.cleanup().await;
+}
+
+/// Every file under `dir`, its subfolders' included.
+fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Sends `sig` (`-INT`, …) to `pid`.
+fn signal(sig: &str, pid: u32) {
+    let ok = Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .map(|s| s.success());
+    assert_eq!(ok.ok(), Some(true), "kill {sig} {pid}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_locked_run_folder_is_refused_and_ctrl_c_ends_with_the_command_that_resumes() {
+    let case = Case::new("bf_sigint").await;
+    let plan = case.rideshare(3000);
+    let run = case.dir.join("run");
+    // Throttled and cut in small ranges: about 12 s of writing, interrupted after two ranges.
+    let extra = [
+        "--create-schema",
+        "--range-rows",
+        "400",
+        "--max-rows-per-second",
+        "800",
+    ];
+    let mut running = Running::start(&case.backfill_args(&plan, &run, &extra));
+    let pid = running.child().id();
+    let checkpoint = run.join("checkpoint.json");
+    wait_until(running.child(), 120, "two finished ranges", || {
+        checkpoint.exists() && finished(&json(&checkpoint)).values().sum::<usize>() >= 2
+    });
+
+    // A second process on the same folder: refused, naming the holder.
+    let run_s = run.to_string_lossy().into_owned();
+    for extra in [&["--run-dir", &run_s][..], &["--resume", &run_s][..]] {
+        let mut args = case.backfill_args(&plan, &run, &[]);
+        let at = args.iter().position(|a| a == "--run-dir").unwrap();
+        args.drain(at..at + 2);
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let out = remodel(&args);
+        let stderr = exited(&out, 2);
+        let line = error_line(&stderr);
+        assert!(
+            line.contains(&format!(
+                "run folder {run_s} is in use by another remodel backfill (pid {pid})"
+            )),
+            "{line}"
+        );
+    }
+
+    signal("-INT", pid);
+    let t0 = Instant::now();
+    let out = running.output();
+    let stderr = exited(&out, 130);
+    assert!(
+        t0.elapsed() < Duration::from_secs(10),
+        "took {:?} to end",
+        t0.elapsed()
+    );
+    let resume = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("resume with: "))
+        .unwrap_or_else(|| panic!("no resume line:\n{stderr}"))
+        .to_string();
+    assert!(
+        resume.starts_with(&format!("remodel backfill --plan {plan} --source ")),
+        "{resume}"
+    );
+    assert!(resume.contains(&format!("--resume {run_s}")), "{resume}");
+    assert!(resume.contains("--max-rows-per-second 800"), "{resume}");
+    assert!(!resume.contains(":remodel@"), "the password is in {resume}");
+    assert!(
+        stderr.contains("the source's password is not repeated"),
+        "{stderr}"
+    );
+    // The checkpoint is whole and what it says is finished is finished.
+    let cp = json(&checkpoint);
+    let done: usize = finished(&cp).values().sum();
+    let total: usize = cp["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["ranges"].as_array().unwrap().len())
+        .sum();
+    assert!(done >= 2 && done < total, "{done} of {total} ranges");
+    let summary = json(&run.join("summary.json"));
+    assert_eq!(summary["status"], "stopped");
+    assert!(
+        summary["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("interrupted"),
+        "{summary}"
+    );
+    // No file of the run folder holds the password (the summary keeps the command too).
+    let password = case.password();
+    for file in files_under(&run) {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        assert!(
+            !text.contains(&format!(":{password}@")),
+            "the password is in {}",
+            file.display()
+        );
+    }
+    assert_eq!(summary["resume_hint"].as_str(), Some(resume.as_str()));
+
+    // The printed command, as a shell runs it, completes the run; verify is clean.
+    let bin = Path::new(env!("CARGO_BIN_EXE_remodel")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("sh")
+        .args(["-c", &format!("{resume} --progress none")])
+        .current_dir(support::root())
+        .env("PATH", path)
+        .env("PGPASSWORD", password)
+        .output()
+        .unwrap();
+    exited(&out, 0);
+    let summary = json(&run.join("summary.json"));
+    assert_eq!(summary["status"], "completed");
+    for t in summary["tables"].as_array().unwrap() {
+        assert_eq!(t["rows_read"], t["rows_written"], "{t}");
+    }
+    let stdout = case.verify(&plan, &["--run-dir", &run_s]);
     assert!(stdout.contains("verify: all 4 tables match"), "{stdout}");
     case.cleanup().await;
 }

@@ -111,6 +111,11 @@ pub struct BackfillOptions {
     pub max_row_bytes: usize,
     /// The plan file as named on the command line (recorded in the checkpoint).
     pub plan_label: String,
+    /// Ends the run cleanly when triggered (Ctrl-C).
+    pub interrupt: Interrupt,
+    /// The command that resumes this run, for the summary (default: one built from the plan,
+    /// source, target and run folder).
+    pub resume_command: Option<String>,
 }
 
 impl Default for BackfillOptions {
@@ -131,6 +136,8 @@ impl Default for BackfillOptions {
             batch_bytes: 5 * 1024,
             max_row_bytes: crate::rows::MAX_ROW_BYTES,
             plan_label: "plan.json".into(),
+            interrupt: Interrupt::default(),
+            resume_command: None,
         }
     }
 }
@@ -228,7 +235,7 @@ impl Shared {
 
 /// Runs (or resumes) a backfill of `plan` from `source` into `target`. Writes the run folder and
 /// returns the summary; once the readers have started, an error still writes the summary (status
-/// `stopped`) and comes back as [`Error::Stopped`].
+/// `stopped`) and comes back as [`Error::Stopped`] (or [`Error::Interrupted`]).
 pub async fn backfill(
     plan: &Plan,
     source: &PgSource,
@@ -243,7 +250,11 @@ pub async fn backfill(
     // creates the schema first when it was asked to.
     run.save_checkpoint(&checkpoint)?;
     let started = (Instant::now(), time::now_secs());
-    let ready = prepare(plan, source, target, opts, &run, &tables, checkpoint).await?;
+    let ready = interruptible(
+        &opts.interrupt,
+        prepare(plan, source, target, opts, &run, &tables, checkpoint),
+    )
+    .await?;
     let (attempt, write_ts) = (ready.checkpoint.attempts, ready.write_ts);
     let snapshot_id = ready.snapshot.id.clone();
     let shared = Arc::new(build_shared(
@@ -255,9 +266,10 @@ pub async fn backfill(
         opts,
         progress.clone(),
     ));
-    let outcome = execute(&shared)
-        .await
-        .map_err(|e| Error::Stopped(Box::new(e)));
+    let outcome = execute(&shared).await.map_err(|e| match e {
+        Error::Interrupted => e,
+        e => Error::Stopped(Box::new(e)),
+    });
     let summary = summarize(&shared, attempt, started, write_ts, outcome.as_ref().err());
     shared.run.save_summary(&summary)?;
     shared.run.log(&format!(
@@ -267,6 +279,54 @@ pub async fn backfill(
     ));
     progress.finish(&summary);
     outcome.map(|()| summary)
+}
+
+/// `work`, or [`Error::Interrupted`] as soon as `interrupt` is triggered (what `work` had done
+/// is dropped at its next await: the checkpoint is only ever replaced whole).
+async fn interruptible<T>(
+    interrupt: &Interrupt,
+    work: impl std::future::Future<Output = Result<T, Error>>,
+) -> Result<T, Error> {
+    tokio::select! {
+        r = work => r,
+        () = interrupt.wait() => Err(Error::Interrupted),
+    }
+}
+
+/// Asks a running backfill to end cleanly (the command line triggers it on Ctrl-C): no new range
+/// starts, the ranges being read are dropped (read again on resume), the summary is written.
+#[derive(Clone)]
+pub struct Interrupt(Arc<tokio::sync::watch::Sender<bool>>);
+
+impl Default for Interrupt {
+    fn default() -> Self {
+        Interrupt(Arc::new(tokio::sync::watch::channel(false).0))
+    }
+}
+
+impl std::fmt::Debug for Interrupt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Interrupt({})", self.is_triggered())
+    }
+}
+
+impl Interrupt {
+    /// Asks the run to end.
+    pub fn trigger(&self) {
+        self.0.send_replace(true);
+    }
+
+    /// Whether the run was asked to end.
+    pub fn is_triggered(&self) -> bool {
+        *self.0.borrow()
+    }
+
+    /// Returns once the run is asked to end.
+    async fn wait(&self) {
+        let mut rx = self.0.subscribe();
+        // The sender lives in `self`: the channel cannot close while this waits.
+        let _ = rx.wait_for(|asked| *asked).await;
+    }
 }
 
 /// What a run needs before its readers start.
@@ -590,10 +650,26 @@ async fn execute(shared: &Arc<Shared>) -> Result<(), Error> {
         })
     };
     let mut first_error = None;
-    while let Some(joined) = readers.join_next().await {
-        let result = joined
-            .map_err(|e| Error::Internal(format!("reader task: {e}")))
-            .and_then(|r| r);
+    loop {
+        let joined = tokio::select! {
+            joined = readers.join_next() => joined,
+            () = shared.opts.interrupt.wait(), if first_error.is_none() => {
+                // The ranges being read are dropped at their next await (never while the
+                // checkpoint is written: that holds no await), to be read again on resume.
+                shared.stop.store(true, Ordering::Relaxed);
+                readers.abort_all();
+                first_error = Some(Error::Interrupted);
+                shared.note("interrupted: the ranges being read are dropped and will be read again on resume");
+                continue;
+            }
+        };
+        let Some(joined) = joined else { break };
+        let result = match joined {
+            Err(e) if e.is_cancelled() => continue,
+            joined => joined
+                .map_err(|e| Error::Internal(format!("reader task: {e}")))
+                .and_then(|r| r),
+        };
         if let Err(e) = result {
             shared.stop.store(true, Ordering::Relaxed);
             first_error.get_or_insert(e);
@@ -978,6 +1054,9 @@ fn summarize(
         write_timestamp,
         tables,
         resume_hint: (status != RunStatus::Completed).then(|| {
+            if let Some(command) = &shared.opts.resume_command {
+                return command.clone();
+            }
             format!(
                 "remodel backfill --plan {} --source {} --target {} --resume {}",
                 shared.opts.plan_label,

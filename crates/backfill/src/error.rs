@@ -77,6 +77,10 @@ pub enum Error {
     /// The target's tables or types differ from the plan's, or are missing.
     #[error("{0}")]
     TargetSchema(String),
+    /// The run was interrupted (Ctrl-C): every range recorded as finished is, the others are read
+    /// again on resume.
+    #[error("interrupted: the finished ranges are recorded, the others will be read again")]
+    Interrupted,
     /// The run stopped after it had started writing; what is finished is in the checkpoint and
     /// the run can be resumed.
     #[error(transparent)]

@@ -9,7 +9,7 @@
 //! - Running ([`backfill`], [`run`]): the target's schema checked against the plan first
 //!   ([`targetschema`]), the run folder locked, a checkpoint per finished range (atomic rename),
 //!   rejects with their source key and reason, `summary.json` ([`remodel_model::RunSummary`]),
-//!   resume.
+//!   resume, a clean end on [`Interrupt`].
 //! - Proving ([`verify`]): counts, and sampled rows looked up by the target's own key
 //!   ([`remodel_model::VerifyReport`], `verify.json` in the run folder).
 //!
@@ -35,7 +35,7 @@ pub mod targetschema;
 pub mod time;
 pub mod verify;
 
-pub use backfill::{backfill, BackfillOptions, MaxErrors, WriteTimestamp};
+pub use backfill::{backfill, BackfillOptions, Interrupt, MaxErrors, WriteTimestamp};
 pub use cql::{CqlTarget, CqlTls};
 pub use error::Error;
 pub use pg::PgSource;

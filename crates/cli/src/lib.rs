@@ -18,6 +18,9 @@ pub const EXIT_UNUSABLE_INPUT: u8 = 2;
 /// Exit code: the plan was written but fails its checks (it would lose or corrupt data).
 pub const EXIT_PLAN_FAILS_CHECKS: u8 = 3;
 
+/// Exit code: Ctrl-C ended the command (128 + SIGINT, as a shell reports it).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
 /// The error of a command given a plan that fails its checks (exit 3).
 #[derive(Debug)]
 pub(crate) struct PlanFailsChecks(pub String);
@@ -51,8 +54,9 @@ impl std::error::Error for PlanFailsChecks {}
                   example's rows into Postgres to try them on.\n\n\
                   Exit codes: 0 done (diagnostics may have been printed; also when the output \
                   pipe closes early), 1 backfill stopped, verify or replay found a difference, 2 unusable \
-                  input or URL (also a database that cannot be reached, a run folder in use), 3 the plan \
-                  fails its checks (written for review, not to be executed).",
+                  input or URL (also a database that cannot be reached, a target that differs from the \
+                  plan, a run folder in use), 3 the plan fails its checks (written for review, not to be \
+                  executed), 130 interrupted (Ctrl-C).",
     propagate_version = true
 )]
 struct Cli {
