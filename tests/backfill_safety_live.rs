@@ -109,6 +109,7 @@ async fn trips_by_driver(case: &Case, create: &str) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_target_that_differs_from_the_plan_is_refused_naming_the_difference() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("bf_schema_diff").await;
     let plan = case.rideshare(300);
     trips_by_driver(
@@ -183,6 +184,7 @@ async fn a_target_that_differs_from_the_plan_is_refused_naming_the_difference() 
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_user_type_that_differs_from_the_plan_is_refused() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("bf_udt_diff").await;
     let plan = case.plan("fixtures/plan/embed_one_to_few");
     let plan_json = json(Path::new(&plan));
@@ -224,6 +226,7 @@ fn finished(checkpoint: &serde_json::Value) -> BTreeMap<String, usize> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_run_killed_before_its_schema_was_created_resumes_by_creating_it() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("bf_schema_resume").await;
     let plan = case.rideshare(2000);
     let run = case.dir.join("run");
@@ -305,6 +308,7 @@ fn signal(sig: &str, pid: u32) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_locked_run_folder_is_refused_and_ctrl_c_ends_with_the_command_that_resumes() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("bf_sigint").await;
     let plan = case.rideshare(3000);
     let run = case.dir.join("run");

@@ -54,6 +54,7 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn no_password_reaches_output_files_plan_or_report() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("secrets").await;
     let (before, pw, after) = split_password(&case.url);
     let encoded = format!("{before}:{}{after}", percent(&pw));

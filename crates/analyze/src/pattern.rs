@@ -928,6 +928,7 @@ impl<'s> Ctx<'s> {
                             column: c.clone(),
                             sql: e.to_string(),
                             reads_current: false,
+                            expr: None,
                         })
                         .collect();
                 }
@@ -946,6 +947,8 @@ impl<'s> Ctx<'s> {
             returning,
             reads,
             values,
+            conflict: None,
+            from_rows: Vec::new(),
         });
     }
 
@@ -1086,6 +1089,8 @@ impl<'s> Ctx<'s> {
             returning,
             reads,
             values: Vec::new(),
+            conflict: None,
+            from_rows: Vec::new(),
         });
     }
 
@@ -1383,6 +1388,7 @@ fn assigned_values(names: &[String], value: &Expr, table: Option<&Table>) -> Vec
                 p.last()
                     .is_some_and(|last| table.is_none_or(|t| t.column(last).is_some()))
             }),
+            expr: None,
         })
         .collect()
 }

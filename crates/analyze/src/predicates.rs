@@ -83,6 +83,8 @@ pub(crate) fn push_residual(ctx: &mut Ctx<'_>, e: &Expr, sql: String, reason: im
         sql,
         reason: reason.into(),
         columns,
+        expr: None,
+        reason_untyped: None,
     });
 }
 
@@ -449,6 +451,7 @@ fn like(
                 inclusive: true,
                 value: v,
                 example: None,
+                expr: None,
             });
             Ok(())
         }
@@ -525,6 +528,7 @@ fn equality(
         op,
         value,
         rewritten_from,
+        expr: None,
     };
     if ctx.filters.equalities.insert(p.clone()) {
         ctx.res.analysis.equality.push(p);
@@ -583,6 +587,7 @@ fn add_bounds(
             inclusive: matches!(c, Cmp::Ge | Cmp::Le),
             value: v.clone(),
             example: None,
+            expr: None,
         };
         if lower(*c) {
             acc.lower = Some(b);

@@ -5,7 +5,6 @@
 
 mod cmd;
 mod progress;
-pub mod redact;
 pub mod report;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -125,7 +124,9 @@ fn start_hint() -> String {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
-    redact::remember_command_line(std::env::args_os().map(|a| a.to_string_lossy().into_owned()));
+    remodel_conn::remember_command_line(
+        std::env::args_os().map(|a| a.to_string_lossy().into_owned()),
+    );
     let matches = Cli::command()
         .after_help(start_hint())
         .try_get_matches()
@@ -153,7 +154,7 @@ pub fn main() -> ExitCode {
         Err(err) => {
             use std::io::Write;
             let message = format!("remodel: error: {err:#}");
-            let _ = writeln!(std::io::stderr(), "{}", redact::redact(&message));
+            let _ = writeln!(std::io::stderr(), "{}", remodel_conn::redact_text(&message));
             if err.downcast_ref::<PlanFailsChecks>().is_some() {
                 ExitCode::from(EXIT_PLAN_FAILS_CHECKS)
             } else {
@@ -178,6 +179,6 @@ fn usage_error(e: clap::Error) -> ExitCode {
     } else {
         styled.to_string()
     };
-    let _ = write!(std::io::stderr(), "{}", redact::redact(&text));
+    let _ = write!(std::io::stderr(), "{}", remodel_conn::redact_text(&text));
     ExitCode::from(u8::try_from(code).unwrap_or(EXIT_UNUSABLE_INPUT))
 }

@@ -122,7 +122,7 @@ pub fn split(url: &str) -> Result<(String, PgTls), String> {
 }
 
 /// The scheme of `scheme://…` (letters, digits, `+`, `-`, `.`, a letter first), if `url` has one.
-fn url_scheme(url: &str) -> Option<&str> {
+pub(crate) fn url_scheme(url: &str) -> Option<&str> {
     let (scheme, _) = url.split_once("://")?;
     let mut chars = scheme.chars();
     let first = chars.next()?;
@@ -182,15 +182,15 @@ fn split_url(url: &str, tls: &mut PgTls) -> Result<String, String> {
 
 /// One `key=value` of the keyword form: the key, the value's text as written (quotes and
 /// escapes kept, so the kept pairs read back the same) and the value it means.
-struct Pair<'a> {
-    key: &'a str,
-    raw: &'a str,
-    value: String,
+pub(crate) struct Pair<'a> {
+    pub(crate) key: &'a str,
+    pub(crate) raw: &'a str,
+    pub(crate) value: String,
 }
 
 /// The `key=value` pairs of a keyword connection string (libpq's grammar: spaces around `=`
 /// allowed, values in single quotes or bare, `\` escaping the next character in both).
-fn pairs(s: &str) -> Result<Vec<Pair<'_>>, String> {
+pub(crate) fn pairs(s: &str) -> Result<Vec<Pair<'_>>, String> {
     let mut out = Vec::new();
     let mut i = 0;
     let bytes = s.as_bytes();
@@ -402,107 +402,6 @@ impl PgTls {
     }
 }
 
-/// `postgres://user:secret@host/db` → `postgres://user@host/db`; `password=…` and
-/// `sslpassword=…` pairs dropped, in both forms. A string that is neither (`postgres:/u:pw@h`,
-/// `u:pw@h/db`, an unterminated quote) keeps only what cannot be its password: everything up to
-/// the last `@` is masked, and nothing from a `password` keyword on is shown.
-pub fn redact_url(url: &str) -> String {
-    if let Some(scheme) = url_scheme(url) {
-        return redact_url_form(scheme, &url[scheme.len() + 3..]);
-    }
-    match pairs(url) {
-        Ok(pairs) => pairs
-            .iter()
-            .filter(|p| !secret_key(p.key))
-            .map(|p| format!("{}={}", p.key, p.raw))
-            .collect::<Vec<_>>()
-            .join(" "),
-        Err(_) => redact_unreadable(url),
-    }
-}
-
-/// `password`, `sslpassword`, and any spelling of them a server would refuse (`Password`).
-fn secret_key(key: &str) -> bool {
-    key.to_ascii_lowercase().contains("password")
-}
-
-/// The URL form: the user info's password dropped, and the secret query parameters.
-fn redact_url_form(scheme: &str, rest: &str) -> String {
-    // The last `@` ends the user info whatever the password holds (`/`, `?`, `@`): an `@` later
-    // in the URL hides more than the password, never less.
-    let (user, host) = match rest.rfind('@') {
-        Some(at) => {
-            let user = rest[..at].split(':').next().unwrap_or_default();
-            // URL punctuation: the `@` was not the user info's, and what precedes it is hidden.
-            let user = if user.contains(['/', '?', '&', '=', '#']) {
-                "***"
-            } else {
-                user
-            };
-            (Some(user), &rest[at + 1..])
-        }
-        None => (None, rest),
-    };
-    let (main, query) = match host.split_once('?') {
-        Some((m, q)) => (m, Some(q)),
-        None => (host, None),
-    };
-    let query: Vec<&str> = query
-        .unwrap_or_default()
-        .split('&')
-        .filter(|kv| {
-            let key = kv.split('=').next().unwrap_or_default();
-            let key = percent_encoding::percent_decode_str(key).decode_utf8_lossy();
-            !kv.is_empty() && !secret_key(&key)
-        })
-        .collect();
-    let mut out = format!("{scheme}://");
-    if let Some(user) = user {
-        out.push_str(user);
-        out.push('@');
-    }
-    out.push_str(main);
-    if !query.is_empty() {
-        out.push('?');
-        out.push_str(&query.join("&"));
-    }
-    out
-}
-
-/// Neither a URL nor `key=value` pairs: a scheme-like prefix (`postgres:/`) and what follows the
-/// last `@` are kept, nothing before that `@` nor from a `password` keyword on.
-fn redact_unreadable(text: &str) -> String {
-    let mut out = match text.rfind('@') {
-        Some(at) => {
-            let scheme = scheme_prefix(text);
-            format!("{scheme}***@{}", &text[at + 1..])
-        }
-        None => text.to_string(),
-    };
-    if let Some(p) = out.to_ascii_lowercase().find("password") {
-        // From the start of the word (`sslpassword=`, `?password=`) on.
-        let word = out[..p]
-            .rfind(|c: char| c.is_whitespace() || matches!(c, '?' | '&'))
-            .unwrap_or(0);
-        out.truncate(word);
-    }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// `postgres:/`, `postgres//` or `pg://` at the start of `text`: a scheme, however mistyped.
-fn scheme_prefix(text: &str) -> &str {
-    let end = text
-        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
-        .unwrap_or(0);
-    if end == 0 || !text.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        return "";
-    }
-    ["://", ":/", "//"]
-        .iter()
-        .find(|sep| text[end..].starts_with(*sep))
-        .map_or("", |sep| &text[..end + sep.len()])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -574,10 +473,9 @@ mod tests {
     }
 
     /// A home folder with `.postgresql/` holding the given files (empty files: only their
-    /// presence matters to the plan).
-    fn home(label: &str, files: &[&str]) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("remodel-conn-{label}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+    /// presence matters to the plan); removed when the test ends, passed or not.
+    fn home(label: &str, files: &[&str]) -> remodel_testdb::ScratchDir {
+        let dir = remodel_testdb::ScratchDir::new(&format!("conn-{label}")).unwrap();
         std::fs::create_dir_all(dir.join(".postgresql")).unwrap();
         for f in files {
             std::fs::write(dir.join(".postgresql").join(f), "").unwrap();
@@ -663,53 +561,6 @@ mod tests {
         )
         .unwrap();
         assert_eq!(p.files.roots, Some(Roots::System));
-    }
-
-    #[test]
-    fn redaction_drops_every_password() {
-        assert_eq!(
-            redact_url("postgres://app:s3cr%40t@db:5432/prod?sslmode=disable"),
-            "postgres://app@db:5432/prod?sslmode=disable"
-        );
-        assert_eq!(
-            redact_url("postgresql://db/prod?password=x&user=app&sslpassword=y"),
-            "postgresql://db/prod?user=app"
-        );
-        assert_eq!(
-            redact_url("host=db password='x y' user=app sslpassword=z"),
-            "host=db user=app"
-        );
-        assert_eq!(redact_url("host=db password='x y"), "host=db");
-        assert_eq!(redact_url("postgres://u:a/b@c@h/db"), "postgres://u@h/db");
-        assert_eq!(
-            redact_url("postgres://u:pa?ss@h/db?password=x"),
-            "postgres://u@h/db"
-        );
-    }
-
-    #[test]
-    fn malformed_strings_keep_no_password() {
-        for (url, shown) in [
-            ("postgres:/u:PW1@h/db", "postgres:/***@h/db"),
-            ("u:PW2@h/db", "***@h/db"),
-            ("postgres//u:PW3@h", "postgres//***@h"),
-            ("pg://u:PW4@h/db", "pg://u@h/db"),
-            ("postgresql://u:PW5@[bad/db", "postgresql://u@[bad/db"),
-            ("host=h password=PW6 dbname", "host=h"),
-            ("host=h sslpassword=PW6 dbname", "host=h"),
-            ("host=h Password=PW6", "host=h"),
-            ("cql://u:PW7@127.0.0.1:9042", "cql://u@127.0.0.1:9042"),
-            ("u:PW8@h:9042", "***@h:9042"),
-            ("x y=1 postgres://u:PW9@h", "***@h"),
-            (
-                "postgres://h/db?Password=PW10&sslpassword=PW10",
-                "postgres://h/db",
-            ),
-            ("postgres://h/db?x=a@b", "postgres://***@b"),
-        ] {
-            let r = redact_url(url);
-            assert_eq!(r, shown, "{url}");
-        }
     }
 
     #[test]

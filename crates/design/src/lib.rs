@@ -148,7 +148,7 @@ pub struct DesignOutput {
 /// Designs an analysed workload and assembles the plan (schema, workload, relationships, design);
 /// returns it with the analyzer's diagnostics followed by the designer's.
 pub fn plan(
-    analysis: remodel_analyze::Analysis,
+    analysis: remodel_model::Analysis,
     stats: Option<&Statistics>,
     config: &DesignConfig,
 ) -> (Plan, Vec<Diagnostic>) {
@@ -167,6 +167,7 @@ pub fn plan(
         workload: analysis.workload,
         relationships: out.relationships,
         design: out.design,
+        semantics: Default::default(),
         inputs: Vec::new(),
     };
     (plan, diagnostics)

@@ -1,5 +1,8 @@
-//! What the analyzer finds in one statement: tables, join path, predicates, order, projection.
+//! What the analyzer finds: in one statement, tables, join path, predicates, order, projection;
+//! in the whole workload, [`Analysis`].
 
+use crate::expr::{Expr, ScalarType};
+use crate::{Diagnostic, Relationship, Schema, Workload};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -100,6 +103,36 @@ pub struct PatternAnalysis {
     /// Columns the statement filters on that no table in scope has (Postgres would reject it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unknown_columns: Vec<String>,
+    /// The `LIMIT` as a typed expression (`$3`, `20`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_expr: Option<Expr>,
+    /// The `OFFSET` as a typed expression.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset_expr: Option<Expr>,
+    /// A row-locking clause (`FOR UPDATE`, `FOR SHARE`, …) as written: Cassandra takes no row
+    /// locks, so a plan that serves the read states that the lock is gone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locking: Option<String>,
+    /// The statement's parameters (`$1` first): the type each takes and the literal of the
+    /// original statement it replaced.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<Parameter>,
+}
+
+/// One parameter (`$n`) of a normalized statement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Parameter {
+    /// Its number (`$n`).
+    pub n: u32,
+    /// The SQL type it takes, from the column it is compared with or assigned to (or its cast);
+    /// absent when nothing in the statement types it.
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub sql_type: Option<ScalarType>,
+    /// The literal of the example statement that normalization replaced by `$n`, as SQL
+    /// (`'2025-01-15'`, `42`); absent when the application sent `$n` itself (a prepared
+    /// statement's bound parameter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaced_literal: Option<String>,
 }
 
 impl PatternAnalysis {
@@ -157,6 +190,13 @@ pub struct Residual {
     /// The columns it reads (the table serving the read must hold them), where resolved.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub columns: Vec<ColumnRef>,
+    /// The condition as a typed expression; absent when it uses what the plan's expressions
+    /// cannot state (a function of the source database, a subquery), which `reason_untyped` says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expr: Option<Expr>,
+    /// Why `expr` is absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason_untyped: Option<String>,
 }
 
 /// How a predicate on an expression of a column was solved exactly for the bare column.
@@ -186,6 +226,9 @@ pub struct Predicate {
     /// (`c + 1 = $1`) and the analyzer solved it for the column (`c = $1 - 1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rewritten_from: Option<Rewrite>,
+    /// The value side as a typed expression (absent for `IS NULL`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expr: Option<Expr>,
 }
 
 /// One bound of a range.
@@ -198,6 +241,9 @@ pub struct RangeBound {
     /// The value in the example instance, where known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub example: Option<String>,
+    /// The value as a typed expression.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expr: Option<Expr>,
 }
 
 /// A fixed time window recognised in a range (e.g. `>= day AND < day + 1`).
@@ -287,6 +333,42 @@ pub struct WriteInfo {
     /// as column-free SQL of the parameters unless `reads_current` says otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<WrittenValue>,
+    /// `ON CONFLICT (cols) DO NOTHING | DO UPDATE SET …`, typed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conflict: Option<ConflictClause>,
+    /// The rows an `UPDATE … FROM` / `DELETE … USING` reads besides the written table, each
+    /// under its alias, with the equalities that find it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub from_rows: Vec<FromRow>,
+}
+
+/// The `ON CONFLICT` clause of an INSERT.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConflictClause {
+    /// The conflict target's columns (of the written table); empty when none is named.
+    pub columns: Vec<String>,
+    /// `DO NOTHING` (true) or `DO UPDATE` (false).
+    pub do_nothing: bool,
+    /// `DO UPDATE SET` values: over the existing row (`Column` of `RowRef::This`) and the
+    /// proposed one (`RowRef::Excluded`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set: Vec<WrittenValue>,
+    /// `DO UPDATE … WHERE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<Expr>,
+}
+
+/// A row a write reads besides the written one (`UPDATE accounts SET … FROM accounts s WHERE …
+/// s.id = $2`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FromRow {
+    /// The alias the statement gives it (the table's name when none).
+    pub alias: String,
+    /// The table.
+    pub table: String,
+    /// Equalities on its columns (value: a column-free expression, or a column of the written
+    /// row for a join condition).
+    pub equality: Vec<(String, Expr)>,
 }
 
 /// The value a write gives one column.
@@ -300,4 +382,20 @@ pub struct WrittenValue {
     /// value depends on the current one.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reads_current: bool,
+    /// The value as a typed expression; absent when it uses what expressions cannot state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expr: Option<Expr>,
+}
+
+/// Everything the analyzer produces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analysis {
+    /// The input schema with the inferred foreign keys added (origin `Inferred { evidence }`).
+    pub schema: Schema,
+    /// The input workload with each pattern's `analysis` filled.
+    pub workload: Workload,
+    /// Every relationship with its embed / reference / duplicate-columns decision.
+    pub relationships: Vec<Relationship>,
+    /// Unmodelled statements, parse failures, inferred keys and other notes.
+    pub diagnostics: Vec<Diagnostic>,
 }

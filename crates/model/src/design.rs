@@ -1,6 +1,7 @@
 //! The proposed Cassandra design: tables, keys, query mapping, write paths.
 
-use crate::analysis::ColumnRef;
+use crate::analysis::{Aggregate, ColumnRef};
+use crate::expr::{Expr, Literal};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -195,7 +196,7 @@ impl Replication {
     /// quoted string with quotes doubled, every count a number, so no datacenter name can end the
     /// map or the statement. `schema.cql` and the report both show this text.
     pub fn cql_map(&self) -> String {
-        let string = |s: &str| format!("'{}'", s.replace('\'', "''"));
+        let string = crate::ident::literal;
         match self {
             Replication::SimpleStrategy { replication_factor } => {
                 format!("{{'class': 'SimpleStrategy', 'replication_factor': {replication_factor}}}")
@@ -243,6 +244,17 @@ pub enum Bucket {
     Month,
 }
 
+impl Bucket {
+    /// `hour`, `day` or `month`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bucket::Hour => "hour",
+            Bucket::Day => "day",
+            Bucket::Month => "month",
+        }
+    }
+}
+
 /// Clustering direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -273,6 +285,47 @@ pub struct KeyColumn {
     /// For a constant partition key (a small table read whole from one partition): its value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub constant: Option<String>,
+    /// How the column holds its source value when not as the plain CQL type of the source
+    /// type (a timestamp kept exactly as microseconds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<Encoding>,
+}
+
+/// How a target column holds its source value, when it is not the source type's plain CQL
+/// mapping: every executor writes, binds and reads the column this way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Encoding {
+    /// A `bigint` of microseconds since 1970-01-01 00:00 UTC (a `timestamp` without time zone
+    /// read as UTC; `infinity`/`-infinity` as the largest/smallest bigint), for a key column
+    /// whose source keeps microseconds where CQL's `timestamp` keeps milliseconds: rows that
+    /// differ below a millisecond stay distinct. `source_sql` computes it; a bind of the column
+    /// takes [`BindValue::EpochMicros`].
+    EpochMicros,
+}
+
+/// How a generated id is made when a write inserts a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Generator {
+    /// A new time-based (version 1) UUID, made by the application once per call of the write
+    /// and bound to every statement of the call.
+    Timeuuid,
+}
+
+/// The id a table without a primary or unique key gets in the target: such a Postgres table can
+/// hold equal rows, which a key of its columns would merge into one CQL row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowId {
+    /// The source table whose rows it tells apart.
+    pub table: String,
+    /// How the rows already in the source get theirs: the SQL expression `source_sql` computes it
+    /// with (the backfill and any other executor read it like any column).
+    pub existing: String,
+    /// How a row a write inserts gets its.
+    pub inserted: Generator,
+    /// Why the table has one.
+    pub reason: String,
 }
 
 /// A column of a target table.
@@ -292,6 +345,17 @@ pub struct DesignColumn {
     /// For a collection of embedded child rows: the child table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embeds: Option<String>,
+    /// How the column holds its source value, when not as the plain mapping of its type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<Encoding>,
+    /// For a generated row id (no source column): how its values are made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row_id: Option<RowId>,
+    /// Other source columns the table's joins make equal to `source` in every row
+    /// (`film_actor.film_id` beside `film_category.film_id` joined on it): a unique key of a
+    /// joined table may be held through them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub equals: Vec<ColumnRef>,
 }
 
 /// Size estimates of a target table.
@@ -398,6 +462,150 @@ pub struct QueryMapping {
     /// Partitions read per call, lookups included (the cost the design is judged by).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition_reads: Option<f64>,
+    /// Which partitions the read touches, as data: one, one per value of a list-valued bind
+    /// (an `IN`, the buckets between a window's bounds), or all of them (a scan).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<PartitionRead>,
+    /// What the client does with the rows once every request of the read (and every `then`
+    /// step) has returned, in this order: filter, group and aggregate (or distinct), sort,
+    /// offset, limit. Empty when the CQL returns the answer as it is.
+    #[serde(default, skip_serializing_if = "ClientWork::is_empty")]
+    pub client: ClientWork,
+    /// The consistency level of the read's statements (`cql` and every `then` step).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consistency: Option<Consistency>,
+    /// Why the read has no executable mapping (a filter no client can evaluate, a construct
+    /// not modelled): stated instead of a mapping that would return other rows. A read with
+    /// this set has no `cql`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsupported: Option<String>,
+    /// What the mapping changes in the statement's meaning that the reviewer must accept
+    /// (`lock_dropped`: a `SELECT … FOR UPDATE` takes no lock in Cassandra; …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
+}
+
+/// Which partitions a read touches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PartitionRead {
+    /// Exactly one: every partition-key column is bound to one value.
+    One,
+    /// One per value of the list-valued bind at `bind` (an index into `binds`): a `IN ?`
+    /// bound to a list is one request; a [`BindValue::Buckets`] bind runs the statement once
+    /// per bucket. The rows of all of them are the read's rows.
+    Each {
+        /// The index of the bind in `binds`.
+        bind: usize,
+    },
+    /// Every partition: the statement restricts no partition key (a paged scan of the table).
+    Scan,
+}
+
+/// The work a client does on the rows of a read, in SQL's order: `filters`, then `group_by` with
+/// `aggregates` (or `distinct`), then `sort`, then `offset`, then `limit`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientWork {
+    /// Conditions every row kept must satisfy (TRUE, not NULL), over the columns of the rows
+    /// read (named by source column) and the statement's parameters.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub filters: Vec<Expr>,
+    /// Group by these columns (one output row per distinct combination; NULLs form one group).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub group_by: Vec<ColumnRef>,
+    /// Aggregates computed per group (over all rows kept when `group_by` is empty: one output
+    /// row, also for no input rows).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aggregates: Vec<Aggregate>,
+    /// For a GROUP BY without aggregates on columns that are not all grouped: which row of a
+    /// group stands for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_row: Option<GroupRow>,
+    /// Keep one row of each set of equal rows (`SELECT DISTINCT`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub distinct: bool,
+    /// Sort the rows by these keys (the first decides, the next breaks ties). Rows equal on
+    /// every key may come in any order, as in SQL.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sort: Vec<SortKey>,
+    /// Skip this many rows (a column-free expression of the parameters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<Expr>,
+    /// Keep at most this many rows (a column-free expression of the parameters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<Expr>,
+}
+
+impl ClientWork {
+    /// True when the client has nothing to do.
+    pub fn is_empty(&self) -> bool {
+        *self == ClientWork::default()
+    }
+}
+
+/// Which row of a group stands for it when a GROUP BY has no aggregates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupRow {
+    /// Any row: every column returned is functionally dependent on the grouped columns (a
+    /// group by a primary key), so all rows of a group agree on them.
+    Any,
+}
+
+/// One key of a client-side sort.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SortKey {
+    /// What is compared: a source column of the rows, or an aggregate computed on the client.
+    pub by: SortBy,
+    /// Descending.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub desc: bool,
+    /// NULLs before non-NULL values (Postgres' default: NULLs last ascending, first descending).
+    pub nulls_first: bool,
+}
+
+/// The value a [`SortKey`] compares.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SortBy {
+    /// A source column.
+    Column {
+        /// The column.
+        column: ColumnRef,
+    },
+    /// An aggregate of [`ClientWork::aggregates`] (or one the CQL returns).
+    Aggregate {
+        /// The aggregate.
+        aggregate: Aggregate,
+    },
+}
+
+/// A consistency level and why it was chosen (seed 003: read your own writes at LOCAL_QUORUM
+/// after LOCAL_QUORUM writes; ONE where a stale answer is fine).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Consistency {
+    /// The level.
+    pub level: ConsistencyLevel,
+    /// Why.
+    pub reason: String,
+}
+
+/// A Cassandra consistency level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ConsistencyLevel {
+    /// `ONE`.
+    One,
+    /// `LOCAL_ONE`.
+    LocalOne,
+    /// `QUORUM`.
+    Quorum,
+    /// `LOCAL_QUORUM`.
+    LocalQuorum,
+    /// `EACH_QUORUM` (writes only).
+    EachQuorum,
+    /// `ALL`.
+    All,
 }
 
 /// A read after the first read of a query (a lookup by key of values the first rows name).
@@ -427,8 +635,9 @@ pub struct Bind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "from", rename_all = "snake_case")]
 pub enum BindValue {
-    /// A column-free SQL expression of the statement's parameters (`$2`,
-    /// `now() - interval '14 days'`): the application computes it as Postgres would.
+    /// Format 1: a column-free SQL expression of the statement's parameters (`$2`,
+    /// `now() - interval '14 days'`), which only a Postgres could evaluate. Replaced by
+    /// [`BindValue::Expr`]; no format-2 plan holds it.
     Sql {
         /// The expression.
         sql: String,
@@ -445,14 +654,18 @@ pub enum BindValue {
         /// The source column.
         column: ColumnRef,
     },
-    /// The time bucket a value falls in (UTC).
+    /// The time bucket a value falls in, cut in `time_zone`.
     Bucket {
         /// The bucket width.
         bucket: Bucket,
         /// The value bucketed.
         of: Box<BindValue>,
+        /// The time zone buckets are cut in (IANA name).
+        #[serde(default = "utc")]
+        time_zone: String,
     },
-    /// A constant.
+    /// Format 1: a constant as CQL text. Replaced by [`BindValue::Literal`]; no format-2 plan
+    /// holds it.
     Const {
         /// The value as CQL text.
         value: String,
@@ -471,6 +684,47 @@ pub enum BindValue {
         /// The collection column.
         column: String,
     },
+    /// A column-free expression of the statement's parameters, constants and the clock
+    /// (replaces [`BindValue::Sql`], whose text needed a Postgres to evaluate).
+    Expr {
+        /// The expression.
+        expr: Expr,
+    },
+    /// A typed constant (replaces [`BindValue::Const`]'s CQL text).
+    Literal {
+        /// The value.
+        value: Literal,
+    },
+    /// Every time bucket from the one `lower` falls in to the one `upper` falls in, both included,
+    /// in ascending order: a list-valued bind — the statement runs once per bucket (see
+    /// [`PartitionRead::Each`]).
+    Buckets {
+        /// The bucket width.
+        bucket: Bucket,
+        /// The time zone buckets are cut in (IANA name; the table's bucket column states the same).
+        time_zone: String,
+        /// The window's lower bound (an instant).
+        lower: Box<BindValue>,
+        /// The window's upper bound (an instant).
+        upper: Box<BindValue>,
+    },
+    /// A timestamp as a `bigint` of microseconds since the epoch ([`Encoding::EpochMicros`]):
+    /// the bind of a column kept that way.
+    EpochMicros {
+        /// The timestamp value.
+        of: Box<BindValue>,
+    },
+    /// The generated id ([`RowId`]) of the written row of `table`: for an INSERT a new one, made
+    /// as the column's `row_id.inserted` says, once per call; otherwise the id read before the
+    /// write (of the row a `for_each` statement runs for).
+    RowId {
+        /// The source table.
+        table: String,
+    },
+}
+
+fn utc() -> String {
+    "UTC".into()
 }
 
 /// What a write statement does to its table.
@@ -561,6 +815,15 @@ pub struct ReadBeforeWrite {
     /// it reads are `new` values; otherwise they are `current` ones.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reads_new: bool,
+    /// Only rows for which every condition holds are kept (the statement's predicates the key
+    /// does not apply: `DELETE … WHERE user_id = $1 AND revoked_at IS NULL` reads the user's
+    /// rows and keeps the unrevoked ones).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub filter: Vec<Expr>,
+    /// The name expressions use for its rows ([`crate::RowRef::Step`]): the alias of a table an
+    /// `UPDATE … FROM` reads (`s` in `FROM accounts s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// How one write pattern is applied to the target tables.
@@ -593,6 +856,104 @@ pub struct WritePath {
     /// Partitions read before writing, per call.
     #[serde(default)]
     pub reads_before_write: f64,
+    /// The value every source column the statement gives a value takes after it, as the
+    /// statement, a column default, a stored generated column or a sequence computes it:
+    /// what [`BindValue::New`] of that column is. A column not listed keeps its current value
+    /// (an INSERT's unlisted column without a default is NULL).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<NewValue>,
+    /// How the statements are sent together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<BatchPlan>,
+    /// For `INSERT … ON CONFLICT`: the read-modify-write that stands for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upsert: Option<Upsert>,
+    /// The consistency level of the write's statements and of its reads before write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consistency: Option<Consistency>,
+    /// What the mapping changes in the statement's meaning that the reviewer must accept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
+}
+
+/// The value a write gives one source column.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewValue {
+    /// The source column.
+    pub column: ColumnRef,
+    /// Its new value: an expression of the parameters, the clock, the row's current values
+    /// (`SET n = n + 1`), the proposed row of an upsert, or a named read step's row.
+    pub value: Expr,
+    /// Where the value comes from.
+    pub origin: ValueOrigin,
+}
+
+/// Where a [`NewValue`] comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueOrigin {
+    /// The statement gives it.
+    Statement,
+    /// The column's `DEFAULT` (an INSERT that does not list the column, or `DEFAULT`).
+    Default,
+    /// A stored generated column (`GENERATED ALWAYS AS (…) STORED`), recomputed on every write
+    /// of a column it reads.
+    Generated,
+    /// An identity or serial column's sequence.
+    Identity,
+}
+
+/// How the statements of a write path are sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchPlan {
+    /// The kind.
+    pub kind: BatchKind,
+    /// Why.
+    pub reason: String,
+}
+
+/// A way to send a write path's statements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BatchKind {
+    /// One statement: no batch.
+    Single,
+    /// A logged batch: every statement applies or, after a failure, is replayed by the
+    /// coordinator's batch log (copies in several partitions stay in step).
+    Logged,
+    /// An unlogged batch (statements of one partition: atomic and isolated there).
+    Unlogged,
+}
+
+/// The read-modify-write an `INSERT … ON CONFLICT (cols) DO …` becomes: read the row with the
+/// proposed key; none found → write the proposed row; found → `DO NOTHING` skips the write,
+/// `DO UPDATE` writes the row with `set` applied (where `filter` holds). Not atomic: two
+/// writers of one key race (stated in the path's warnings).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Upsert {
+    /// The conflict target's source columns.
+    pub conflict: Vec<ColumnRef>,
+    /// The index in `read_before_write` of the read of the existing row by those columns.
+    pub existing: usize,
+    /// What happens on a conflict.
+    pub action: ConflictAction,
+}
+
+/// What an upsert does when the row exists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "do", rename_all = "snake_case")]
+pub enum ConflictAction {
+    /// `DO NOTHING`.
+    Nothing,
+    /// `DO UPDATE SET … [WHERE …]`: the new values (over the existing row, [`crate::RowRef::This`],
+    /// and the proposed one, [`crate::RowRef::Excluded`]).
+    Update {
+        /// The columns set.
+        set: Vec<NewValue>,
+        /// The `WHERE` of `DO UPDATE`: the update happens only where it holds.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        filter: Vec<Expr>,
+    },
 }
 
 /// A suggested extra table (counter or summary) for a pattern that cannot be one partition.
@@ -614,14 +975,31 @@ impl std::fmt::Display for BindValue {
             BindValue::Sql { sql } => write!(f, "{sql}"),
             BindValue::New { column } => write!(f, "new({column})"),
             BindValue::Current { column } => write!(f, "cur({column})"),
-            BindValue::Bucket { bucket, of } => {
-                let unit = match bucket {
-                    Bucket::Hour => "hour",
-                    Bucket::Day => "day",
-                    Bucket::Month => "month",
-                };
-                write!(f, "{unit}({of})")
+            BindValue::Bucket {
+                bucket,
+                of,
+                time_zone,
+            } => {
+                write!(f, "{}({of}", bucket.name())?;
+                if time_zone != "UTC" {
+                    write!(f, " in {time_zone}")?;
+                }
+                write!(f, ")")
             }
+            BindValue::Buckets {
+                bucket,
+                time_zone,
+                lower,
+                upper,
+            } => {
+                write!(f, "each {}({lower} .. {upper}", bucket.name())?;
+                if time_zone != "UTC" {
+                    write!(f, " in {time_zone}")?;
+                }
+                write!(f, ")")
+            }
+            BindValue::Expr { expr } => write!(f, "{expr}"),
+            BindValue::Literal { value } => write!(f, "{value}"),
             BindValue::Const { value } => write!(f, "{value}"),
             BindValue::Entry { key, fields } => {
                 let parts: Vec<String> = fields.iter().map(|(n, v)| format!("{n}: {v}")).collect();
@@ -631,6 +1009,8 @@ impl std::fmt::Display for BindValue {
                 }
             }
             BindValue::Rewritten { column } => write!(f, "rewritten({column})"),
+            BindValue::EpochMicros { of } => write!(f, "micros({of})"),
+            BindValue::RowId { table } => write!(f, "row_id({table})"),
         }
     }
 }

@@ -22,6 +22,9 @@ pub struct Plan {
     pub relationships: Vec<Relationship>,
     /// The proposed target design.
     pub design: Design,
+    /// The time zone and clock every expression of the plan assumes.
+    #[serde(default)]
+    pub semantics: crate::expr::Semantics,
     /// The files the plan was made from, with their sizes (for the report's overview).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inputs: Vec<InputFile>,

@@ -66,6 +66,7 @@ fn sample_plan() -> Plan {
                 op: EqualityOp::Eq,
                 value: Some("$1".into()),
                 rewritten_from: None,
+                expr: Some(Expr::param(1)),
             }],
             key_lookup: true,
             ..Default::default()
@@ -76,6 +77,10 @@ fn sample_plan() -> Plan {
         schema,
         workload: Workload {
             patterns: vec![pattern],
+            ..Default::default()
+        },
+        semantics: Semantics {
+            time_zone: "Europe/Berlin".into(),
             ..Default::default()
         },
         relationships: vec![Relationship {
@@ -101,6 +106,7 @@ fn sample_plan() -> Plan {
                     bucket: Some(Bucket::Day),
                     order: None,
                     constant: None,
+                    encoding: None,
                 }],
                 clustering: vec![],
                 columns: vec![],

@@ -1,13 +1,13 @@
 //! `remodel backfill`: fills the target tables of a plan from Postgres, resumable.
 
 use crate::progress::{self, thousands, Mode};
-use crate::redact::redact;
 use anyhow::{bail, Context};
 use remodel_backfill::run::new_run_path;
 use remodel_backfill::target::TargetTable;
 use remodel_backfill::{
     BackfillOptions, ClientCert, CqlTarget, CqlTls, MaxErrors, PgSource, Verify, WriteTimestamp,
 };
+use remodel_conn::redact_text as redact;
 use remodel_model::{Plan, RunSummary};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

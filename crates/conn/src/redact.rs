@@ -1,10 +1,12 @@
-//! Passwords never reach output: every message the binary prints goes through [`redact`].
+//! Passwords never reach output: a connection string for messages ([`redact_url`]) and any text
+//! about to be printed ([`redact_text`]).
 //!
-//! Two nets: patterns (the password of every `scheme://user:PASSWORD@host` and `password=…`), and
-//! the passwords of the connection strings on the command line and in the environment that are
-//! not well formed ([`remember_command_line`]): found however the string is mistyped
-//! (`postgres:/u:PW@h`, `u:PW@h/db`) and masked wherever they show up.
+//! Two nets for text: patterns (the password of every `scheme://user:PASSWORD@host` and
+//! `password=…`), and the passwords of the connection strings on the command line and in the
+//! environment that are not well formed ([`remember_command_line`]): found however the string is
+//! mistyped (`postgres:/u:PW@h`, `u:PW@h/db`) and masked wherever they show up.
 
+use crate::pgurl::{pairs, url_scheme};
 use std::borrow::Cow;
 use std::sync::Mutex;
 
@@ -20,7 +22,7 @@ const MIN_REMEMBERED: usize = 3;
 
 /// Remembers the passwords of every argument (the process's `args`) and of `REMODEL_SOURCE` and
 /// `REMODEL_TARGET` that are not well-formed connection strings, and `PGPASSWORD`, for
-/// [`redact`] to mask. A well-formed URL's password is left to the patterns: masking a password
+/// [`redact_text`] to mask. A well-formed URL's password is left to the patterns: masking a password
 /// such as `remodel` wherever the word shows would garble every message.
 pub fn remember_command_line(args: impl IntoIterator<Item = String>) {
     let mut found = Vec::new();
@@ -60,7 +62,7 @@ pub fn remember_command_line(args: impl IntoIterator<Item = String>) {
 /// A Postgres connection string the connection code reads (whose messages then show it
 /// redacted by that code).
 fn well_formed(value: &str) -> bool {
-    remodel_backfill::PgSource::new(value).check().is_ok()
+    crate::pg::check(value).is_ok()
 }
 
 /// The passwords a connection string holds, however malformed: the user info's (between the
@@ -144,13 +146,14 @@ fn percent_decode(s: &str) -> String {
 }
 
 /// `text` with the password of every URL (`scheme://user:PASSWORD@host`), every `password=…`
-/// of a libpq connection string and every remembered password replaced by [`MASK`].
-pub fn redact(text: &str) -> Cow<'_, str> {
+/// of a libpq connection string, every remembered password ([`remember_command_line`]) and the
+/// value of `PGPASSWORD` (when set) replaced by [`MASK`].
+pub fn redact_text(text: &str) -> Cow<'_, str> {
     let remembered = REMEMBERED.lock().unwrap_or_else(|p| p.into_inner());
     redact_with(text, &remembered)
 }
 
-/// [`redact`] with `remembered` as the passwords to mask wherever they are.
+/// [`redact_text`] with `remembered` as the passwords to mask wherever they are.
 fn redact_with<'a>(text: &'a str, remembered: &[String]) -> Cow<'a, str> {
     let mut out = Cow::Borrowed(text);
     for pw in remembered {
@@ -163,6 +166,12 @@ fn redact_with<'a>(text: &'a str, remembered: &[String]) -> Cow<'a, str> {
     }
     if out.to_ascii_lowercase().contains("password=") {
         out = Cow::Owned(keyword_passwords(&out));
+    }
+    // Read at each call: a library user (testdb) never calls `remember_command_line`.
+    if let Ok(pw) = std::env::var("PGPASSWORD") {
+        if pw.len() >= MIN_REMEMBERED && out.contains(&pw) {
+            out = Cow::Owned(out.replace(&pw, MASK));
+        }
     }
     out
 }
@@ -219,6 +228,107 @@ fn keyword_passwords(text: &str) -> String {
     out
 }
 
+/// `postgres://user:secret@host/db` → `postgres://user@host/db`; `password=…` and
+/// `sslpassword=…` pairs dropped, in both forms. A string that is neither (`postgres:/u:pw@h`,
+/// `u:pw@h/db`, an unterminated quote) keeps only what cannot be its password: everything up to
+/// the last `@` is masked, and nothing from a `password` keyword on is shown.
+pub fn redact_url(url: &str) -> String {
+    if let Some(scheme) = url_scheme(url) {
+        return redact_url_form(scheme, &url[scheme.len() + 3..]);
+    }
+    match pairs(url) {
+        Ok(pairs) => pairs
+            .iter()
+            .filter(|p| !secret_key(p.key))
+            .map(|p| format!("{}={}", p.key, p.raw))
+            .collect::<Vec<_>>()
+            .join(" "),
+        Err(_) => redact_unreadable(url),
+    }
+}
+
+/// `password`, `sslpassword`, and any spelling of them a server would refuse (`Password`).
+fn secret_key(key: &str) -> bool {
+    key.to_ascii_lowercase().contains("password")
+}
+
+/// The URL form: the user info's password dropped, and the secret query parameters.
+fn redact_url_form(scheme: &str, rest: &str) -> String {
+    // The last `@` ends the user info whatever the password holds (`/`, `?`, `@`): an `@` later
+    // in the URL hides more than the password, never less.
+    let (user, host) = match rest.rfind('@') {
+        Some(at) => {
+            let user = rest[..at].split(':').next().unwrap_or_default();
+            // URL punctuation: the `@` was not the user info's, and what precedes it is hidden.
+            let user = if user.contains(['/', '?', '&', '=', '#']) {
+                "***"
+            } else {
+                user
+            };
+            (Some(user), &rest[at + 1..])
+        }
+        None => (None, rest),
+    };
+    let (main, query) = match host.split_once('?') {
+        Some((m, q)) => (m, Some(q)),
+        None => (host, None),
+    };
+    let query: Vec<&str> = query
+        .unwrap_or_default()
+        .split('&')
+        .filter(|kv| {
+            let key = kv.split('=').next().unwrap_or_default();
+            let key = percent_encoding::percent_decode_str(key).decode_utf8_lossy();
+            !kv.is_empty() && !secret_key(&key)
+        })
+        .collect();
+    let mut out = format!("{scheme}://");
+    if let Some(user) = user {
+        out.push_str(user);
+        out.push('@');
+    }
+    out.push_str(main);
+    if !query.is_empty() {
+        out.push('?');
+        out.push_str(&query.join("&"));
+    }
+    out
+}
+
+/// Neither a URL nor `key=value` pairs: a scheme-like prefix (`postgres:/`) and what follows the
+/// last `@` are kept, nothing before that `@` nor from a `password` keyword on.
+fn redact_unreadable(text: &str) -> String {
+    let mut out = match text.rfind('@') {
+        Some(at) => {
+            let scheme = scheme_prefix(text);
+            format!("{scheme}***@{}", &text[at + 1..])
+        }
+        None => text.to_string(),
+    };
+    if let Some(p) = out.to_ascii_lowercase().find("password") {
+        // From the start of the word (`sslpassword=`, `?password=`) on.
+        let word = out[..p]
+            .rfind(|c: char| c.is_whitespace() || matches!(c, '?' | '&'))
+            .unwrap_or(0);
+        out.truncate(word);
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `postgres:/`, `postgres//` or `pg://` at the start of `text`: a scheme, however mistyped.
+fn scheme_prefix(text: &str) -> &str {
+    let end = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+        .unwrap_or(0);
+    if end == 0 || !text.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return "";
+    }
+    ["://", ":/", "//"]
+        .iter()
+        .find(|sep| text[end..].starts_with(*sep))
+        .map_or("", |sep| &text[..end + sep.len()])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,22 +336,72 @@ mod tests {
     #[test]
     fn urls_and_keywords_lose_their_passwords() {
         assert_eq!(
-            redact(
+            redact_text(
                 "cannot read postgres://app:s3cr%40t@db:5432/prod?sslmode=require: no such file"
             ),
             "cannot read postgres://app:***@db:5432/prod?sslmode=require: no such file"
         );
         assert_eq!(
-            redact("host=db user=app password='a b' dbname=x PASSWORD=zz"),
+            redact_text("host=db user=app password='a b' dbname=x PASSWORD=zz"),
             "host=db user=app password=*** dbname=x PASSWORD=***"
         );
         assert_eq!(
-            redact("http://db?user=a&password=s3cret&x=1"),
+            redact_text("http://db?user=a&password=s3cret&x=1"),
             "http://db?user=a&password=***&x=1"
         );
         // Nothing to hide: the text is borrowed as it is.
-        assert!(matches!(redact("q.sql:1:1: warning: x"), Cow::Borrowed(_)));
-        assert_eq!(redact("cql://cassandra@h/ks"), "cql://cassandra@h/ks");
+        assert!(matches!(
+            redact_text("q.sql:1:1: warning: x"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(redact_text("cql://cassandra@h/ks"), "cql://cassandra@h/ks");
+    }
+
+    #[test]
+    fn redaction_drops_every_password() {
+        assert_eq!(
+            redact_url("postgres://app:s3cr%40t@db:5432/prod?sslmode=disable"),
+            "postgres://app@db:5432/prod?sslmode=disable"
+        );
+        assert_eq!(
+            redact_url("postgresql://db/prod?password=x&user=app&sslpassword=y"),
+            "postgresql://db/prod?user=app"
+        );
+        assert_eq!(
+            redact_url("host=db password='x y' user=app sslpassword=z"),
+            "host=db user=app"
+        );
+        assert_eq!(redact_url("host=db password='x y"), "host=db");
+        assert_eq!(redact_url("postgres://u:a/b@c@h/db"), "postgres://u@h/db");
+        assert_eq!(
+            redact_url("postgres://u:pa?ss@h/db?password=x"),
+            "postgres://u@h/db"
+        );
+    }
+
+    #[test]
+    fn malformed_strings_keep_no_password() {
+        for (url, shown) in [
+            ("postgres:/u:PW1@h/db", "postgres:/***@h/db"),
+            ("u:PW2@h/db", "***@h/db"),
+            ("postgres//u:PW3@h", "postgres//***@h"),
+            ("pg://u:PW4@h/db", "pg://u@h/db"),
+            ("postgresql://u:PW5@[bad/db", "postgresql://u@[bad/db"),
+            ("host=h password=PW6 dbname", "host=h"),
+            ("host=h sslpassword=PW6 dbname", "host=h"),
+            ("host=h Password=PW6", "host=h"),
+            ("cql://u:PW7@127.0.0.1:9042", "cql://u@127.0.0.1:9042"),
+            ("u:PW8@h:9042", "***@h:9042"),
+            ("x y=1 postgres://u:PW9@h", "***@h"),
+            (
+                "postgres://h/db?Password=PW10&sslpassword=PW10",
+                "postgres://h/db",
+            ),
+            ("postgres://h/db?x=a@b", "postgres://***@b"),
+        ] {
+            let r = redact_url(url);
+            assert_eq!(r, shown, "{url}");
+        }
     }
 
     #[test]
