@@ -338,6 +338,7 @@ mod tests {
             bucket: None,
             order,
             constant: None,
+            encoding: None,
         }
     }
 
@@ -348,6 +349,9 @@ mod tests {
             source: None,
             is_static: false,
             embeds: None,
+            encoding: None,
+            row_id: None,
+            equals: vec![],
         };
         DesignTable {
             name: "trips_by_driver".into(),
