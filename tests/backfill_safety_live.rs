@@ -112,9 +112,10 @@ async fn a_target_that_differs_from_the_plan_is_refused_naming_the_difference() 
     remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("bf_schema_diff").await;
     let plan = case.rideshare(300);
+    // started_at is a bigint in every table below: the plan keeps it as epoch microseconds.
     trips_by_driver(
         &case,
-        "CREATE TABLE trips_by_driver (driver_id text, started_at timestamp, trip_id uuid, \
+        "CREATE TABLE trips_by_driver (driver_id text, started_at bigint, trip_id uuid, \
              city text, distance_km decimal, fare_usd double, \
              PRIMARY KEY ((driver_id), started_at, trip_id)) \
              WITH CLUSTERING ORDER BY (started_at DESC, trip_id ASC)",
@@ -150,7 +151,7 @@ async fn a_target_that_differs_from_the_plan_is_refused_naming_the_difference() 
     // A clustering order and a partition key that differ.
     trips_by_driver(
         &case,
-        "CREATE TABLE trips_by_driver (driver_id text, started_at timestamp, trip_id uuid, \
+        "CREATE TABLE trips_by_driver (driver_id text, started_at bigint, trip_id uuid, \
              city text, distance_km decimal, fare_usd decimal, \
              PRIMARY KEY ((driver_id), started_at, trip_id))",
     )
@@ -166,7 +167,7 @@ async fn a_target_that_differs_from_the_plan_is_refused_naming_the_difference() 
     );
     trips_by_driver(
         &case,
-        "CREATE TABLE trips_by_driver (driver_id text, started_at timestamp, trip_id uuid, \
+        "CREATE TABLE trips_by_driver (driver_id text, started_at bigint, trip_id uuid, \
              city text, distance_km decimal, fare_usd decimal, \
              PRIMARY KEY ((driver_id, started_at), trip_id))",
     )
