@@ -339,6 +339,7 @@ mod tests {
             order,
             constant: None,
             encoding: None,
+            time_zone: None,
         }
     }
 

@@ -872,7 +872,11 @@ pub fn suggest(
         "value decimal"
     };
     let mut cols = vec!["summary text".to_string()];
-    cols.extend(groups.iter().map(|(n, ty)| format!("{} {ty}", cql_quote(n))));
+    cols.extend(
+        groups
+            .iter()
+            .map(|(n, ty)| format!("{} {ty}", cql_quote(n))),
+    );
     cols.push(value.to_string());
     let ck: Vec<String> = groups.iter().map(|(n, _)| cql_quote(n)).collect();
     let pk = if ck.is_empty() {
