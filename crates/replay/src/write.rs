@@ -297,10 +297,9 @@ impl Replayer<'_> {
                 of,
                 time_zone,
             } => {
-                values::utc_buckets_only(time_zone)?;
                 let stamp = CqlType::Native(Native::Timestamp);
                 let inner = Box::pin(self.value(ctx, of, row, &stamp)).await?;
-                inner.map(|x| values::bucket(&x, *bucket, to)).transpose()
+                self.bucket(*bucket, time_zone, inner.as_ref(), to).await
             }
             BindValue::Entry { .. } | BindValue::Rewritten { .. } => {
                 Err(Error::Unsupported("writes to embedded collections".into()))
