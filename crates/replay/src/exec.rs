@@ -171,6 +171,17 @@ impl<'a> Replayer<'a> {
             .collect()
     }
 
+    /// Records the CQL type of each field `stmt` returns (known from preparing, so a read that
+    /// sends no request still knows them).
+    pub fn result_types(stmt: &PreparedStatement, table: &DesignTable, out: &mut CqlRows) {
+        let specs = stmt.get_current_result_set_col_specs();
+        for s in specs.get().iter() {
+            if let (Ok(ty), Some(f)) = (values::cql_type(s.typ()), field_of(table, s.name())) {
+                out.types.insert(f, ty);
+            }
+        }
+    }
+
     /// Runs `stmt` with `values`; the rows come back named by the source columns of `table`.
     pub async fn run_cql(
         &self,
@@ -247,7 +258,11 @@ impl<'a> Replayer<'a> {
     ) -> Result<Option<CqlValue>, Error> {
         let cast = canonical_cast(to)
             .ok_or_else(|| Error::Value(format!("no Postgres type for CQL {to:?}")))?;
-        let text = format!("SELECT ({sql})::{cast}");
+        // A NULL in an `IN` list matches no row (SQL's `= ANY`), and CQL lists hold no NULL.
+        let text = match to {
+            CqlType::List(_) | CqlType::Set(_) => format!("SELECT array_remove(({sql})::{cast}, NULL)"),
+            _ => format!("SELECT ({sql})::{cast}"),
+        };
         let typed = typed(params);
         let row = self
             .evaluator

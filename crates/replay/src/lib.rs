@@ -13,6 +13,7 @@ pub mod compare;
 mod error;
 pub mod exec;
 pub mod exprsql;
+pub mod format1;
 pub mod generate;
 pub mod pg;
 pub mod read;
