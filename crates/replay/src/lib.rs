@@ -12,6 +12,7 @@ pub mod bucket;
 pub mod compare;
 mod error;
 pub mod exec;
+pub mod existing;
 pub mod exprsql;
 pub mod format1;
 pub mod generate;
