@@ -33,7 +33,7 @@ pub async fn check_target(plan: &Plan, session: &Session) -> Result<(), Error> {
     if missing.is_empty() {
         return Ok(());
     }
-    Err(Error::Plan(if have.is_empty() {
+    Err(Error::Refused(if have.is_empty() {
         format!(
             "keyspace {ks} holds none of the plan's tables: --existing replays the rows \
              `remodel backfill` wrote there (run it first)"
@@ -74,7 +74,7 @@ pub async fn source_rows(plan: &Plan, pg: &tokio_postgres::Client) -> Result<Vec
         }
     }
     if !missing.is_empty() {
-        return Err(Error::Plan(format!(
+        return Err(Error::Refused(format!(
             "the source lacks the plan's table(s) {} (check the URL's database and search_path)",
             missing.join(", ")
         )));

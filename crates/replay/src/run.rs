@@ -60,7 +60,7 @@ pub async fn replay(
     notify: &(dyn Fn(&str) + Sync),
 ) -> Result<ReplayReport, Error> {
     if opts.existing && opts.writes {
-        return Err(Error::Plan(WRITES_REFUSED.into()));
+        return Err(Error::Refused(WRITES_REFUSED.into()));
     }
     let (pg, session) = crate::connect(source, target).await?;
     let (rows, rejected) = if opts.existing {
@@ -204,7 +204,7 @@ async fn read_only(pg: &tokio_postgres::Client) -> Result<(), Error> {
 async fn set_zone(pg: &tokio_postgres::Client, zone: &str, what: &str) -> Result<(), Error> {
     let sql = format!("SET TimeZone = '{}'", zone.replace('\'', "''"));
     pg.batch_execute(&sql).await.map_err(|e| {
-        Error::Plan(format!(
+        Error::Refused(format!(
             "{what} `{zone}`: Postgres does not know this time zone ({})",
             remodel_backfill::pg::pg_message(&e)
         ))
