@@ -14,6 +14,8 @@ use sqlparser::ast::{
     BinaryOperator, Expr, InTarget, OrderByKind, SelectItem, SetExpr, Statement, Value,
     WildcardAdditionalOptions,
 };
+// Identifiers fold as the front end folds them: one rule for the whole toolkit.
+use remodel_sql::ident::fold;
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 use std::ops::ControlFlow;
@@ -67,14 +69,6 @@ impl sqlparser::ast::Visitor for Aliases {
     }
 }
 
-/// An identifier as Postgres stores it: unquoted ones fold to lower case.
-fn fold(ident: &str, quoted: bool) -> String {
-    if quoted {
-        ident.to_string()
-    } else {
-        ident.to_lowercase()
-    }
-}
 
 fn parse(sql: &str) -> Result<Statement, String> {
     let mut stmts =
@@ -358,6 +352,20 @@ mod tests {
         assert!(f.run.contains("uid = ANY($1)"), "{}", f.run);
         assert!(f.run.contains("x <> ALL($2)"), "{}", f.run);
         assert!(f.full.is_some() && !f.ranked);
+    }
+
+    #[test]
+    fn aliases_fold_as_postgres_stores_them() {
+        let long = "a".repeat(70);
+        let f = forms(&format!("SELECT x FROM \"Books\" AS ÉB, Members {long}")).unwrap();
+        // Unquoted: ASCII letters only to lower case (É stays), cut at 63 bytes.
+        assert_eq!(
+            f.aliases,
+            vec![
+                ("Éb".into(), "Books".into()),
+                ("a".repeat(63), "members".into())
+            ]
+        );
     }
 
     #[test]
