@@ -56,9 +56,9 @@ pub struct ClientSteps {
 impl ClientSteps {
     /// The client's work of read `q` of pattern `p`: `q.client` in a format-2 plan, the format-1
     /// fields and notes otherwise.
-    pub fn of(format_version: u32, q: &QueryMapping, p: &remodel_model::AccessPattern) -> Self {
+    pub fn of(format_version: u32, q: &QueryMapping, a: &remodel_model::PatternAnalysis) -> Self {
         if format_version < 2 {
-            return crate::format1::client_steps(q, &p.analysis);
+            return crate::format1::client_steps(q, a);
         }
         let c = &q.client;
         ClientSteps {
@@ -169,7 +169,7 @@ impl Replayer<'_> {
         for step in &q.then {
             rows = self.step(q, step, params, rows, &mut out).await?;
         }
-        let steps = ClientSteps::of(self.plan.format_version, q, p.pattern);
+        let steps = ClientSteps::of(self.plan.format_version, q, &p.pattern.analysis);
         out.rows = self.client_work(p, &steps, params, rows, &mut out).await?;
         Ok(out)
     }
@@ -547,6 +547,50 @@ fn type_of(v: &CqlValue) -> CqlType {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_format_2_plan_is_read_as_data_never_from_its_notes() {
+        let t = ColumnRef::new("trips", "started_at");
+        let a = remodel_model::PatternAnalysis {
+            order_by: vec![remodel_model::OrderBy {
+                column: t.clone(),
+                desc: true,
+            }],
+            limit_sql: Some("$4".into()),
+            ..Default::default()
+        };
+        let q = QueryMapping {
+            notes: vec![
+                "rows are merged in the requested order on the client".into(),
+                "the LIMIT is applied on the client".into(),
+            ],
+            ..Default::default()
+        };
+        // Format 1: the notes are all the plan says.
+        let v1 = ClientSteps::of(1, &q, &a);
+        assert_eq!(v1.sort.len(), 1);
+        assert!(v1.sort[0].desc && v1.sort[0].nulls_first);
+        assert_eq!(v1.limit, Some(Term::Sql("$4".into())));
+        // Format 2: `client` is the contract; the same notes change nothing.
+        assert_eq!(ClientSteps::of(2, &q, &a), ClientSteps::default());
+        let mut q2 = q.clone();
+        q2.client.sort = vec![SortKey {
+            by: SortBy::Column { column: t },
+            desc: false,
+            nulls_first: true,
+        }];
+        q2.client.limit = Some(Expr::param(4));
+        let v2 = ClientSteps::of(2, &q2, &a);
+        assert!(!v2.sort[0].desc && v2.sort[0].nulls_first);
+        assert_eq!(v2.limit, Some(Term::Typed(Expr::param(4))));
+    }
+
+    #[test]
+    fn limit_zero_is_told_from_other_limits() {
+        assert!(limit_is_zero(&CqlValue::Int(0)));
+        assert!(limit_is_zero(&CqlValue::BigInt(-1)));
+        assert!(!limit_is_zero(&CqlValue::Int(1)));
+    }
 
     #[test]
     fn numbers_sort_by_value() {

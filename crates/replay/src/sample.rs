@@ -472,11 +472,12 @@ pub async fn exact_limits(
             continue;
         }
         let typed = crate::exec::typed(set);
-        let rows = client
-            .query_typed(&format!("SELECT count(*) FROM ({full}) AS __all"), &typed)
-            .await
-            .map_err(Error::pg(format!("{}: the read's size", p.pattern.id)))?;
-        let size: i64 = rows.first().map_or(0, |r| r.get(0));
+        let count = format!("SELECT count(*) FROM ({full}) AS __all");
+        // A sample Postgres refuses keeps its LIMIT: comparing it will say so.
+        let Ok(row) = client.query_typed(&count, &typed).await else {
+            continue;
+        };
+        let size: i64 = row.first().map_or(0, |r| r.get(0));
         let mut texts: Vec<Option<String>> = set
             .text
             .iter()
