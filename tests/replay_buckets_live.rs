@@ -29,38 +29,10 @@ fn variant(designed: &Value, broken: bool) -> Value {
     }
 }
 
-/// `remodel replay --existing --timezone ZONE` of `plan` (written beside the designed one as
-/// `name`); returns the exit code and what it printed.
-fn replay(case: &Case, plan: &Value, name: &str, zone: &str) -> (Option<i32>, String) {
-    let file = case.dir.join("plan").join(name);
-    std::fs::write(&file, serde_json::to_string_pretty(plan).unwrap()).unwrap();
-    let file = file.to_string_lossy().to_string();
-    let out_dir = case.dir.join(format!("out-{name}"));
-    let out_dir = out_dir.to_string_lossy().to_string();
-    let out = support::remodel(&[
-        "replay",
-        "--plan",
-        &file,
-        "--source",
-        &case.url,
-        "--target",
-        case.ks.node(),
-        "--existing",
-        "--timezone",
-        zone,
-        "--samples",
-        "16",
-        "--patterns",
-        "q1",
-        "--out",
-        &out_dir,
-    ]);
-    let shown = format!(
-        "{}\n{}",
-        support::text(&out.stdout),
-        support::text(&out.stderr)
-    );
-    (out.status.code(), shown)
+/// `remodel replay --existing --timezone ZONE` of q1 in `plan`, 16 samples.
+fn replay(case: &Case, plan: &Value, name: &str, zone: &str) -> (Option<i32>, String, Value) {
+    let flags = ["--timezone", zone, "--samples", "16", "--patterns", "q1"];
+    case.replay_existing(plan, name, &flags)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -86,11 +58,11 @@ async fn windows_across_buckets_catch_a_plan_that_reads_one_bucket() {
     // In UTC, windows aligned on days would meet one bucket each: only the windows across
     // midnight and over three days find the rows the plan loses.
     let broken = variant(&designed, true);
-    let (status, shown) = replay(&case, &broken, "lower-bound-only-utc.json", "UTC");
+    let (status, shown, _) = replay(&case, &broken, "lower-bound-only-utc", "UTC");
     assert_eq!(status, Some(1), "{shown}");
     assert!(shown.contains("MISMATCH q1 ($1="), "{shown}");
 
-    let (status, shown) = replay(&case, &broken, "lower-bound-only.json", "Europe/Berlin");
+    let (status, shown, _) = replay(&case, &broken, "lower-bound-only", "Europe/Berlin");
     assert_eq!(status, Some(1), "{shown}");
     assert!(shown.contains("MISMATCH q1 ($1="), "{shown}");
     assert!(
@@ -101,19 +73,9 @@ async fn windows_across_buckets_catch_a_plan_that_reads_one_bucket() {
     assert!(shown.contains("session time zone Europe/Berlin"), "{shown}");
     assert!(shown.contains(":00+01"), "{shown}");
 
-    let (status, shown) = replay(
-        &case,
-        &variant(&designed, false),
-        "every-bucket.json",
-        "Europe/Berlin",
-    );
+    let fixed = variant(&designed, false);
+    let (status, shown, report) = replay(&case, &fixed, "every-bucket", "Europe/Berlin");
     assert_eq!(status, Some(0), "{shown}");
-    let report: Value = support::live::json(
-        &case
-            .dir
-            .join("out-every-bucket.json")
-            .join("replay.json"),
-    );
     let q = &report["patterns"][0];
     assert_eq!(q["outcome"], "replayed", "{q}");
     assert_eq!(q["samples"], 16, "{q}");

@@ -7,7 +7,7 @@ mod support;
 
 use serde_json::{json, Value};
 use std::time::Instant;
-use support::live::{json, refs, Case};
+use support::live::{refs, Case};
 
 /// Trips loaded (the figure).
 const TRIPS: u64 = 100_000;
@@ -20,34 +20,6 @@ fn q2_client() -> Value {
                   "desc": true, "nulls_first": true}],
         "limit": {"kind": "param", "n": 4}
     })
-}
-
-/// Runs `remodel replay --existing` of `plan`; returns the exit code, stdout and replay.json.
-fn replay_existing(case: &Case, plan: &Value, name: &str) -> (Option<i32>, String, Value) {
-    let folder = case.dir.join(name);
-    std::fs::create_dir_all(&folder).unwrap();
-    let file = folder.join("plan.json");
-    std::fs::write(&file, serde_json::to_string_pretty(plan).unwrap()).unwrap();
-    let file = file.to_string_lossy().to_string();
-    let out = support::remodel(&[
-        "replay",
-        "--plan",
-        &file,
-        "--source",
-        &case.url,
-        "--target",
-        case.ks.node(),
-        "--existing",
-        "--samples",
-        "20",
-    ]);
-    let shown = format!(
-        "{}\n{}",
-        support::text(&out.stdout),
-        support::text(&out.stderr)
-    );
-    let report = json(&folder.join("replay.json"));
-    (out.status.code(), shown, report)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -85,15 +57,10 @@ async fn existing_rideshare_replays_every_read_read_only() {
         "{err}"
     );
 
-    let fixed = support::buckets::every_bucket(
-        &designed,
-        "q2",
-        "trip_date",
-        (2, 3),
-        q2_client(),
-    );
+    let fixed = support::buckets::every_bucket(&designed, "q2", "trip_date", (2, 3), q2_client());
     let before = Instant::now();
-    let (status, shown, report) = replay_existing(&case, &fixed, "every-bucket");
+    let (status, shown, report) =
+        case.replay_existing(&fixed, "every-bucket", &["--samples", "20"]);
     let replayed = before.elapsed();
     eprintln!(
         "100k rideshare: example-data + plan {:.1} s, backfill {:.1} s, replay --existing {:.1} s\n{shown}",
@@ -112,11 +79,15 @@ async fn existing_rideshare_replays_every_read_read_only() {
         assert!(p["partitions_read"].as_f64().is_some(), "{p}");
         assert!(p["plan_partitions"].as_f64().is_some(), "{p}");
     }
-    assert!(shown.contains("replay: 4 of 4 patterns replayed, 0 not replayed"), "{shown}");
+    assert!(
+        shown.contains("replay: 4 of 4 patterns replayed, 0 not replayed"),
+        "{shown}"
+    );
 
     // The lower-bound-only plan loses the trips past the first day of a window.
     let broken = support::buckets::lower_bound_only(&designed, "q2", "trip_date", 2);
-    let (status, shown, report) = replay_existing(&case, &broken, "lower-bound-only");
+    let (status, shown, report) =
+        case.replay_existing(&broken, "lower-bound-only", &["--samples", "20"]);
     assert_eq!(status, Some(1), "{shown}");
     let q2 = report["patterns"]
         .as_array()

@@ -43,7 +43,10 @@ impl ReplayReport {
 
     /// Patterns with this outcome.
     pub fn count(&self, outcome: ReplayOutcome) -> usize {
-        self.patterns.iter().filter(|p| p.outcome == outcome).count()
+        self.patterns
+            .iter()
+            .filter(|p| p.outcome == outcome)
+            .count()
     }
 }
 

@@ -51,7 +51,9 @@ fn instant(v: &CqlValue) -> Result<String, Error> {
     match v {
         CqlValue::Timestamp(_) => pg_literal(Some(v), "timestamptz"),
         // A date stands for its midnight in UTC, as the backfill stores dates it buckets.
-        CqlValue::Date(_) => pg_literal(Some(v), "date").map(|d| format!("({d})::timestamp AT TIME ZONE 'UTC'")),
+        CqlValue::Date(_) => {
+            pg_literal(Some(v), "date").map(|d| format!("({d})::timestamp AT TIME ZONE 'UTC'"))
+        }
         _ => None,
     }
     .ok_or_else(|| Error::Value(format!("{v:?} is not a time: it has no bucket")))
@@ -79,7 +81,10 @@ impl Replayer<'_> {
             .evaluator()
             .query_one(&sql, &[])
             .await
-            .map_err(Error::pg(format!("the {} bucket of {v:?} in {zone}", unit(b))))?;
+            .map_err(Error::pg(format!(
+                "the {} bucket of {v:?} in {zone}",
+                unit(b)
+            )))?;
         PgValue::of(&row, 0)?.to_cql(to)
     }
 
@@ -111,7 +116,9 @@ impl Replayer<'_> {
             .evaluator()
             .query(&sql, &[])
             .await
-            .map_err(Error::pg(format!("the {u} buckets in {zone} from {lo:?} to {hi:?}")))?;
+            .map_err(Error::pg(format!(
+                "the {u} buckets in {zone} from {lo:?} to {hi:?}"
+            )))?;
         if rows.len() > MAX_BUCKETS {
             return Err(Error::Unsupported(format!(
                 "a window of more than {MAX_BUCKETS} {u} buckets (one request each)"

@@ -11,17 +11,16 @@
 //! is the one the server reports when preparing; each statement runs at the consistency level the
 //! plan states for it.
 
+use crate::exprsql;
 use crate::pg::{Params, PgValue};
 use crate::record::{Field, Record};
-use crate::exprsql;
 use crate::sqlforms::{self, SqlForms};
 use crate::values::{self, pg_literal};
 use crate::Error;
 use remodel_backfill::convert::canonical_cast;
 use remodel_backfill::cqltype::CqlType;
 use remodel_model::{
-    AccessPattern, BindValue, ColumnRef, Consistency, ConsistencyLevel, DesignTable, Expr,
-    Plan,
+    AccessPattern, BindValue, ColumnRef, Consistency, ConsistencyLevel, DesignTable, Expr, Plan,
 };
 use scylla::client::session::Session;
 use scylla::statement::prepared::PreparedStatement;
@@ -260,7 +259,9 @@ impl<'a> Replayer<'a> {
             .ok_or_else(|| Error::Value(format!("no Postgres type for CQL {to:?}")))?;
         // A NULL in an `IN` list matches no row (SQL's `= ANY`), and CQL lists hold no NULL.
         let text = match to {
-            CqlType::List(_) | CqlType::Set(_) => format!("SELECT array_remove(({sql})::{cast}, NULL)"),
+            CqlType::List(_) | CqlType::Set(_) => {
+                format!("SELECT array_remove(({sql})::{cast}, NULL)")
+            }
             _ => format!("SELECT ({sql})::{cast}"),
         };
         let typed = typed(params);
@@ -274,7 +275,10 @@ impl<'a> Replayer<'a> {
 
     /// The rows as a `VALUES` list `__r(__n, v0, v1, …)` of typed literals, with the columns each
     /// `v<i>` holds.
-    fn rows_as_values<'r>(&self, rows: &'r [Record]) -> Result<(String, Vec<&'r ColumnRef>), Error> {
+    fn rows_as_values<'r>(
+        &self,
+        rows: &'r [Record],
+    ) -> Result<(String, Vec<&'r ColumnRef>), Error> {
         let mut cols: Vec<&ColumnRef> = rows
             .iter()
             .flat_map(|r| r.keys())

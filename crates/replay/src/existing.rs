@@ -49,7 +49,10 @@ pub async fn check_target(plan: &Plan, session: &Session) -> Result<(), Error> {
 
 /// The planner's estimate of the rows of each source table the plan reads (`reltuples`; a table
 /// never analysed counts -1 there and is shown as 0); refuses a source that lacks one.
-pub async fn source_rows(plan: &Plan, pg: &tokio_postgres::Client) -> Result<Vec<TableRows>, Error> {
+pub async fn source_rows(
+    plan: &Plan,
+    pg: &tokio_postgres::Client,
+) -> Result<Vec<TableRows>, Error> {
     let mut out = Vec::new();
     let mut missing = Vec::new();
     for t in &plan.schema.tables {

@@ -98,7 +98,11 @@ fn in_list(
 
 /// Renders an expression that must read no column (a bind, a LIMIT).
 pub fn column_free(e: &Expr) -> Result<String, String> {
-    to_sql(e, &|c, _| Err(format!("it reads column {c}, where only parameters may appear")))
+    to_sql(e, &|c, _| {
+        Err(format!(
+            "it reads column {c}, where only parameters may appear"
+        ))
+    })
 }
 
 #[cfg(test)]

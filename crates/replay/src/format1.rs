@@ -13,13 +13,15 @@ pub fn client_steps(q: &QueryMapping, a: &PatternAnalysis) -> ClientSteps {
     let aggregate = says("is computed on the client") || says("GROUP BY is done on the client");
     let limit = says("is applied on the client");
     let count = |sql: &Option<String>, n: Option<u64>| {
-        sql.clone()
-            .or(n.map(|n| n.to_string()))
-            .map(Term::Sql)
+        sql.clone().or(n.map(|n| n.to_string())).map(Term::Sql)
     };
     ClientSteps {
         filters: q.client_filters.iter().cloned().map(Term::Sql).collect(),
-        group_by: if aggregate { a.group_by.clone() } else { Vec::new() },
+        group_by: if aggregate {
+            a.group_by.clone()
+        } else {
+            Vec::new()
+        },
         aggregates: if aggregate {
             a.aggregates.clone()
         } else {

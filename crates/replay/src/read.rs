@@ -257,7 +257,14 @@ impl Replayer<'_> {
         let same = crate::record::join_equalities(p.pattern);
         if !w.aggregates.is_empty() || !w.group_by.is_empty() {
             let whole = w.group_row == Some(GroupRow::Any);
-            rows = aggregate(&rows, &w.group_by, &w.aggregates, &same, whole, &mut out.types)?;
+            rows = aggregate(
+                &rows,
+                &w.group_by,
+                &w.aggregates,
+                &same,
+                whole,
+                &mut out.types,
+            )?;
         }
         if w.distinct {
             let mut seen = std::collections::HashSet::new();
@@ -610,11 +617,21 @@ mod tests {
         assert_eq!(sql_order(None, Some(&one), true, false), Ordering::Greater);
         assert_eq!(sql_order(None, Some(&one), false, true), Ordering::Less);
         assert_eq!(
-            sql_order(Some(&CqlValue::Int(2)), Some(&CqlValue::BigInt(10)), false, false),
+            sql_order(
+                Some(&CqlValue::Int(2)),
+                Some(&CqlValue::BigInt(10)),
+                false,
+                false
+            ),
             Ordering::Less
         );
         assert_eq!(
-            sql_order(Some(&CqlValue::Int(2)), Some(&CqlValue::BigInt(10)), true, true),
+            sql_order(
+                Some(&CqlValue::Int(2)),
+                Some(&CqlValue::BigInt(10)),
+                true,
+                true
+            ),
             Ordering::Greater
         );
     }

@@ -423,7 +423,10 @@ async fn replay_read(r: &mut Replayer<'_>, id: &str, samples: usize, seed: u64) 
     if out.samples == 0 && out.mismatches.is_empty() {
         out.outcome = ReplayOutcome::NotReplayed;
         out.reason = Some(match out.refused_because.take() {
-            Some(why) => format!("0 samples compared: Postgres refused all {}: {why}", out.refused),
+            Some(why) => format!(
+                "0 samples compared: Postgres refused all {}: {why}",
+                out.refused
+            ),
             None => "0 samples compared".into(),
         });
     }

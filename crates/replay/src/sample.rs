@@ -383,7 +383,13 @@ pub fn adversarial_expr(
     match role {
         Role::Lower(c, w) | Role::Upper(c, w) if is_time(&declared_type(schema, c)) => {
             let upper = matches!(role, Role::Upper(..));
-            Some(window_variants(c, *w, upper, &declared_type(schema, c), col))
+            Some(window_variants(
+                c,
+                *w,
+                upper,
+                &declared_type(schema, c),
+                col,
+            ))
         }
         Role::Limit(sql) => Some(by_variant([
             format!("({sql})"),
@@ -393,7 +399,11 @@ pub fn adversarial_expr(
         ])),
         Role::List(c) => {
             let (a, b) = (col(c, "a1"), col(c, "a2"));
-            let null = if nullable(schema, c) { "NULL" } else { b.as_str() };
+            let null = if nullable(schema, c) {
+                "NULL"
+            } else {
+                b.as_str()
+            };
             Some(by_variant([
                 format!("ARRAY[{a}, {b}]"),
                 format!("ARRAY[{a}, {a}, {b}]"),

@@ -69,7 +69,6 @@ impl sqlparser::ast::Visitor for Aliases {
     }
 }
 
-
 fn parse(sql: &str) -> Result<Statement, String> {
     let mut stmts =
         Parser::parse_sql(&PostgreSqlDialect {}, sql).map_err(|e| format!("not SQL: {e}"))?;

@@ -306,7 +306,11 @@ mod tests {
         );
         assert_eq!(pg_literal(None, "int").unwrap(), "NULL::int");
         assert_eq!(
-            pg_literal(Some(&CqlValue::Timestamp(scylla::value::CqlTimestamp(0))), "timestamptz").unwrap(),
+            pg_literal(
+                Some(&CqlValue::Timestamp(scylla::value::CqlTimestamp(0))),
+                "timestamptz"
+            )
+            .unwrap(),
             "'1970-01-01 00:00:00Z'::timestamptz"
         );
         assert_eq!(
