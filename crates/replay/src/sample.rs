@@ -478,7 +478,7 @@ pub async fn exact_limits(
         return Ok(());
     };
     for (i, set) in params.iter_mut().enumerate() {
-        if (i as u64 + 1) % VARIANTS != 0 {
+        if !(i as u64 + 1).is_multiple_of(VARIANTS) {
             continue;
         }
         let typed = crate::exec::typed(set);
