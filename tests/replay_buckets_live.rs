@@ -37,6 +37,7 @@ fn replay(case: &Case, plan: &Value, name: &str, zone: &str) -> (Option<i32>, St
 
 #[tokio::test(flavor = "multi_thread")]
 async fn windows_across_buckets_catch_a_plan_that_reads_one_bucket() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("replay_buckets").await;
     let schema = std::fs::read_to_string(support::root().join("fixtures/plan/buckets/schema.sql"))
         .expect("buckets schema");

@@ -24,6 +24,7 @@ fn q2_client() -> Value {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn existing_rideshare_replays_every_read_read_only() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("replay_existing").await;
     let started = Instant::now();
     let plan_path = case.rideshare(TRIPS);

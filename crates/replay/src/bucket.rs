@@ -30,7 +30,7 @@ fn unit(b: Bucket) -> &'static str {
 
 /// `'zone'` as a SQL literal.
 fn zone_literal(zone: &str) -> String {
-    format!("'{}'", zone.replace('\'', "''"))
+    remodel_model::ident::literal(zone)
 }
 
 /// The bucket column's value for the local wall-clock time `local` (a `timestamp` expression).

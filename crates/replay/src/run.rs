@@ -18,6 +18,7 @@ use crate::pg::Params;
 use crate::sample::{self, Focus};
 use crate::Error;
 use remodel_backfill::{BackfillOptions, CqlTarget, PgSource, Silent};
+use remodel_model::ident::{literal, quote};
 use remodel_model::{
     Latency, PatternReplay, Plan, ReplayMismatch, ReplayOutcome, ReplayReport, StatementKind,
     TableRows,
@@ -202,7 +203,7 @@ async fn read_only(pg: &tokio_postgres::Client) -> Result<(), Error> {
 
 /// Sets the session's time zone; an unknown zone is one line naming `what` gave it.
 async fn set_zone(pg: &tokio_postgres::Client, zone: &str, what: &str) -> Result<(), Error> {
-    let sql = format!("SET TimeZone = '{}'", zone.replace('\'', "''"));
+    let sql = format!("SET TimeZone = {}", literal(zone));
     pg.batch_execute(&sql).await.map_err(|e| {
         Error::Refused(format!(
             "{what} `{zone}`: Postgres does not know this time zone ({})",
@@ -259,10 +260,6 @@ async fn clear_target(
         }
     }
     Ok(())
-}
-
-fn quote(ident: &str) -> String {
-    format!("\"{}\"", ident.replace('"', "\"\""))
 }
 
 fn ms(d: Duration) -> f64 {

@@ -10,12 +10,11 @@
 //! - `returning` (writes): the statement with `RETURNING *`, so that values Postgres generates
 //!   (defaults, serials) can be handed to the CQL side as the application would supply them.
 
+use remodel_model::ident::fold;
 use sqlparser::ast::{
     BinaryOperator, Expr, InTarget, OrderByKind, SelectItem, SetExpr, Statement, Value,
     WildcardAdditionalOptions,
 };
-// Identifiers fold as the front end folds them: one rule for the whole toolkit.
-use remodel_sql::ident::fold;
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 use std::ops::ControlFlow;

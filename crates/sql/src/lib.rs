@@ -11,10 +11,6 @@ pub mod split;
 pub mod ddl;
 /// Errors of the front end (only unreadable input; content problems are diagnostics).
 pub mod error;
-/// Identifiers as Postgres stores them (folding, the 63-byte limit).
-pub mod ident;
-/// PostgreSQL's reserved key words.
-pub mod keywords;
 /// Statement normalization and fingerprints (token-level, then one parse per distinct shape).
 pub mod normalize;
 /// Long operator chains in parsed statements: rebalanced or refused before any recursive walk.
