@@ -11,9 +11,12 @@ use remodel_sql::normalize::{example, literal_mask, shape, shape_checked};
 use remodel_sql::split::{split_reader, split_statements, StreamItem};
 use remodel_sql::workload::{read_str, Format};
 
-/// Every target: its name (the file `fuzz/fuzz_targets/<name>.rs` and the folder
+/// A fuzz target: its name (the file `fuzz/fuzz_targets/<name>.rs` and the folder
 /// `fixtures/fuzz/<name>/`) and the function it runs.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub type Target = (&'static str, fn(&[u8]));
+
+/// Every target.
+pub const TARGETS: &[Target] = &[
     ("split", split),
     ("ddl", ddl),
     ("workload_sql", workload_sql),
