@@ -89,14 +89,16 @@ impl Replayer<'_> {
     }
 
     /// Every bucket of width `b` cut in `zone` from the one `lower` falls in to the one `upper`
-    /// falls in, both included, ascending, as values of CQL type `to`; none when a bound is
-    /// NULL or `upper` comes before `lower`.
+    /// falls in, ascending, as values of CQL type `to`; none when a bound is NULL or `upper`
+    /// comes before `lower`. An exclusive upper bound (`<`) belongs to the bucket of the instant
+    /// just before it: on a bucket's first instant, that bucket holds no row of the window.
     pub async fn buckets(
         &self,
         b: Bucket,
         zone: &str,
         lower: Option<&CqlValue>,
         upper: Option<&CqlValue>,
+        upper_exclusive: bool,
         to: &CqlType,
     ) -> Result<Vec<CqlValue>, Error> {
         let (Some(lo), Some(hi)) = (lower, upper) else {
@@ -104,12 +106,16 @@ impl Replayer<'_> {
         };
         let z = zone_literal(zone);
         let u = unit(b);
+        let hi = if upper_exclusive {
+            format!("({} - interval '1 microsecond')", instant(hi)?)
+        } else {
+            instant(hi)?
+        };
         let sql = format!(
             "SELECT {} FROM generate_series(date_trunc('{u}', {} AT TIME ZONE {z}), \
-             date_trunc('{u}', {} AT TIME ZONE {z}), interval '1 {u}') AS g(b) ORDER BY g.b LIMIT {}",
+             date_trunc('{u}', {hi} AT TIME ZONE {z}), interval '1 {u}') AS g(b) ORDER BY g.b LIMIT {}",
             stored("g.b", zone, to)?,
             instant(lo)?,
-            instant(hi)?,
             MAX_BUCKETS + 1
         );
         let rows = self

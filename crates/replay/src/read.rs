@@ -95,11 +95,19 @@ impl Replayer<'_> {
                     time_zone,
                     lower,
                     upper,
+                    upper_exclusive,
                 } => {
                     let lo = self.bind_value(lower, params, None, &stamp).await?;
                     let hi = self.bind_value(upper, params, None, &stamp).await?;
                     let list = self
-                        .buckets(*bucket, time_zone, lo.as_ref(), hi.as_ref(), ty)
+                        .buckets(
+                            *bucket,
+                            time_zone,
+                            lo.as_ref(),
+                            hi.as_ref(),
+                            *upper_exclusive,
+                            ty,
+                        )
                         .await?;
                     list.into_iter().map(Some).collect()
                 }
