@@ -23,6 +23,8 @@ use remodel_model::{
 };
 use std::collections::HashMap;
 
+mod semantics;
+
 /// Checks a design; an empty list means the plan is safe to execute.
 pub fn validate(schema: &Schema, workload: &Workload, design: &Design) -> Vec<Violation> {
     let mut out = Vec::new();
@@ -185,12 +187,13 @@ struct Facts<'a> {
     key_eq: Vec<String>,
     /// Columns set by the statement (for an INSERT, every column is new).
     set: Vec<String>,
-    /// Every column the statement writes, `SET n = n + 1` included: the copies to keep in step.
-    written: &'a [String],
+    /// Every column the statement writes, `SET n = n + 1` and the generated columns it
+    /// recomputes included: the copies to keep in step.
+    written: Vec<String>,
 }
 
 impl Facts<'_> {
-    fn of<'s>(schema: &'s Schema, p: &'s AccessPattern) -> Option<Facts<'s>> {
+    fn of<'s>(schema: &'s Schema, p: &'s AccessPattern, path: &WritePath) -> Option<Facts<'s>> {
         let w = p.analysis.write.as_ref()?;
         let table = schema.table(&w.table)?;
         let key_eq = p
@@ -202,7 +205,7 @@ impl Facts<'_> {
             })
             .map(|e| e.column.column.clone())
             .collect();
-        let set = w
+        let mut set: Vec<String> = w
             .columns_written
             .iter()
             .filter(|c| {
@@ -212,12 +215,28 @@ impl Facts<'_> {
             })
             .cloned()
             .collect();
+        let mut written = w.columns_written.clone();
+        // The path's new values (defaults, generated columns) are written too; one computed from
+        // the current row needs that row's value, as a `SET n = n + 1` does.
+        if !path.values.is_empty() {
+            set = path
+                .values
+                .iter()
+                .filter(|v| !crate::write_values::reads_this(&v.value))
+                .map(|v| v.column.column.clone())
+                .collect();
+            for v in &path.values {
+                if !written.contains(&v.column.column) {
+                    written.push(v.column.column.clone());
+                }
+            }
+        }
         Some(Facts {
             kind: p.kind,
             table,
             key_eq,
             set,
-            written: &w.columns_written,
+            written,
         })
     }
 
@@ -316,7 +335,7 @@ fn write_path(
     w: &WritePath,
     out: &mut Vec<Violation>,
 ) {
-    let Some(f) = Facts::of(schema, p) else {
+    let Some(f) = Facts::of(schema, p, w) else {
         return;
     };
     let table = |name: &str| design.tables.iter().find(|t| t.name == name);
@@ -397,6 +416,7 @@ fn write_path(
         key_changes(design, &f, w, out);
         copies_maintained(design, &f, w, out);
     }
+    semantics::check(design, p, f.table, w, out);
 }
 
 /// True when the partition key alone finds at most one row of the table's entity (it holds a
