@@ -28,66 +28,12 @@ fn is_default_keyword(v: &WrittenValue) -> bool {
     v.expr.is_none() && v.sql.trim().eq_ignore_ascii_case("default")
 }
 
-/// Calls `f` on every column reference of `e` and replaces it by what `f` returns (when `Some`).
+/// `e` with every column reference replaced by what `f` returns for it (when `Some`).
 pub fn map_columns(e: &Expr, f: &dyn Fn(&ColumnRef, &RowRef) -> Option<Expr>) -> Expr {
-    let m = |x: &Expr| map_columns(x, f);
-    let b = |x: &Expr| Box::new(map_columns(x, f));
-    match e {
-        Expr::Column { column, row } => f(column, row).unwrap_or_else(|| e.clone()),
-        Expr::Param { .. } | Expr::Literal { .. } | Expr::Now | Expr::CurrentDate => e.clone(),
-        Expr::Unary { op, arg } => Expr::Unary {
-            op: *op,
-            arg: b(arg),
-        },
-        Expr::Binary { op, left, right } => Expr::Binary {
-            op: *op,
-            left: b(left),
-            right: b(right),
-        },
-        Expr::IsNull { arg, negated } => Expr::IsNull {
-            arg: b(arg),
-            negated: *negated,
-        },
-        Expr::InList { arg, list, negated } => Expr::InList {
-            arg: b(arg),
-            list: list.iter().map(m).collect(),
-            negated: *negated,
-        },
-        Expr::Like {
-            arg,
-            pattern,
-            case_insensitive,
-            negated,
-        } => Expr::Like {
-            arg: b(arg),
-            pattern: b(pattern),
-            case_insensitive: *case_insensitive,
-            negated: *negated,
-        },
-        Expr::Cast { arg, to } => Expr::Cast {
-            arg: b(arg),
-            to: *to,
-        },
-        Expr::Call { function, args } => Expr::Call {
-            function: *function,
-            args: args.iter().map(m).collect(),
-        },
-        Expr::Case {
-            operand,
-            branches,
-            otherwise,
-        } => Expr::Case {
-            operand: operand.as_deref().map(b),
-            branches: branches
-                .iter()
-                .map(|br| remodel_model::CaseBranch {
-                    when: m(&br.when),
-                    then: m(&br.then),
-                })
-                .collect(),
-            otherwise: otherwise.as_deref().map(b),
-        },
-    }
+    e.map(&mut |x| match x {
+        Expr::Column { column, row } => f(column, row),
+        _ => None,
+    })
 }
 
 /// True when `e` reads a column of the row being written as it is before the write.

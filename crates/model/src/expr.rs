@@ -680,6 +680,88 @@ impl Expr {
         self.columns().is_empty()
     }
 
+    /// A copy where every node for which `f` returns a replacement is replaced (that node's
+    /// children are not visited), the rest copied: `now()` bound to an instant, a column to the
+    /// value of another row.
+    pub fn map(&self, f: &mut impl FnMut(&Expr) -> Option<Expr>) -> Expr {
+        if let Some(e) = f(self) {
+            return e;
+        }
+        let mut b = |x: &Expr| Box::new(x.map(f));
+        match self {
+            Expr::Param { .. }
+            | Expr::Literal { .. }
+            | Expr::Column { .. }
+            | Expr::Now
+            | Expr::CurrentDate => self.clone(),
+            Expr::Unary { op, arg } => Expr::Unary {
+                op: *op,
+                arg: b(arg),
+            },
+            Expr::Binary { op, left, right } => {
+                let left = b(left);
+                Expr::Binary {
+                    op: *op,
+                    left,
+                    right: b(right),
+                }
+            }
+            Expr::IsNull { arg, negated } => Expr::IsNull {
+                arg: b(arg),
+                negated: *negated,
+            },
+            Expr::InList { arg, list, negated } => {
+                let arg = b(arg);
+                Expr::InList {
+                    arg,
+                    list: list.iter().map(|x| x.map(f)).collect(),
+                    negated: *negated,
+                }
+            }
+            Expr::Like {
+                arg,
+                pattern,
+                case_insensitive,
+                negated,
+            } => {
+                let arg = b(arg);
+                Expr::Like {
+                    arg,
+                    pattern: b(pattern),
+                    case_insensitive: *case_insensitive,
+                    negated: *negated,
+                }
+            }
+            Expr::Cast { arg, to } => Expr::Cast {
+                arg: b(arg),
+                to: *to,
+            },
+            Expr::Call { function, args } => Expr::Call {
+                function: *function,
+                args: args.iter().map(|x| x.map(f)).collect(),
+            },
+            Expr::Case {
+                operand,
+                branches,
+                otherwise,
+            } => {
+                let operand = operand.as_deref().map(|o| Box::new(o.map(f)));
+                let branches = branches
+                    .iter()
+                    .map(|br| CaseBranch {
+                        when: br.when.map(f),
+                        then: br.then.map(f),
+                    })
+                    .collect();
+                Expr::Case {
+                    operand,
+                    branches,
+                    otherwise: otherwise.as_deref().map(|o| Box::new(o.map(f))),
+                }
+            }
+        }
+    }
+
     /// Calls `f` on this node and every node below it, parents first.
     pub fn walk(&self, f: &mut impl FnMut(&Expr)) {
         self.walk_ref(&mut |e| f(e));

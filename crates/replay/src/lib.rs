@@ -11,6 +11,7 @@
 pub mod compare;
 mod error;
 pub mod exec;
+pub mod exprsql;
 pub mod generate;
 pub mod pg;
 pub mod read;
