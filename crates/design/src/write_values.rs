@@ -23,9 +23,10 @@ pub struct Values {
 /// Why a write cannot be stated in typed values (the path is "not modelled").
 pub type Unsupported = String;
 
-/// True for the `DEFAULT` keyword as a written value (`VALUES ($1, DEFAULT)`, `SET c = DEFAULT`).
+/// True for the `DEFAULT` keyword as a written value (`VALUES ($1, DEFAULT)`, `SET c = DEFAULT`):
+/// the column's default, a sequence's next value, or NULL.
 fn is_default_keyword(v: &WrittenValue) -> bool {
-    v.expr.is_none() && v.sql.trim().eq_ignore_ascii_case("default")
+    v.sql.trim().eq_ignore_ascii_case("default")
 }
 
 /// `e` with every column reference replaced by what `f` returns for it (when `Some`).
