@@ -375,6 +375,10 @@ impl Replayer<'_> {
             BindValue::Entry { .. } | BindValue::Rewritten { .. } => {
                 Err(Error::Unsupported("writes to embedded collections".into()))
             }
+            BindValue::Expr { expr } => {
+                let sql = self.render(ctx, expr, This::Written(row))?;
+                self.eval(&sql, ctx.params, to).await
+            }
             other => self.bind_value(other, ctx.params, row, to).await,
         }
     }
