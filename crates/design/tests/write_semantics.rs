@@ -92,7 +92,10 @@ fn class3_an_insert_gives_every_copy_its_defaults_and_generated_columns() {
             let Some(src) = &c.source else { continue };
             assert!(
                 t.binds.iter().any(|b| b.column == c.name
-                    && b.value == BindValue::New { column: src.clone() }),
+                    && b.value
+                        == BindValue::New {
+                            column: src.clone()
+                        }),
                 "{}: {} not bound: {}",
                 t.table,
                 c.name,
@@ -102,7 +105,10 @@ fn class3_an_insert_gives_every_copy_its_defaults_and_generated_columns() {
     }
     let notes = path(&plan, "INSERT INTO ticket_notes");
     assert_eq!(value(notes, "note_id").origin, ValueOrigin::Identity);
-    assert!(notes.warnings.iter().any(|x| x.code == "identity_allocation"));
+    assert!(notes
+        .warnings
+        .iter()
+        .any(|x| x.code == "identity_allocation"));
     let audit = path(&plan, "INSERT INTO ticket_audit");
     let why = audit.unsupported.as_deref().expect("not modelled");
     assert!(why.contains("current_user"), "{why}");
@@ -152,7 +158,12 @@ fn class3_checks_fail_on_paths_broken_by_hand() {
     path_mut(&mut plan, "UPDATE tickets SET title")
         .values
         .retain(|v| v.column.column != "title_upper");
-    fails(&plan, "h", "UPDATE tickets SET title", "tickets.title_upper");
+    fails(
+        &plan,
+        "h",
+        "UPDATE tickets SET title",
+        "tickets.title_upper",
+    );
 }
 
 #[test]
@@ -169,7 +180,11 @@ fn class4_an_upsert_reads_the_existing_row_and_says_it_is_not_atomic() {
     );
     let existing = &w.read_before_write[u.existing];
     assert!(!existing.many);
-    assert!(existing.cql.contains("\"qty\"") || existing.cql.contains(" qty"), "{}", existing.cql);
+    assert!(
+        existing.cql.contains("\"qty\"") || existing.cql.contains(" qty"),
+        "{}",
+        existing.cql
+    );
     let ConflictAction::Update { set, filter } = &u.action else {
         panic!("DO UPDATE: {:#?}", u.action)
     };
@@ -253,7 +268,10 @@ fn class4_checks_fail_on_paths_broken_by_hand() {
 #[test]
 fn class5_every_condition_of_a_write_is_applied_by_a_filtered_read() {
     let plan = planned("write_filters");
-    let w = path(&plan, "DELETE FROM sessions WHERE user_id = $1 AND revoked_at IS NULL");
+    let w = path(
+        &plan,
+        "DELETE FROM sessions WHERE user_id = $1 AND revoked_at IS NULL",
+    );
     let rows = w.targets[0].for_each.expect("each kept row");
     let filter: Vec<String> = w.read_before_write[rows]
         .filter
@@ -270,10 +288,19 @@ fn class5_every_condition_of_a_write_is_applied_by_a_filtered_read() {
         .iter()
         .map(ToString::to_string)
         .collect();
-    assert!(filter.contains(&"sessions.device = $3".to_string()), "{filter:?}");
-    assert!(filter.contains(&"sessions.revoked_at IS NULL".to_string()), "{filter:?}");
+    assert!(
+        filter.contains(&"sessions.device = $3".to_string()),
+        "{filter:?}"
+    );
+    assert!(
+        filter.contains(&"sessions.revoked_at IS NULL".to_string()),
+        "{filter:?}"
+    );
 
-    let w = path(&plan, "DELETE FROM sessions WHERE user_id = $1 AND created_at");
+    let w = path(
+        &plan,
+        "DELETE FROM sessions WHERE user_id = $1 AND created_at",
+    );
     let rows = w.targets[0].for_each.expect("each kept row");
     assert_eq!(
         w.read_before_write[rows].filter[0].to_string(),
@@ -281,22 +308,32 @@ fn class5_every_condition_of_a_write_is_applied_by_a_filtered_read() {
     );
 
     let w = path(&plan, "UPDATE documents");
-    let rows = w.targets[0].for_each.expect("the row, when its version is $3");
+    let rows = w.targets[0]
+        .for_each
+        .expect("the row, when its version is $4");
     assert_eq!(
         w.read_before_write[rows].filter[0].to_string(),
-        "documents.version = $3"
+        "documents.version = $4"
     );
 }
 
 #[test]
 fn class5_checks_fail_on_paths_broken_by_hand() {
     let mut plan = planned("write_filters");
-    for r in &mut path_mut(&mut plan, "DELETE FROM sessions WHERE user_id = $1 AND revoked_at")
-        .read_before_write
+    for r in &mut path_mut(
+        &mut plan,
+        "DELETE FROM sessions WHERE user_id = $1 AND revoked_at",
+    )
+    .read_before_write
     {
         r.filter.clear();
     }
-    fails(&plan, "j", "DELETE FROM sessions WHERE user_id = $1 AND revoked_at", "revoked_at IS NULL");
+    fails(
+        &plan,
+        "j",
+        "DELETE FROM sessions WHERE user_id = $1 AND revoked_at",
+        "revoked_at IS NULL",
+    );
 
     let mut plan = planned("write_filters");
     for r in &mut path_mut(&mut plan, "UPDATE documents").read_before_write {
