@@ -190,6 +190,9 @@ struct Facts<'a> {
     /// Every column the statement writes, `SET n = n + 1` and the generated columns it
     /// recomputes included: the copies to keep in step.
     written: Vec<String>,
+    /// For each new value computed from the current row (`SET a = b - $1`), the columns of that
+    /// row it reads: their current values must be known.
+    reads: Vec<(String, Vec<ColumnRef>)>,
 }
 
 impl Facts<'_> {
@@ -216,6 +219,7 @@ impl Facts<'_> {
             .cloned()
             .collect();
         let mut written = w.columns_written.clone();
+        let mut reads = Vec::new();
         // The path's new values (defaults, generated columns) are written too; one computed from
         // the current row needs that row's value, as a `SET n = n + 1` does.
         if !path.values.is_empty() {
@@ -229,6 +233,21 @@ impl Facts<'_> {
                 if !written.contains(&v.column.column) {
                     written.push(v.column.column.clone());
                 }
+                let mut read: Vec<ColumnRef> = Vec::new();
+                v.value.walk(&mut |e| {
+                    if let remodel_model::Expr::Column {
+                        column,
+                        row: remodel_model::RowRef::This,
+                    } = e
+                    {
+                        if !read.contains(column) {
+                            read.push(column.clone());
+                        }
+                    }
+                });
+                if !read.is_empty() {
+                    reads.push((v.column.column.clone(), read));
+                }
             }
         }
         Some(Facts {
@@ -237,6 +256,7 @@ impl Facts<'_> {
             key_eq,
             set,
             written,
+            reads,
         })
     }
 
@@ -320,6 +340,16 @@ fn unresolved(
             let read_new = before
                 .iter()
                 .any(|r| r.reads_new && provides(design, r, column));
+            // Computed from the current row: the columns it reads must be known.
+            if let Some((_, read)) = f
+                .reads
+                .iter()
+                .find(|(c, _)| f.own(column) && same(c, &column.column))
+            {
+                return read.iter().find(|c| !current(c)).map(|c| {
+                    format!("the new value of {column} is computed from the current {c}, which is neither bound by the statement nor read first")
+                });
+            }
             let unchanged = !f.own(column) && !f.relinks(&column.table) || f.own(column) && !set;
             (!(set || read_new || (unchanged && current(column))))
                 .then(|| format!("the new value of {column} is neither set by the statement, read first, nor unchanged and known"))

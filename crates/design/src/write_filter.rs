@@ -155,6 +155,30 @@ pub fn conjuncts(e: &Expr) -> Vec<&Expr> {
     }
 }
 
+/// A pattern of `kind` with `analysis`, for unit tests.
+#[cfg(test)]
+pub(crate) fn test_pattern(
+    kind: StatementKind,
+    analysis: remodel_model::PatternAnalysis,
+) -> AccessPattern {
+    AccessPattern {
+        id: "q1".into(),
+        fingerprint: "0".into(),
+        kind,
+        sql: String::new(),
+        example: None,
+        calls: 1,
+        total_ms: None,
+        mean_ms: None,
+        rows: None,
+        first_seen: None,
+        last_seen: None,
+        label: None,
+        locations: Vec::new(),
+        analysis,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,9 +188,9 @@ mod tests {
     fn every_condition_on_the_written_row_is_listed() {
         let user = ColumnRef::new("sessions", "user_id");
         let revoked = ColumnRef::new("sessions", "revoked_at");
-        let p = AccessPattern {
-            kind: StatementKind::Delete,
-            analysis: PatternAnalysis {
+        let p = test_pattern(
+            StatementKind::Delete,
+            PatternAnalysis {
                 equality: vec![
                     Predicate {
                         column: user.clone(),
@@ -197,8 +221,7 @@ mod tests {
                 }),
                 ..PatternAnalysis::default()
             },
-            ..AccessPattern::default()
-        };
+        );
         let t = Table {
             name: "sessions".into(),
             ..Table::default()

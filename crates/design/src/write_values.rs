@@ -210,6 +210,10 @@ fn default_value(
         return Ok(None);
     };
     match &c.default_expr {
+        // `DEFAULT NULL` gives no value: the column is left out, as one with no default.
+        Some(Expr::Literal {
+            value: Literal::Null,
+        }) => Ok(None),
         Some(value) => Ok(Some(NewValue {
             column,
             value: value.clone(),
@@ -315,10 +319,9 @@ mod tests {
     }
 
     fn pattern(kind: StatementKind, values: &[(&str, Option<Expr>)]) -> AccessPattern {
-        AccessPattern {
-            id: "q1".into(),
+        crate::write_filter::test_pattern(
             kind,
-            analysis: PatternAnalysis {
+            PatternAnalysis {
                 write: Some(WriteInfo {
                     table: "tickets".into(),
                     columns_written: values.iter().map(|(c, _)| c.to_string()).collect(),
@@ -341,8 +344,7 @@ mod tests {
                 }),
                 ..PatternAnalysis::default()
             },
-            ..AccessPattern::default()
-        }
+        )
     }
 
     #[test]

@@ -326,7 +326,7 @@ impl Planner<'_> {
             (_, StatementKind::Insert) if own => v == Version::New,
             (Version::Current, _) if own => s.key_eq.contains(&c.column),
             (Version::New, _) if own => match s.set.iter().find(|(x, _)| *x == c.column) {
-                Some((_, reads)) => !reads || self.known_depth(c, Version::Current, depth + 1),
+                Some((_, reads)) => !reads || self.inputs_known(c, depth + 1),
                 None => self.known_depth(c, Version::Current, depth + 1),
             },
             // A parent's value is new only when the link to it changes.
@@ -336,6 +336,27 @@ impl Planner<'_> {
             _ => false,
         };
         from_stmt || self.provided.iter().any(|(_, x, pv)| x == c && *pv == v)
+    }
+
+    /// True when the current values a new value of `c` is computed from are known (`SET a = b -
+    /// $1` needs the current `b`; a value with no expression, its own current value).
+    fn inputs_known(&self, c: &ColumnRef, depth: usize) -> bool {
+        let Some(v) = self.stmt.values.iter().find(|v| v.column == *c) else {
+            return self.known_depth(c, Version::Current, depth);
+        };
+        let mut inputs: Vec<ColumnRef> = Vec::new();
+        v.value.walk(&mut |e| {
+            if let remodel_model::Expr::Column {
+                column,
+                row: remodel_model::RowRef::This,
+            } = e
+            {
+                inputs.push(column.clone());
+            }
+        });
+        inputs
+            .iter()
+            .all(|i| self.known_depth(i, Version::Current, depth))
     }
 
     /// The bind for the value of `c` in version `v`, naming a value the statement or a read

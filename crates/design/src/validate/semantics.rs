@@ -203,6 +203,10 @@ fn conditions_applied(
         .iter()
         .filter(|x| table(design, &x.table).is_some_and(|t| same(&t.entity, &st.key())))
         .collect();
+    if own.is_empty() {
+        // No table holds the written rows: the statement changes nothing in Cassandra.
+        return;
+    }
     let rows: Vec<usize> = own.iter().filter_map(|x| x.for_each).collect();
     let filters: Vec<&Expr> = rows
         .iter()
@@ -227,7 +231,7 @@ fn conditions_applied(
                     })
             };
             if rows.is_empty() {
-                !own.is_empty() && own.iter().all(|x| binds_current(&x.table, &x.binds))
+                own.iter().all(|x| binds_current(&x.table, &x.binds))
             } else {
                 rows.iter()
                     .filter_map(|i| w.read_before_write.get(*i))
