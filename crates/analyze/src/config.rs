@@ -35,6 +35,9 @@ pub struct AnalyzeConfig {
     /// The Postgres schemas an unqualified table name of a statement is looked for in, in
     /// order, as the application's `search_path`. Default `["public"]`.
     pub search_path: Vec<String>,
+    /// The application's session time zone (IANA name): a `timestamptz` constant written without
+    /// an offset is an instant in it. Default `UTC` (`remodel plan --timezone` sets it).
+    pub time_zone: String,
 }
 
 impl Default for AnalyzeConfig {
@@ -50,6 +53,7 @@ impl Default for AnalyzeConfig {
             min_calls: 2,
             one_off_share: 0.001,
             search_path: vec!["public".into()],
+            time_zone: "UTC".into(),
         }
     }
 }
@@ -102,6 +106,8 @@ impl AnalyzeConfig {
                 self.min_co_access_share
             )));
         }
+        remodel_sql::neutral::time_zone(&self.time_zone)
+            .map_err(|e| ConfigError::Range(format!("time_zone: {e}")))?;
         Ok(())
     }
 }

@@ -14,6 +14,7 @@ pub mod relationships;
 pub mod render;
 mod rewrite;
 mod timeval;
+mod typed;
 
 pub use config::{AnalyzeConfig, ConfigError};
 
@@ -45,7 +46,7 @@ pub fn analyze(schema: &Schema, workload: &Workload, config: &AnalyzeConfig) -> 
 pub fn analyze_owned(schema: &Schema, mut wl: Workload, config: &AnalyzeConfig) -> Analysis {
     let mut diagnostics = Vec::new();
     for p in &mut wl.patterns {
-        let (a, mut d) = analyze_pattern_in(schema, &config.search_path, p);
+        let (a, mut d) = analyze_pattern_in(schema, config, p);
         p.analysis = a;
         diagnostics.append(&mut d);
     }
@@ -155,19 +156,22 @@ fn rows_from_fanout(tables: &TableIndex<'_>, wl: &mut Workload, relationships: &
     }
 }
 
-/// Analyzes one pattern with the default search path (`public`): see [`analyze_pattern_in`].
+/// Analyzes one pattern with the default configuration (search path `public`, time zone UTC):
+/// see [`analyze_pattern_in`].
 pub fn analyze_pattern(schema: &Schema, p: &AccessPattern) -> (PatternAnalysis, Vec<Diagnostic>) {
-    analyze_pattern_in(schema, &AnalyzeConfig::default().search_path, p)
+    analyze_pattern_in(schema, &AnalyzeConfig::default(), p)
 }
 
 /// Analyzes one pattern: its normalized SQL, then its example for literal values (LIMIT, range
-/// bounds, LIKE prefixes); unqualified table names are looked for along `search_path`. Returns
+/// bounds, LIKE prefixes); unqualified table names are looked for along the configuration's
+/// `search_path`, and a zone-less `timestamptz` constant is read in its `time_zone`. Returns
 /// the analysis and the diagnostics about it.
 pub fn analyze_pattern_in(
     schema: &Schema,
-    search_path: &[String],
+    config: &AnalyzeConfig,
     p: &AccessPattern,
 ) -> (PatternAnalysis, Vec<Diagnostic>) {
+    let (search_path, zone) = (&config.search_path, config.time_zone.as_str());
     let loc = p.locations.first().cloned();
     let mut diags = Vec::new();
     let stmt = match pattern::parse(&p.sql) {
@@ -189,7 +193,7 @@ pub fn analyze_pattern_in(
         }
     };
     let literals = rewrite::Literals::of_pattern(p);
-    let mut res = pattern::analyze_statement(schema, search_path, &stmt, p, literals);
+    let mut res = pattern::analyze_statement(schema, search_path, zone, &stmt, p, literals);
     let example = p
         .example
         .as_deref()
@@ -197,8 +201,15 @@ pub fn analyze_pattern_in(
         .map(pattern::parse);
     let ex = match example {
         Some(Ok(s)) => Some(
-            pattern::analyze_statement(schema, search_path, &s, p, rewrite::Literals::default())
-                .analysis,
+            pattern::analyze_statement(
+                schema,
+                search_path,
+                zone,
+                &s,
+                p,
+                rewrite::Literals::default(),
+            )
+            .analysis,
         ),
         Some(Err(e)) => {
             diags.push(Diagnostic {
@@ -323,16 +334,17 @@ fn merge_example(res: &mut pattern::StatementResult, ex: Option<&PatternAnalysis
             }
         }
     }
-    for (column, value, sql) in std::mem::take(&mut res.pending_likes) {
+    for like in std::mem::take(&mut res.pending_likes) {
+        let column = like.column;
         let prefix = ex.and_then(|ex| ex.ranges.iter().find(|e| e.column == column && e.prefix));
         match prefix {
             Some(er) => a.ranges.push(remodel_model::RangePredicate {
                 column,
                 lower: Some(remodel_model::RangeBound {
                     inclusive: true,
-                    value,
+                    value: like.value,
                     example: er.lower.as_ref().map(|b| b.value.clone()),
-                    expr: None,
+                    expr: like.value_expr,
                 }),
                 upper: None,
                 prefix: true,
@@ -343,9 +355,9 @@ fn merge_example(res: &mut pattern::StatementResult, ex: Option<&PatternAnalysis
                 reason: "the LIKE pattern is a parameter and the example shows no fixed prefix"
                     .into(),
                 columns: vec![column],
-                sql,
-                expr: None,
-                reason_untyped: None,
+                sql: like.sql,
+                expr: like.condition.as_ref().ok().cloned(),
+                reason_untyped: like.condition.err(),
             }),
         }
     }

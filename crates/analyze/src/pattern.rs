@@ -8,8 +8,8 @@ use crate::joins::{self, Edge};
 use crate::predicates::{and_terms, push_residual, Conjuncts, Filters};
 use crate::rewrite::Literals;
 use remodel_model::{
-    AccessPattern, Aggregate, ColumnRef, EqualityOp, OrderBy, PatternAnalysis, Predicate, Schema,
-    StatementKind, Table, WriteInfo, WrittenValue,
+    AccessPattern, Aggregate, ColumnRef, EqualityOp, Expr as TypedExpr, OrderBy, PatternAnalysis,
+    Predicate, Schema, StatementKind, Table, WriteInfo, WrittenValue,
 };
 use sqlparser::ast::{
     AssignmentTarget, Delete, Distinct, Expr, FromTable, Function, FunctionArg, FunctionArgExpr,
@@ -58,13 +58,27 @@ pub(crate) struct StatementResult {
     /// Things the user most likely got wrong (a table name that resolves to nothing although a
     /// table of that name exists in another schema).
     pub warnings: Vec<String>,
-    /// LIKE predicates whose pattern is a parameter: (column, value, the predicate's SQL).
-    pub pending_likes: Vec<(ColumnRef, String, String)>,
+    /// LIKE predicates whose pattern is a parameter, decided once the example is read.
+    pub pending_likes: Vec<PendingLike>,
     /// Whether LIMIT/OFFSET were parameters (to be read from the example).
     pub limit_param: bool,
     pub offset_param: bool,
     /// Rows of an `INSERT … VALUES` list (an `INSERT … SELECT` inserts an unknown number).
     pub insert_rows: Option<usize>,
+}
+
+/// A `c LIKE $n`: a prefix range when the example's pattern is a fixed prefix, else a residual.
+#[derive(Debug)]
+pub(crate) struct PendingLike {
+    pub column: ColumnRef,
+    /// The pattern as SQL (`$2`).
+    pub value: String,
+    /// The predicate's SQL.
+    pub sql: String,
+    /// The pattern, typed.
+    pub value_expr: Option<TypedExpr>,
+    /// The predicate, typed (or why not).
+    pub condition: Result<TypedExpr, String>,
 }
 
 /// Walks one statement.
@@ -87,6 +101,16 @@ pub(crate) struct Ctx<'s> {
     /// The subqueries of expressions that read a table (`EXISTS (…)`, `IN (SELECT …)`, scalar
     /// subqueries), as written (cut): a read with one is not modelled.
     expr_subqueries_read: Vec<String>,
+    /// Turns the statement's expressions into the plan's typed ones, typing its parameters.
+    pub conv: remodel_sql::neutral::Converter,
+    /// The relation an UPDATE or DELETE writes (its columns are the written row's).
+    pub write_rel: Option<usize>,
+    /// The rows an UPDATE … FROM / DELETE … USING reads besides the written one, by relation.
+    pub from_rows: Vec<(usize, remodel_model::FromRow)>,
+    /// Column types as the converter knows them, by column.
+    pub col_types: std::cell::RefCell<
+        std::collections::HashMap<ColumnRef, Result<remodel_sql::neutral::Ty, String>>,
+    >,
 }
 
 /// Parses normalized SQL (or an example) with the Postgres dialect.
@@ -107,10 +131,11 @@ pub(crate) fn parse(sql: &str) -> Result<Statement, String> {
 }
 
 /// Analyzes one parsed statement against the schema; `literals` are the example's values of its
-/// placeholders.
+/// placeholders; `time_zone` is the plan's (a zone-less `timestamptz` constant is read in it).
 pub(crate) fn analyze_statement(
     schema: &Schema,
     search_path: &[String],
+    time_zone: &str,
     stmt: &Statement,
     p: &AccessPattern,
     literals: Literals,
@@ -128,6 +153,10 @@ pub(crate) fn analyze_statement(
         kind: None,
         insert_source: false,
         expr_subqueries_read: Vec::new(),
+        conv: remodel_sql::neutral::Converter::new(Some(time_zone)),
+        write_rel: None,
+        from_rows: Vec::new(),
+        col_types: Default::default(),
     };
     if has_window_function(stmt) {
         ctx.unmodeled
@@ -137,6 +166,10 @@ pub(crate) fn analyze_statement(
         Statement::Query(q) => {
             ctx.kind = Some(StatementKind::Select);
             ctx.query(q, true);
+            if !q.locks.is_empty() {
+                let locks: Vec<String> = q.locks.iter().map(ToString::to_string).collect();
+                ctx.res.analysis.locking = Some(locks.join(" "));
+            }
         }
         Statement::Insert(ins) => {
             ctx.kind = Some(StatementKind::Insert);
@@ -157,7 +190,7 @@ pub(crate) fn analyze_statement(
             ));
         }
     }
-    ctx.finish(p)
+    ctx.finish(p, stmt)
 }
 
 impl<'s> Ctx<'s> {
@@ -362,6 +395,7 @@ impl<'s> Ctx<'s> {
             };
             if let Some(l) = limit {
                 self.res.analysis.limit_sql = Some(l.to_string());
+                self.res.analysis.limit_expr = self.count_expr(l);
                 match const_u64(l) {
                     Some(n) => self.res.analysis.limit = Some(n),
                     None => self.res.limit_param = true,
@@ -369,6 +403,7 @@ impl<'s> Ctx<'s> {
             }
             if let Some(o) = offset {
                 self.res.analysis.offset_sql = Some(o.to_string());
+                self.res.analysis.offset_expr = self.count_expr(o);
                 match const_u64(o) {
                     Some(n) => self.res.analysis.offset = Some(n),
                     None => self.res.offset_param = true,
@@ -378,6 +413,10 @@ impl<'s> Ctx<'s> {
         if let Some(f) = &q.fetch {
             if !f.percent {
                 self.res.analysis.limit_sql = f.quantity.as_ref().map(|e| e.to_string());
+                self.res.analysis.limit_expr = match (&f.quantity, f.with_ties) {
+                    (Some(e), false) => self.count_expr(e),
+                    _ => None,
+                };
             }
             match f.quantity.as_ref().map(const_u64) {
                 Some(Some(n)) if !f.percent => self.res.analysis.limit = Some(n),
@@ -385,6 +424,18 @@ impl<'s> Ctx<'s> {
                 _ => {}
             }
         }
+    }
+
+    /// A LIMIT or OFFSET count as a typed `bigint` expression (`$3`, `20`).
+    fn count_expr(&mut self, e: &Expr) -> Option<TypedExpr> {
+        self.typed(None, |conv, _| {
+            conv.value_of(
+                e,
+                remodel_model::ScalarType::Bigint,
+                &remodel_sql::neutral::NoColumns,
+            )
+        })
+        .ok()
     }
 
     /// An ORDER BY item: a column, a select alias or a 1-based position.
@@ -560,7 +611,7 @@ impl<'s> Ctx<'s> {
         }
     }
 
-    fn find_rel(&self, id: usize) -> Option<&Rel> {
+    pub(crate) fn find_rel(&self, id: usize) -> Option<&Rel> {
         self.scopes
             .iter()
             .flat_map(|s| s.iter())
@@ -744,6 +795,7 @@ impl<'s> Ctx<'s> {
     /// each user's latest order, not one order). An ORDER BY alone orders nothing returned.
     fn rows_subquery(&mut self, q: &Query, main: bool, what: &str) -> Outputs {
         let a = &self.res.analysis;
+        let saved_exprs = (a.limit_expr.clone(), a.offset_expr.clone());
         let saved = (
             (a.limit, a.limit_sql.clone(), a.offset, a.offset_sql.clone()),
             (
@@ -759,6 +811,7 @@ impl<'s> Ctx<'s> {
         self.scopes.pop();
         let a = &mut self.res.analysis;
         (a.limit, a.limit_sql, a.offset, a.offset_sql) = saved.0;
+        (a.limit_expr, a.offset_expr) = saved_exprs;
         a.order_by.truncate(saved.1 .0);
         a.aggregates.truncate(saved.1 .1);
         a.group_by.truncate(saved.1 .2);
@@ -928,7 +981,7 @@ impl<'s> Ctx<'s> {
                             column: c.clone(),
                             sql: e.to_string(),
                             reads_current: false,
-                            expr: None,
+                            expr: self.written_expr(table, c, e, None),
                         })
                         .collect();
                 }
@@ -938,6 +991,10 @@ impl<'s> Ctx<'s> {
         let key_columns: Vec<String> = pk.iter().filter(|k| columns.contains(k)).cloned().collect();
         let by_pk = !pk.is_empty() && key_columns.len() == pk.len();
         let returning = self.returning(ins.returning.as_deref(), table);
+        let conflict = match &ins.on {
+            Some(OnInsert::OnConflict(oc)) => Some(self.conflict(oc, table)),
+            _ => None,
+        };
         self.res.analysis.write = Some(WriteInfo {
             table: target,
             columns_written: columns,
@@ -947,7 +1004,7 @@ impl<'s> Ctx<'s> {
             returning,
             reads,
             values,
-            conflict: None,
+            conflict,
             from_rows: Vec::new(),
         });
     }
@@ -961,16 +1018,18 @@ impl<'s> Ctx<'s> {
         };
         let table = self.table(&target);
         let mut written = Vec::new();
-        let mut values = Vec::new();
+        // Typed once every relation of FROM is in scope (`SET balance = s.balance`).
+        let mut pending = Vec::new();
         for a in &up.assignments {
             let names: Vec<String> = match &a.target {
                 AssignmentTarget::ColumnName(n) => vec![bare_name(n)],
                 AssignmentTarget::Tuple(ns) => ns.iter().map(bare_name).collect(),
             };
             let names: Vec<String> = names.iter().map(|n| canonical_column(table, n)).collect();
-            values.extend(assigned_values(&names, &a.value, table));
+            let parts = assigned_values(&names, &a.value, table);
             written.extend(names);
             self.expr_subqueries(&a.value);
+            pending.push(parts);
         }
         for j in &up.table.joins {
             self.relation(&j.relation, true);
@@ -983,6 +1042,11 @@ impl<'s> Ctx<'s> {
             }
         }
         let reads = self.res.analysis.tables[before..].to_vec();
+        let mut values = Vec::new();
+        for (mut v, e) in pending.into_iter().flatten() {
+            v.expr = self.written_expr(table, &v.column, e, None);
+            values.push(v);
+        }
         if let Some(w) = &up.selection {
             self.conjuncts(w, true);
         }
@@ -1037,6 +1101,7 @@ impl<'s> Ctx<'s> {
                 r.alias = ident(&a.name);
             }
         }
+        self.write_rel = Some(self.next_rel - 1);
         Some((target, self.next_rel - 1))
     }
 
@@ -1090,7 +1155,7 @@ impl<'s> Ctx<'s> {
             reads,
             values: Vec::new(),
             conflict: None,
-            from_rows: Vec::new(),
+            from_rows: self.rows_read_by_write(),
         });
     }
 
@@ -1116,8 +1181,10 @@ impl<'s> Ctx<'s> {
         out
     }
 
-    fn finish(mut self, p: &AccessPattern) -> StatementResult {
+    fn finish(mut self, p: &AccessPattern, stmt: &Statement) -> StatementResult {
         crate::predicates::flush_ranges(&mut self);
+        crate::typed::cast_params(stmt, &mut self.conv);
+        self.res.analysis.params = crate::typed::parameters(stmt, &self.conv, &self.literals);
         if self.kind == Some(StatementKind::Select) {
             if let Some(first) = self.expr_subqueries_read.first().cloned() {
                 self.unmodeled(format!(
@@ -1372,7 +1439,11 @@ fn projection_parts(e: &Expr) -> (Vec<Vec<String>>, Vec<AggFound>) {
 
 /// The values an assignment gives its columns: `a = expr`, or `(a, b) = (x, y)` split by position
 /// (a tuple set from a subquery has no per-column value and yields none).
-fn assigned_values(names: &[String], value: &Expr, table: Option<&Table>) -> Vec<WrittenValue> {
+fn assigned_values<'e>(
+    names: &[String],
+    value: &'e Expr,
+    table: Option<&Table>,
+) -> Vec<(WrittenValue, &'e Expr)> {
     let parts: Vec<&Expr> = match (names.len(), value) {
         (1, e) => vec![e],
         (n, Expr::Tuple(items)) if items.len() == n => items.iter().collect(),
@@ -1381,14 +1452,17 @@ fn assigned_values(names: &[String], value: &Expr, table: Option<&Table>) -> Vec
     names
         .iter()
         .zip(parts)
-        .map(|(name, e)| WrittenValue {
-            column: name.clone(),
-            sql: e.to_string(),
-            reads_current: column_paths(e).iter().any(|p| {
-                p.last()
-                    .is_some_and(|last| table.is_none_or(|t| t.column(last).is_some()))
-            }),
-            expr: None,
+        .map(|(name, e)| {
+            let v = WrittenValue {
+                column: name.clone(),
+                sql: e.to_string(),
+                reads_current: column_paths(e).iter().any(|p| {
+                    p.last()
+                        .is_some_and(|last| table.is_none_or(|t| t.column(last).is_some()))
+                }),
+                expr: None,
+            };
+            (v, e)
         })
         .collect()
 }

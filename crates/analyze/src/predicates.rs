@@ -13,8 +13,10 @@ use crate::joins::Edge;
 use crate::pattern::{Ctx, Resolved};
 use crate::rewrite::{self, ty_of_sql, Cmp, Solved, Ty};
 use crate::timeval::window_between;
+use crate::typed;
 use remodel_model::{
-    ColumnRef, EqualityOp, Predicate, RangeBound, RangePredicate, Residual, Rewrite, TimeWindow,
+    ColumnRef, EqualityOp, Expr as TypedExpr, Predicate, RangeBound, RangePredicate, Residual,
+    Rewrite, TimeWindow,
 };
 use sqlparser::ast::{BinaryOperator, Expr, InTarget, Value};
 use std::collections::{HashMap, HashSet};
@@ -60,7 +62,11 @@ pub(crate) trait Conjuncts {
 impl Conjuncts for Ctx<'_> {
     fn conjuncts(&mut self, e: &Expr, main: bool) {
         for term in and_terms(e) {
-            if let Err(reason) = conjunct(self, term, main) {
+            let outcome = match other_row(self, term, main) {
+                Some(o) => o,
+                None => conjunct(self, term, main),
+            };
+            if let Err(reason) = outcome {
                 if main {
                     push_residual(self, term, term.to_string(), reason);
                 }
@@ -79,13 +85,82 @@ pub(crate) fn push_residual(ctx: &mut Ctx<'_>, e: &Expr, sql: String, reason: im
             }
         }
     }
+    let (expr, reason_untyped) = match typed::condition(ctx, e) {
+        Ok(x) => (Some(x), None),
+        Err(why) => (None, Some(why)),
+    };
     ctx.res.analysis.residual.push(Residual {
         sql,
         reason: reason.into(),
         columns,
-        expr: None,
-        reason_untyped: None,
+        expr,
+        reason_untyped,
     });
+}
+
+/// In an UPDATE … FROM / DELETE … USING that reads other rows of the written table, a conjunct
+/// on such a row: its equalities find that row (`s.id = $2`, `accounts.id = s.id`), anything
+/// else is a residual filter; never a predicate of the written row. `None` when the conjunct
+/// reads no other row of the written table.
+fn other_row(ctx: &mut Ctx<'_>, e: &Expr, main: bool) -> Option<Result<(), String>> {
+    ctx.write_rel?;
+    let other = column_paths(e)
+        .iter()
+        .filter_map(|p| ctx.resolve(p))
+        .find(|r| ctx.other_row_of_target(r.rel))?;
+    let alias = ctx.rel_alias(other.rel).unwrap_or_default();
+    let why = format!(
+        "a condition on {alias}, another row of the written table {}",
+        other.col.table
+    );
+    let Expr::BinaryOp {
+        left,
+        op: BinaryOperator::Eq,
+        right,
+    } = e
+    else {
+        return Some(Err(why));
+    };
+    Some(match (side(ctx, left), side(ctx, right)) {
+        (Side::Col(c, None), Side::Value(v)) | (Side::Value(v), Side::Col(c, None)) => {
+            if main {
+                if let Some(x) = typed::value(ctx, v, &c.col) {
+                    typed::from_row_equality(ctx, c.rel, &c.col.column, x);
+                }
+            }
+            Ok(())
+        }
+        (Side::Col(a, None), Side::Col(b, None)) if a.rel != b.rel => {
+            ctx.res.edges.push(Edge {
+                a_rel: a.rel,
+                a: a.col.clone(),
+                b_rel: b.rel,
+                b: b.col.clone(),
+            });
+            if main {
+                join_row_equality(ctx, &a, &b);
+            }
+            Ok(())
+        }
+        _ => Err(why),
+    })
+}
+
+/// A join condition `a = b` between the written row and a row an UPDATE … FROM reads (or two
+/// such rows): the equality that finds the read row.
+fn join_row_equality(ctx: &mut Ctx<'_>, a: &Resolved, b: &Resolved) {
+    let (found, by) = match (ctx.is_from_row(a.rel), ctx.is_from_row(b.rel)) {
+        (true, false) => (a, b),
+        (false, true) => (b, a),
+        (true, true) if a.rel > b.rel => (a, b),
+        (true, true) => (b, a),
+        (false, false) => return,
+    };
+    let value = TypedExpr::Column {
+        column: by.col.clone(),
+        row: ctx.row_of(by.rel),
+    };
+    typed::from_row_equality(ctx, found.rel, &found.col.column, value);
 }
 
 /// The terms of a conjunction, left to right: `a AND (b AND c)` → `[a, b, c]`. Iterative: the
@@ -222,7 +297,16 @@ fn conjunct(ctx: &mut Ctx<'_>, e: &Expr, main: bool) -> Result<(), String> {
 fn not_distinct(ctx: &mut Ctx<'_>, a: &Expr, b: &Expr, main: bool) -> Result<(), String> {
     match (side(ctx, a), side(ctx, b)) {
         (Side::Col(c, None), Side::Value(v)) | (Side::Value(v), Side::Col(c, None)) => {
-            equality(ctx, main, c.col, EqualityOp::Eq, Some(v.to_string()), None);
+            let x = typed::value(ctx, v, &c.col);
+            equality(
+                ctx,
+                main,
+                c.col,
+                EqualityOp::Eq,
+                Some(v.to_string()),
+                None,
+                x,
+            );
             Ok(())
         }
         _ => Err("IS NOT DISTINCT FROM is kept only on a bare column".into()),
@@ -234,7 +318,8 @@ fn any_equality(ctx: &mut Ctx<'_>, left: &Expr, right: &Expr, main: bool) -> Res
     match (side(ctx, left), side(ctx, right)) {
         (Side::Col(c, None), Side::Value(v)) => {
             let value = Some(format!("ANY({v})"));
-            equality(ctx, main, c.col, EqualityOp::In, value, None);
+            let x = typed::any_list(ctx, &c.col, v);
+            equality(ctx, main, c.col, EqualityOp::In, value, None, x);
             Ok(())
         }
         (Side::Col(..), Side::Value(_)) => {
@@ -258,6 +343,9 @@ fn comparison(
         (Side::Col(c, x), Side::Value(v)) => (c, x, v, cmp),
         (Side::Value(v), Side::Col(c, x)) => (c, x, v, cmp.flip()),
         (Side::Col(a, None), Side::Col(b, None)) if cmp == Cmp::Eq && a.rel != b.rel => {
+            if main {
+                join_row_equality(ctx, &a, &b);
+            }
             ctx.res.edges.push(Edge {
                 a_rel: a.rel,
                 a: a.col,
@@ -279,12 +367,18 @@ fn comparison(
         return Ok(());
     }
     let value = v.to_string();
+    let typed = typed::value(ctx, v, &c.col);
+    if cmp == Cmp::Eq && ctx.is_from_row(c.rel) {
+        if let Some(x) = &typed {
+            typed::from_row_equality(ctx, c.rel, &c.col.column, x.clone());
+        }
+    }
     match cmp {
         Cmp::Eq => {
-            equality(ctx, main, c.col, EqualityOp::Eq, Some(value), None);
+            equality(ctx, main, c.col, EqualityOp::Eq, Some(value), None, typed);
             Ok(())
         }
-        cmp => add_bounds(ctx, c.col, &[(cmp, value)], None, None),
+        cmp => add_bounds(ctx, c.col, &[(cmp, value, typed)], None, None),
     }
 }
 
@@ -293,21 +387,23 @@ fn apply(ctx: &mut Ctx<'_>, col: ColumnRef, s: Solved, e: &Expr, main: bool) -> 
     if !main {
         return Ok(());
     }
+    // The parameters take their types from the condition as written (`c * 2 = $1` makes `$1`
+    // the column's type, which the solved `$1 / 2` alone would not say).
+    let _ = typed::condition(ctx, e);
     let rewrite = Rewrite {
         sql: e.to_string(),
         reason: s.reason,
         assumes: s.assumes,
     };
-    match s.bounds.as_slice() {
-        [(Cmp::Eq, v)] => {
-            equality(
-                ctx,
-                main,
-                col,
-                EqualityOp::Eq,
-                Some(v.clone()),
-                Some(rewrite),
-            );
+    let bounds: Vec<(Cmp, String, Option<TypedExpr>)> = s
+        .bounds
+        .iter()
+        .map(|(c, v)| (*c, v.to_string(), typed::value(ctx, v, &col)))
+        .collect();
+    match bounds.as_slice() {
+        [(Cmp::Eq, v, x)] => {
+            let (v, x) = (v.clone(), x.clone());
+            equality(ctx, main, col, EqualityOp::Eq, Some(v), Some(rewrite), x);
             Ok(())
         }
         bounds => add_bounds(ctx, col, bounds, Some(rewrite), s.window),
@@ -332,7 +428,7 @@ fn is_null(ctx: &mut Ctx<'_>, e: &Expr, a: &Expr, main: bool) -> Result<(), Stri
             })
         }
     };
-    equality(ctx, main, c.col, EqualityOp::IsNull, None, rewritten);
+    equality(ctx, main, c.col, EqualityOp::IsNull, None, rewritten, None);
     Ok(())
 }
 
@@ -355,12 +451,15 @@ fn in_list(
     for v in list {
         ctx.expr_subqueries(v);
     }
-    let (values, rewritten) = match x {
-        None => (list.iter().map(|v| v.to_string()).collect(), None),
+    let (values, rewritten): (Vec<Expr>, _) = match x {
+        None => (list.to_vec(), None),
         Some(x) => {
             let ty = column_ty(ctx, &c.col);
             let s = rewrite::solve_in(x, ty, list, &ctx.literals)?;
-            let values: Vec<String> = s.bounds.iter().map(|(_, v)| v.clone()).collect();
+            if main {
+                let _ = typed::condition(ctx, e);
+            }
+            let values = s.bounds.into_iter().map(|(_, v)| v).collect();
             let rw = Rewrite {
                 sql: e.to_string(),
                 reason: s.reason,
@@ -369,8 +468,17 @@ fn in_list(
             (values, Some(rw))
         }
     };
-    let value = Some(format!("({})", values.join(", ")));
-    equality(ctx, main, c.col, EqualityOp::In, value, rewritten);
+    if !main {
+        return Ok(());
+    }
+    let texts: Vec<String> = values.iter().map(ToString::to_string).collect();
+    let typed_values = values
+        .iter()
+        .map(|v| typed::value(ctx, v, &c.col))
+        .collect();
+    let x = typed::in_list(&c.col, typed_values);
+    let value = Some(format!("({})", texts.join(", ")));
+    equality(ctx, main, c.col, EqualityOp::In, value, rewritten, x);
     Ok(())
 }
 
@@ -417,7 +525,10 @@ fn between(
     if !main {
         return Ok(());
     }
-    let bounds = [(Cmp::Ge, lo.to_string()), (Cmp::Le, hi.to_string())];
+    let bounds = [
+        (Cmp::Ge, lo.to_string(), typed::value(ctx, lo, &c.col)),
+        (Cmp::Le, hi.to_string(), typed::value(ctx, hi, &c.col)),
+    ];
     add_bounds(ctx, c.col, &bounds, None, None)
 }
 
@@ -429,14 +540,15 @@ fn like(
     pattern: &Expr,
     main: bool,
 ) -> Result<(), String> {
-    let (c, v) = match (side(ctx, expr), side(ctx, pattern)) {
-        (Side::Col(c, None), Side::Value(v)) => (c, v.to_string()),
+    let (c, v, pattern_value) = match (side(ctx, expr), side(ctx, pattern)) {
+        (Side::Col(c, None), Side::Value(v)) => (c, v.to_string(), v),
         (Side::Col(_, Some(_)), _) => return Err("LIKE on an expression of the column".into()),
         _ => return Err("LIKE that is not a column against a pattern value".into()),
     };
     if !main {
         return Ok(());
     }
+    let typed = typed::value(ctx, pattern_value, &c.col);
     match literal_string(pattern) {
         Some(p) if is_prefix_pattern(&p) => {
             let acc = range_acc(ctx, c.col);
@@ -451,13 +563,20 @@ fn like(
                 inclusive: true,
                 value: v,
                 example: None,
-                expr: None,
+                expr: typed,
             });
             Ok(())
         }
         Some(_) => Err("the LIKE pattern is not a fixed prefix followed by %".into()),
         None => {
-            ctx.res.pending_likes.push((c.col, v, e.to_string()));
+            let condition = typed::condition(ctx, e);
+            ctx.res.pending_likes.push(crate::pattern::PendingLike {
+                column: c.col,
+                value: v,
+                sql: e.to_string(),
+                value_expr: typed,
+                condition,
+            });
             Ok(())
         }
     }
@@ -484,6 +603,7 @@ fn or_equality(ctx: &mut Ctx<'_>, e: &Expr, main: bool) -> Result<(), String> {
     }
     let mut col: Option<ColumnRef> = None;
     let mut values = Vec::new();
+    let mut exprs = Vec::new();
     for p in parts {
         let Expr::BinaryOp {
             left,
@@ -505,10 +625,17 @@ fn or_equality(ctx: &mut Ctx<'_>, e: &Expr, main: bool) -> Result<(), String> {
             None => col = Some(c),
         }
         values.push(v.to_string());
+        exprs.push(v);
     }
     let Some(c) = col else { return Err(WHY.into()) };
     let value = Some(format!("({})", values.join(", ")));
-    equality(ctx, main, c, EqualityOp::In, value, None);
+    let x = if main {
+        let typed_values = exprs.iter().map(|v| typed::value(ctx, v, &c)).collect();
+        typed::in_list(&c, typed_values)
+    } else {
+        None
+    };
+    equality(ctx, main, c, EqualityOp::In, value, None, x);
     Ok(())
 }
 
@@ -519,6 +646,7 @@ fn equality(
     op: EqualityOp,
     value: Option<String>,
     rewritten_from: Option<Rewrite>,
+    expr: Option<TypedExpr>,
 ) {
     if !main {
         return;
@@ -528,7 +656,7 @@ fn equality(
         op,
         value,
         rewritten_from,
-        expr: None,
+        expr,
     };
     if ctx.filters.equalities.insert(p.clone()) {
         ctx.res.analysis.equality.push(p);
@@ -560,14 +688,14 @@ fn range_acc<'c>(ctx: &'c mut Ctx<'_>, column: ColumnRef) -> &'c mut RangeAcc {
 fn add_bounds(
     ctx: &mut Ctx<'_>,
     column: ColumnRef,
-    bounds: &[(Cmp, String)],
+    bounds: &[(Cmp, String, Option<TypedExpr>)],
     rewritten: Option<Rewrite>,
     window: Option<TimeWindow>,
 ) -> Result<(), String> {
     let acc = range_acc(ctx, column);
     let lower = |c: Cmp| matches!(c, Cmp::Gt | Cmp::Ge);
     let mut sides = (acc.lower.is_some(), acc.upper.is_some());
-    for (c, _) in bounds {
+    for (c, _, _) in bounds {
         let slot = if lower(*c) {
             &mut sides.0
         } else {
@@ -582,12 +710,12 @@ fn add_bounds(
         }
         *slot = true;
     }
-    for (c, v) in bounds {
+    for (c, v, x) in bounds {
         let b = RangeBound {
             inclusive: matches!(c, Cmp::Ge | Cmp::Le),
             value: v.clone(),
             example: None,
-            expr: None,
+            expr: x.clone(),
         };
         if lower(*c) {
             acc.lower = Some(b);

@@ -94,6 +94,10 @@ pub struct AccessPattern {
     /// One instance with real values (from the input, or bound parameters substituted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub example: Option<String>,
+    /// The `$n` of `sql` whose value in `example` is a bound parameter the application sent (a
+    /// log's `DETAIL: parameters: $1 = '…'`), not a constant written in its statement.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sent_params: Vec<u32>,
     /// How often it runs (sum of annotations, log occurrences or pg_stat_statements calls).
     pub calls: u64,
     /// Total execution time in milliseconds, where the input has durations.

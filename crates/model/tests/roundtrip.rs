@@ -51,6 +51,7 @@ fn sample_plan() -> Plan {
         kind: StatementKind::Select,
         sql: "SELECT * FROM trips WHERE trip_id = $1".into(),
         example: None,
+        sent_params: Vec::new(),
         calls: 3,
         total_ms: Some(1.5),
         mean_ms: None,

@@ -14,6 +14,10 @@ use std::collections::HashMap;
 pub(crate) struct Literals {
     /// The pattern's SQL and its example, while not yet read.
     source: Option<(String, String)>,
+    /// The `$n` whose example value the application sent as a parameter.
+    sent: Vec<u32>,
+    /// The literal text behind `$n` at index `n - 1`.
+    texts: OnceCell<Vec<Option<String>>>,
     by_param: OnceCell<HashMap<String, Expr>>,
 }
 
@@ -28,32 +32,51 @@ impl Literals {
             .map(|e| (p.sql.clone(), e.clone()));
         Literals {
             source,
+            sent: p.sent_params.clone(),
+            texts: OnceCell::new(),
             by_param: OnceCell::new(),
         }
     }
 
-    /// The literal the example has for `e` when `e` is a placeholder.
+    /// The literal the example has for `e` when `e` is a placeholder (not for a value the
+    /// application sent as a parameter: that one changes from call to call).
     pub(crate) fn get(&self, e: &Expr) -> Option<&Expr> {
         let Expr::Value(v) = e else { return None };
         let Value::Placeholder(p) = &v.value else {
             return None;
         };
-        self.by_param.get_or_init(|| self.read()).get(p)
+        self.by_param
+            .get_or_init(|| {
+                (1u32..)
+                    .zip(self.texts())
+                    .filter(|(n, _)| !self.sent.contains(n))
+                    .filter_map(|(n, v)| Some((format!("${n}"), parse_expr(v.as_ref()?)?)))
+                    .collect()
+            })
+            .get(p)
     }
 
-    fn read(&self) -> HashMap<String, Expr> {
-        let Some((sql, example)) = &self.source else {
-            return HashMap::new();
-        };
-        let same_shape = normalize::shape(example).is_ok_and(|s| s.sql == *sql);
-        let values = match normalize::example_values(example) {
-            Ok(v) if same_shape => v,
-            _ => return HashMap::new(),
-        };
-        values
-            .into_iter()
-            .enumerate()
-            .filter_map(|(i, v)| Some((format!("${}", i + 1), parse_expr(&v?)?)))
-            .collect()
+    /// The SQL text of the literal the example has for `$n` (`'2025-01-15'`, `interval '14
+    /// days'`), where it has one and it is a constant of the statement (not a bound value the
+    /// application sent: see `AccessPattern::sent_params`).
+    pub(crate) fn text(&self, n: u32) -> Option<String> {
+        if self.sent.contains(&n) {
+            return None;
+        }
+        let i = usize::try_from(n).ok()?.checked_sub(1)?;
+        self.texts().get(i).cloned().flatten()
+    }
+
+    fn texts(&self) -> &[Option<String>] {
+        self.texts.get_or_init(|| {
+            let Some((sql, example)) = &self.source else {
+                return Vec::new();
+            };
+            let same_shape = normalize::shape(example).is_ok_and(|s| s.sql == *sql);
+            match normalize::example_values(example) {
+                Ok(v) if same_shape => v,
+                _ => Vec::new(),
+            }
+        })
     }
 }

@@ -69,7 +69,7 @@ impl Cmp {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Solved {
     /// Restrictions of the bare column; the values reference no column.
-    pub bounds: Vec<(Cmp, String)>,
+    pub bounds: Vec<(Cmp, Expr)>,
     /// The window an `=` on a floor became (`date_trunc('day', c) = $1`: one day).
     pub window: Option<TimeWindow>,
     /// Why the rewrite is exact, step by step.
@@ -105,7 +105,7 @@ pub(crate) fn solve(
         cs = s.through(layer, inner[i], cs)?;
     }
     Ok(Solved {
-        bounds: cs.into_iter().map(|(c, e)| (c, e.to_string())).collect(),
+        bounds: cs,
         window: s.window,
         reason: s.reasons.join("; "),
         assumes: s.assumes,

@@ -10,6 +10,11 @@ fn expr(sql: &str) -> Expr {
     parse_expr(sql).expect("test SQL parses")
 }
 
+/// The bounds as SQL text.
+fn text(s: &Solved) -> Vec<(Cmp, String)> {
+    s.bounds.iter().map(|(c, e)| (*c, e.to_string())).collect()
+}
+
 fn solve_one(col: &str, ty: Ty, cmp: Cmp, value: &str) -> Result<Solved, String> {
     solve(&expr(col), ty, &[(cmp, &expr(value))], &Literals::default())
 }
@@ -18,7 +23,7 @@ fn solve_one(col: &str, ty: Ty, cmp: Cmp, value: &str) -> Result<Solved, String>
 fn subtracting_the_column_flips_the_comparison() {
     let s = solve_one("now() - due_at", Ty::TsTz, Cmp::Lt, "interval '14 days'").unwrap();
     assert_eq!(
-        s.bounds,
+        text(&s),
         [(Cmp::Gt, "now() - INTERVAL '14 days'".to_string())]
     );
     assert_eq!(s.assumes.len(), 1, "UTC for a day part: {:?}", s.assumes);
@@ -39,7 +44,7 @@ fn month_parts_and_parameters_are_refused() {
 #[test]
 fn negative_factors_flip_and_keep_their_sign() {
     let s = solve_one("i * -4", Ty::Int(4), Cmp::Ge, "$1").unwrap();
-    assert_eq!(s.bounds, [(Cmp::Le, "$1 * (-0.25)".to_string())]);
+    assert_eq!(text(&s), [(Cmp::Le, "$1 * (-0.25)".to_string())]);
     assert!(solve_one("i * 3", Ty::Int(4), Cmp::Gt, "$1").is_err());
     assert!(solve_one("f * 2", Ty::Float, Cmp::Gt, "$1").is_err());
 }
@@ -54,9 +59,9 @@ fn a_floor_equality_is_one_unit() {
     )
     .unwrap();
     assert_eq!(s.window, Some(remodel_model::TimeWindow::Day));
-    assert_eq!(s.bounds[0], (Cmp::Ge, "date_trunc('day', $1)".to_string()));
+    assert_eq!(text(&s)[0], (Cmp::Ge, "date_trunc('day', $1)".to_string()));
     assert_eq!(
-        s.bounds[1],
+        text(&s)[1],
         (
             Cmp::Lt,
             "date_trunc('day', $1) + INTERVAL '1 day'".to_string()

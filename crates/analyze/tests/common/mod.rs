@@ -1,6 +1,7 @@
 //! Builders for schemas and patterns written in code (for cases the corpora do not cover).
 #![allow(dead_code)]
 
+pub mod neutral_cases;
 pub mod rewrite_cases;
 
 use remodel_model::{
@@ -57,6 +58,7 @@ pub fn pattern(id: &str, sql: &str, example: Option<&str>, calls: u64) -> Access
         kind,
         sql: sql.into(),
         example: example.map(Into::into),
+        sent_params: Vec::new(),
         calls,
         total_ms: None,
         mean_ms: None,

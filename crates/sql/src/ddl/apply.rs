@@ -782,6 +782,8 @@ impl Loader {
         self.inherit_columns();
         self.fold_partitions();
         self.resolve_foreign_keys();
+        // A default or generated expression that cannot be stated keeps its text only.
+        let _untyped = crate::neutral::schema::fill_schema(&mut self.schema);
         super::DdlLoad {
             schema: self.schema,
             diagnostics: self.diagnostics,

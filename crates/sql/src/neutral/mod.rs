@@ -70,6 +70,29 @@ impl Columns for NoColumns {
     }
 }
 
+/// The IANA zone names Postgres accepts as a `TimeZone` (the tz database's zones and links).
+const ZONES: &str = include_str!("zones.txt");
+
+/// A time zone name as the tz database spells it (`europe/berlin` → `Europe/Berlin`), or why
+/// it is not one: a plan's expressions are read in a zone every executor can look up, so POSIX
+/// forms (`UTC+3`, which Postgres reads west of Greenwich) and `localtime` are refused.
+pub fn time_zone(name: &str) -> Result<&'static str, String> {
+    let n = name.trim();
+    ZONES
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .find(|z| z.eq_ignore_ascii_case(n))
+        .ok_or_else(|| {
+            format!("{name} is not a time zone of the IANA tz database (e.g. UTC, Europe/Berlin, America/New_York)")
+        })
+}
+
+/// The type a cast names, as a parameter's type (`$1::varchar(20)` takes text): `None` for a
+/// type outside the model.
+pub fn param_type(dt: &sql::DataType) -> Option<ScalarType> {
+    scalar_type(dt, Strictness::Column).ok()
+}
+
 /// True for a zone name that is UTC all year (its offset is always zero).
 pub fn is_utc(zone: &str) -> bool {
     matches!(
@@ -423,20 +446,40 @@ impl Converter {
     }
 
     /// Converts two operands that meet in one operator: an untyped one (`'…'`, `$n`) takes
-    /// the other's type. Both untyped: both `unknown_as` (text for comparisons), or `Err`.
+    /// the other's type, or for arithmetic `arith` the type Postgres resolves it to
+    /// (`now() + $1`: an interval). Both untyped: both `unknown_as` (text for comparisons), or
+    /// `Err`.
     fn pair(
         &mut self,
         l: &sql::Expr,
         r: &sql::Expr,
         unknown_as: Option<ScalarType>,
+        arith: Option<BinaryOp>,
         cols: &dyn Columns,
     ) -> Result<(Typed, Typed), String> {
         let (lx, lt) = self.conv(l, None, cols)?;
         let (rx, rt) = self.conv(r, None, cols)?;
-        let hint = |t: Ty| match t {
-            Ty::Scalar(s) => Some(s),
-            Ty::Enum => Some(ScalarType::Text),
-            Ty::Unknown => None,
+        let hint = |t: Ty, known_left: bool| -> Result<Option<ScalarType>, String> {
+            Ok(match (t, arith) {
+                (Ty::Scalar(s), Some(op)) => {
+                    Some(types::untyped_operand(op, s, known_left).ok_or_else(|| {
+                        format!(
+                            "{l} {} {r}: Postgres could not choose the type of the untyped operand",
+                            op.sql()
+                        )
+                    })?)
+                }
+                (Ty::Scalar(s), None) => Some(s),
+                (Ty::Enum, _) => Some(ScalarType::Text),
+                (Ty::Unknown, _) => None,
+            })
+        };
+        let keep_enum = |x: Typed, other: Ty| {
+            if other == Ty::Enum {
+                (x.0, Ty::Enum)
+            } else {
+                x
+            }
         };
         Ok(match (lt, rt) {
             (Ty::Unknown, Ty::Unknown) => match unknown_as {
@@ -448,22 +491,12 @@ impl Converter {
                 }
             },
             (Ty::Unknown, other) => {
-                let l2 = self.conv(l, hint(other), cols)?;
-                let l2 = if other == Ty::Enum {
-                    (l2.0, Ty::Enum)
-                } else {
-                    l2
-                };
-                (l2, (rx, rt))
+                let l2 = self.conv(l, hint(other, false)?, cols)?;
+                (keep_enum(l2, other), (rx, rt))
             }
             (other, Ty::Unknown) => {
-                let r2 = self.conv(r, hint(other), cols)?;
-                let r2 = if other == Ty::Enum {
-                    (r2.0, Ty::Enum)
-                } else {
-                    r2
-                };
-                ((lx, lt), r2)
+                let r2 = self.conv(r, hint(other, true)?, cols)?;
+                ((lx, lt), keep_enum(r2, other))
             }
             _ => ((lx, lt), (rx, rt)),
         })
@@ -485,7 +518,8 @@ impl Converter {
         }
         let cmp = matches!(op, O::Eq | O::Ne | O::Lt | O::Le | O::Gt | O::Ge);
         let unknown_as = (cmp || op == O::Concat).then_some(ScalarType::Text);
-        let ((a, at), (b, bt)) = self.pair(l, r, unknown_as, cols)?;
+        let arith = (!cmp && op != O::Concat).then_some(op);
+        let ((a, at), (b, bt)) = self.pair(l, r, unknown_as, arith, cols)?;
         let t = if cmp {
             compare_types(op, at, bt, l, r)?;
             Ty::Scalar(ScalarType::Boolean)
@@ -593,7 +627,7 @@ impl Converter {
         distinct: bool,
         cols: &dyn Columns,
     ) -> Result<Typed, String> {
-        let ((a, at), (b, bt)) = self.pair(l, r, Some(ScalarType::Text), cols)?;
+        let ((a, at), (b, bt)) = self.pair(l, r, Some(ScalarType::Text), None, cols)?;
         compare_types(BinaryOp::Eq, at, bt, l, r)?;
         no_volatile(&a)?;
         no_volatile(&b)?;
@@ -726,9 +760,9 @@ impl Converter {
         } else {
             (BinaryOp::Ge, BinaryOp::Le, BinaryOp::And)
         };
-        let ((a, at), (l, lt)) = self.pair(x, lo, Some(ScalarType::Text), cols)?;
+        let ((a, at), (l, lt)) = self.pair(x, lo, Some(ScalarType::Text), None, cols)?;
         compare_types(lop, at, lt, x, lo)?;
-        let ((_, at2), (h, ht)) = self.pair(x, hi, Some(ScalarType::Text), cols)?;
+        let ((_, at2), (h, ht)) = self.pair(x, hi, Some(ScalarType::Text), None, cols)?;
         compare_types(hop, at2, ht, x, hi)?;
         no_volatile(&a)?;
         let e = Expr::binary(
@@ -780,6 +814,16 @@ impl Converter {
         dt: &sql::DataType,
         cols: &dyn Columns,
     ) -> Result<Typed, String> {
+        if is_untyped_string(x) && is_bpchar(dt) {
+            // `'q'::bpchar` (how Postgres prints a `char` default) is that text: a blank-padded
+            // string compares without its trailing blanks, and a literal without them is the
+            // same text either way.
+            if let sql::Expr::Value(v) = strip_nested(x) {
+                if string_value(&v.value).is_some_and(|s| !s.ends_with(' ')) {
+                    return self.conv(x, Some(ScalarType::Text), cols);
+                }
+            }
+        }
         let to = scalar_type(dt, Strictness::Cast)?;
         if is_untyped_string(x) {
             // `'…'::type` is a constant of that type.
@@ -879,6 +923,12 @@ pub(crate) fn common_type(a: ScalarType, b: ScalarType) -> Result<ScalarType, St
             b.sql()
         ))
     }
+}
+
+/// `bpchar` without a length (`character` without one is `char(1)`, which cuts).
+fn is_bpchar(dt: &sql::DataType) -> bool {
+    matches!(dt, sql::DataType::Custom(name, mods)
+        if mods.is_empty() && name.to_string().eq_ignore_ascii_case("bpchar"))
 }
 
 /// Types whose text Postgres reads with a session setting (`DateStyle`, `IntervalStyle`).

@@ -45,3 +45,14 @@ fn converts_and_refuses() {
     assert!(conv("mood < 'happy'").is_err());
     assert!(conv("mood = 'happy'").is_ok());
 }
+
+#[test]
+fn time_zones_are_iana_names() {
+    assert_eq!(time_zone("europe/berlin"), Ok("Europe/Berlin"));
+    assert_eq!(time_zone("UTC"), Ok("UTC"));
+    assert_eq!(time_zone("Etc/UTC"), Ok("Etc/UTC"));
+    assert!(time_zone("UTC+3").is_err());
+    assert!(time_zone("Mars/Olympus").is_err());
+    assert!(time_zone("localtime").is_err());
+    assert!(is_utc("Etc/UTC") && !is_utc("Europe/London"));
+}

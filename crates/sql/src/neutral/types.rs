@@ -200,6 +200,28 @@ pub(crate) fn arithmetic(op: BinaryOp, a: ScalarType, b: ScalarType) -> Option<S
     })
 }
 
+/// The type Postgres gives an untyped operand (`$n`, `'…'`) of `op` whose other operand is of
+/// type `known` (on the left when `known_left`): the same type when that operator exists
+/// (`tz - $1`: `timestamptz`), else the one operator taking `known` there (`tz + $1`: an
+/// interval; `iv * $1`: a double); `None` when Postgres could not choose (`date + $1`).
+pub(crate) fn untyped_operand(
+    op: BinaryOp,
+    known: ScalarType,
+    known_left: bool,
+) -> Option<ScalarType> {
+    use BinaryOp as O;
+    use ScalarType as S;
+    if arithmetic(op, known, known).is_some() {
+        return Some(known);
+    }
+    match (op, known, known_left) {
+        (O::Add, S::Timestamp | S::Timestamptz | S::Time, _) => Some(S::Interval),
+        (O::Sub, S::Interval, false) => Some(S::Interval),
+        (O::Mul, S::Interval, _) | (O::Div, S::Interval, true) => Some(S::Double),
+        _ => None,
+    }
+}
+
 /// True when values of `a` and `b` compare (`=`, `<`, …) in Postgres without a cast the model
 /// would have to state: the same type, numbers with numbers, and dates with timestamps of
 /// either kind (a date or timestamp against a `timestamptz` is read in the plan's zone).

@@ -84,6 +84,8 @@ struct Entry {
     label: Option<String>,
     example: Option<String>,
     example_complete: bool,
+    /// The `$n` whose value in `example` was a bound parameter.
+    sent_params: Vec<u32>,
     locations: Vec<Location>,
     /// The calls reached `u64::MAX` (reported once).
     saturated: bool,
@@ -295,6 +297,7 @@ impl Aggregator {
                     label: None,
                     example: None,
                     example_complete: false,
+                    sent_params: Vec::new(),
                     locations: Vec::new(),
                     saturated: false,
                 });
@@ -363,6 +366,11 @@ impl Aggregator {
                 // Complete when no `$n` was left unbound.
                 let complete = shape_params_bound(occ.text, bound);
                 if e.example.is_none() || complete {
+                    e.sent_params = if bound.is_empty() {
+                        Vec::new()
+                    } else {
+                        sent_params(occ.text, &ex)
+                    };
                     e.example = Some(bounded(ex));
                     e.example_complete = complete;
                 }
@@ -475,6 +483,7 @@ impl Aggregator {
                     kind,
                     sql: e.sql,
                     example: e.example,
+                    sent_params: e.sent_params,
                     calls: e.calls,
                     total_ms: e.has_duration.then_some(e.total_ms),
                     mean_ms: if e.has_duration { mean } else { None },
@@ -523,6 +532,23 @@ fn mask_hash(b: &[u8]) -> u64 {
         h = (h.rotate_left(5) ^ u64::from(c)).wrapping_mul(K);
     }
     h
+}
+
+/// The `$n` of the shape whose value in `example` (the statement with its bound values
+/// substituted) stands where `text` has a placeholder: a value the application sent, not a
+/// constant of its statement.
+fn sent_params(text: &str, example: &str) -> Vec<u32> {
+    let (Ok(unbound), Ok(bound)) = (
+        normalize::example_values(text),
+        normalize::example_values(example),
+    ) else {
+        return Vec::new();
+    };
+    (1u32..)
+        .zip(unbound.iter().zip(&bound))
+        .filter(|(_, (u, b))| u.is_none() && b.is_some())
+        .map(|(n, _)| n)
+        .collect()
 }
 
 /// True when every `$n` in `text` has a bound value (or there are no placeholders).

@@ -338,6 +338,23 @@ mod tests {
     }
 
     #[test]
+    fn bound_parameters_are_marked_sent() {
+        let log = "2025-01-01 00:00:00 UTC [1] LOG:  execute <unnamed>: SELECT a FROM t WHERE b = $1 AND c = 'x' LIMIT 10\n\
+                   2025-01-01 00:00:00 UTC [1] DETAIL:  parameters: $1 = '42'\n";
+        let load = read_str("app.log", log, Format::PgLog);
+        let p = &load.workload.patterns[0];
+        assert_eq!(p.sql, "SELECT a FROM t WHERE b = $1 AND c = $2 LIMIT $3");
+        assert_eq!(
+            p.example.as_deref(),
+            Some("SELECT a FROM t WHERE b = '42' AND c = 'x' LIMIT 10")
+        );
+        // `$1` was the application's parameter; `'x'` and `10` were written in its statement.
+        assert_eq!(p.sent_params, vec![1]);
+        let sql = read_str("q.sql", "SELECT a FROM t WHERE b = 42;\n", Format::Sql);
+        assert!(sql.workload.patterns[0].sent_params.is_empty());
+    }
+
+    #[test]
     fn server_statements_with_a_hidden_extract_field_are_patterns() {
         let load = read_server_statements(
             "pg_stat_statements",
