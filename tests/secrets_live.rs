@@ -70,6 +70,7 @@ fn files(dir: &Path, out: &mut Vec<(String, String)>) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn no_password_reaches_output_files_plan_or_report() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("secrets").await;
     let (before, pw, after) = split_password(&case.url);
     let encoded = format!("{before}:{}{after}", percent(&pw));

@@ -15,6 +15,7 @@ use support::{remodel, remodel_ok, text};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn backfill_and_verify_over_tls_on_both_sides() {
+    remodel_testdb::live!(Postgres, Cassandra, DbTls);
     let case = Case::new("tls").await;
     let (source, target_tls, [ca, cert, key]) = full_tls(&case.url);
     remodel_ok(&[
@@ -125,6 +126,7 @@ fn full_tls(url: &str) -> (String, Vec<String>, [String; 3]) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn replay_over_tls_on_both_sides() {
+    remodel_testdb::live!(Postgres, Cassandra, DbTls);
     let case = Case::new("tls_replay").await;
     let (source, flags, _) = full_tls(&case.url);
     let plan = case.plan("examples/rideshare");

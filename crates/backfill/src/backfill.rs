@@ -19,7 +19,7 @@ use remodel_model::{Plan, RunStatus, RunSummary, TableRun};
 use scylla::client::session::Session;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::MaybeUnset;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -555,7 +555,14 @@ struct RangeWork<'a> {
     pending: JoinSet<Written>,
     group: Vec<Row>,
     group_bytes: usize,
+    /// The target keys written by this range so far (up to [`MAX_SEEN_KEYS`]): a second row
+    /// with one of them would overwrite the first in Cassandra.
+    seen: HashSet<String>,
 }
+
+/// Target keys a range remembers to find rows that would overwrite each other; past it, only
+/// the rows of one batch are compared (memory stays bounded whatever the range holds).
+const MAX_SEEN_KEYS: usize = 100_000;
 
 impl<'a> RangeWork<'a> {
     fn new(shared: &'a Shared, ti: usize, ri: usize) -> Self {
@@ -568,6 +575,7 @@ impl<'a> RangeWork<'a> {
             pending: JoinSet::new(),
             group: Vec::new(),
             group_bytes: 0,
+            seen: HashSet::new(),
         }
     }
 
@@ -642,6 +650,18 @@ impl<'a> RangeWork<'a> {
                 self.shared.opts.max_row_bytes
             );
             return self.reject(row_key(t, &row), None, "too_large", reason);
+        }
+        let key = target_key(t, &row);
+        let repeated = if self.seen.len() < MAX_SEEN_KEYS {
+            !self.seen.insert(key.clone())
+        } else {
+            self.seen.contains(&key) || self.group.iter().any(|g| target_key(t, g) == key)
+        };
+        if repeated {
+            let reason = format!(
+                "its target key ({key}) is the key of another row read before: Cassandra would keep one of the two (the plan's key does not tell these source rows apart)"
+            );
+            return self.reject(row_key(t, &row), None, "duplicate_key", reason);
         }
         let same = self
             .group
@@ -820,6 +840,22 @@ fn check_percent(s: &Shared) -> Result<(), Error> {
         return Err(too_many(s, rejected));
     }
     Ok(())
+}
+
+/// A row's whole target key (partition and clustering), readable: `account_id=7, posted_at=…`.
+fn target_key(t: &TargetTable, row: &Row) -> String {
+    t.partition_key
+        .iter()
+        .chain(&t.clustering)
+        .map(|&i| {
+            let v = match &row[i] {
+                MaybeUnset::Set(v) => crate::rows::show(v),
+                MaybeUnset::Unset => "NULL".into(),
+            };
+            format!("{}={v}", t.columns[i].name)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn same_partition(t: &TargetTable, a: &Row, b: &Row) -> bool {

@@ -95,7 +95,8 @@ pub struct RejectRecord {
     /// The column at fault, when one is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub column: Option<String>,
-    /// What kind of problem: `null_key`, `value`, `too_large` or `refused` (by Cassandra).
+    /// What kind of problem: `null_key`, `value`, `too_large`, `duplicate_key` (its target key is
+    /// another row's: the two would merge into one CQL row) or `refused` (by Cassandra).
     pub kind: String,
     /// Why the row was not stored.
     pub reason: String,

@@ -24,6 +24,7 @@ pub mod stats;
 pub use error::Error;
 
 use remodel_conn::message as pg_message;
+use remodel_model::ident::quote;
 use std::time::Duration;
 use tokio_postgres::Client;
 
@@ -138,7 +139,7 @@ impl Source {
             options.schemas.clone()
         };
         source.check_schemas().await?;
-        let path: Vec<String> = source.schemas.iter().map(|s| quote_ident(s)).collect();
+        let path: Vec<String> = source.schemas.iter().map(|s| quote(s)).collect();
         source
             .client
             .batch_execute(&format!(
@@ -289,21 +290,5 @@ fn pg_error(target: &str, what: &str) -> impl FnOnce(tokio_postgres::Error) -> E
         target,
         what,
         message: pg_message(&e),
-    }
-}
-
-/// `name` as a Postgres identifier, always quoted (`"a""b"`).
-pub(crate) fn quote_ident(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn identifiers_are_quoted() {
-        assert_eq!(quote_ident("trips"), "\"trips\"");
-        assert_eq!(quote_ident("a\"b"), "\"a\"\"b\"");
     }
 }

@@ -5,7 +5,6 @@
 
 mod cmd;
 mod progress;
-pub mod redact;
 pub mod report;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -129,7 +128,7 @@ pub fn main() -> ExitCode {
         Err(err) => {
             use std::io::Write;
             let message = format!("remodel: error: {err:#}");
-            let _ = writeln!(std::io::stderr(), "{}", redact::redact(&message));
+            let _ = writeln!(std::io::stderr(), "{}", remodel_conn::redact_text(&message));
             ExitCode::from(EXIT_UNUSABLE_INPUT)
         }
     }

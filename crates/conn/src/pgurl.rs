@@ -146,15 +146,15 @@ fn split_url(url: &str, tls: &mut PgTls) -> Result<String, String> {
 
 /// One `key=value` of the keyword form: the key, the value's text as written (quotes and
 /// escapes kept, so the kept pairs read back the same) and the value it means.
-struct Pair<'a> {
-    key: &'a str,
-    raw: &'a str,
-    value: String,
+pub(crate) struct Pair<'a> {
+    pub(crate) key: &'a str,
+    pub(crate) raw: &'a str,
+    pub(crate) value: String,
 }
 
 /// The `key=value` pairs of a keyword connection string (libpq's grammar: spaces around `=`
 /// allowed, values in single quotes or bare, `\` escaping the next character in both).
-fn pairs(s: &str) -> Result<Vec<Pair<'_>>, String> {
+pub(crate) fn pairs(s: &str) -> Result<Vec<Pair<'_>>, String> {
     let mut out = Vec::new();
     let mut i = 0;
     let bytes = s.as_bytes();
@@ -360,50 +360,6 @@ impl PgTls {
     }
 }
 
-/// `postgres://user:secret@host/db` → `postgres://user@host/db`; `password=…` and
-/// `sslpassword=…` pairs dropped, in both forms.
-pub fn redact_url(url: &str) -> String {
-    let secret = |kv: &str| kv.starts_with("password=") || kv.starts_with("sslpassword=");
-    if let Some((scheme, rest)) = url.split_once("://") {
-        let (main, query) = match rest.split_once('?') {
-            Some((m, q)) => (m, Some(q)),
-            None => (rest, None),
-        };
-        // The last `@` ends the user info, whatever the password holds.
-        let main = match main.rfind('@') {
-            Some(at) => format!(
-                "{}@{}",
-                main[..at].split(':').next().unwrap_or_default(),
-                &main[at + 1..]
-            ),
-            None => main.to_string(),
-        };
-        let query: Vec<&str> = query
-            .unwrap_or_default()
-            .split('&')
-            .filter(|kv| !kv.is_empty() && !secret(kv))
-            .collect();
-        if query.is_empty() {
-            return format!("{scheme}://{main}");
-        }
-        return format!("{scheme}://{main}?{}", query.join("&"));
-    }
-    match pairs(url) {
-        Ok(pairs) => pairs
-            .iter()
-            .filter(|p| p.key != "password" && p.key != "sslpassword")
-            .map(|p| format!("{}={}", p.key, p.raw))
-            .collect::<Vec<_>>()
-            .join(" "),
-        // Unreadable: what comes before the first secret (a quoted one may hold spaces).
-        Err(_) => url
-            .split_whitespace()
-            .take_while(|kv| !secret(kv))
-            .collect::<Vec<_>>()
-            .join(" "),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -475,10 +431,9 @@ mod tests {
     }
 
     /// A home folder with `.postgresql/` holding the given files (empty files: only their
-    /// presence matters to the plan).
-    fn home(label: &str, files: &[&str]) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("remodel-conn-{label}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+    /// presence matters to the plan); removed when the test ends, passed or not.
+    fn home(label: &str, files: &[&str]) -> remodel_testdb::ScratchDir {
+        let dir = remodel_testdb::ScratchDir::new(&format!("conn-{label}")).unwrap();
         std::fs::create_dir_all(dir.join(".postgresql")).unwrap();
         for f in files {
             std::fs::write(dir.join(".postgresql").join(f), "").unwrap();
@@ -564,23 +519,5 @@ mod tests {
         )
         .unwrap();
         assert_eq!(p.files.roots, Some(Roots::System));
-    }
-
-    #[test]
-    fn redaction_drops_every_password() {
-        assert_eq!(
-            redact_url("postgres://app:s3cr%40t@db:5432/prod?sslmode=disable"),
-            "postgres://app@db:5432/prod?sslmode=disable"
-        );
-        assert_eq!(
-            redact_url("postgresql://db/prod?password=x&user=app&sslpassword=y"),
-            "postgresql://db/prod?user=app"
-        );
-        assert_eq!(
-            redact_url("host=db password='x y' user=app sslpassword=z"),
-            "host=db user=app"
-        );
-        assert_eq!(redact_url("host=db password='x y"), "host=db");
-        assert_eq!(redact_url("postgres://u:a/b@c@h/db"), "postgres://u@h/db");
     }
 }

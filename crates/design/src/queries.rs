@@ -2,9 +2,9 @@
 //! reads one partition, and why not when it does not. Never `ALLOW FILTERING`.
 
 use crate::keys::{KeyPlan, KeySrc};
-use crate::naming::quote;
 use crate::shape::{range_sql, Shape};
 use crate::tables::TableBuild;
+use remodel_model::ident::cql_quote;
 use remodel_model::{
     AccessPattern, Bind, BindValue, Bucket, ColumnRef, EqualityOp, QueryMapping, ReadStep,
     SortOrder, Suggestion,
@@ -47,7 +47,7 @@ fn select_list(shape: &Shape, t: &TableBuild, notes: &mut Vec<String>) -> String
             continue;
         }
         if let Some(n) = t.col_name(c) {
-            let q = quote(n);
+            let q = cql_quote(n);
             if !items.contains(&q) {
                 items.push(q);
             }
@@ -65,14 +65,14 @@ fn select_list(shape: &Shape, t: &TableBuild, notes: &mut Vec<String>) -> String
         });
     for c in shape.client_columns.iter().chain(via) {
         if let Some(n) = t.col_name(c) {
-            let q = quote(n);
+            let q = cql_quote(n);
             if !items.contains(&q) {
                 items.push(q);
             }
         }
     }
     for (f, c, distinct) in &shape.aggregates {
-        let col = c.as_ref().and_then(|c| t.col_name(c).map(quote));
+        let col = c.as_ref().and_then(|c| t.col_name(c).map(cql_quote));
         let supported = matches!(f.as_str(), "count" | "min" | "max" | "sum" | "avg");
         match (supported && !distinct, col) {
             (true, Some(c)) => items.push(format!("{f}({c})")),
@@ -105,7 +105,7 @@ struct Cond {
 impl Cond {
     fn new(name: &str, op: &str, value: BindValue) -> Self {
         Cond {
-            sql: format!("{} {op} ?", quote(name)),
+            sql: format!("{} {op} ?", cql_quote(name)),
             bind: Bind {
                 column: name.to_string(),
                 value,
@@ -166,9 +166,11 @@ fn restrictions(
                     name,
                     "=",
                     BindValue::Const {
-                        value: format!("'{}'", v.replace('\'', "''")),
+                        value: remodel_model::ident::literal(v),
                     },
                 )),
+                // A row id is a clustering column: never in a partition key.
+                KeySrc::RowId(_) => {}
             }
         }
         for (c, _) in &key.clustering {
@@ -303,7 +305,7 @@ pub fn map(
             });
             let items: Vec<String> = bound
                 .chain(order.iter().cloned())
-                .map(|(n, d)| format!("{} {}", quote(&n), if d { "DESC" } else { "ASC" }))
+                .map(|(n, d)| format!("{} {}", cql_quote(&n), if d { "DESC" } else { "ASC" }))
                 .collect();
             order_sql = format!(" ORDER BY {}", items.join(", "));
         } else if !notes
@@ -363,8 +365,8 @@ pub fn map(
     };
     let cql = format!(
         "SELECT {select} FROM {}.{}{where_sql}{group_sql}{order_sql}{limit_sql}",
-        quote(keyspace),
-        quote(&t.name)
+        cql_quote(keyspace),
+        cql_quote(&t.name)
     );
     let reasons = not_single_reasons(key, t, lookups, scan_rows);
     let buckets = bucket_note(shape, key, t);
@@ -391,13 +393,13 @@ fn lookup_step(keyspace: &str, l: &LookupRead<'_>) -> ReadStep {
     let cols: Vec<String> = l
         .columns
         .iter()
-        .filter_map(|c| t.col_name(c).map(quote))
+        .filter_map(|c| t.col_name(c).map(cql_quote))
         .collect();
     let mut conds = Vec::new();
     let mut binds = Vec::new();
     for (k, via) in t.partition.iter().zip(&l.via) {
         let Some(name) = t.name_of(k) else { continue };
-        conds.push(format!("{} = ?", quote(name)));
+        conds.push(format!("{} = ?", cql_quote(name)));
         binds.push(Bind {
             column: name.to_string(),
             value: via.clone(),
@@ -412,8 +414,8 @@ fn lookup_step(keyspace: &str, l: &LookupRead<'_>) -> ReadStep {
             } else {
                 cols.join(", ")
             },
-            quote(keyspace),
-            quote(&t.name),
+            cql_quote(keyspace),
+            cql_quote(&t.name),
             conds.join(" AND ")
         ),
         binds,
@@ -457,7 +459,7 @@ fn group_by(
         && names.len() <= key_names.len()
         && names.iter().zip(&key_names).all(|(a, b)| a == b)
     {
-        let items: Vec<String> = names.iter().map(|n| quote(n)).collect();
+        let items: Vec<String> = names.iter().map(|n| cql_quote(n)).collect();
         format!(" GROUP BY {}", items.join(", "))
     } else {
         notes.push("GROUP BY is done on the client".into());
@@ -572,9 +574,13 @@ pub fn suggest(
         "value decimal"
     };
     let mut cols = vec!["summary text".to_string()];
-    cols.extend(groups.iter().map(|(n, ty)| format!("{} {ty}", quote(n))));
+    cols.extend(
+        groups
+            .iter()
+            .map(|(n, ty)| format!("{} {ty}", cql_quote(n))),
+    );
     cols.push(value.to_string());
-    let ck: Vec<String> = groups.iter().map(|(n, _)| quote(n)).collect();
+    let ck: Vec<String> = groups.iter().map(|(n, _)| cql_quote(n)).collect();
     let pk = if ck.is_empty() {
         "(summary)".to_string()
     } else {
@@ -582,8 +588,8 @@ pub fn suggest(
     };
     let cql = format!(
         "CREATE TABLE IF NOT EXISTS {}.{} ({}, PRIMARY KEY ({pk}))",
-        quote(keyspace),
-        quote(&name),
+        cql_quote(keyspace),
+        cql_quote(&name),
         cols.join(", ")
     );
     let text = if counts_only {

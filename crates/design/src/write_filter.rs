@@ -176,6 +176,7 @@ pub(crate) fn test_pattern(
         label: None,
         locations: Vec::new(),
         analysis,
+        sent_params: Vec::new(),
     }
 }
 

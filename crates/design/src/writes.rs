@@ -8,11 +8,11 @@
 //! only from a table that has the columns, by a key whose values are known at that point.
 
 use crate::keys::KeySrc;
-use crate::naming::quote;
 use crate::shape::Edge;
 use crate::sizing::Sizer;
 use crate::tables::TableBuild;
 use crate::write_filter::WritePredicate;
+use remodel_model::ident::cql_quote;
 use remodel_model::{
     AccessPattern, Bind, BindValue, ColumnRef, ConflictClause, FromRow, Guard, NewValue,
     ReadBeforeWrite, Schema, StatementKind, Table, Upsert, Warning, WriteAction, WritePath,
@@ -187,7 +187,7 @@ pub fn plan(
     }
     let mut planner = Planner {
         schema,
-        ks: quote(keyspace),
+        ks: cql_quote(keyspace),
         tables,
         stmt: Stmt {
             kind: p.kind,
@@ -485,7 +485,10 @@ impl Planner<'_> {
                 time_zone: "UTC".into(),
             },
             KeySrc::Const(v) => BindValue::Const {
-                value: format!("'{}'", v.replace('\'', "''")),
+                value: remodel_model::ident::literal(v),
+            },
+            KeySrc::RowId(table) => BindValue::RowId {
+                table: table.clone(),
             },
         }
     }
@@ -602,8 +605,11 @@ impl Planner<'_> {
                 continue;
             }
             let keyed = |ks: &[KeySrc]| {
-                ks.iter()
-                    .all(|k| k.source().is_none_or(|c| self.known(c, version)))
+                ks.iter().all(|k| match k.source() {
+                    Some(c) => self.known(c, version),
+                    // A row id is never implied by known values: read with the rows.
+                    None => k.is_const(),
+                })
             };
             if !keyed(&t.partition) {
                 continue;
@@ -670,10 +676,20 @@ impl Planner<'_> {
             .filter(|c| t.col_name(c).is_some())
             .cloned()
             .collect();
-        let names: Vec<String> = cols
+        let mut names: Vec<String> = cols
             .iter()
             .filter_map(|c| t.col_name(c).map(str::to_string))
             .collect();
+        if many {
+            // Rows of a table without a key are told apart by their ids: each statement run
+            // per row read addresses its row by it.
+            names.extend(
+                t.columns
+                    .iter()
+                    .filter(|(k, ..)| matches!(k, KeySrc::RowId(_)))
+                    .map(|(_, n, ..)| n.clone()),
+            );
+        }
         let idx = self.reads.len();
         self.read_where.push(wk);
         self.reads.push(ReadBeforeWrite {
@@ -701,7 +717,7 @@ impl Planner<'_> {
         let mut binds = Vec::new();
         for k in key {
             let Some(name) = t.name_of(k) else { continue };
-            conds.push(format!("{} = ?", quote(name)));
+            conds.push(format!("{} = ?", cql_quote(name)));
             binds.push(Bind {
                 column: name.to_string(),
                 value: self.value(k, v),
@@ -743,7 +759,7 @@ impl Planner<'_> {
             if only.is_some_and(|f| !f(k)) {
                 continue;
             }
-            names.push(quote(n));
+            names.push(cql_quote(n));
             binds.push(Bind {
                 column: n.clone(),
                 value: self.value(k, Version::New),
@@ -754,7 +770,7 @@ impl Planner<'_> {
             cql: format!(
                 "INSERT INTO {}.{} ({}) VALUES ({})",
                 self.ks,
-                quote(&t.name),
+                cql_quote(&t.name),
                 names.join(", "),
                 vec!["?"; names.len()].join(", ")
             ),
@@ -770,7 +786,7 @@ impl Planner<'_> {
         let (wk, binds) = self.where_key(t, &t.key_elements(), Version::Current);
         WriteTarget {
             table: t.name.clone(),
-            cql: format!("DELETE FROM {}.{} WHERE {wk}", self.ks, quote(&t.name)),
+            cql: format!("DELETE FROM {}.{} WHERE {wk}", self.ks, cql_quote(&t.name)),
             action: WriteAction::Delete,
             binds,
             for_each: None,
@@ -1170,7 +1186,7 @@ impl Planner<'_> {
             let Some(pos) = child_fk.iter().position(|x| x == c) else {
                 continue;
             };
-            conds.push(format!("{} = ?", quote(name)));
+            conds.push(format!("{} = ?", cql_quote(name)));
             binds.push(Bind {
                 column: name.to_string(),
                 value: BindValue::Current {
@@ -1211,12 +1227,12 @@ impl Planner<'_> {
             if r.for_tables.is_empty() {
                 r.for_tables = all_targets.clone();
             }
-            let cols: Vec<String> = r.columns.iter().map(|n| quote(n)).collect();
+            let cols: Vec<String> = r.columns.iter().map(|n| cql_quote(n)).collect();
             r.cql = format!(
                 "SELECT {} FROM {}.{} WHERE {wk}",
                 cols.join(", "),
                 self.ks,
-                quote(&r.table)
+                cql_quote(&r.table)
             );
         }
         let tname = &self.stmt.table.key();
@@ -1259,12 +1275,34 @@ impl Planner<'_> {
     }
 }
 
+/// The key elements of `t` that select the rows whose columns `by` equal given values: its
+/// partition (every element among `by`), then the clustering columns of `by` that follow it (a
+/// prefix); `None` when the partition is not among `by`. It may apply fewer columns than `by`.
+pub(crate) fn rows_key(t: &TableBuild, by: &[ColumnRef]) -> Option<Vec<KeySrc>> {
+    let is_by = |k: &KeySrc| matches!(k, KeySrc::Col(c) if by.contains(c));
+    if !t.partition.iter().all(is_by) {
+        return None;
+    }
+    let mut key = t.partition.clone();
+    key.extend(
+        t.clustering
+            .iter()
+            .map(|(k, _)| k)
+            .take_while(|k| is_by(k))
+            .cloned(),
+    );
+    Some(key)
+}
+
 /// An UPDATE of `cols` of `t` in the rows `where_key` selects.
 pub(crate) fn update_cql(ks: &str, t: &TableBuild, cols: &[String], where_key: &str) -> String {
-    let sets: Vec<String> = cols.iter().map(|c| format!("{} = ?", quote(c))).collect();
+    let sets: Vec<String> = cols
+        .iter()
+        .map(|c| format!("{} = ?", cql_quote(c)))
+        .collect();
     format!(
         "UPDATE {ks}.{} SET {} WHERE {where_key}",
-        quote(&t.name),
+        cql_quote(&t.name),
         sets.join(", ")
     )
 }

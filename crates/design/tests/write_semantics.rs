@@ -145,14 +145,14 @@ fn class3_checks_fail_on_paths_broken_by_hand() {
     path_mut(&mut plan, "INSERT INTO tickets")
         .values
         .retain(|v| v.column.column != "opened_at");
-    fails(&plan, "g", "INSERT INTO tickets", "tickets.opened_at");
+    fails(&plan, "h", "INSERT INTO tickets", "tickets.opened_at");
 
     let mut plan = planned("defaults");
     for t in &mut path_mut(&mut plan, "INSERT INTO tickets").targets {
         t.binds.retain(|b| b.column != "ref");
         t.cql = t.cql.replacen("?, ", "", 1);
     }
-    fails(&plan, "g", "INSERT INTO tickets", "new(tickets.ref)");
+    fails(&plan, "h", "INSERT INTO tickets", "new(tickets.ref)");
 
     let mut plan = planned("defaults");
     path_mut(&mut plan, "UPDATE tickets SET title")
@@ -160,7 +160,7 @@ fn class3_checks_fail_on_paths_broken_by_hand() {
         .retain(|v| v.column.column != "title_upper");
     fails(
         &plan,
-        "h",
+        "i",
         "UPDATE tickets SET title",
         "tickets.title_upper",
     );
@@ -255,14 +255,14 @@ fn class4_a_self_join_reads_the_other_row_by_name() {
 fn class4_checks_fail_on_paths_broken_by_hand() {
     let mut plan = planned("upserts");
     path_mut(&mut plan, "INSERT INTO cart_items").upsert = None;
-    fails(&plan, "i", "INSERT INTO cart_items", "plain INSERT");
+    fails(&plan, "j", "INSERT INTO cart_items", "plain INSERT");
 
     let mut plan = planned("upserts");
     let w = path_mut(&mut plan, "UPDATE accounts");
     for r in &mut w.read_before_write {
         r.name = None;
     }
-    fails(&plan, "k", "UPDATE accounts", "s.balance");
+    fails(&plan, "l", "UPDATE accounts", "s.balance");
 }
 
 #[test]
@@ -330,7 +330,7 @@ fn class5_checks_fail_on_paths_broken_by_hand() {
     }
     fails(
         &plan,
-        "j",
+        "k",
         "DELETE FROM sessions WHERE user_id = $1 AND revoked_at",
         "revoked_at IS NULL",
     );
@@ -339,5 +339,5 @@ fn class5_checks_fail_on_paths_broken_by_hand() {
     for r in &mut path_mut(&mut plan, "UPDATE documents").read_before_write {
         r.filter.clear();
     }
-    fails(&plan, "j", "UPDATE documents", "version");
+    fails(&plan, "k", "UPDATE documents", "version");
 }

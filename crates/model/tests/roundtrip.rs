@@ -107,6 +107,7 @@ fn sample_plan() -> Plan {
                     bucket: Some(Bucket::Day),
                     order: None,
                     constant: None,
+                    encoding: None,
                 }],
                 clustering: vec![],
                 columns: vec![],

@@ -3,8 +3,8 @@
 use super::backfill::load_plan;
 use super::plan::write_atomic;
 use anyhow::{bail, Context};
-use remodel_backfill::pg::redact_url;
 use remodel_backfill::target::TargetTable;
+use remodel_conn::redact_url;
 use remodel_spark::{Driving, ExportOptions, TableRead};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

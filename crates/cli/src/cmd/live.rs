@@ -3,8 +3,8 @@
 //! data), read through `remodel-catalog` in one read-only transaction.
 
 use anyhow::Context;
-use remodel_backfill::pg::redact_url;
 use remodel_catalog::{pgss, probes, schema, stats, Options, Source};
+use remodel_conn::redact_url;
 use remodel_model::{Diagnostic, Schema, Severity, Statistics};
 use remodel_sql::workload::{ServerStatement, WorkloadLoad};
 use std::time::{Duration, Instant};

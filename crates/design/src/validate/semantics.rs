@@ -1,11 +1,11 @@
 //! The checks on what a write path does, beyond where its values come from:
-//! - (g) an INSERT gives every column with a DEFAULT, a sequence or a generation expression its
+//! - (h) an INSERT gives every column with a DEFAULT, a sequence or a generation expression its
 //!   value, and every table of the row binds it;
-//! - (h) an UPDATE recomputes every stored generated column that reads a column it writes;
-//! - (i) an `INSERT … ON CONFLICT` reads the existing row by the conflict key before writing;
-//! - (j) every condition of an UPDATE/DELETE on its rows is applied: by the key that finds them,
+//! - (i) an UPDATE recomputes every stored generated column that reads a column it writes;
+//! - (j) an `INSERT … ON CONFLICT` reads the existing row by the conflict key before writing;
+//! - (k) every condition of an UPDATE/DELETE on its rows is applied: by the key that finds them,
 //!   or by a read's filter;
-//! - (k) every row an expression names ([`RowRef::Step`]) is a read before write of the path.
+//! - (l) every row an expression names ([`RowRef::Step`]) is a read before write of the path.
 
 use super::{same, v};
 use crate::write_filter::{conjuncts, predicates};
@@ -31,7 +31,7 @@ fn holding<'d>(t: &'d DesignTable, c: &ColumnRef) -> Option<&'d str> {
         .map(|dc| dc.name.as_str())
 }
 
-/// Runs (g)–(k) on the write path `w` of pattern `p` on table `st`.
+/// Runs (h)–(l) on the write path `w` of pattern `p` on table `st`.
 pub fn check(
     design: &Design,
     p: &AccessPattern,
@@ -57,7 +57,16 @@ pub fn check(
     steps_exist(w, out);
 }
 
-/// (g) Every column of the INSERT's table with a DEFAULT, a sequence or a generation
+/// The value a bind converts: a key timestamp kept as epoch microseconds binds its source value
+/// converted.
+fn unconverted(b: &BindValue) -> &BindValue {
+    match b {
+        BindValue::EpochMicros { of } => of,
+        other => other,
+    }
+}
+
+/// (h) Every column of the INSERT's table with a DEFAULT, a sequence or a generation
 /// expression has a value, and each INSERT of a table of the row binds the columns it holds.
 fn defaults_given(design: &Design, st: &Table, w: &WritePath, out: &mut Vec<Violation>) {
     let computed = st.columns.iter().filter(|c| {
@@ -70,7 +79,7 @@ fn defaults_given(design: &Design, st: &Table, w: &WritePath, out: &mut Vec<Viol
     for c in computed {
         let r = ColumnRef::new(st.key(), &c.name);
         if !w.values.iter().any(|nv| nv.column == r) {
-            v(out, "g", format!(
+            v(out, "h", format!(
                 "write {}: {r} is computed by Postgres ({}) but the path gives it no value: every copy would hold NULL",
                 w.pattern,
                 c.generated.as_deref().or(c.default.as_deref()).unwrap_or("a sequence")
@@ -87,10 +96,10 @@ fn defaults_given(design: &Design, st: &Table, w: &WritePath, out: &mut Vec<Viol
             };
             let bound = target.binds.iter().any(|b| {
                 b.column == name
-                    && matches!(&b.value, BindValue::New { column } if *column == nv.column)
+                    && matches!(unconverted(&b.value), BindValue::New { column } if *column == nv.column)
             });
             if !bound {
-                v(out, "g", format!(
+                v(out, "h", format!(
                     "write {}: {} holds {} but its INSERT does not bind new({}): the copy would miss the value",
                     w.pattern, t.name, nv.column, nv.column
                 ));
@@ -99,7 +108,7 @@ fn defaults_given(design: &Design, st: &Table, w: &WritePath, out: &mut Vec<Viol
     }
 }
 
-/// (h) An UPDATE recomputes every stored generated column that reads a column it writes (one
+/// (i) An UPDATE recomputes every stored generated column that reads a column it writes (one
 /// whose expression is untyped counts as reading every column).
 fn generated_fresh(st: &Table, w: &WritePath, out: &mut Vec<Violation>) {
     let written: Vec<&ColumnRef> = w
@@ -123,7 +132,7 @@ fn generated_fresh(st: &Table, w: &WritePath, out: &mut Vec<Violation>) {
             .iter()
             .any(|nv| nv.column == r && nv.origin == ValueOrigin::Generated);
         if reads_written && !given {
-            v(out, "h", format!(
+            v(out, "i", format!(
                 "write {}: {r} is generated from a column the UPDATE writes, but the path does not recompute it: every copy would keep the stale value",
                 w.pattern
             ));
@@ -131,7 +140,7 @@ fn generated_fresh(st: &Table, w: &WritePath, out: &mut Vec<Violation>) {
     }
 }
 
-/// (i) An `INSERT … ON CONFLICT` has an upsert whose existing-row read is a one-row read of the
+/// (j) An `INSERT … ON CONFLICT` has an upsert whose existing-row read is a one-row read of the
 /// written table keyed by the proposed conflict-key values.
 fn upsert_reads_existing(
     design: &Design,
@@ -147,7 +156,7 @@ fn upsert_reads_existing(
         return;
     }
     let Some(u) = &w.upsert else {
-        v(out, "i", format!(
+        v(out, "j", format!(
             "write {}: INSERT … ON CONFLICT is written as a plain INSERT: a conflicting row would be overwritten instead of {}",
             w.pattern,
             if info.conflict.as_ref().is_some_and(|c| c.do_nothing) { "kept" } else { "updated" }
@@ -163,14 +172,14 @@ fn upsert_reads_existing(
                         holding(t, c).is_some_and(|name| {
                             r.binds.iter().any(|b| {
                                 b.column == name
-                                    && matches!(&b.value, BindValue::New { column } if column == c)
+                                    && matches!(unconverted(&b.value), BindValue::New { column } if column == c)
                             })
                         })
                     })
             })
     });
     if !ok {
-        v(out, "i", format!(
+        v(out, "j", format!(
             "write {}: the upsert's read {} is not a read of one {} row by the proposed conflict key",
             w.pattern,
             u.existing,
@@ -181,14 +190,14 @@ fn upsert_reads_existing(
         if set.is_empty() {
             v(
                 out,
-                "i",
+                "j",
                 format!("write {}: ON CONFLICT DO UPDATE sets nothing", w.pattern),
             );
         }
     }
 }
 
-/// (j) Every condition of an UPDATE/DELETE on its rows is applied: an `=` by the key that finds
+/// (k) Every condition of an UPDATE/DELETE on its rows is applied: an `=` by the key that finds
 /// the rows (the read the statements run for binds it, or, with no such read, every statement on
 /// the row's tables binds it), anything else by the filter of a read the statements run for.
 fn conditions_applied(
@@ -226,7 +235,7 @@ fn conditions_applied(
                     .is_some_and(|name| {
                         binds.iter().any(|b| {
                             b.column == name
-                                && matches!(&b.value, BindValue::Current { column } if *column == c)
+                                && matches!(unconverted(&b.value), BindValue::Current { column } if *column == c)
                         })
                     })
             };
@@ -239,7 +248,7 @@ fn conditions_applied(
             }
         });
         if !in_filter && !by_key {
-            v(out, "j", format!(
+            v(out, "k", format!(
                 "write {}: the condition `{}` is applied neither by the key that finds the rows nor by a read's filter: the write would change rows the statement leaves alone",
                 w.pattern, pred.sql
             ));
@@ -247,7 +256,7 @@ fn conditions_applied(
     }
 }
 
-/// (k) Every [`RowRef::Step`] of the path's expressions names a read before write (one that comes
+/// (l) Every [`RowRef::Step`] of the path's expressions names a read before write (one that comes
 /// earlier, for a read's filter).
 fn steps_exist(w: &WritePath, out: &mut Vec<Violation>) {
     let names = |upto: usize| -> Vec<&str> {
@@ -264,7 +273,7 @@ fn steps_exist(w: &WritePath, out: &mut Vec<Violation>) {
             } = x
             {
                 if !known.contains(&name.as_str()) {
-                    v(out, "k", format!(
+                    v(out, "l", format!(
                         "write {}: {whence} reads {name}.{}, but no read before write named {name} comes first",
                         w.pattern, column.column
                     ));

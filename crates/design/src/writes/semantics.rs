@@ -169,7 +169,7 @@ impl<'a> Planner<'a> {
                 }
             };
             bound.push(col);
-            conds.push(format!("{} = ?", crate::naming::quote(name)));
+            conds.push(format!("{} = ?", remodel_model::ident::cql_quote(name)));
             binds.push(Bind {
                 column: name.to_string(),
                 value,
@@ -397,6 +397,11 @@ impl<'a> Planner<'a> {
             .iter()
             .map(|c| ColumnRef::new(&s.name, c))
             .collect();
+        // The key of the read: the partition (all of it among the `=` columns), then the
+        // clustering columns among them that follow it. It applies every `=` of the statement
+        // (a read by fewer returns rows the statement does not pick, and a table that lists them
+        // is asked for instead), or pins a unique key (one row, which the other conditions
+        // filter). A read of one row first, then the narrowest.
         let found = self
             .tables
             .iter()
@@ -405,19 +410,17 @@ impl<'a> Planner<'a> {
                     && x.null_filter.is_empty()
                     && x.extra_keys.is_empty()
                     && !x.partition.is_empty()
-                    && x.partition
-                        .iter()
-                        .all(|k| matches!(k, KeySrc::Col(c) if by.contains(c)))
                     && need.iter().all(|c| x.col_name(c).is_some())
             })
-            // A read of one row first, then the narrowest.
-            .min_by_key(|x| {
-                (
-                    !crate::keys::pins_unique_key(&x.partition, s),
-                    x.columns.len(),
-                )
-            });
-        let Some(table) = found else {
+            .filter_map(|x| {
+                let one = crate::keys::pins_unique_key(&x.partition, s);
+                crate::writes::rows_key(x, &by)
+                    .filter(|k| one || k.len() == by.len())
+                    .map(|k| (x, k, one))
+            })
+            .min_by_key(|(x, _, one)| (!one, x.columns.len()))
+            .map(|(x, k, _)| (x, k));
+        let Some((table, key)) = found else {
             self.missing.push(Missing {
                 entity: s.name.clone(),
                 by: self.stmt.key_eq.clone(),
@@ -430,8 +433,7 @@ impl<'a> Planner<'a> {
             ));
             return false;
         };
-        let applied: Vec<&str> = table
-            .partition
+        let applied: Vec<&str> = key
             .iter()
             .filter_map(KeySrc::plain_column)
             .map(|c| c.column.as_str())
@@ -451,7 +453,7 @@ impl<'a> Planner<'a> {
                 }
             }
         }
-        let (wk, binds) = self.where_key(table, &table.partition, Version::Current);
+        let (wk, binds) = self.where_key(table, &key, Version::Current);
         let shown: Vec<String> = filter.iter().map(ToString::to_string).collect();
         let why = if filter.is_empty() {
             format!(

@@ -1,9 +1,7 @@
-//! Passwords never reach output: every message the binary prints goes through [`redact`].
-//!
-//! Today the inputs are files, so a password can only arrive as text the user typed where a path
-//! or name was expected (`--schema postgres://u:secret@host/db`) or inside an input; once
-//! `backfill` and `verify` take connection URLs, their messages go through the same function.
+//! Passwords never reach output: a connection string for messages ([`redact_url`]) and any text
+//! about to be printed ([`redact_text`]).
 
+use crate::pgurl::pairs;
 use std::borrow::Cow;
 
 /// What a hidden password is replaced with.
@@ -11,7 +9,7 @@ pub const MASK: &str = "***";
 
 /// `text` with the password of every URL (`scheme://user:PASSWORD@host`), every `password=…`
 /// of a libpq connection string and the value of `PGPASSWORD` (when set) replaced by [`MASK`].
-pub fn redact(text: &str) -> Cow<'_, str> {
+pub fn redact_text(text: &str) -> Cow<'_, str> {
     let mut out = Cow::Borrowed(text);
     if text.contains("://") {
         out = Cow::Owned(url_passwords(&out));
@@ -79,28 +77,93 @@ fn keyword_passwords(text: &str) -> String {
     out
 }
 
+/// `postgres://user:secret@host/db` → `postgres://user@host/db`; `password=…` and
+/// `sslpassword=…` pairs dropped, in both forms.
+pub fn redact_url(url: &str) -> String {
+    let secret = |kv: &str| kv.starts_with("password=") || kv.starts_with("sslpassword=");
+    if let Some((scheme, rest)) = url.split_once("://") {
+        let (main, query) = match rest.split_once('?') {
+            Some((m, q)) => (m, Some(q)),
+            None => (rest, None),
+        };
+        // The last `@` ends the user info, whatever the password holds.
+        let main = match main.rfind('@') {
+            Some(at) => format!(
+                "{}@{}",
+                main[..at].split(':').next().unwrap_or_default(),
+                &main[at + 1..]
+            ),
+            None => main.to_string(),
+        };
+        let query: Vec<&str> = query
+            .unwrap_or_default()
+            .split('&')
+            .filter(|kv| !kv.is_empty() && !secret(kv))
+            .collect();
+        if query.is_empty() {
+            return format!("{scheme}://{main}");
+        }
+        return format!("{scheme}://{main}?{}", query.join("&"));
+    }
+    match pairs(url) {
+        Ok(pairs) => pairs
+            .iter()
+            .filter(|p| p.key != "password" && p.key != "sslpassword")
+            .map(|p| format!("{}={}", p.key, p.raw))
+            .collect::<Vec<_>>()
+            .join(" "),
+        // Unreadable: what comes before the first secret (a quoted one may hold spaces).
+        Err(_) => url
+            .split_whitespace()
+            .take_while(|kv| !secret(kv))
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
+    fn redaction_drops_every_password() {
+        assert_eq!(
+            redact_url("postgres://app:s3cr%40t@db:5432/prod?sslmode=disable"),
+            "postgres://app@db:5432/prod?sslmode=disable"
+        );
+        assert_eq!(
+            redact_url("postgresql://db/prod?password=x&user=app&sslpassword=y"),
+            "postgresql://db/prod?user=app"
+        );
+        assert_eq!(
+            redact_url("host=db password='x y' user=app sslpassword=z"),
+            "host=db user=app"
+        );
+        assert_eq!(redact_url("host=db password='x y"), "host=db");
+        assert_eq!(redact_url("postgres://u:a/b@c@h/db"), "postgres://u@h/db");
+    }
+
+    #[test]
     fn urls_and_keywords_lose_their_passwords() {
         assert_eq!(
-            redact(
+            redact_text(
                 "cannot read postgres://app:s3cr%40t@db:5432/prod?sslmode=require: no such file"
             ),
             "cannot read postgres://app:***@db:5432/prod?sslmode=require: no such file"
         );
         assert_eq!(
-            redact("host=db user=app password='a b' dbname=x PASSWORD=zz"),
+            redact_text("host=db user=app password='a b' dbname=x PASSWORD=zz"),
             "host=db user=app password=*** dbname=x PASSWORD=***"
         );
         assert_eq!(
-            redact("http://db?user=a&password=s3cret&x=1"),
+            redact_text("http://db?user=a&password=s3cret&x=1"),
             "http://db?user=a&password=***&x=1"
         );
         // Nothing to hide: the text is borrowed as it is.
-        assert!(matches!(redact("q.sql:1:1: warning: x"), Cow::Borrowed(_)));
-        assert_eq!(redact("cql://cassandra@h/ks"), "cql://cassandra@h/ks");
+        assert!(matches!(
+            redact_text("q.sql:1:1: warning: x"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(redact_text("cql://cassandra@h/ks"), "cql://cassandra@h/ks");
     }
 }

@@ -59,6 +59,7 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
 
 #[tokio::test]
 async fn plan_from_source_never_shows_the_password() {
+    remodel_testdb::live!(Postgres);
     let pg = PgSchema::create("cat_e2e").await.expect("schema");
     let c = pg.client();
     let ddl = std::fs::read_to_string(support::root().join("examples/rideshare/schema.sql"))
