@@ -17,8 +17,8 @@
 //! - (f) every table that holds data a write changes is written by its path;
 //! - (g) every key column whose source keeps microseconds keeps them (or the table says why not).
 
-use remodel_model::ident::pg_quote;
 use crate::shape::{predicate_sql, range_sql};
+use remodel_model::ident::pg_quote;
 use remodel_model::{
     AccessPattern, BindValue, ColumnRef, Design, DesignColumn, DesignTable, EqualityOp, Guard,
     QueryMapping, ReadBeforeWrite, Schema, StatementKind, Table, Violation, Workload, WriteAction,

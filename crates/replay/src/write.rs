@@ -213,6 +213,12 @@ impl Replayer<'_> {
             let table = self.table(&r.table)?;
             let rows = self.run_cql(&stmt, &vals, table, &mut out.reads).await?;
             let rows = self.kept(&ctx, r, rows).await?;
+            if rows.is_empty() && self.reads_written_row(&ctx, r)? {
+                // An UPDATE/DELETE of a row that does not exist: Postgres changes nothing (a CQL
+                // UPDATE would create the row).
+                out.elapsed = out.reads.elapsed;
+                return Ok(out);
+            }
             if let Some(name) = &r.name {
                 // `UPDATE … FROM` joins that row: without it Postgres changes nothing.
                 let Some(row) = rows.first() else {
@@ -640,6 +646,18 @@ impl Replayer<'_> {
             }
         }
         Ok(true)
+    }
+
+    /// True when `r` is the one-row read of the row an UPDATE or DELETE writes (by its key, as
+    /// it is before the write).
+    fn reads_written_row(&self, ctx: &Ctx<'_>, r: &ReadBeforeWrite) -> Result<bool, Error> {
+        Ok(
+            matches!(ctx.kind, StatementKind::Update | StatementKind::Delete)
+                && !r.reads_new
+                && !r.many
+                && r.name.is_none()
+                && self.table(&r.table)?.entity == ctx.table,
+        )
     }
 
     /// False when the upsert writes nothing: the row exists and the action is `DO NOTHING`, or
