@@ -56,6 +56,7 @@ fn pattern(kind: &str, n: usize) -> AccessPattern {
         label: None,
         locations: Vec::new(),
         analysis: PatternAnalysis::default(),
+        sent_params: Vec::new(),
     }
 }
 

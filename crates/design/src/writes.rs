@@ -270,7 +270,7 @@ impl Planner<'_> {
         let s = self.stmt.table.key();
         // The rows an `UPDATE … FROM` joins, then the row an upsert may conflict with, then the
         // rows the statement picks (with its conditions the key does not apply).
-        if !self.from_reads() || !self.existing_row() {
+        if !self.joined_row_reads() || !self.existing_row() {
             return;
         }
         if self.stmt.kind != StatementKind::Insert && self.needs_rows() && !self.written_rows() {

@@ -83,7 +83,7 @@ impl<'a> Planner<'a> {
 
     /// Plans a named read of each row an `UPDATE … FROM t AS alias` joins (by the equalities that
     /// find it); false when one cannot be read (the path is not modelled).
-    pub(super) fn from_reads(&mut self) -> bool {
+    pub(super) fn joined_row_reads(&mut self) -> bool {
         for f in self.stmt.from_rows {
             let Some(ft) = self.schema.table(&f.table) else {
                 return self.refuse(format!(
