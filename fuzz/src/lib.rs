@@ -11,9 +11,12 @@ use remodel_sql::normalize::{example, literal_mask, shape, shape_checked};
 use remodel_sql::split::{split_reader, split_statements, StreamItem};
 use remodel_sql::workload::{read_str, Format};
 
+/// The function a fuzz target runs on one input.
+pub type Target = fn(&[u8]);
+
 /// Every target: its name (the file `fuzz/fuzz_targets/<name>.rs` and the folder
 /// `fixtures/fuzz/<name>/`) and the function it runs.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("split", split),
     ("ddl", ddl),
     ("workload_sql", workload_sql),

@@ -57,6 +57,16 @@ impl PgSource {
         }
     }
 
+    /// Reads the URL without connecting: one that is no connection string is refused before
+    /// anything runs (the error names the source by its redacted form only).
+    pub fn check(&self) -> Result<(), Error> {
+        remodel_conn::check(&self.url).map_err(|e| Error::Postgres {
+            target: self.display.clone(),
+            what: e.what,
+            message: e.message,
+        })
+    }
+
     /// The password to use when the URL has none (as libpq uses `PGPASSWORD`).
     pub fn with_password(mut self, password: Option<String>) -> PgSource {
         self.password = password;

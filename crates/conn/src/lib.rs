@@ -15,8 +15,8 @@ pub mod pgurl;
 pub mod redact;
 pub mod tls;
 
-pub use pg::{connect, message};
-pub use redact::{redact_text, redact_url};
+pub use pg::{check, connect, message};
+pub use redact::{redact_text, redact_url, remember_command_line};
 
 /// A connection could not be set up: what was being done and why.
 #[derive(Debug, thiserror::Error)]

@@ -108,19 +108,48 @@ pub fn split(url: &str) -> Result<(String, PgTls), String> {
         sni: true,
         ..PgTls::default()
     };
-    let rest = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        split_url(url, &mut tls)?
-    } else {
-        split_keywords(url, &mut tls)?
+    let rest = match url_scheme(url) {
+        Some("postgres" | "postgresql") => split_url(url, &mut tls)?,
+        // The scheme alone is shown: what follows it may hold the password.
+        Some(other) => {
+            return Err(format!(
+                "a URL of scheme `{other}`: expected postgres:// or postgresql://"
+            ))
+        }
+        None => split_keywords(url, &mut tls)?,
     };
     Ok((rest, tls))
 }
 
-fn decode(s: &str) -> Result<String, String> {
+/// The scheme of `scheme://…` (letters, digits, `+`, `-`, `.`, a letter first), if `url` has one.
+pub(crate) fn url_scheme(url: &str) -> Option<&str> {
+    let (scheme, _) = url.split_once("://")?;
+    let mut chars = scheme.chars();
+    let first = chars.next()?;
+    let valid = first.is_ascii_alphabetic()
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    valid.then_some(scheme)
+}
+
+/// A parameter name as libpq spells them (`sslmode`, `application_name`): safe to repeat in a
+/// message. Anything else may be a password typed in the wrong place, and is not repeated.
+fn plain_key(key: &str) -> bool {
+    !key.is_empty()
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// What is said of a string that is neither a URL nor `key=value` pairs: never the string itself.
+const NOT_A_CONNECTION_STRING: &str =
+    "expected postgres://user@host:port/db or key=value pairs (host=… dbname=…)";
+
+/// `s` percent-decoded; `what` names it in the error (never `s`: it may be a password).
+fn decode(s: &str, what: &str) -> Result<String, String> {
     percent_encoding::percent_decode_str(s)
         .decode_utf8()
         .map(|v| v.into_owned())
-        .map_err(|_| format!("`{s}` is not UTF-8 once percent-decoded"))
+        .map_err(|_| format!("{what} is not UTF-8 once percent-decoded"))
 }
 
 fn split_url(url: &str, tls: &mut PgTls) -> Result<String, String> {
@@ -128,11 +157,18 @@ fn split_url(url: &str, tls: &mut PgTls) -> Result<String, String> {
         return Ok(url.to_string());
     };
     let mut kept = Vec::new();
-    for pair in query.split('&').filter(|p| !p.is_empty()) {
+    for (n, pair) in query.split('&').filter(|p| !p.is_empty()).enumerate() {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        let key_text = decode(key)?;
+        let what = format!("parameter {} of the URL", n + 1);
+        let key_text = decode(key, &what)?;
+        if !plain_key(&key_text) {
+            return Err(format!("{what} is not a key=value pair"));
+        }
         if TLS_KEYS.contains(&key_text.as_str()) {
-            tls.set(&key_text, decode(value)?)?;
+            tls.set(
+                &key_text,
+                decode(value, &format!("the value of {key_text}"))?,
+            )?;
         } else {
             kept.push(pair);
         }
@@ -175,6 +211,12 @@ pub(crate) fn pairs(s: &str) -> Result<Vec<Pair<'_>>, String> {
         }
         let key = &s[key_start..i];
         i = skip_space(i);
+        if !plain_key(key) {
+            return Err(format!(
+                "word {} is not key=value: {NOT_A_CONNECTION_STRING}",
+                out.len() + 1
+            ));
+        }
         if bytes.get(i) != Some(&b'=') {
             return Err(format!("`{key}` has no `=value`"));
         }
@@ -519,5 +561,34 @@ mod tests {
         )
         .unwrap();
         assert_eq!(p.files.roots, Some(Roots::System));
+    }
+
+    #[test]
+    fn errors_never_repeat_the_string() {
+        for url in [
+            "postgres:/u:PW1@h/db",
+            "u:PW2@h/db",
+            "postgres//u:PW3@h",
+            "pg://u:PW4@h/db",
+            "host=h u:PW6@x",
+            "postgres://h/db?sslpassword=%FF%PW7",
+            "postgres://h/db?PW8",
+            "host=h PW9=x",
+        ] {
+            let e = split(url).unwrap_err();
+            assert!(!e.contains("PW"), "{url}: {e}");
+        }
+        assert_eq!(
+            split("pg://u:PW4@h/db").unwrap_err(),
+            "a URL of scheme `pg`: expected postgres:// or postgresql://"
+        );
+        assert_eq!(
+            split("u:PW2@h/db").unwrap_err(),
+            "word 1 is not key=value: expected postgres://user@host:port/db or key=value pairs (host=… dbname=…)"
+        );
+        assert_eq!(
+            split("host=h dbname").unwrap_err(),
+            "`dbname` has no `=value`"
+        );
     }
 }
