@@ -1,7 +1,8 @@
 //! A write pattern on both sides: the statement on Postgres, and on Cassandra the plan's write
 //! path — its reads before write in order, then every statement with each `?` bound as the plan
-//! says (`current` values before the write, `new` ones after it), guards applied, sent as one
-//! logged batch as the plan's notes ask.
+//! says (`current` values before the write, `new` ones after it), guards applied, sent as the
+//! path's `batch` states (a logged batch when it states none), every statement and read before
+//! write at the path's consistency level.
 //!
 //! Where each value comes from, as `plan.json` defines it: `cur(t.c)` is the row's value before
 //! the write — bound by the statement's `WHERE c = …`, else read first (from the row a `for_each`
@@ -9,7 +10,7 @@
 //! value where it sets the column (computed from the current row when the SET reads it), else the
 //! value a read of the new parent returned, else the current value. For an INSERT, a column the
 //! statement leaves to Postgres (a serial key, a DEFAULT) takes the value Postgres gave it, as the
-//! application would have to supply it (the plan says so in its notes).
+//! application would have to supply it.
 
 use crate::exec::{CqlRows, Prepared, Replayer};
 use crate::exprsql;
@@ -204,7 +205,7 @@ impl Replayer<'_> {
         };
         let mut out = CqlWrite::default();
         for (i, r) in w.read_before_write.iter().enumerate() {
-            let stmt = self.statement(&r.cql).await?;
+            let stmt = self.statement_at(&r.cql, w.consistency.as_ref()).await?;
             let types = Self::marker_types(&stmt)?;
             let mut vals = Vec::with_capacity(types.len());
             for (b, ty) in r.binds.iter().zip(&types) {
@@ -252,10 +253,17 @@ impl Replayer<'_> {
         w: &WritePath,
         out: &mut CqlWrite,
     ) -> Result<(Batch, Vec<Vec<Option<CqlValue>>>), Error> {
-        let mut batch = Batch::new(BatchType::Logged);
+        let kind = match w.batch.as_ref().map(|b| b.kind) {
+            Some(remodel_model::BatchKind::Unlogged) => BatchType::Unlogged,
+            _ => BatchType::Logged,
+        };
+        let mut batch = Batch::new(kind);
+        if let Some(c) = &w.consistency {
+            batch.set_consistency(crate::exec::consistency_of(c.level));
+        }
         let mut values: Vec<Vec<Option<CqlValue>>> = Vec::new();
         for t in &w.targets {
-            let stmt = self.statement(&t.cql).await?;
+            let stmt = self.statement_at(&t.cql, w.consistency.as_ref()).await?;
             let types = Self::marker_types(&stmt)?;
             let rows: Vec<Option<Record>> = match t.for_each {
                 Some(i) => ctx
@@ -398,10 +406,9 @@ impl Replayer<'_> {
                 of,
                 time_zone,
             } => {
-                values::utc_buckets_only(time_zone)?;
                 let stamp = CqlType::Native(Native::Timestamp);
                 let inner = Box::pin(self.value(ctx, of, row, &stamp)).await?;
-                inner.map(|x| values::bucket(&x, *bucket, to)).transpose()
+                self.bucket(*bucket, time_zone, inner.as_ref(), to).await
             }
             BindValue::Entry { .. } | BindValue::Rewritten { .. } => {
                 Err(Error::Unsupported("writes to embedded collections".into()))
