@@ -143,7 +143,7 @@ fn the_validator_fails_a_window_read_bound_to_its_lower_bounds_bucket() {
     q.partitions = Some(PartitionRead::One);
     let v = remodel_design::validate::validate_plan(&plan);
     assert!(
-        v.iter().any(|x| x.check == "l" && x.message.contains(&id)),
+        v.iter().any(|x| x.check == "n" && x.message.contains(&id)),
         "{v:#?}"
     );
 }

@@ -42,6 +42,16 @@ fn col(t: &str, c: &str) -> serde_json::Value {
     json!({"table": t, "column": c})
 }
 
+/// The typed values `$1`, `$2`, … a write gives `columns`, in order.
+fn values(columns: &[&str]) -> serde_json::Value {
+    let v: Vec<serde_json::Value> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| json!({"column": c, "sql": format!("${}", i + 1), "expr": {"kind": "param", "n": i + 1}}))
+        .collect();
+    json!(v)
+}
+
 fn workload() -> Workload {
     let trips_all = [
         "trip_id",
@@ -60,7 +70,7 @@ fn workload() -> Workload {
          "projection": [col("trips", "started_at"), col("trips", "city"), col("trips", "distance_km"), col("trips", "fare_usd")]},
         {"id": "q5", "fingerprint": "5", "kind": "insert", "calls": 400000,
          "sql": "INSERT INTO trips (trip_id, driver_id, city, started_at, distance_km, fare_usd, status) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-         "tables": ["trips"], "write": {"table": "trips", "columns_written": trips_all, "key_columns": [], "by_primary_key": false}},
+         "tables": ["trips"], "write": {"table": "trips", "columns_written": trips_all, "key_columns": [], "by_primary_key": false, "values": values(&trips_all)}},
         {"id": "q3", "fingerprint": "3", "kind": "select", "calls": 300000,
          "sql": "SELECT * FROM trips WHERE trip_id = $1", "tables": ["trips"], "key_lookup": true,
          "equality": [{"column": col("trips", "trip_id"), "op": "eq", "value": "$1"}],
@@ -80,11 +90,11 @@ fn workload() -> Workload {
         {"id": "q6", "fingerprint": "6", "kind": "update", "calls": 2000,
          "sql": "UPDATE trips SET status = $1 WHERE trip_id = $2", "tables": ["trips"],
          "equality": [{"column": col("trips", "trip_id"), "op": "eq", "value": "$2"}],
-         "write": {"table": "trips", "columns_written": ["status"], "key_columns": ["trip_id"], "by_primary_key": true}},
+         "write": {"table": "trips", "columns_written": ["status"], "key_columns": ["trip_id"], "by_primary_key": true, "values": values(&["status"])}},
         {"id": "q7", "fingerprint": "7", "kind": "update", "calls": 50,
          "sql": "UPDATE drivers SET rating = $1 WHERE driver_id = $2", "tables": ["drivers"],
          "equality": [{"column": col("drivers", "driver_id"), "op": "eq", "value": "$2"}],
-         "write": {"table": "drivers", "columns_written": ["rating"], "key_columns": ["driver_id"], "by_primary_key": true}}
+         "write": {"table": "drivers", "columns_written": ["rating"], "key_columns": ["driver_id"], "by_primary_key": true, "values": values(&["rating"])}}
     ]});
     let wl: Workload = serde_json::from_value(v).expect("workload json");
     support::typed::with_typed_twins(&schema(), wl)

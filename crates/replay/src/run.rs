@@ -439,21 +439,21 @@ async fn rows_before(
 ) -> Result<Option<String>, Error> {
     let a = &p.pattern.analysis;
     let Some(w) = &a.write else { return Ok(None) };
-    if p.pattern.kind == StatementKind::Insert {
-        return Ok(None);
-    }
-    let conds: Vec<String> = a
-        .equality
-        .iter()
-        .filter(|e| e.column.table == w.table && e.op == remodel_model::EqualityOp::Eq)
-        .filter_map(|e| {
-            Some(format!(
-                "t.{} = ({})",
-                quote(&e.column.column),
-                e.value.as_deref()?
-            ))
-        })
-        .collect();
+    let conds: Vec<String> = if p.pattern.kind == StatementKind::Insert {
+        conflict_conditions(r, p)
+    } else {
+        a.equality
+            .iter()
+            .filter(|e| e.column.table == w.table && e.op == remodel_model::EqualityOp::Eq)
+            .filter_map(|e| {
+                Some(format!(
+                    "t.{} = ({})",
+                    quote(&e.column.column),
+                    e.value.as_deref()?
+                ))
+            })
+            .collect()
+    };
     if conds.is_empty() {
         return Ok(None);
     }
@@ -471,6 +471,61 @@ async fn rows_before(
             p.pattern.id
         )))?;
     Ok(row.get(0))
+}
+
+/// The columns an `INSERT … ON CONFLICT` conflicts on (its target, else the primary key), each
+/// with the statement's value for it; empty for other statements.
+fn conflict_columns(r: &Replayer<'_>, p: &Prepared<'_>) -> Vec<(String, String)> {
+    let Some(w) = p.pattern.analysis.write.as_ref() else {
+        return Vec::new();
+    };
+    if !w.on_conflict && w.conflict.is_none() {
+        return Vec::new();
+    }
+    let named = w
+        .conflict
+        .as_ref()
+        .map(|c| c.columns.clone())
+        .unwrap_or_default();
+    let columns = if named.is_empty() {
+        r.plan
+            .schema
+            .table(&w.table)
+            .map(|t| t.primary_key.clone())
+            .unwrap_or_default()
+    } else {
+        named
+    };
+    columns
+        .into_iter()
+        .filter_map(|c| {
+            let v = w.values.iter().find(|v| v.column == c)?;
+            Some((c, v.sql.clone()))
+        })
+        .collect()
+}
+
+/// For an upsert: the row its conflict key finds, as conditions on `t`.
+fn conflict_conditions(r: &Replayer<'_>, p: &Prepared<'_>) -> Vec<String> {
+    conflict_columns(r, p)
+        .iter()
+        .map(|(c, v)| format!("t.{} = ({v})", quote(c)))
+        .collect()
+}
+
+/// For an upsert: sample `params` again with the values of `other` except those of its conflict
+/// key, so the second write meets the row the first wrote (or met) with other values.
+fn conflicting(r: &Replayer<'_>, p: &Prepared<'_>, params: &Params, other: &Params) -> Params {
+    let key: Vec<String> = conflict_columns(r, p).into_iter().map(|(_, v)| v).collect();
+    let mut out = other.clone();
+    for k in 0..params.values.len().min(other.values.len()) {
+        let placeholder = format!("${}", k + 1);
+        if key.iter().any(|v| v.trim() == placeholder) {
+            out.values[k] = params.values[k].clone();
+            out.text[k] = params.text[k].clone();
+        }
+    }
+    out
 }
 
 /// The reads of `table` that can be replayed: they run again after each write of it.
@@ -574,6 +629,57 @@ async fn reads_after(
     }
 }
 
+/// One write of a sample: what it needs besides its parameters.
+struct Sample<'s, 'p> {
+    p: &'s Prepared<'p>,
+    w: &'s remodel_model::WritePath,
+    table: &'s str,
+    reads: &'s [Prepared<'p>],
+    seed: u64,
+}
+
+/// Runs one write on both sides and the reads it affects; `Err` is the pattern's outcome when it
+/// cannot be replayed.
+async fn write_sample(
+    r: &mut Replayer<'_>,
+    s: &Sample<'_, '_>,
+    params: &Params,
+    out: &mut PatternReplay,
+    t: &mut Timings,
+) -> Result<(), PatternReplay> {
+    let (id, kind) = (s.p.pattern.id.as_str(), s.p.pattern.kind);
+    let before = rows_before(r, s.p, params)
+        .await
+        .map_err(|e| skipped(id, kind, ReplayOutcome::NotReplayed, e.to_string()))?;
+    let on_pg = match r.write_pg(s.p, params).await {
+        Ok(w) => w,
+        Err(e) => {
+            out.refused += 1;
+            out.refused_because.get_or_insert_with(|| e.to_string());
+            return Ok(());
+        }
+    };
+    out.samples += 1;
+    t.pg_ms.push(ms(on_pg.elapsed));
+    let after = format!("{id} with {}", params.show());
+    match r.write_cql(s.p, s.w, params, &on_pg).await {
+        Ok(c) => {
+            t.cql_ms.push(ms(c.elapsed));
+            t.partitions.push(c.reads.partitions as f64);
+        }
+        Err(e) => match failure(e) {
+            Err(why) => return Err(skipped(id, kind, ReplayOutcome::NotReplayed, why)),
+            Ok(reason) => {
+                let reason = format!("the write path failed: {reason}");
+                out.mismatches.push(failed(id, params, None, reason));
+            }
+        },
+    }
+    let focus = focuses(s.table, kind, &on_pg.json, before);
+    reads_after(r, s.reads, &focus, &after, s.seed, out).await;
+    Ok(())
+}
+
 async fn replay_write(r: &mut Replayer<'_>, id: &str, samples: usize, seed: u64) -> PatternReplay {
     let plan = r.plan;
     let Some(p) = plan.workload.pattern(id) else {
@@ -606,38 +712,27 @@ async fn replay_write(r: &mut Replayer<'_>, id: &str, samples: usize, seed: u64)
         ..PatternReplay::default()
     };
     let mut t = Timings::default();
-    for (n, params) in params.iter().enumerate() {
-        let before = match rows_before(r, &p, params).await {
-            Ok(b) => b,
-            Err(e) => return skipped(id, kind, ReplayOutcome::NotReplayed, e.to_string()),
-        };
-        let on_pg = match r.write_pg(&p, params).await {
-            Ok(w) => w,
-            Err(e) => {
-                out.refused += 1;
-                out.refused_because.get_or_insert_with(|| e.to_string());
-                continue;
-            }
-        };
-        out.samples += 1;
-        t.pg_ms.push(ms(on_pg.elapsed));
-        let after = format!("{id} with {}", params.show());
-        match r.write_cql(&p, w, params, &on_pg).await {
-            Ok(c) => {
-                t.cql_ms.push(ms(c.elapsed));
-                t.partitions.push(c.reads.partitions as f64);
-            }
-            Err(e) => match failure(e) {
-                Err(why) => return skipped(id, kind, ReplayOutcome::NotReplayed, why),
-                Ok(reason) => {
-                    let reason = format!("the write path failed: {reason}");
-                    out.mismatches.push(failed(id, params, None, reason));
-                }
-            },
-        }
-        let focus = focuses(&table, kind, &on_pg.json, before);
+    let upsert = !conflict_columns(r, &p).is_empty();
+    for (n, sample) in params.iter().enumerate() {
         let s = seed.wrapping_add(n as u64 * 31);
-        reads_after(r, &reads, &focus, &after, s, &mut out).await;
+        let mut runs = vec![sample.clone()];
+        if upsert {
+            // The same conflict key again, with the next sample's other values: the second write
+            // meets the row the first one wrote (or met).
+            runs.push(conflicting(r, &p, sample, &params[(n + 1) % params.len()]));
+        }
+        for (k, run) in runs.iter().enumerate() {
+            let sample = Sample {
+                p: &p,
+                w,
+                table: &table,
+                reads: &reads,
+                seed: s.wrapping_add(k as u64 * 7),
+            };
+            if let Err(skip) = write_sample(r, &sample, run, &mut out, &mut t).await {
+                return skip;
+            }
+        }
     }
     t.finish(&mut out);
     if out.samples == 0 {

@@ -49,6 +49,12 @@ pub enum Role {
         /// The referenced column.
         column: String,
     },
+    /// Another row's value of the column: the row an `UPDATE … FROM` joins besides the written
+    /// one (`… FROM accounts s WHERE accounts.id = $1 AND s.id = $2` draws `$1 <> $2`).
+    Other(ColumnRef),
+    /// A write's condition on a column besides the one that finds its rows (`AND version = $3`):
+    /// the anchor's value or another row's, so some samples meet rows the condition leaves alone.
+    Either(ColumnRef),
     /// A new value of a written column: another row's, or a fresh one for a key.
     New {
         /// The column.
@@ -149,8 +155,68 @@ fn condition_role(a: &remodel_model::PatternAnalysis, k: usize) -> Option<Role> 
     })
 }
 
-/// The role of each parameter of `p`, or why one has none.
+/// The role of each parameter of `p`, or why one has none; a write's conditions are drawn to
+/// meet the rows it must leave alone too ([`write_conditions`]).
 pub fn roles(p: &Prepared<'_>, schema: &Schema) -> Result<Vec<Role>, String> {
+    let mut roles = plain_roles(p, schema)?;
+    write_conditions(p, schema, &mut roles);
+    Ok(roles)
+}
+
+/// The role of `$k` when it finds a row an `UPDATE … FROM` joins (`s.id = $k`).
+fn from_row_role(a: &remodel_model::PatternAnalysis, k: usize) -> Option<Role> {
+    a.write.as_ref()?.from_rows.iter().find_map(|f| {
+        f.equality.iter().find_map(|(c, e)| {
+            matches!(e, remodel_model::Expr::Param { n } if *n as usize == k)
+                .then(|| Role::Other(ColumnRef::new(&f.table, c)))
+        })
+    })
+}
+
+/// For an UPDATE or DELETE: the conditions besides the one that finds its rows take another
+/// row's value half the time (a later `=` on the column an earlier one binds, a self-join's
+/// other row, always), so replay meets rows the statement must leave alone.
+fn write_conditions(p: &Prepared<'_>, schema: &Schema, roles: &mut [Role]) {
+    if !matches!(
+        p.pattern.kind,
+        StatementKind::Update | StatementKind::Delete
+    ) {
+        return;
+    }
+    let Some(t) = p
+        .pattern
+        .analysis
+        .write
+        .as_ref()
+        .and_then(|w| schema.table(&w.table))
+    else {
+        return;
+    };
+    let own = |c: &ColumnRef| c.table == t.name;
+    // The condition that finds the rows: on the primary key when one is, else the first.
+    let locator = roles
+        .iter()
+        .position(|r| matches!(r, Role::Value(c) if own(c) && t.primary_key.contains(&c.column)))
+        .or_else(|| {
+            roles
+                .iter()
+                .position(|r| matches!(r, Role::Value(c) if own(c)))
+        });
+    let mut seen: Vec<ColumnRef> = Vec::new();
+    for (i, r) in roles.iter_mut().enumerate() {
+        let Role::Value(c) = r else { continue };
+        if seen.contains(c) {
+            *r = Role::Other(c.clone());
+        } else if own(c) && Some(i) != locator {
+            seen.push(c.clone());
+            *r = Role::Either(c.clone());
+        } else {
+            seen.push(c.clone());
+        }
+    }
+}
+
+fn plain_roles(p: &Prepared<'_>, schema: &Schema) -> Result<Vec<Role>, String> {
     let a = &p.pattern.analysis;
     let examples = p
         .pattern
@@ -162,6 +228,7 @@ pub fn roles(p: &Prepared<'_>, schema: &Schema) -> Result<Vec<Role>, String> {
     (1..=p.param_types.len())
         .map(|k| {
             write_role(p, schema, k)
+                .or_else(|| from_row_role(a, k))
                 .or_else(|| condition_role(a, k))
                 .or_else(|| {
                     let limit = a.limit_sql.as_deref().is_some_and(|l| exact(l, k));
@@ -189,9 +256,13 @@ pub fn roles(p: &Prepared<'_>, schema: &Schema) -> Result<Vec<Role>, String> {
 
 fn column_of(r: &Role) -> Option<&ColumnRef> {
     match r {
-        Role::Value(c) | Role::List(c) | Role::Bound(c) | Role::Lower(c, _) | Role::Upper(c, _) => {
-            Some(c)
-        }
+        Role::Value(c)
+        | Role::List(c)
+        | Role::Bound(c)
+        | Role::Lower(c, _)
+        | Role::Upper(c, _)
+        | Role::Other(c)
+        | Role::Either(c) => Some(c),
         Role::New { column, .. } => Some(column),
         Role::Const(_) | Role::Limit(_) | Role::Offset(_) | Role::Parent { .. } => None,
     }
@@ -294,11 +365,12 @@ fn param_expr(
     match role {
         Role::Value(c) => col(c, "a1"),
         Role::List(c) => format!("ARRAY[{}, {}]", col(c, "a1"), col(c, "a2")),
-        Role::Bound(c) => format!(
+        Role::Bound(c) | Role::Either(c) => format!(
             "CASE WHEN a1.__n % 2 = 1 THEN {} ELSE {} END",
             col(c, "a1"),
             col(c, "a2")
         ),
+        Role::Other(c) => col(c, "a2"),
         Role::Lower(c, Some(w)) => format!("date_trunc('{}', {})", window_unit(*w), col(c, "a1")),
         Role::Upper(c, Some(w)) => format!(
             "date_trunc('{u}', {}) + interval '1 {u}'",
@@ -569,7 +641,14 @@ async fn focus_clause(
 /// `__a`: `n + 1` distinct anchors (each sample its own values), in a random order that
 /// depends on the values and the seed only, not on where Postgres keeps the rows: the same seed
 /// draws the same anchors after any update or vacuum.
-fn anchor_cte(cols: &[ColumnRef], from: &str, filter: &str, seed: u64, n: usize) -> String {
+fn anchor_cte(
+    cols: &[ColumnRef],
+    from: &str,
+    filter: &str,
+    prefer: Option<&str>,
+    seed: u64,
+    n: usize,
+) -> String {
     let anchors = if cols.is_empty() {
         "1 AS a0".to_string()
     } else {
@@ -581,11 +660,14 @@ fn anchor_cte(cols: &[ColumnRef], from: &str, filter: &str, seed: u64, n: usize)
         format!("DISTINCT {}", select.join(", "))
     };
     let keyed: Vec<String> = (0..cols.len()).map(|i| format!("d.a{i}::text")).collect();
-    let order = if keyed.is_empty() {
+    let mut order = if keyed.is_empty() {
         "1".to_string()
     } else {
         format!("md5(concat_ws('|', {}, '{seed}'))", keyed.join(", "))
     };
+    if let Some(p) = prefer {
+        order = format!("{p} DESC, {order}");
+    }
     format!(
         "__a AS (SELECT * FROM (SELECT {anchors} FROM {from}{filter}) d ORDER BY {order} LIMIT {})",
         n + 1
@@ -646,7 +728,15 @@ pub async fn draw(
     } else {
         format!(" WHERE {}", conds.join(" AND "))
     };
-    with.push(anchor_cte(&cols, &from, &filter, seed, n));
+    let prefer = split_groups(p, schema, &roles, &cols);
+    with.push(anchor_cte(
+        &cols,
+        &from,
+        &filter,
+        prefer.as_deref(),
+        seed,
+        n,
+    ));
     with.push("__s AS (SELECT row_number() OVER () AS __n, * FROM __a)".into());
     let pins: Vec<(usize, String, String)> = pinned
         .iter()
@@ -671,6 +761,62 @@ pub async fn draw(
     rows.iter()
         .map(|r| read_params(r, 0, roles.len()))
         .collect()
+}
+
+/// For an UPDATE or DELETE with conditions besides the one that finds its rows: an order that
+/// puts first the anchors whose rows the conditions split — rows sharing the found value that
+/// the statement's fixed conditions (`revoked_at IS NULL`) keep and rows they leave alone, then
+/// rows sharing it at all — so a write path that drops a condition changes rows it must not.
+fn split_groups(
+    p: &Prepared<'_>,
+    schema: &Schema,
+    roles: &[Role],
+    cols: &[ColumnRef],
+) -> Option<String> {
+    if !matches!(
+        p.pattern.kind,
+        StatementKind::Update | StatementKind::Delete
+    ) {
+        return None;
+    }
+    let a = &p.pattern.analysis;
+    let t = schema.table(&a.write.as_ref()?.table)?;
+    let at = |c: &ColumnRef| cols.iter().position(|x| x == c);
+    let found: Vec<String> = roles
+        .iter()
+        .filter_map(|r| match r {
+            Role::Value(c) if c.table == t.name => {
+                Some(format!("x.{} = d.a{}", quote(&c.column), at(c)?))
+            }
+            _ => None,
+        })
+        .collect();
+    if found.is_empty() {
+        return None;
+    }
+    let fixed: Vec<String> = a
+        .equality
+        .iter()
+        .filter(|e| e.column.table == t.name)
+        .filter_map(|e| match (e.op, e.value.as_deref()) {
+            (remodel_model::EqualityOp::IsNull, _) => {
+                Some(format!("x.{} IS NULL", quote(&e.column.column)))
+            }
+            (remodel_model::EqualityOp::Eq, Some(v)) if !v.contains('$') => {
+                Some(format!("x.{} = ({v})", quote(&e.column.column)))
+            }
+            _ => None,
+        })
+        .collect();
+    let group = format!("FROM {} x WHERE {}", quote(&t.name), found.join(" AND "));
+    let several = format!("((SELECT count(*) {group}) > 1)::int");
+    if fixed.is_empty() {
+        return Some(several);
+    }
+    let keep = fixed.join(" AND ");
+    Some(format!(
+        "(EXISTS (SELECT 1 {group} AND {keep}) AND EXISTS (SELECT 1 {group} AND NOT coalesce({keep}, false)))::int * 2 + {several}"
+    ))
 }
 
 /// For an UPDATE that sets some columns of a foreign key: the key's other columns (foreign key
