@@ -272,7 +272,7 @@ fn sql_canon(
                 .ok_or_else(|| format!("output `{name}` is an expression replay cannot map"))?;
             let held = crate::record::resolve(field, &sql.same, |f| types.contains_key(f))
                 .ok_or_else(|| format!("the plan's CQL returns no {field}"))?;
-            let ty = &types[held];
+            let ty = &types[&held];
             vals.push(match v.to_cql(ty) {
                 Ok(c) => (canon(c.as_ref()), shown(c.as_ref(), pg_type)),
                 Err(e) => (
@@ -344,7 +344,7 @@ pub fn compare(sql: &SqlRows, cql: &CqlRows) -> Option<Difference> {
                 );
             };
             let held = crate::record::resolve(field, &sql.same, |f| types.contains_key(f));
-            let v = held.and_then(|f| r.get(f)).and_then(Option::as_ref);
+            let v = held.and_then(|f| r.get(&f)).and_then(Option::as_ref);
             vals.push((canon(v), shown(v, pg_type)));
         }
         actual.push(vals);

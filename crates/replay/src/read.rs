@@ -322,7 +322,7 @@ fn sort(
                 distinct: aggregate.distinct,
             },
         };
-        let held = crate::record::resolve(&f, same, |x| types.contains_key(x)).cloned();
+        let held = crate::record::resolve(&f, same, |x| types.contains_key(x));
         let Some(held) = held else {
             return Err(Error::Plan(format!(
                 "{pattern}: the client must sort by {f}, which the CQL does not read"
@@ -430,9 +430,7 @@ fn aggregate(
     // A column the rows lack stands for one the joins make equal to it.
     let known: Vec<Field> = types.keys().cloned().collect();
     let read = |f: Field| -> Field {
-        crate::record::resolve(&f, same, |x| known.contains(x))
-            .cloned()
-            .unwrap_or(f)
+        crate::record::resolve(&f, same, |x| known.contains(x)).unwrap_or(f)
     };
     let keys: Vec<Field> = group_by.iter().cloned().map(Field::Col).map(read).collect();
     let mut groups: Vec<(Vec<crate::values::Canon>, Vec<&Record>)> = Vec::new();
