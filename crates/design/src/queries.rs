@@ -8,9 +8,9 @@ use crate::shape::{range_filter, ClientFilter, Shape};
 use crate::tables::TableBuild;
 use remodel_model::ident::cql_quote;
 use remodel_model::{
-    AccessPattern, Aggregate, BinaryOp, Bind, BindValue, ClientWork, ColumnRef, EqualityOp, Expr,
-    Function, GroupRow, Literal, PartitionRead, QueryMapping, ReadStep, SortBy, SortKey, SortOrder,
-    Suggestion, Warning,
+    AccessPattern, Aggregate, BinaryOp, Bind, BindValue, ClientWork, ColumnRef, CqlType,
+    EqualityOp, Expr, Function, GroupRow, Literal, NativeType, PartitionRead, QueryMapping,
+    ReadStep, SortBy, SortKey, SortOrder, Suggestion, Warning,
 };
 
 /// A parent read by key after the main table (kept by reference).
@@ -259,13 +259,16 @@ struct Aggregation {
 /// CQL aggregates that give what SQL gives on the column's type: `count`, `min`, `max`; `sum`
 /// and `avg` only of decimals and floating point (CQL keeps an integer column's type: its sum
 /// overflows and its avg truncates, where Postgres widens).
-fn cql_aggregate(f: &str, distinct: bool, col_type: Option<&str>) -> bool {
+fn cql_aggregate(f: &str, distinct: bool, col_type: Option<&CqlType>) -> bool {
     if distinct {
         return false;
     }
     match f {
         "count" | "min" | "max" => true,
-        "sum" | "avg" => matches!(col_type, Some("decimal" | "double" | "float")),
+        "sum" | "avg" => matches!(
+            col_type.and_then(CqlType::native),
+            Some(NativeType::Decimal | NativeType::Double | NativeType::Float)
+        ),
         _ => false,
     }
 }
@@ -288,7 +291,7 @@ fn aggregation(
         t.columns
             .iter()
             .find(|(k, ..)| *k == KeySrc::Col(c.clone()))
-            .map(|(_, _, ty, _)| ty.as_str())
+            .map(|(_, _, ty, _)| ty)
     };
     let supported = shape
         .aggregates
@@ -842,7 +845,7 @@ pub fn suggest(
     if shape.aggregates.is_empty() {
         return None;
     }
-    let groups: Vec<(String, String)> = shape
+    let groups: Vec<(String, CqlType)> = shape
         .group_by
         .iter()
         .filter_map(|g| {

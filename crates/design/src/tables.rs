@@ -7,7 +7,8 @@ use crate::shape::{Edge, Shape};
 use crate::types;
 use remodel_model::ident;
 use remodel_model::{
-    Bucket, ColumnRef, DesignColumn, Encoding, Generator, KeyColumn, RowId, Schema, SortOrder,
+    Bucket, ColumnRef, CqlType, DesignColumn, Encoding, Generator, KeyColumn, RowId, Schema,
+    SortOrder,
 };
 use std::collections::BTreeMap;
 
@@ -33,7 +34,7 @@ pub struct TableBuild {
     /// Final clustering (after [`finish`]).
     pub clustering: Vec<(KeySrc, SortOrder)>,
     /// Final column list: (source, name, cql type, static).
-    pub columns: Vec<(KeySrc, String, String, bool)>,
+    pub columns: Vec<(KeySrc, String, CqlType, bool)>,
     /// Final name.
     pub name: String,
     /// Warnings found while building (sizing adds more).
@@ -238,7 +239,7 @@ impl TableBuild {
             .iter()
             .find(|(s, ..)| s == k)
             .map(|(_, n, t, _)| (n.clone(), t.clone()))
-            .unwrap_or_default();
+            .unwrap_or_else(|| (String::new(), CqlType::TEXT));
         let (derived_from, bucket) = match k {
             KeySrc::Bucket(c, b) => (
                 self.col_name(c)
@@ -457,28 +458,24 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
     for (i, k) in srcs.iter().enumerate() {
         let taken = |n: &str| used.iter().any(|u| u == n) || reserved.contains(&n);
         let (name, ty, is_static) = match k {
-            KeySrc::Const(_) => (
-                free_name(&["part".into()], taken),
-                "text".to_string(),
-                false,
-            ),
+            KeySrc::Const(_) => (free_name(&["part".into()], taken), CqlType::TEXT, false),
             KeySrc::RowId(_) => (
                 free_name(&["row_id".into(), "remodel_row_id".into()], taken),
-                "uuid".to_string(),
+                CqlType::UUID,
                 false,
             ),
             KeySrc::Bucket(c, b) => {
                 let ty = if *b == Bucket::Day {
-                    "date"
+                    CqlType::DATE
                 } else {
-                    "timestamp"
+                    CqlType::TIMESTAMP
                 };
                 let word = naming::bucket_word(*b);
                 let wanted = [
                     format!("{}_{word}", naming::singular(&root.name)),
                     format!("{}_{word}", c.column.to_ascii_lowercase()),
                 ];
-                (free_name(&wanted, taken), ty.to_string(), false)
+                (free_name(&wanted, taken), ty, false)
             }
             KeySrc::Col(c) => {
                 let sql_type = schema
@@ -488,11 +485,11 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
                     .unwrap_or_default();
                 let mut ty = types::cql_type(&sql_type, schema);
                 if i < key_len {
-                    ty = types::frozen_if_collection(&ty);
+                    ty = types::frozen_if_collection(ty);
                     // CQL's timestamp keeps milliseconds: rows apart by less would collapse
                     // into one key. The key keeps the source's microseconds.
-                    if ty == "timestamp" && keys::sub_ms_timestamp(&sql_type) {
-                        ty = "bigint".into();
+                    if ty == CqlType::TIMESTAMP && keys::sub_ms_timestamp(&sql_type) {
+                        ty = CqlType::BIGINT;
                         encoded.push(c.clone());
                     }
                 }
@@ -547,8 +544,8 @@ pub fn encode_everywhere(tables: &mut [TableBuild]) {
     for t in tables.iter_mut() {
         for (k, _, ty, _) in t.columns.iter_mut() {
             let KeySrc::Col(c) = k else { continue };
-            if encoded.contains(c) && ty == "timestamp" {
-                *ty = "bigint".into();
+            if encoded.contains(c) && *ty == CqlType::TIMESTAMP {
+                *ty = CqlType::BIGINT;
                 if !t.encoded.contains(c) {
                     t.encoded.push(c.clone());
                 }
