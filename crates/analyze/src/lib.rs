@@ -76,6 +76,8 @@ pub fn analyze_owned(schema: &Schema, mut wl: Workload, config: &AnalyzeConfig) 
         workload: wl,
         relationships,
         diagnostics,
+        loops: Vec::new(),
+        transactions: Vec::new(),
     }
 }
 
