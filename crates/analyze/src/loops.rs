@@ -33,7 +33,7 @@ pub(crate) fn find(
     let without: Vec<&str> = wl
         .sources
         .iter()
-        .filter(|s| s.session_key.is_none())
+        .filter(|s| s.session_key.is_none() && s.format != "sql")
         .map(|s| s.file.as_str())
         .collect();
     if !without.is_empty() {
