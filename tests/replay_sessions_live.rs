@@ -17,7 +17,11 @@ async fn folded_loops_read_what_the_join_reads_live() {
     let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect("fixture file");
     case.pg
         .client()
-        .batch_execute(&format!("{}\n{}\nANALYZE;", read("schema.sql"), read("data.sql")))
+        .batch_execute(&format!(
+            "{}\n{}\nANALYZE;",
+            read("schema.sql"),
+            read("data.sql")
+        ))
         .await
         .expect("load the blog rows");
     let out = case.dir.join("plan");

@@ -47,7 +47,15 @@ fn render(a: &Analysis) -> String {
         match (&l.folded, &l.not_folded) {
             (Some(p), _) => {
                 let _ = writeln!(out, "  folded {}: {}", p.id, p.sql);
-                let _ = writeln!(out, "  joins {:?}", p.analysis.join_path.iter().map(|j| j.foreign_key.clone()).collect::<Vec<_>>());
+                let _ = writeln!(
+                    out,
+                    "  joins {:?}",
+                    p.analysis
+                        .join_path
+                        .iter()
+                        .map(|j| j.foreign_key.clone())
+                        .collect::<Vec<_>>()
+                );
             }
             (None, Some(why)) => {
                 let _ = writeln!(out, "  not folded: {why}");
@@ -73,7 +81,10 @@ fn the_stderr_log_shows_two_loops_and_a_transaction() {
 
 #[test]
 fn the_csvlog_of_the_same_run_shows_the_same() {
-    let (log, csv) = (analysis("app.log", Format::PgLog), analysis("app.csv", Format::Csvlog));
+    let (log, csv) = (
+        analysis("app.log", Format::PgLog),
+        analysis("app.csv", Format::Csvlog),
+    );
     // Same sessions, statements, loops and transactions: only the line numbers differ.
     assert_eq!(render(&log), render(&csv));
 }

@@ -197,12 +197,7 @@ pub fn plan(
         }
         skip.extend(bad);
     };
-    out.design.loops = loops::decisions(
-        &analysis.loops,
-        &folded,
-        &analysis.workload,
-        &out.design,
-    );
+    out.design.loops = loops::decisions(&analysis.loops, &folded, &analysis.workload, &out.design);
     out.design.write_groups = loops::write_groups(&analysis.transactions, &out.design);
     let mut diagnostics = analysis.diagnostics;
     for d in &out.design.loops {

@@ -25,7 +25,11 @@ pub(crate) fn fold(wl: &Workload, loops: &[Loop], skip: &[String]) -> (Workload,
     let mut folded: Vec<String> = Vec::new();
     for lp in loops {
         let Some(joined) = &lp.folded else { continue };
-        if skip.contains(&joined.id) || folded.iter().any(|f| f.starts_with(&format!("{}+", lp.parent))) {
+        if skip.contains(&joined.id)
+            || folded
+                .iter()
+                .any(|f| f.starts_with(&format!("{}+", lp.parent)))
+        {
             continue;
         }
         let Some(ai) = out.patterns.iter().position(|p| p.id == lp.parent) else {
@@ -42,7 +46,8 @@ pub(crate) fn fold(wl: &Workload, loops: &[Loop], skip: &[String]) -> (Workload,
         }
         folded.push(joined.id.clone());
     }
-    out.patterns.retain(|p| p.calls > 0 || !loops.iter().any(|l| l.child == p.id));
+    out.patterns
+        .retain(|p| p.calls > 0 || !loops.iter().any(|l| l.child == p.id));
     (out, folded)
 }
 
@@ -91,7 +96,13 @@ fn decide(
         .folded
         .as_ref()
         .and_then(|_| observed.pattern(&lp.child))
-        .map(|b| b.analysis.projection.iter().map(|c| c.column.clone()).collect())
+        .map(|b| {
+            b.analysis
+                .projection
+                .iter()
+                .map(|c| c.column.clone())
+                .collect()
+        })
         .unwrap_or_default();
     let writes: u64 = observed
         .patterns
@@ -105,7 +116,10 @@ fn decide(
         })
         .map(|p| p.calls)
         .sum();
-    let parent_calls = observed.pattern(&lp.parent).map_or(lp.calls, |p| p.calls).max(1);
+    let parent_calls = observed
+        .pattern(&lp.parent)
+        .map_or(lp.calls, |p| p.calls)
+        .max(1);
     let write_ratio = (writes as f64 / parent_calls as f64 * 1000.0).round() / 1000.0;
     let mut d = LoopDecision {
         parent: lp.parent.clone(),

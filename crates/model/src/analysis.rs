@@ -417,6 +417,6 @@ pub struct Analysis {
     pub diagnostics: Vec<Diagnostic>,
     /// N+1 loops found in the sessions.
     pub loops: Vec<crate::Loop>,
-    /// Transactions with writes, by their sequence of statements.
+    /// Transactions with two writes or more, by their sequence of statements.
     pub transactions: Vec<crate::TransactionGroup>,
 }

@@ -616,5 +616,7 @@ fn the_sessions_chapter_shows_loops_and_write_groups() {
     expect_test::expect_file![root().join("fixtures/sessions/report-sessions.md")]
         .assert_eq(&page.body);
     // The rideshare plan's workload is a SQL file: no sessions, no chapter.
-    assert!(render(&input(&rideshare(), None)).page_at("sessions.md").is_none());
+    assert!(render(&input(&rideshare(), None))
+        .page_at("sessions.md")
+        .is_none());
 }

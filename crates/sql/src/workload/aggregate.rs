@@ -3,12 +3,12 @@
 //! Memory is proportional to the number of distinct statements: an occurrence is folded into its
 //! entry (counts, durations, first/last timestamp, first few locations) and then forgotten.
 
+use super::sessions::{value_hash, Role, Sessions};
 use crate::normalize::{self, fingerprint_hex, NormalizeError, Normalizer, StatementClass};
 use crate::split::{split_statements, RawKind};
 use remodel_model::{
     count_skip, AccessPattern, Diagnostic, Location, Severity, SkipCount, Workload, WorkloadSource,
 };
-use super::sessions::{value_hash, Role, Sessions};
 use std::collections::{HashMap, HashSet};
 
 /// Skip reason of a statement or log line over [`crate::split::MAX_STATEMENT_BYTES`].
@@ -499,8 +499,11 @@ impl Aggregator {
     pub fn finish(mut self) -> (Workload, Vec<Diagnostic>, Vec<StatementCount>) {
         let statements = self.statements();
         let fingerprints: Vec<u64> = self.entries.iter().map(|e| e.fingerprint).collect();
-        let sessions = std::mem::take(&mut self.sessions)
-            .finish(|i| fingerprints.get(i).map_or_else(String::new, |f| fingerprint_hex(*f)));
+        let sessions = std::mem::take(&mut self.sessions).finish(|i| {
+            fingerprints
+                .get(i)
+                .map_or_else(String::new, |f| fingerprint_hex(*f))
+        });
         let mut patterns: Vec<(usize, AccessPattern)> = Vec::new();
         for e in self.entries {
             let StatementClass::Dml(kind) = e.class else {

@@ -439,7 +439,10 @@ mod tests {
         // lookup's own window holds the next page: one window of four calls of e1, a share the
         // analyzer does not take for a loop.)
         assert!(pairs.contains(&("e0", "e1", 4)) && pairs.contains(&("e2", "e3", 4)));
-        assert!(pairs.iter().all(|p| p.0 != "e0" || p.1 == "e1"), "{pairs:?}");
+        assert!(
+            pairs.iter().all(|p| p.0 != "e0" || p.1 == "e1"),
+            "{pairs:?}"
+        );
     }
 
     #[test]
