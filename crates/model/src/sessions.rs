@@ -38,9 +38,9 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl SessionStats {
-    /// True when nothing was read with a session id.
+    /// True when nothing was counted (not written to `plan.json` then).
     pub fn is_empty(&self) -> bool {
-        self.statements == 0
+        *self == Self::default()
     }
 }
 

@@ -15,7 +15,7 @@ pub(super) fn render(ctx: &Ctx, book: &mut Book) {
     // Only where there is something to say: sessions read, or a pg_stat_statements workload
     // (which cannot show them). A SQL file's workload gets no chapter.
     let pgss = wl.sources.iter().any(|src| src.format == "pgss");
-    if wl.sessions.is_empty() && plan.design.loops.is_empty() && !pgss {
+    if wl.sessions.statements == 0 && plan.design.loops.is_empty() && !pgss {
         return;
     }
     let mut s = String::from("# Sessions: loops and transactions\n\n");
@@ -43,7 +43,7 @@ pub(super) fn render(ctx: &Ctx, book: &mut Book) {
         );
     }
     let ss = &wl.sessions;
-    if !ss.is_empty() {
+    if ss.statements > 0 {
         let _ = writeln!(
             s,
             "{} statements read in {} sessions{}.\n",

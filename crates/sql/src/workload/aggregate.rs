@@ -419,7 +419,12 @@ impl Aggregator {
     /// Hands the statement to its session (a log with session ids), in the order read.
     fn follow_session(&mut self, idx: usize, occ: &Occurrence<'_>) {
         let Some((key, what)) = occ.session else {
-            if !occ.normalized_input {
+            // Counted for logs only: a SQL file or pg_stat_statements has no order to lose.
+            let log = self
+                .sources
+                .last()
+                .is_some_and(|s| matches!(s.format.as_str(), "pg-log" | "csvlog" | "jsonlog"));
+            if log {
                 self.sessions.unkeyed();
             }
             return;
@@ -440,7 +445,7 @@ impl Aggregator {
             },
         };
         self.sessions
-            .add(key, idx, role, value_hash(occ.bound, occ.text));
+            .add(key, idx, role, || value_hash(occ.bound, occ.text));
     }
 
     fn reject(&mut self, occ: &Occurrence<'_>, e: &NormalizeError, fp: Option<u64>) {

@@ -96,29 +96,29 @@ impl Sessions {
         self.without += 1;
     }
 
-    /// Statement `entry` (its parameter values hashed as `value`) ran next in session `key`.
-    pub(crate) fn add(&mut self, key: &str, entry: usize, role: Role, value: u64) {
+    /// Statement `entry` ran next in session `key`; `value` hashes its parameter values (asked
+    /// for reads only: the rest never needs it).
+    pub(crate) fn add(&mut self, key: &str, entry: usize, role: Role, value: impl FnOnce() -> u64) {
+        if role == Role::Other {
+            self.statements += 1;
+            return;
+        }
         self.statements += 1;
         self.seq += 1;
-        if !self.live.contains_key(key) {
+        let seq = self.seq;
+        let mut closed = Vec::new();
+        // One lookup for a session already held (nearly every statement).
+        if let Some(s) = self.live.get_mut(key) {
+            s.last = seq;
+            step(s, entry, role, value, &mut self.txs, &mut closed);
+        } else {
             if self.live.len() >= MAX_SESSIONS {
                 self.evict();
             }
             self.seen += 1;
-            self.live.insert(key.to_string(), Session::default());
-        }
-        let Some(s) = self.live.get_mut(key) else {
-            return;
-        };
-        s.last = self.seq;
-        let mut closed = Vec::new();
-        transaction(s, entry, role, &mut self.txs);
-        if role == Role::Read {
-            observe(s, entry, value, &mut closed);
-        } else if role == Role::Write {
-            for w in &mut s.windows {
-                w.len += 1;
-            }
+            let s = self.live.entry(key.to_string()).or_default();
+            s.last = seq;
+            step(s, entry, role, value, &mut self.txs, &mut closed);
         }
         for w in closed {
             self.close(w);
@@ -206,6 +206,25 @@ impl Sessions {
             evicted: self.evicted,
             follows,
             transactions,
+        }
+    }
+}
+
+/// One statement of a session: its transaction, then its windows.
+fn step(
+    s: &mut Session,
+    entry: usize,
+    role: Role,
+    value: impl FnOnce() -> u64,
+    txs: &mut HashMap<Vec<usize>, (u64, u64)>,
+    closed: &mut Vec<Window>,
+) {
+    transaction(s, entry, role, txs);
+    if role == Role::Read {
+        observe(s, entry, value(), closed);
+    } else if role == Role::Write {
+        for w in &mut s.windows {
+            w.len += 1;
         }
     }
 }
@@ -402,11 +421,11 @@ mod tests {
     fn a_loop_in_one_session_is_counted_per_parent_call() {
         let mut s = Sessions::default();
         for page in 0..3u64 {
-            s.add("a", 0, Role::Read, page);
+            s.add("a", 0, Role::Read, || page);
             for row in 0..5u64 {
-                s.add("a", 1, Role::Read, row + page * 10);
+                s.add("a", 1, Role::Read, || row + page * 10);
                 // Another session's statements in between change nothing.
-                s.add("b", 1, Role::Read, 99);
+                s.add("b", 1, Role::Read, || 99);
             }
         }
         let st = s.finish(|i| format!("e{i}"));
@@ -420,15 +439,15 @@ mod tests {
     fn a_window_ends_when_the_session_leaves_its_loop() {
         let mut s = Sessions::default();
         // A point read, its loop, then another page's loop before the point read runs again.
-        s.add("a", 0, Role::Read, 0);
+        s.add("a", 0, Role::Read, || 0);
         for row in 0..4u64 {
-            s.add("a", 1, Role::Read, row);
+            s.add("a", 1, Role::Read, || row);
         }
-        s.add("a", 2, Role::Read, 0);
+        s.add("a", 2, Role::Read, || 0);
         for row in 0..4u64 {
-            s.add("a", 3, Role::Read, row);
+            s.add("a", 3, Role::Read, || row);
         }
-        s.add("a", 0, Role::Read, 1);
+        s.add("a", 0, Role::Read, || 1);
         let st = s.finish(|i| format!("e{i}"));
         let pairs: Vec<(&str, &str, u64)> = st
             .follows
@@ -449,11 +468,11 @@ mod tests {
     fn transactions_are_counted_by_shape() {
         let mut s = Sessions::default();
         for _ in 0..2 {
-            s.add("a", 9, Role::Begin, 0);
-            s.add("a", 1, Role::Write, 0);
-            s.add("a", 2, Role::Write, 0);
-            s.add("a", 2, Role::Write, 1);
-            s.add("a", 10, Role::Commit, 0);
+            s.add("a", 9, Role::Begin, || 0);
+            s.add("a", 1, Role::Write, || 0);
+            s.add("a", 2, Role::Write, || 0);
+            s.add("a", 2, Role::Write, || 1);
+            s.add("a", 10, Role::Commit, || 0);
         }
         let st = s.finish(|i| format!("e{i}"));
         assert_eq!(st.transactions.len(), 1);
