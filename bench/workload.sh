@@ -19,8 +19,12 @@
 # 6. runs remodel alone (pgBadger would take ~25 min a run) RUNS times on a log of SCALE_MB
 #    (default 1024, 0 skips it) and compares its peak RSS and throughput with the runs of step 3,
 #    measured in the same run: memory must not grow with the input;
-# 7. exits 1 when a target is missed: remodel's median wall-time throughput at least MIN_RATIO
-#    (50) times pgBadger's, and remodel's peak RSS under LIMIT_MB (200) MB in every run.
+# 7. sessions (issue 23; SESSIONS=0 skips it): the log of step 3 has a session in each line
+#    (`[%p]`), which remodel follows (loops, transactions); the same log with the process ids
+#    removed is read RUNS times more, and the two medians compared;
+# 8. exits 1 when a target is missed: remodel's median wall-time throughput at least MIN_RATIO
+#    (50) times pgBadger's, remodel's peak RSS under LIMIT_MB (200) MB in every run, and its
+#    median wall time with sessions within SESSIONS_PCT (20) % of the time without.
 #
 # Needs: cargo, perl, bzip2, jq, bc, pgbadger (apt-get install -y pgbadger jq bc), GNU time
 # (/usr/bin/time).
@@ -33,6 +37,7 @@ SCALE_MB="${SCALE_MB:-1024}"
 RUNS="${RUNS:-5}"
 MIN_RATIO="${MIN_RATIO:-50}"
 LIMIT_MB="${LIMIT_MB:-200}"
+SESSIONS_PCT="${SESSIONS_PCT:-20}"
 MISSED=()
 PREFIX='%t:%r:%u@%d:[%p]:'
 mkdir -p "$DIR"
@@ -152,6 +157,24 @@ echo "same input: remodel is ${R}x pgBadger's throughput by median wall time, ${
 at_least() { [ "$(echo "$1 >= $2" | bc)" = 1 ]; }
 at_least "$R" "$MIN_RATIO" || MISSED+=("throughput ${R}x pgBadger's, under ${MIN_RATIO}x")
 [ "$(median remodel 3)" -lt "$LIMIT_MB" ] || MISSED+=("remodel peak RSS $(median remodel 3) MB, not under $LIMIT_MB MB")
+
+if [ "${SESSIONS:-1}" != 0 ]; then
+  NOSESS="$DIR/same-nosession.log"
+  perl -pe 's/:\[\d+\]:/:/' "$LOG" > "$NOSESS"
+  echo "== sessions: $RUNS runs of remodel on $NOSESS (the same log without its process ids)"
+  for _ in $(seq "$RUNS"); do
+    timed remodel-nosession "$DIR/out.remodel-nosession" "$BIN" workload --json "$NOSESS"
+  done
+  report remodel-nosession "$NOSESS"
+  WITH=$(jq '.sessions.statements // 0' "$DIR/out.remodel")
+  WITHOUT=$(jq '.sessions.statements // 0' "$DIR/out.remodel-nosession")
+  [ "$WITH" -gt 0 ] && [ "$WITHOUT" -eq 0 ] ||
+    MISSED+=("sessions: $WITH statements with a session in the log with ids, $WITHOUT without (expected > 0 and 0)")
+  SR=$(echo "scale=3; $(median remodel 1) / $(median remodel-nosession 1)" | bc)
+  echo "sessions: wall time with sessions / without = ${SR} ($WITH statements followed in their sessions; target <= 1 + ${SESSIONS_PCT}%)"
+  at_least "$(echo "scale=3; 1 + $SESSIONS_PCT / 100" | bc)" "$SR" ||
+    MISSED+=("sessions: wall time ${SR}x the time without sessions, over 1 + ${SESSIONS_PCT}%")
+fi
 
 if [ "$SCALE_MB" -gt 0 ]; then
   BIG="$DIR/big.log"

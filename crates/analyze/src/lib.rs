@@ -8,6 +8,7 @@ mod config;
 mod exprs;
 pub mod infer_fk;
 pub mod joins;
+mod loops;
 mod pattern;
 mod predicates;
 pub mod relationships;
@@ -71,11 +72,24 @@ pub fn analyze_owned(schema: &Schema, mut wl: Workload, config: &AnalyzeConfig) 
     }
     let relationships = relationships::classify(&tables, &wl, config);
     rows_from_fanout(&tables, &mut wl, &relationships);
+    let analyse = |p: &AccessPattern| {
+        let mut p = p.clone();
+        p.analysis = analyze_pattern_in(&schema, config, &p).0;
+        for step in &mut p.analysis.join_path {
+            step.foreign_key = joins::match_fk(&tables, step).map(|(label, _)| label);
+        }
+        p
+    };
+    let (loops, transactions, notes) = loops::find(&tables, &wl, &analyse);
+    diagnostics.extend(notes);
+    drop(tables);
     Analysis {
         schema,
         workload: wl,
         relationships,
         diagnostics,
+        loops,
+        transactions,
     }
 }
 

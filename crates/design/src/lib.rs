@@ -21,6 +21,7 @@ pub mod cql;
 pub mod embed;
 pub mod emit;
 pub mod keys;
+mod loops;
 pub mod naming;
 pub mod queries;
 pub mod read_checks;
@@ -178,19 +179,39 @@ pub fn plan(
     stats: Option<&Statistics>,
     config: &DesignConfig,
 ) -> (Plan, Vec<Diagnostic>) {
-    let out = design(
-        &analysis.schema,
-        &analysis.workload,
-        &analysis.relationships,
-        stats,
-        config,
-    );
+    // Each loop's joined read stands for its first read and lookups; one the design cannot
+    // serve is designed again unfolded.
+    let mut skip: Vec<String> = Vec::new();
+    let (workload, folded, mut out) = loop {
+        let (wl, folded) = loops::fold(&analysis.workload, &analysis.loops, &skip);
+        let out = design(
+            &analysis.schema,
+            &wl,
+            &analysis.relationships,
+            stats,
+            config,
+        );
+        let bad = loops::unserved(&out.design, &folded);
+        if bad.is_empty() {
+            break (wl, folded, out);
+        }
+        skip.extend(bad);
+    };
+    out.design.loops = loops::decisions(&analysis.loops, &folded, &analysis.workload, &out.design);
+    out.design.write_groups = loops::write_groups(&analysis.transactions, &out.design);
     let mut diagnostics = analysis.diagnostics;
+    for d in &out.design.loops {
+        diagnostics.push(Diagnostic {
+            severity: Severity::Note,
+            location: None,
+            message: format!("loop {} then {} per row: {}", d.parent, d.child, d.reason),
+        });
+    }
     diagnostics.extend(out.diagnostics);
     let plan = Plan {
         format_version: PLAN_FORMAT_VERSION,
         schema: analysis.schema,
-        workload: analysis.workload,
+        workload,
         relationships: out.relationships,
         design: out.design,
         semantics: remodel_model::Semantics {

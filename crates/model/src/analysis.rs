@@ -415,4 +415,8 @@ pub struct Analysis {
     pub relationships: Vec<Relationship>,
     /// Unmodelled statements, parse failures, inferred keys and other notes.
     pub diagnostics: Vec<Diagnostic>,
+    /// N+1 loops found in the sessions.
+    pub loops: Vec<crate::Loop>,
+    /// Transactions with two writes or more, by their sequence of statements.
+    pub transactions: Vec<crate::TransactionGroup>,
 }

@@ -35,6 +35,12 @@ pub struct Design {
     /// Every target name that does not spell its source name as written, and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub renames: Vec<Rename>,
+    /// The N+1 loops of the workload's sessions and what the design did with each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loops: Vec<crate::LoopDecision>,
+    /// The writes observed together in transactions, each group with how it is sent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub write_groups: Vec<crate::WriteGroup>,
 }
 
 impl Design {

@@ -19,6 +19,10 @@ pub struct Workload {
     /// The inputs that were read.
     #[serde(default)]
     pub sources: Vec<WorkloadSource>,
+    /// What the inputs said about sessions (empty when they name none: `pg_stat_statements`,
+    /// SQL files, a log without a session id in its prefix).
+    #[serde(default, skip_serializing_if = "crate::SessionStats::is_empty")]
+    pub sessions: crate::SessionStats,
 }
 
 impl Workload {
@@ -49,6 +53,10 @@ pub struct WorkloadSource {
     pub format: String,
     /// Statements taken from it.
     pub statements: u64,
+    /// What identifies a session in it (`session id (%c)`, `process id (%p)`, `session_id`),
+    /// absent when nothing does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_key: Option<String>,
 }
 
 /// What a statement does.

@@ -605,3 +605,18 @@ fn renamed_names_are_listed_with_their_reason() {
         "{tables}"
     );
 }
+
+/// The sessions chapter of the blog fixture's plan (`fixtures/sessions/`, issue 23): its two
+/// loops with their fan-out and decision, and the transaction's write group.
+#[test]
+fn the_sessions_chapter_shows_loops_and_write_groups() {
+    let plan = read_plan(&root().join("fixtures/sessions/plan.json")).expect("the fixture plan");
+    let book = render(&input(&plan, None));
+    let page = book.page_at("sessions.md").expect("a sessions chapter");
+    expect_test::expect_file![root().join("fixtures/sessions/report-sessions.md")]
+        .assert_eq(&page.body);
+    // The rideshare plan's workload is a SQL file: no sessions, no chapter.
+    assert!(render(&input(&rideshare(), None))
+        .page_at("sessions.md")
+        .is_none());
+}

@@ -12,6 +12,7 @@ mod replay;
 mod run;
 mod runbook;
 mod schema;
+mod sessions;
 mod tables;
 mod writes;
 
@@ -29,6 +30,7 @@ pub(crate) const RELATIONSHIPS: &str = "relationships.md";
 pub(crate) const TABLES: &str = "tables.md";
 pub(crate) const MAPPING: &str = "query-mapping.md";
 pub(crate) const WRITES: &str = "write-paths.md";
+pub(crate) const SESSIONS: &str = "sessions.md";
 pub(crate) const COST: &str = "cost.md";
 pub(crate) const REPLAY: &str = "replay.md";
 pub(crate) const RUN: &str = "backfill.md";
@@ -55,6 +57,7 @@ pub(crate) fn render(input: &ReportInput) -> Book {
     tables::render(&ctx, &mut book);
     mapping::render(&ctx, &mut book);
     writes::render(&ctx, &mut book);
+    sessions::render(&ctx, &mut book);
     cost::render(&ctx, &mut book);
     if let Some(replay) = input.replay {
         replay::render(&ctx, replay, &mut book);

@@ -3,6 +3,7 @@
 //! Memory is proportional to the number of distinct statements: an occurrence is folded into its
 //! entry (counts, durations, first/last timestamp, first few locations) and then forgotten.
 
+use super::sessions::{value_hash, Role, Sessions};
 use crate::normalize::{self, fingerprint_hex, NormalizeError, Normalizer, StatementClass};
 use crate::split::{split_statements, RawKind};
 use remodel_model::{
@@ -66,6 +67,8 @@ pub(crate) struct Occurrence<'a> {
     pub bound: Option<&'a [Option<String>]>,
     /// The text is already normalized (pg_stat_statements): no literal example in it.
     pub normalized_input: bool,
+    /// The session that ran it (a log's `%c`, `%p` or `session_id`), with what identifies it.
+    pub session: Option<(&'a str, &'static str)>,
 }
 
 /// One distinct statement with everything aggregated about it.
@@ -122,6 +125,8 @@ pub(crate) struct Aggregator {
     mask_cache: HashMap<u64, (String, u64)>,
     /// Reused buffer for the mask of the current statement.
     mask: String,
+    /// The order of statements in each session, folded as it streams.
+    sessions: Sessions,
 }
 
 impl Aggregator {
@@ -137,6 +142,7 @@ impl Aggregator {
             file: file.to_string(),
             format: format.to_string(),
             statements: 0,
+            session_key: None,
         });
     }
 
@@ -376,6 +382,7 @@ impl Aggregator {
                 }
             }
         }
+        self.follow_session(idx, occ);
         if saturated {
             self.warn(
                 occ.line,
@@ -407,6 +414,38 @@ impl Aggregator {
             }
             self.utility[pos].count = self.utility[pos].count.saturating_add(occ.calls);
         }
+    }
+
+    /// Hands the statement to its session (a log with session ids), in the order read.
+    fn follow_session(&mut self, idx: usize, occ: &Occurrence<'_>) {
+        let Some((key, what)) = occ.session else {
+            // Counted for logs only: a SQL file or pg_stat_statements has no order to lose.
+            let log = self
+                .sources
+                .last()
+                .is_some_and(|s| matches!(s.format.as_str(), "pg-log" | "csvlog" | "jsonlog"));
+            if log {
+                self.sessions.unkeyed();
+            }
+            return;
+        };
+        if let Some(src) = self.sources.last_mut() {
+            if src.session_key.is_none() {
+                src.session_key = Some(what.to_string());
+            }
+        }
+        let role = match &self.entries[idx].class {
+            StatementClass::Dml(k) if k.is_write() => Role::Write,
+            StatementClass::Dml(_) => Role::Read,
+            StatementClass::Utility(u) => match u.as_str() {
+                "BEGIN" => Role::Begin,
+                "COMMIT" => Role::Commit,
+                "ROLLBACK" => Role::Rollback,
+                _ => Role::Other,
+            },
+        };
+        self.sessions
+            .add(key, idx, role, || value_hash(occ.bound, occ.text));
     }
 
     fn reject(&mut self, occ: &Occurrence<'_>, e: &NormalizeError, fp: Option<u64>) {
@@ -464,6 +503,12 @@ impl Aggregator {
     /// Builds the workload: DML patterns `q1, q2, …` in first-seen order, sorted by calls.
     pub fn finish(mut self) -> (Workload, Vec<Diagnostic>, Vec<StatementCount>) {
         let statements = self.statements();
+        let fingerprints: Vec<u64> = self.entries.iter().map(|e| e.fingerprint).collect();
+        let sessions = std::mem::take(&mut self.sessions).finish(|i| {
+            fingerprints
+                .get(i)
+                .map_or_else(String::new, |f| fingerprint_hex(*f))
+        });
         let mut patterns: Vec<(usize, AccessPattern)> = Vec::new();
         for e in self.entries {
             let StatementClass::Dml(kind) = e.class else {
@@ -513,6 +558,7 @@ impl Aggregator {
             utility: self.utility,
             skipped: self.skipped,
             sources: self.sources,
+            sessions,
         };
         (workload, self.diagnostics, statements)
     }

@@ -7,6 +7,7 @@ use super::message::{add_record, LogRecord};
 use std::io::{self, BufRead};
 
 const TIME: usize = 0;
+const SESSION: usize = 5;
 const SEVERITY: usize = 11;
 const MESSAGE: usize = 13;
 const DETAIL: usize = 14;
@@ -38,6 +39,7 @@ pub(crate) fn read<R: BufRead>(r: R, agg: &mut Aggregator) -> io::Result<()> {
                 message,
                 detail: field(DETAIL).and_then(Result::ok),
                 timestamp,
+                session: field(SESSION).and_then(Result::ok),
             },
         );
     }

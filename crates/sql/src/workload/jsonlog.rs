@@ -21,6 +21,8 @@ struct JsonLine<'a> {
     message: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     detail: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    session_id: Option<Cow<'a, str>>,
     /// CloudNativePG: `{"level":…, "logger":"postgres", "record":{…}}`.
     #[serde(borrow, default)]
     record: Option<Box<JsonLine<'a>>>,
@@ -67,6 +69,7 @@ pub(crate) fn read<R: BufRead>(mut r: R, agg: &mut Aggregator) -> io::Result<()>
                 message: msg,
                 detail: rec.detail.as_deref(),
                 timestamp: rec.timestamp.as_deref().or(rec.log_time.as_deref()),
+                session: rec.session_id.as_deref(),
             },
         );
     }

@@ -47,6 +47,8 @@ pub(crate) struct LogRecord<'a> {
     pub detail: Option<&'a str>,
     /// The record's timestamp as written, if it has one.
     pub timestamp: Option<&'a str>,
+    /// The record's `session_id`.
+    pub session: Option<&'a str>,
 }
 
 /// Adds a structured log record to `agg`: its statement, or a counted skip.
@@ -74,6 +76,10 @@ pub(crate) fn add_record(agg: &mut Aggregator, rec: &LogRecord<'_>) {
         duration_ms,
         timestamp: rec.timestamp,
         bound: bound.as_deref(),
+        session: rec
+            .session
+            .filter(|s| !s.is_empty())
+            .map(|s| (s, "session_id")),
         ..Default::default()
     });
 }

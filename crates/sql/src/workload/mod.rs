@@ -14,6 +14,7 @@ mod jsonlog;
 mod message;
 mod pglog;
 mod pgss;
+mod sessions;
 mod sqlfile;
 
 pub use crate::error::SqlError;

@@ -62,6 +62,9 @@ struct Pending {
     text: String,
     /// Its `parameters: …` detail; empty until one is seen.
     params: String,
+    /// The session its prefix names (empty: none), and what names it.
+    session: String,
+    session_kind: &'static str,
     bad_utf8: Option<u32>,
     /// Longer than the limit: skipped when finished.
     oversized: bool,
@@ -77,6 +80,8 @@ impl Pending {
             duration: None,
             text: String::new(),
             params: String::new(),
+            session: String::new(),
+            session_kind: "",
             bad_utf8: None,
             oversized: false,
         }
@@ -251,6 +256,15 @@ pub(crate) fn read<R: BufRead>(mut r: R, agg: &mut Aggregator) -> io::Result<()>
                         pending.bad_utf8 = None;
                         pending.oversized = false;
                         pending.ts.clear();
+                        let head = body.as_ptr() as usize - line.as_ptr() as usize;
+                        pending.session.clear();
+                        if let Some((key, kind)) = line
+                            .get(..head + sev_start)
+                            .and_then(super::sessions::session_of_prefix)
+                        {
+                            pending.session.push_str(key);
+                            pending.session_kind = kind;
+                        }
                         if let Some(ts) = leading_timestamp(&body[..sev_start])
                             .or_else(|| leading_timestamp(line))
                         {
@@ -314,6 +328,7 @@ fn finish(p: &mut Pending, agg: &mut Aggregator) {
         duration_ms: p.duration,
         timestamp: (!p.ts.is_empty()).then_some(p.ts.as_str()),
         bound: bound.as_deref(),
+        session: (!p.session.is_empty()).then_some((p.session.as_str(), p.session_kind)),
         ..Default::default()
     };
     agg.add(&occ);

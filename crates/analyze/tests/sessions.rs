@@ -1,0 +1,90 @@
+//! Sessions: the N+1 loops and transactions of `fixtures/sessions/` (a blog application's real
+//! logs, stderr with `%c` and csvlog of the same run), found the same way in both logs.
+
+mod common;
+
+use common::*;
+use remodel_model::Analysis;
+use remodel_sql::workload::Format;
+use std::fmt::Write;
+
+fn analysis(log: &str, format: Format) -> Analysis {
+    load_and_analyze(
+        &["fixtures/sessions/schema.sql"],
+        &[&format!("fixtures/sessions/{log}")],
+        format,
+    )
+}
+
+/// The loops and transactions, one line each (what a reviewer checks).
+fn render(a: &Analysis) -> String {
+    let mut out = String::new();
+    let s = &a.workload.sessions;
+    let _ = writeln!(
+        out,
+        "sessions {} statements {} without session {}",
+        s.sessions, s.statements, s.without_session
+    );
+    for l in &a.loops {
+        let sql = |id: &str| a.workload.pattern(id).map_or("?", |p| p.sql.as_str());
+        let _ = writeln!(
+            out,
+            "loop {} -> {} by {} = {} (${}) calls {} lookups {} fan-out mean {} p95 {} distinct {} limit {:?}\n  A: {}\n  B: {}",
+            l.parent,
+            l.child,
+            l.parent_column,
+            l.child_column,
+            l.param,
+            l.calls,
+            l.lookups,
+            l.fan_out_mean,
+            l.fan_out_p95,
+            l.distinct_mean,
+            l.parent_limit,
+            sql(&l.parent),
+            sql(&l.child)
+        );
+        match (&l.folded, &l.not_folded) {
+            (Some(p), _) => {
+                let _ = writeln!(out, "  folded {}: {}", p.id, p.sql);
+                let _ = writeln!(
+                    out,
+                    "  joins {:?}",
+                    p.analysis
+                        .join_path
+                        .iter()
+                        .map(|j| j.foreign_key.clone())
+                        .collect::<Vec<_>>()
+                );
+            }
+            (None, Some(why)) => {
+                let _ = writeln!(out, "  not folded: {why}");
+            }
+            (None, None) => {}
+        }
+    }
+    for t in &a.transactions {
+        let _ = writeln!(
+            out,
+            "transaction {:?} writes {:?} committed {} rolled back {}",
+            t.statements, t.writes, t.committed, t.rolled_back
+        );
+    }
+    out
+}
+
+#[test]
+fn the_stderr_log_shows_two_loops_and_a_transaction() {
+    let a = analysis("app.log", Format::PgLog);
+    expect_test::expect_file!["../../../fixtures/sessions/analysis.txt"].assert_eq(&render(&a));
+}
+
+#[test]
+fn the_csvlog_of_the_same_run_shows_the_same() {
+    let (log, csv) = (
+        analysis("app.log", Format::PgLog),
+        analysis("app.csv", Format::Csvlog),
+    );
+    // Same sessions, statements, loops and transactions: only the line numbers differ.
+    assert_eq!(render(&log), render(&csv));
+}

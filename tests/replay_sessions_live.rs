@@ -1,0 +1,94 @@
+//! Replay of the folded reads of `fixtures/sessions/` (issue 23): the blog's two N+1 loops are
+//! each served by one read of one table; the joined SQL (the first read with the looked-up
+//! columns) and the plan's CQL must return the same rows on the same data. Needs
+//! `REMODEL_PG_URL` and `REMODEL_CQL_URL`.
+
+mod support;
+
+use remodel_model::Plan;
+use remodel_replay::{CqlTarget, Params, PgSource, Replayer};
+use support::live::{refs, Case};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn folded_loops_read_what_the_join_reads_live() {
+    remodel_testdb::live!(Postgres, Cassandra);
+    let case = Case::new("replay_sessions").await;
+    let dir = support::root().join("fixtures/sessions");
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect("fixture file");
+    case.pg
+        .client()
+        .batch_execute(&format!(
+            "{}\n{}\nANALYZE;",
+            read("schema.sql"),
+            read("data.sql")
+        ))
+        .await
+        .expect("load the blog rows");
+    let out = case.dir.join("plan");
+    let out_s = out.to_string_lossy().into_owned();
+    let (schema, log) = (dir.join("schema.sql"), dir.join("app.log"));
+    support::remodel_ok(&[
+        "plan",
+        "--schema",
+        &schema.to_string_lossy(),
+        "--queries",
+        &log.to_string_lossy(),
+        "--keyspace",
+        case.ks.name(),
+        "--out",
+        &out_s,
+        "--no-report",
+    ]);
+    let plan_path = out.join("plan.json").to_string_lossy().into_owned();
+    let run = case.dir.join("run");
+    support::remodel_ok(&refs(&case.backfill_args(
+        &plan_path,
+        &run,
+        &["--create-schema"],
+    )));
+    let plan: Plan =
+        serde_json::from_str(&std::fs::read_to_string(&plan_path).unwrap()).expect("plan.json");
+    let folded: Vec<&str> = plan
+        .design
+        .loops
+        .iter()
+        .filter_map(|l| l.pattern.as_deref())
+        .collect();
+    assert_eq!(folded.len(), 2, "both loops served as joined reads");
+    let target = CqlTarget::new(case.ks.node(), None).unwrap();
+    let (pg, session) = remodel_replay::connect(&PgSource::new(&case.url), &target)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut r = Replayer::new(&plan, &pg, &session);
+    // Every blog's front page and ten posts' comment pages, at the LIMIT the log used and at 1.
+    let mut cases: Vec<(&str, Vec<String>)> = Vec::new();
+    for b in 1..=3 {
+        for limit in ["10", "1"] {
+            cases.push((folded[0], vec![b.to_string(), limit.into()]));
+        }
+    }
+    for p in 1..=10 {
+        cases.push((folded[1], vec![p.to_string(), "20".into()]));
+    }
+    for (id, values) in cases {
+        let p = r.prepare(id).await.unwrap_or_else(|e| panic!("{id}: {e}"));
+        let values: Vec<Option<&str>> = values.iter().map(|v| Some(v.as_str())).collect();
+        let params = Params::from_text(r.pg(), &p.param_types, &values)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let c = r
+            .check_read(&p, &params)
+            .await
+            .unwrap_or_else(|e| panic!("{id} with {}: {e}", params.show()));
+        if let Some(d) = &c.difference {
+            panic!(
+                "{id} {values:?}: {}\nSQL:\n  {}\nCassandra:\n  {}",
+                d.reason,
+                d.sql.join("\n  "),
+                d.cql.join("\n  ")
+            );
+        }
+        assert!(!c.cql.rows.is_empty(), "{id} {values:?} returns rows");
+    }
+    case.cleanup().await;
+}
