@@ -483,7 +483,7 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
                     .and_then(|tt| tt.column(&c.column))
                     .map(|cc| cc.sql_type.clone())
                     .unwrap_or_default();
-                let mut ty = types::cql_type(&sql_type, schema);
+                let mut ty = types::cql_type(&sql_type);
                 if i < key_len {
                     ty = types::frozen_if_collection(ty);
                     // CQL's timestamp keeps milliseconds: rows apart by less would collapse
