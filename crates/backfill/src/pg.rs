@@ -13,7 +13,7 @@ use crate::convert::{canonical_cast, PgKind};
 use crate::target::{TargetColumn, TargetTable};
 use crate::{sqlshape, Error};
 use remodel_model::ident::{literal, quote};
-use remodel_model::Bucket;
+use remodel_model::pg_at_utc;
 use serde::{Deserialize, Serialize};
 use tokio_postgres::binary_copy::BinaryCopyOutStream;
 use tokio_postgres::types::Type;
@@ -402,23 +402,23 @@ fn bucket_expr(source: &[(&str, &Type)], col: &TargetColumn) -> Option<String> {
     let (from, bucket) = col.bucket.as_ref()?;
     let (name, ty) = find_column(source, from)?;
     let value = match *ty {
-        Type::TIMESTAMPTZ => format!("(s.{} AT TIME ZONE 'UTC')", quote(name)),
+        Type::TIMESTAMPTZ => pg_at_utc(&format!("s.{}", quote(name))),
         // A key timestamp the source query already turned into epoch microseconds (exact):
         // back to a UTC timestamp; the infinities it encodes as the i64 bounds have no bucket.
         Type::INT8 => format!(
             "(CASE WHEN s.{n} IN ({max}, {min}) THEN NULL \
-             ELSE (timestamptz 'epoch' + s.{n} * interval '1 microsecond') AT TIME ZONE 'UTC' END)",
+             ELSE {utc} END)",
+            utc = pg_at_utc(&format!(
+                "(timestamptz 'epoch' + s.{} * interval '1 microsecond')",
+                quote(name)
+            )),
             n = quote(name),
             max = i64::MAX,
             min = i64::MIN,
         ),
         _ => format!("s.{}", quote(name)),
     };
-    Some(match bucket {
-        Bucket::Day => format!("{value}::date"),
-        Bucket::Hour => format!("date_trunc('hour', {value})"),
-        Bucket::Month => format!("date_trunc('month', {value})"),
-    })
+    Some(bucket.pg_sql(&value))
 }
 
 #[cfg(test)]

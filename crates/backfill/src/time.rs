@@ -5,33 +5,10 @@
 pub const PG_EPOCH_DAYS: i64 = 10_957;
 /// Microseconds from 1970-01-01 to 2000-01-01.
 pub const PG_EPOCH_MICROS: i64 = PG_EPOCH_DAYS * 86_400 * 1_000_000;
+pub use remodel_model::time::{civil_from_days, days_from_civil, days_in_month};
+
 /// Nanoseconds in a day.
 pub const DAY_NANOS: i64 = 86_400 * 1_000_000_000;
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = m as i64;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The date of a day count since 1970-01-01 (H. Hinnant's `civil_from_days`).
-pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + (m <= 2) as i64;
-    (y, m, d)
-}
 
 /// `YYYY-MM-DD` of a day count since 1970-01-01.
 pub fn format_date(days: i64) -> String {
@@ -92,15 +69,6 @@ pub fn parse_date(text: &str) -> Option<i64> {
         return None;
     }
     Some(days_from_civil(y, m, d))
-}
-
-fn days_in_month(y: i64, m: u32) -> u32 {
-    match m {
-        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
 }
 
 /// Parses `HH:MM:SS[.ffffff]` to nanoseconds since midnight.

@@ -115,7 +115,7 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
         let map_key = match (own_key.as_slice(), fk_in_key) {
             ([k], true) => child
                 .column(k)
-                .map(|c| (c.name.clone(), types::cql_type(&c.sql_type, schema))),
+                .map(|c| (c.name.clone(), types::cql_type(&c.sql_type))),
             _ => None,
         };
         let prefix = format!("{}_", naming::singular(&parent.name));
@@ -149,7 +149,7 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
             .iter()
             .filter(|c| !is_fk(&c.name))
             .map(|c| {
-                let t = types::cql_type(&c.sql_type, schema);
+                let t = types::cql_type(&c.sql_type);
                 (c.name.clone(), types::frozen_if_collection(t))
             })
             .collect();

@@ -7,8 +7,8 @@ use crate::shape::{Edge, Shape};
 use crate::types;
 use remodel_model::ident;
 use remodel_model::{
-    Bucket, ColumnRef, CqlType, DesignColumn, Encoding, Generator, KeyColumn, RowId, Schema,
-    SortOrder,
+    pg_at_utc, Bucket, ColumnRef, CqlType, DesignColumn, Encoding, Generator, KeyColumn, RowId,
+    Schema, SortOrder,
 };
 use std::collections::BTreeMap;
 
@@ -483,7 +483,7 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
                     .and_then(|tt| tt.column(&c.column))
                     .map(|cc| cc.sql_type.clone())
                     .unwrap_or_default();
-                let mut ty = types::cql_type(&sql_type, schema);
+                let mut ty = types::cql_type(&sql_type);
                 if i < key_len {
                     ty = types::frozen_if_collection(ty);
                     // CQL's timestamp keeps milliseconds: rows apart by less would collapse
@@ -883,15 +883,11 @@ pub fn source_sql_with(schema: &Schema, t: &TableBuild, extra: &[(String, String
                     .map(|cc| cc.sql_type.to_ascii_lowercase())
                     .unwrap_or_default();
                 let utc = if ty.contains("with time zone") || ty.starts_with("timestamptz") {
-                    format!("({col} AT TIME ZONE 'UTC')")
+                    pg_at_utc(&col)
                 } else {
                     col.clone()
                 };
-                match b {
-                    Bucket::Day => format!("{utc}::date"),
-                    Bucket::Hour => format!("date_trunc('hour', {utc})"),
-                    Bucket::Month => format!("date_trunc('month', {utc})"),
-                }
+                b.pg_sql(&utc)
             }
         };
         if expr.ends_with(&format!(".{}", ident::pg_quote(name))) {

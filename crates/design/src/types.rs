@@ -3,10 +3,10 @@
 use remodel_model::{CqlType, NativeType as N, Schema};
 
 /// The CQL type for a Postgres column type (as the DDL front end normalises it, lower case).
-pub fn cql_type(sql_type: &str, schema: &Schema) -> CqlType {
+pub fn cql_type(sql_type: &str) -> CqlType {
     let t = sql_type.trim().to_ascii_lowercase();
     if let Some(elem) = t.strip_suffix("[]").or_else(|| t.strip_suffix(" array")) {
-        let inner = cql_type(elem, schema);
+        let inner = cql_type(elem);
         return CqlType::List(Box::new(frozen_if_collection(inner)));
     }
     let base = strip_modifier(&t);
@@ -14,7 +14,7 @@ pub fn cql_type(sql_type: &str, schema: &Schema) -> CqlType {
     let bare = base.rsplit('.').next().unwrap_or(base).trim_matches('"');
     // MySQL's unsigned integers need the next wider CQL type to hold every value.
     if let Some(signed) = bare.strip_suffix(" unsigned") {
-        return CqlType::Native(match cql_type(signed, schema).native() {
+        return CqlType::Native(match cql_type(signed).native() {
             Some(N::TinyInt | N::SmallInt) => N::Int,
             Some(N::Int) => N::BigInt,
             _ => N::Varint,
@@ -72,10 +72,10 @@ pub fn mapping_note(sql_type: &str, schema: &Schema) -> Option<String> {
     if let Some(what) = foreign {
         return Some(format!(
             "`{sql_type}` is {what}, not a Postgres type: mapped to {}; check the DDL is the Postgres one",
-            cql_type(sql_type, schema)
+            cql_type(sql_type)
         ));
     }
-    let mapped_by_rule = cql_type(elem, schema) != CqlType::TEXT
+    let mapped_by_rule = cql_type(elem) != CqlType::TEXT
         || is_known_text(bare)
         || is_enum(bare, schema)
         || matches!(
@@ -204,7 +204,6 @@ mod tests {
 
     #[test]
     fn maps_the_issue_list() {
-        let s = Schema::default();
         for (pg, cql) in [
             ("int4", "int"),
             ("integer", "int"),
@@ -231,7 +230,7 @@ mod tests {
             ("bigint unsigned", "varint"),
             ("datetime", "timestamp"),
         ] {
-            assert_eq!(cql_type(pg, &s).to_string(), cql, "{pg}");
+            assert_eq!(cql_type(pg).to_string(), cql, "{pg}");
         }
     }
 

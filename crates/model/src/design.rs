@@ -249,6 +249,12 @@ pub enum Replication {
     },
 }
 
+/// A Postgres `timestamptz` expression as the wall-clock time in UTC (a `timestamp`), the
+/// calendar [`Bucket::pg_sql`] cuts buckets in.
+pub fn pg_at_utc(value: &str) -> String {
+    format!("({value} AT TIME ZONE 'UTC')")
+}
+
 /// Width of a time bucket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -263,6 +269,17 @@ pub enum Bucket {
 }
 
 impl Bucket {
+    /// The Postgres expression of the bucket `value` falls in, `value` being a `timestamp` (or
+    /// `date`) on the buckets' calendar: the one spelling the designer's `source_sql` and the
+    /// backfill's computed buckets share. A `timestamptz` goes through [`pg_at_utc`] first.
+    pub fn pg_sql(self, value: &str) -> String {
+        match self {
+            Bucket::Day => format!("{value}::date"),
+            Bucket::Hour => format!("date_trunc('hour', {value})"),
+            Bucket::Month => format!("date_trunc('month', {value})"),
+        }
+    }
+
     /// `hour`, `day` or `month`.
     pub fn name(self) -> &'static str {
         match self {

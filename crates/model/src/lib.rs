@@ -19,6 +19,7 @@ pub mod schema;
 pub mod sessions;
 pub mod stats;
 pub mod text;
+pub mod time;
 pub mod workload;
 
 pub use analysis::*;

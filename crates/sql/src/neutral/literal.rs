@@ -4,6 +4,7 @@
 //! (`DateStyle`: `01/02/2025`; special words: `today`, `now`, `infinity`) are refused.
 
 use super::interval;
+use remodel_model::time::days_in_month;
 use remodel_model::{Expr, Literal, ScalarType};
 
 /// A number token (`42`, `12.50`, `1e3`, `.5`): an integer when it is digits only and fits
@@ -210,15 +211,6 @@ fn signed_decimal(t: &str) -> Option<String> {
 }
 
 /// Days in a month of the proleptic Gregorian calendar.
-fn days_in_month(y: i32, m: u32) -> u32 {
-    match m {
-        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
 /// `YYYY-MM-DD` (four-digit year, a day the month has).
 fn date(t: &str) -> Option<String> {
     let b = t.as_bytes();
@@ -233,7 +225,8 @@ fn date(t: &str) -> Option<String> {
     };
     let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
     let y = i32::try_from(y).ok()?;
-    (y >= 1 && (1..=12).contains(&m) && d >= 1 && d <= days_in_month(y, m)).then(|| t.to_string())
+    (y >= 1 && (1..=12).contains(&m) && d >= 1 && d <= days_in_month(i64::from(y), m))
+        .then(|| t.to_string())
 }
 
 /// `HH:MM[:SS[.ffffff]]` → `HH:MM:SS[.f]`, hours 0–23.

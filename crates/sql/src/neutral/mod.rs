@@ -29,6 +29,7 @@ mod literal;
 pub mod schema;
 mod types;
 
+pub use remodel_model::time::is_utc;
 pub use types::{column_type, Ty};
 
 use remodel_model::{BinaryOp, CaseBranch, ColumnRef, Expr, Literal, RowRef, ScalarType, UnaryOp};
@@ -91,31 +92,6 @@ pub fn time_zone(name: &str) -> Result<&'static str, String> {
 /// type outside the model.
 pub fn param_type(dt: &sql::DataType) -> Option<ScalarType> {
     scalar_type(dt, Strictness::Column).ok()
-}
-
-/// True for a zone name that is UTC all year (its offset is always zero).
-pub fn is_utc(zone: &str) -> bool {
-    matches!(
-        zone.to_ascii_lowercase().as_str(),
-        "utc"
-            | "etc/utc"
-            | "etc/uct"
-            | "uct"
-            | "zulu"
-            | "etc/zulu"
-            | "universal"
-            | "etc/universal"
-            | "gmt"
-            | "etc/gmt"
-            | "etc/gmt0"
-            | "etc/gmt+0"
-            | "etc/gmt-0"
-            | "gmt0"
-            | "gmt+0"
-            | "gmt-0"
-            | "greenwich"
-            | "etc/greenwich"
-    )
 }
 
 /// Converts the expressions of one statement, collecting the types its parameters take.
