@@ -11,6 +11,8 @@
 #
 # then (a) again at TRIPS_BIG trips (default 3M) to show that its memory does not grow with the
 # data. Prints rows/s of each, the ratios a/b, a/d, a/c, and the RSS of remodel and Cassandra.
+# Exits 1 when a target is missed: a / min(b, d) >= 0.8, a / c >= 3 (when (c) ran), and the peak
+# RSS at TRIPS_BIG at most 1.5 times the one at TRIPS (when that run ran).
 #
 # Needs: the databases of scripts/db running (scripts/db up), psql, python3, GNU time.
 # Settings: TRIPS, TRIPS_BIG (0 skips the second run), LEVELS (64,128,256,512), SKIP_CQLSH=1,
@@ -161,7 +163,12 @@ if [ "$TRIPS_BIG" != 0 ]; then
   A_RATE_BIG=$(rate "$A_ROWS" "$A_SECS")
 fi
 
-ratio() { [ -n "$2" ] && [ "$2" != 0 ] && echo "scale=2; $1 / $2" | bc -l || echo "-"; }
+ratio() {
+  if [ -n "$2" ] && [ "$2" != 0 ]; then echo "scale=2; $1 / $2" | bc -l; else echo "-"; fi
+}
+# at_least RATIO BOUND: true when RATIO is a number >= BOUND ("-": no ratio, a miss).
+at_least() { [ "$1" != "-" ] && [ "$(echo "$1 >= $2" | bc -l)" = 1 ]; }
+MISSED=()
 MIN_BD=$(( B_RATE < D_RATE ? B_RATE : D_RATE ))
 echo
 echo "== results ($TRIPS trips; 2 shared cores; Cassandra RSS $CASS_BEFORE before, $(cass_rss) after)"
@@ -169,9 +176,19 @@ printf '(a) remodel backfill      %8s rows/s   peak RSS %s MiB\n' "$A_RATE" "$A_
 printf '(b) write ceiling         %8s rows/s\n' "$B_RATE"
 printf '(c) cqlsh COPY FROM       %8s rows/s\n' "${C_RATE:--}"
 printf '(d) psql \\copy read       %8s rows/s\n' "$D_RATE"
-printf 'a / min(b, d) = %s (target >= 0.8)   a / c = %s (target >= 3)\n' \
-  "$(ratio "$A_RATE" "$MIN_BD")" "$(ratio "$A_RATE" "$C_RATE")"
+AB=$(ratio "$A_RATE" "$MIN_BD")
+AC=$(ratio "$A_RATE" "$C_RATE")
+printf 'a / min(b, d) = %s (target >= 0.8)   a / c = %s (target >= 3)\n' "$AB" "$AC"
+at_least "$AB" 0.8 || MISSED+=("a / min(b, d) = $AB, under 0.8")
+if [ -n "$C_RATE" ]; then at_least "$AC" 3 || MISSED+=("a / c = $AC, under 3"); fi
 if [ -n "$A_RSS_BIG" ]; then
   printf '(a) at %s trips: %s rows/s, peak RSS %s MiB (vs %s MiB at %s trips)\n' \
     "$TRIPS_BIG" "$A_RATE_BIG" "$A_RSS_BIG" "$A_RSS_SMALL" "$TRIPS"
+  at_least "$(ratio "$((A_RSS_SMALL * 3))" "$((A_RSS_BIG * 2))")" 1 ||
+    MISSED+=("peak RSS grew with the data: $A_RSS_BIG MiB at $TRIPS_BIG trips vs $A_RSS_SMALL MiB at $TRIPS")
 fi
+if [ "${#MISSED[@]}" -gt 0 ]; then
+  printf 'bench/backfill.sh: target missed: %s\n' "${MISSED[@]}" >&2
+  exit 1
+fi
+echo "bench/backfill.sh: every target met"

@@ -18,7 +18,9 @@
 #    may be shared) and throughput, the largest peak RSS, and the ratio of the medians;
 # 6. runs remodel alone (pgBadger would take ~25 min a run) RUNS times on a log of SCALE_MB
 #    (default 1024, 0 skips it) and compares its peak RSS and throughput with the runs of step 3,
-#    measured in the same run: memory must not grow with the input.
+#    measured in the same run: memory must not grow with the input;
+# 7. exits 1 when a target is missed: remodel's median wall-time throughput at least MIN_RATIO
+#    (50) times pgBadger's, and remodel's peak RSS under LIMIT_MB (200) MB in every run.
 #
 # Needs: cargo, perl, bzip2, jq, bc, pgbadger (apt-get install -y pgbadger jq bc), GNU time
 # (/usr/bin/time).
@@ -29,6 +31,9 @@ DIR="${BENCH_DIR:-/tmp/remodel-bench}"
 SIZE_MB="${SIZE_MB:-36}"
 SCALE_MB="${SCALE_MB:-1024}"
 RUNS="${RUNS:-5}"
+MIN_RATIO="${MIN_RATIO:-50}"
+LIMIT_MB="${LIMIT_MB:-200}"
+MISSED=()
 PREFIX='%t:%r:%u@%d:[%p]:'
 mkdir -p "$DIR"
 
@@ -131,9 +136,9 @@ echo "== same statements?"
 remodel_counts "$DIR/out.remodel" > "$DIR/counts.remodel"
 pgbadger_counts "$DIR/pgbadger.json" > "$DIR/counts.pgbadger"
 paste "$DIR/counts.remodel" "$DIR/counts.pgbadger" | awk '{ printf "%-8s remodel %10s  pgbadger %10s\n", $1, $2, $4 }'
-if ! diff -q "$DIR/counts.remodel" "$DIR/counts.pgbadger" >/dev/null; then
+if ! diff "$DIR/counts.remodel" "$DIR/counts.pgbadger" > "$DIR/counts.diff"; then
   echo "bench: the two tools counted different statements:" >&2
-  diff "$DIR/counts.remodel" "$DIR/counts.pgbadger" >&2 || true
+  cat "$DIR/counts.diff" >&2
   exit 1
 fi
 
@@ -142,7 +147,11 @@ report remodel "$LOG"
 report pgbadger "$LOG"
 R=$(echo "scale=2; $(median pgbadger 1) / $(median remodel 1)" | bc)
 RC=$(echo "scale=2; $(median pgbadger 2) / $(median remodel 2)" | bc)
-echo "same input: remodel is ${R}x pgBadger's throughput by median wall time, ${RC}x by median CPU time (target >= 50x)"
+echo "same input: remodel is ${R}x pgBadger's throughput by median wall time, ${RC}x by median CPU time (target >= ${MIN_RATIO}x)"
+# at_least A B: true when the decimal A >= B.
+at_least() { [ "$(echo "$1 >= $2" | bc)" = 1 ]; }
+at_least "$R" "$MIN_RATIO" || MISSED+=("throughput ${R}x pgBadger's, under ${MIN_RATIO}x")
+[ "$(median remodel 3)" -lt "$LIMIT_MB" ] || MISSED+=("remodel peak RSS $(median remodel 3) MB, not under $LIMIT_MB MB")
 
 if [ "$SCALE_MB" -gt 0 ]; then
   BIG="$DIR/big.log"
@@ -155,5 +164,12 @@ if [ "$SCALE_MB" -gt 0 ]; then
   SMALL_TPUT=$(echo "scale=4; $(mb "$LOG") / $(median remodel 1)" | bc)
   BIG_TPUT=$(echo "scale=4; $(mb "$BIG") / $(median remodel-big 1)" | bc)
   echo "against the $(mb "$LOG") MB runs above: peak RSS $(median remodel-big 3) MB vs $(median remodel 3) MB" \
-    "(target < 200 MB, independent of size); throughput ratio $(echo "scale=2; $BIG_TPUT / $SMALL_TPUT" | bc)x"
+    "(target < $LIMIT_MB MB, independent of size); throughput ratio $(echo "scale=2; $BIG_TPUT / $SMALL_TPUT" | bc)x"
+  [ "$(median remodel-big 3)" -lt "$LIMIT_MB" ] ||
+    MISSED+=("remodel peak RSS $(median remodel-big 3) MB on $(mb "$BIG") MB, not under $LIMIT_MB MB")
 fi
+if [ "${#MISSED[@]}" -gt 0 ]; then
+  printf 'bench/workload.sh: target missed: %s\n' "${MISSED[@]}" >&2
+  exit 1
+fi
+echo "bench/workload.sh: every target met"

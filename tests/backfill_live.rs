@@ -50,6 +50,7 @@ fn decimal_text(d: &CqlDecimal) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn rideshare_100k_trips_backfill_verify_and_spot_check() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("bf_rs100k").await;
     let plan = case.rideshare(100_000);
     let run = case.dir.join("run");
@@ -151,6 +152,7 @@ fn finished(checkpoint: &Value) -> BTreeMap<String, BTreeMap<usize, u64>> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn killed_run_resumes_without_reading_finished_ranges_again() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("bf_resume").await;
     let plan = case.rideshare(30_000);
     let run = case.dir.join("run");
@@ -265,6 +267,7 @@ async fn killed_run_resumes_without_reading_finished_ranges_again() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn null_key_rows_are_rejected_and_counts_add_up() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("bf_nullkeys").await;
     let schema =
         std::fs::read_to_string(support::root().join("fixtures/backfill/events/schema.sql"))
@@ -388,6 +391,7 @@ async fn null_key_rows_are_rejected_and_counts_add_up() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_bucket_column_the_source_sql_lacks_is_computed_from_its_source() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("bf_bucket").await;
     let plan = case.rideshare(3000);
     // A hand-edited plan whose source_sql does not compute trip_date (day of started_at, UTC).

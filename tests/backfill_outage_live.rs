@@ -69,6 +69,7 @@ impl Drop for Paused {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn backfill_survives_cassandra_pausing_for_ten_seconds() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let pid = cassandra_pid();
     let case = Case::new("bf_outage").await;
     let plan = case.rideshare(20_000);

@@ -51,6 +51,7 @@ const INSERTS: &str = include_str!("../fixtures/backfill/types/rows.sql");
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_mapped_type_round_trips_exactly() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("bf_types").await;
     let schema =
         std::fs::read_to_string(support::root().join("fixtures/backfill/types/schema.sql"))
@@ -246,6 +247,7 @@ async fn every_mapped_type_round_trips_exactly() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn embedded_children_become_a_map_of_udts() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("bf_embed").await;
     let schema =
         std::fs::read_to_string(support::root().join("fixtures/plan/embed_one_to_few/schema.sql"))
@@ -326,6 +328,7 @@ async fn embedded_children_become_a_map_of_udts() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_constant_partition_table_holds_every_row() {
+    remodel_testdb::live!(Postgres, Cassandra);
     // categories_all: a small table read whole, every row in the one partition 'all'.
     let case = Case::new("bf_constant").await;
     let schema =

@@ -84,7 +84,7 @@ fn unknown_tables_bad_targets_and_failing_plans_are_refused() {
     let o = run(&["--target", "cassandra-1"], &good);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o.stderr).contains("--target cassandra-1: expected host:port"),
+        text(&o.stderr).contains("target `cassandra-1` is not host:port"),
         "{}",
         text(&o.stderr)
     );

@@ -211,7 +211,11 @@ fn rideshare_plan(name: &str) -> PathBuf {
         .arg(&out)
         .output()
         .expect("run remodel");
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     out.join("plan.json")
 }
 
@@ -237,7 +241,10 @@ fn plan_check_passes_a_real_plan_and_names_what_a_hand_edit_broke() {
         .iter_mut()
         .find(|w| w["targets"].as_array().is_some_and(|t| t.len() > 1))
         .expect("a write with several targets");
-    let dropped = insert["targets"][0]["table"].as_str().expect("table").to_string();
+    let dropped = insert["targets"][0]["table"]
+        .as_str()
+        .expect("table")
+        .to_string();
     insert["targets"].as_array_mut().expect("targets").remove(0);
     let broken = plan_path.with_file_name("broken.json");
     std::fs::write(&broken, serde_json::to_string_pretty(&plan).expect("JSON")).expect("write");
@@ -262,7 +269,10 @@ fn plan_check_passes_a_real_plan_and_names_what_a_hand_edit_broke() {
         .expect("run remodel");
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert_eq!(run.status.code(), Some(3), "{stdout}");
-    assert!(stdout.contains("/design/queries/0/binds/0/value"), "{stdout}");
+    assert!(
+        stdout.contains("/design/queries/0/binds/0/value"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -279,12 +289,22 @@ fn a_format_1_plan_is_refused_with_one_line_by_every_reader() {
         vec!["plan", "--check", &old_s],
         vec!["report", "--plan", &old_s, "--out", &report_out],
         vec![
-            "backfill", "--plan", &old_s, "--source", "postgres://u@127.0.0.1:1/db", "--target",
+            "backfill",
+            "--plan",
+            &old_s,
+            "--source",
+            "postgres://u@127.0.0.1:1/db",
+            "--target",
             "127.0.0.1:1",
         ],
         vec!["export", "spark", "--plan", &old_s, "--out", &report_out],
         vec![
-            "replay", "--plan", &old_s, "--source", "postgres://u@127.0.0.1:1/db", "--target",
+            "replay",
+            "--plan",
+            &old_s,
+            "--source",
+            "postgres://u@127.0.0.1:1/db",
+            "--target",
             "127.0.0.1:1",
         ],
     ];
@@ -292,9 +312,8 @@ fn a_format_1_plan_is_refused_with_one_line_by_every_reader() {
         let run = bin().args(&args).output().expect("run remodel");
         let stderr = String::from_utf8_lossy(&run.stderr);
         assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
-        let want = format!(
-            "{old_s} is format 1 (written by an older remodel): run remodel plan again"
-        );
+        let want =
+            format!("{old_s} is format 1 (written by an older remodel): run remodel plan again");
         assert!(
             stderr.lines().filter(|l| !l.trim().is_empty()).count() == 1 && stderr.contains(&want),
             "{args:?}: {stderr}"
@@ -312,8 +331,83 @@ fn plan_schema_out_writes_the_json_schema() {
         .arg(&file)
         .output()
         .expect("run remodel");
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let schema: serde_json::Value = serde_json::from_str(&read(&file)).expect("JSON");
     assert_eq!(schema["title"], "Plan", "{schema:#}");
     assert!(schema["$defs"]["BindValue"].is_object());
+}
+
+/// `remodel plan examples/rideshare` with `extra` arguments in a scratch folder: its exit code,
+/// stderr and, when it wrote one, the plan's `semantics.time_zone`.
+fn plan_zone(name: &str, extra: &[&str]) -> (Option<i32>, String, Option<String>) {
+    let out = scratch(name);
+    let run = bin()
+        .args(["plan", "examples/rideshare", "--no-report", "--out"])
+        .arg(&out)
+        .args(extra)
+        .output()
+        .expect("run remodel");
+    let zone = std::fs::read_to_string(out.join("plan.json"))
+        .ok()
+        .map(|j| {
+            let plan: Plan = serde_json::from_str(&j).expect("plan.json is a Plan");
+            plan.semantics.time_zone
+        });
+    let _ = std::fs::remove_dir_all(&out);
+    (
+        run.status.code(),
+        String::from_utf8_lossy(&run.stderr).into_owned(),
+        zone,
+    )
+}
+
+#[test]
+fn plan_timezone_is_checked_spelled_as_the_tz_database_and_recorded() {
+    let (code, err, zone) = plan_zone("tz-default", &[]);
+    assert_eq!((code, zone.as_deref()), (Some(0), Some("UTC")), "{err}");
+    let (code, err, zone) = plan_zone("tz-flag", &["--timezone", "europe/berlin"]);
+    assert_eq!(
+        (code, zone.as_deref()),
+        (Some(0), Some("Europe/Berlin")),
+        "{err}"
+    );
+    // A POSIX zone reads its offset west of Greenwich in Postgres: refused with one line.
+    let (code, err, zone) = plan_zone("tz-posix", &["--timezone", "UTC+3"]);
+    assert_eq!((code, zone), (Some(2), None), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("--timezone: UTC+3 is not a time zone"),
+        "{err}"
+    );
+
+    // The configuration's zone, from either table; two different zones are refused.
+    let dir = scratch("tz-config");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let config = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).expect("write config");
+        p.to_string_lossy().into_owned()
+    };
+    let design = config("design.toml", "[design]\ntime_zone = \"europe/paris\"\n");
+    let (code, err, zone) = plan_zone("tz-design", &["--config", &design]);
+    assert_eq!(
+        (code, zone.as_deref()),
+        (Some(0), Some("Europe/Paris")),
+        "{err}"
+    );
+    let both = config(
+        "both.toml",
+        "[analyze]\ntime_zone = \"Europe/Berlin\"\n[design]\ntime_zone = \"Europe/Paris\"\n",
+    );
+    let (code, err, _) = plan_zone("tz-both", &["--config", &both]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("differ"), "{err}");
+    // The flag wins over the configuration.
+    let (code, err, zone) = plan_zone("tz-over", &["--config", &design, "--timezone", "UTC"]);
+    assert_eq!((code, zone.as_deref()), (Some(0), Some("UTC")), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -108,6 +108,7 @@ fn every_rename_is_stated(plan: &Plan) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn hostile_identifiers_survive_plan_backfill_and_verify() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("hostile").await;
     let schema =
         std::fs::read_to_string(support::root().join("fixtures/backfill/hostile/schema.sql"))

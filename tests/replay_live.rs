@@ -70,6 +70,7 @@ async fn stored(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn library_key_change_moves_rows_and_reads_match_postgres() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("replay_library").await;
     let schema = std::fs::read_to_string(support::root().join("fixtures/plan/library/schema.sql"))
         .expect("library schema");
@@ -272,6 +273,7 @@ fn find<'v>(array: &'v mut serde_json::Value, key: &str, value: &str) -> &'v mut
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_dropped_clustering_column_is_caught() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("replay_no_clustering").await;
     // trips_by_driver keeps a driver's trips by trip id instead of newest first: q1 (the last 10
     // trips of a driver) gets them in the wrong order.
@@ -352,6 +354,7 @@ async fn a_dropped_clustering_column_is_caught() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_copy_the_write_path_does_not_update_is_caught() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("replay_stale_copy").await;
     // The holds update forgets books_by_shelf_city, which copies holds for q1.
     let (status, report) = replay_broken(

@@ -45,6 +45,7 @@ fn is_number(cell: &str) -> bool {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn backfill_chapter_from_a_real_run_folder() {
+    remodel_testdb::live!(Postgres, Cassandra, Mdbook);
     let case = Case::new("rep_run").await;
     let plan = case.rideshare(TRIPS);
     case.pg

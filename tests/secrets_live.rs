@@ -13,7 +13,7 @@ use remodel_testdb::pki::Pki;
 use std::path::Path;
 use std::process::Output;
 use support::live::Case;
-use support::text;
+use support::{files, text};
 
 /// A wrong Postgres password in a URL, one in `PGPASSWORD`, and the Cassandra password.
 const WRONG_IN_URL: &str = "Wr0ng-S3cret-PgUrl-7731";
@@ -52,24 +52,9 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
     c.output().expect("run remodel")
 }
 
-/// Every file under `dir`, recursively, as (path, text).
-fn files(dir: &Path, out: &mut Vec<(String, String)>) {
-    for e in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            files(&p, out);
-        } else {
-            let bytes = std::fs::read(&p).unwrap();
-            out.push((
-                p.display().to_string(),
-                String::from_utf8_lossy(&bytes).into_owned(),
-            ));
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn no_password_reaches_output_files_plan_or_report() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("secrets").await;
     let (before, pw, after) = split_password(&case.url);
     let encoded = format!("{before}:{}{after}", percent(&pw));

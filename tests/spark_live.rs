@@ -115,6 +115,7 @@ fn spark_counts(summary: &Value) -> BTreeMap<String, (u64, u64, u64)> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_exported_spark_job_fills_the_plan_like_remodel_backfill() {
+    remodel_testdb::live!(Postgres, Cassandra, Spark);
     let case = Case::new("spark").await;
     support::remodel_ok(&[
         "example-data",

@@ -15,6 +15,7 @@ use support::{remodel, remodel_ok, text};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn backfill_and_verify_over_tls_on_both_sides() {
+    remodel_testdb::live!(Postgres, Cassandra, DbTls);
     let case = Case::new("tls").await;
     let (source, target_tls, [ca, cert, key]) = full_tls(&case.url);
     remodel_ok(&[
@@ -52,13 +53,7 @@ async fn backfill_and_verify_over_tls_on_both_sides() {
     // A CA that did not sign the servers' certificates: each side fails in one line.
     let stranger = Pki::generate("tls-e2e").unwrap();
     let other_ca = stranger.ca.display().to_string();
-    let password = case
-        .url
-        .split_once("://")
-        .and_then(|(_, rest)| rest.split_once('@'))
-        .and_then(|(user_info, _)| user_info.split_once(':'))
-        .map(|(_, pw)| pw.to_string())
-        .expect("a password in REMODEL_PG_URL");
+    let password = case.password();
     // `verify` with the source and the target CA given; it must fail (exit 2): its stderr.
     let fails = |source: &str, target_ca: &str| {
         let out = remodel(&[
@@ -125,6 +120,7 @@ fn full_tls(url: &str) -> (String, Vec<String>, [String; 3]) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn replay_over_tls_on_both_sides() {
+    remodel_testdb::live!(Postgres, Cassandra, DbTls);
     let case = Case::new("tls_replay").await;
     let (source, flags, _) = full_tls(&case.url);
     let plan = case.plan("examples/rideshare");

@@ -94,6 +94,16 @@ impl Case {
         remodel_ok(&args)
     }
 
+    /// The password of the Postgres URL.
+    pub fn password(&self) -> String {
+        self.url
+            .split_once("://")
+            .and_then(|(_, rest)| rest.split_once('@'))
+            .and_then(|(user_info, _)| user_info.split_once(':'))
+            .map(|(_, pw)| pw.to_string())
+            .expect("a password in REMODEL_PG_URL")
+    }
+
     /// Drops the schema, the keyspace and the folder.
     pub async fn cleanup(self) {
         let _ = std::fs::remove_dir_all(&self.dir);

@@ -61,3 +61,22 @@ pub fn plan_into(input: &str, keyspace: &str, out: &std::path::Path) -> PathBuf 
     remodel_ok(&["plan", input, "--keyspace", keyspace, "--out", &out_s]);
     out.join("plan.json")
 }
+
+/// Every file under `dir`, recursively, as (path, text); nothing when `dir` does not exist.
+pub fn files(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries {
+        let p = e.expect("a folder entry").path();
+        if p.is_dir() {
+            files(&p, out);
+        } else {
+            let bytes = std::fs::read(&p).unwrap_or_default();
+            out.push((
+                p.display().to_string(),
+                String::from_utf8_lossy(&bytes).into_owned(),
+            ));
+        }
+    }
+}

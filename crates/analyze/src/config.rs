@@ -79,13 +79,18 @@ impl AnalyzeConfig {
         let cfg: AnalyzeConfig = if text.trim_start().starts_with('{') {
             serde_json::from_str(text)?
         } else {
+            // A file of tables (`[analyze]`, `[design]`: `remodel plan` reads both) keeps the
+            // analyzer's settings in `[analyze]`, all optional; a flat file is all analyzer's.
             #[derive(Deserialize)]
             struct Wrapped {
+                #[serde(default)]
                 analyze: AnalyzeConfig,
             }
-            match toml::from_str::<Wrapped>(text) {
-                Ok(w) => w.analyze,
-                Err(_) => toml::from_str(text)?,
+            let top: toml::Table = toml::from_str(text)?;
+            if top.contains_key("analyze") || top.contains_key("design") {
+                toml::from_str::<Wrapped>(text)?.analyze
+            } else {
+                toml::from_str(text)?
             }
         };
         cfg.validate()?;
@@ -134,5 +139,12 @@ mod tests {
             "unknown keys are refused"
         );
         assert!(AnalyzeConfig::parse("min_co_access_share = 2.0").is_err());
+        // A file with only the designer's table: the analyzer's defaults.
+        let c = AnalyzeConfig::parse("[design]\ntime_zone = \"Europe/Paris\"\n").expect("design");
+        assert_eq!(c, AnalyzeConfig::default());
+        assert!(
+            AnalyzeConfig::parse("[analyze]\nmax_embedded = 3\n").is_err(),
+            "unknown keys of [analyze] are refused"
+        );
     }
 }

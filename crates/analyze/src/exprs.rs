@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 
 /// The name Postgres stores for an identifier: unquoted names fold to lower case.
 pub fn ident(id: &Ident) -> String {
-    remodel_sql::ident::fold(&id.value, id.quote_style.is_some())
+    remodel_model::ident::fold(&id.value, id.quote_style.is_some())
 }
 
 /// The first two words of a node as SQL (`CREATE TABLE`, `TABLE t`): names what was not modelled.

@@ -122,7 +122,7 @@ fn from_joins(
             e.patterns.len(),
             if e.patterns.len() == 1 { "" } else { "s" },
             e.patterns.join(", "),
-            crate::render::thousands(e.calls),
+            remodel_model::text::thousands(e.calls),
             pairs.join(" AND ")
         );
         out.push(InferredFk {

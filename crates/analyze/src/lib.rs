@@ -19,22 +19,9 @@ mod typed;
 pub use config::{AnalyzeConfig, ConfigError};
 
 use remodel_model::{
-    AccessPattern, Diagnostic, PatternAnalysis, Relationship, Schema, Severity, TableIndex,
-    Workload,
+    AccessPattern, Analysis, Diagnostic, PatternAnalysis, Relationship, Schema, Severity,
+    TableIndex, Workload,
 };
-
-/// Everything the analyzer produces.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Analysis {
-    /// The input schema with the inferred foreign keys added (origin `Inferred { evidence }`).
-    pub schema: Schema,
-    /// The input workload with each pattern's `analysis` filled.
-    pub workload: Workload,
-    /// Every relationship with its embed / reference / duplicate-columns decision.
-    pub relationships: Vec<Relationship>,
-    /// Unmodelled statements, parse failures, inferred keys and other notes.
-    pub diagnostics: Vec<Diagnostic>,
-}
 
 /// Analyzes a workload against a schema.
 pub fn analyze(schema: &Schema, workload: &Workload, config: &AnalyzeConfig) -> Analysis {
@@ -103,7 +90,7 @@ fn mark_one_offs(wl: &mut Workload, config: &AnalyzeConfig) {
                 "run {} time{} of {} calls in the workload ({:.3}%, under min_calls {} and one_off_share {}%)",
                 p.calls,
                 if p.calls == 1 { "" } else { "s" },
-                render::thousands(total),
+                remodel_model::text::thousands(total),
                 share * 100.0,
                 config.min_calls,
                 config.one_off_share * 100.0

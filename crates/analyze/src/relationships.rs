@@ -5,7 +5,7 @@
 
 use crate::config::AnalyzeConfig;
 use crate::joins::fk_label;
-use crate::render::thousands;
+use remodel_model::text::thousands;
 use remodel_model::{
     AccessPattern, Cardinality, Decision, EqualityOp, ForeignKey, Rationale, Relationship,
     StatementKind, Table, TableIndex, Workload,

@@ -1,9 +1,9 @@
 //! The analysis as text for a reviewer: patterns by weight, relationships with their reasons,
 //! inferred foreign keys and diagnostics. Pure formatting; the CLI prints it.
 
-use crate::Analysis;
+use remodel_model::text::thousands;
 use remodel_model::{
-    AccessPattern, Cardinality, Decision, EqualityOp, FkOrigin, RangeBound, Severity,
+    AccessPattern, Analysis, Cardinality, Decision, EqualityOp, FkOrigin, RangeBound, Severity,
 };
 use std::fmt::Write;
 
@@ -293,17 +293,4 @@ fn trim_float(x: f64) -> String {
     } else {
         format!("{x:.1}")
     }
-}
-
-/// `1200000` → `1,200,000`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

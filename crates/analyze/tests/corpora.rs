@@ -68,7 +68,7 @@ struct Counts {
 }
 
 /// What is untyped, for the test output: `what: SQL (reason)`.
-fn untyped(a: &remodel_analyze::Analysis) -> Vec<String> {
+fn untyped(a: &remodel_model::Analysis) -> Vec<String> {
     let mut out = Vec::new();
     for p in &a.workload.patterns {
         let x = &p.analysis;
@@ -130,7 +130,7 @@ fn tally(t: &mut (usize, usize), typed: bool) {
     }
 }
 
-fn counts(a: &remodel_analyze::Analysis) -> Counts {
+fn counts(a: &remodel_model::Analysis) -> Counts {
     let mut c = Counts::default();
     for p in &a.workload.patterns {
         let x = &p.analysis;

@@ -8,7 +8,7 @@ use remodel_analyze::render;
 use remodel_model::{Cardinality, Decision, FkOrigin};
 use remodel_sql::workload::Format;
 
-fn case(name: &str) -> remodel_analyze::Analysis {
+fn case(name: &str) -> remodel_model::Analysis {
     let dir = format!("fixtures/analyze/{name}");
     let a = load_and_analyze(
         &[&format!("{dir}/schema.sql")],
@@ -20,7 +20,7 @@ fn case(name: &str) -> remodel_analyze::Analysis {
     a
 }
 
-fn inferred(a: &remodel_analyze::Analysis) -> Vec<String> {
+fn inferred(a: &remodel_model::Analysis) -> Vec<String> {
     a.schema
         .foreign_keys()
         .filter(|(_, fk)| matches!(fk.origin, FkOrigin::Inferred { .. }))

@@ -2,7 +2,7 @@
 //! the analyzer makes of it — the bounds on the bare column (as the normalized pattern carries
 //! them, and for the statement as written), why they are exact and what they assume, or the
 //! reason it stays a residual filter — compared with `expected.txt` (`UPDATE_EXPECT=1`
-//! rewrites it; review the diff). `rewrites_pg.rs` proves the rewrites against Postgres.
+//! rewrites it; review the diff). `rewrites_pg_live.rs` proves the rewrites against Postgres.
 
 mod common;
 

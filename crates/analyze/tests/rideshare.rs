@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use remodel_analyze::Analysis;
+use remodel_model::Analysis;
 use remodel_model::{Cardinality, ColumnRef, Decision, EqualityOp, StatementKind, TimeWindow};
 use remodel_sql::workload::Format;
 

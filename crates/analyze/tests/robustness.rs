@@ -13,7 +13,7 @@ use std::fmt::Write;
 /// Checks what every analysed workload must satisfy — each pattern is analysed (it reads or
 /// writes a table) or marked unmodelled with a reason — and returns one line for the expected
 /// summary: the patterns, how many are unmodelled, and why (each reason with its count).
-fn check(name: &str, a: &remodel_analyze::Analysis) -> String {
+fn check(name: &str, a: &remodel_model::Analysis) -> String {
     let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
     for p in &a.workload.patterns {
         match p.analysis.unmodeled.as_deref() {
@@ -41,7 +41,7 @@ fn check(name: &str, a: &remodel_analyze::Analysis) -> String {
 }
 
 /// The patterns naming a pgbench table: each is analysed, on the tables it names.
-fn check_pgbench(log: &str, a: &remodel_analyze::Analysis) -> usize {
+fn check_pgbench(log: &str, a: &remodel_model::Analysis) -> usize {
     let mut seen = 0;
     for p in &a.workload.patterns {
         let named: Vec<&str> = [
@@ -210,7 +210,7 @@ fn deep_nesting_does_not_overflow() {
 
 /// 80,000 `AND` terms (a tree as deep as it is long, straight from the parser) are analyzed on
 /// a test thread's small stack; an 80,000-operator `+` chain is refused as too deep, not
-/// overflowed. (Time is measured by `benches/and_terms.rs`, not here.)
+/// overflowed. (Time is measured by `bench/and_terms.rs`, not here.)
 #[test]
 fn huge_where_clauses_do_not_overflow_the_stack() {
     let schema = rideshare_schema(true);

@@ -7,7 +7,7 @@ use common::*;
 use remodel_model::{ColumnRef, StatementKind};
 use remodel_sql::workload::Format;
 
-fn tpcc() -> remodel_analyze::Analysis {
+fn tpcc() -> remodel_model::Analysis {
     load_and_analyze(
         &["fixtures/corpora/tpcc/ddl-postgres.sql"],
         &["fixtures/corpora/tpcc/queries.sql"],

@@ -12,14 +12,15 @@ use crate::run::{
     Checkpoint, RangeDone, RejectRecord, RunDir, TableCheckpoint, CHECKPOINT_VERSION,
 };
 use crate::target::TargetTable;
+use crate::targetschema;
 use crate::time;
 use crate::Error;
 use futures_util::StreamExt;
-use remodel_model::{Plan, RunStatus, RunSummary, TableRun};
+use remodel_model::{DesignTable, Plan, RunStatus, RunSummary, TableRun};
 use scylla::client::session::Session;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::MaybeUnset;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -110,6 +111,11 @@ pub struct BackfillOptions {
     pub max_row_bytes: usize,
     /// The plan file as named on the command line (recorded in the checkpoint).
     pub plan_label: String,
+    /// Ends the run cleanly when triggered (Ctrl-C).
+    pub interrupt: Interrupt,
+    /// The command that resumes this run, for the summary (default: one built from the plan,
+    /// source, target and run folder).
+    pub resume_command: Option<String>,
 }
 
 impl Default for BackfillOptions {
@@ -130,6 +136,8 @@ impl Default for BackfillOptions {
             batch_bytes: 5 * 1024,
             max_row_bytes: crate::rows::MAX_ROW_BYTES,
             plan_label: "plan.json".into(),
+            interrupt: Interrupt::default(),
+            resume_command: None,
         }
     }
 }
@@ -177,6 +185,8 @@ struct Shared {
     source: PgSource,
     target: CqlTarget,
     snapshot_id: String,
+    /// The leader's transaction, which holds the snapshot open for the readers.
+    _snapshot: Snapshot,
     writer: Arc<Writer>,
     permits: Arc<Semaphore>,
     throttle: Option<Throttle>,
@@ -224,7 +234,8 @@ impl Shared {
 }
 
 /// Runs (or resumes) a backfill of `plan` from `source` into `target`. Writes the run folder and
-/// returns the summary; on an error the summary is still written (status `stopped`).
+/// returns the summary; once the readers have started, an error still writes the summary (status
+/// `stopped`) and comes back as [`Error::Stopped`] (or [`Error::Interrupted`]).
 pub async fn backfill(
     plan: &Plan,
     source: &PgSource,
@@ -234,65 +245,35 @@ pub async fn backfill(
 ) -> Result<RunSummary, Error> {
     let tables = TargetTable::from_plan(plan, &opts.tables)?;
     let run = RunDir::open(&opts.run_dir)?;
+    let checkpoint = open_checkpoint(&run, opts, &plan.design.keyspace.name, source, target)?;
+    // From here on the folder holds a checkpoint: a run killed at any later point resumes, and
+    // creates the schema first when it was asked to.
+    run.save_checkpoint(&checkpoint)?;
     let started = (Instant::now(), time::now_secs());
-    let snapshot = source.export_snapshot().await?;
-    let (checkpoint, shapes) = prepare_source(
-        source,
-        &snapshot,
-        &tables,
-        opts,
-        &run,
-        &plan.design.keyspace.name,
-        target,
+    let ready = interruptible(
+        &opts.interrupt,
+        prepare(plan, source, target, opts, &run, &tables, checkpoint),
     )
     .await?;
-    let attempt = checkpoint.attempts;
-    let write_ts = match opts.write_timestamp {
-        WriteTimestamp::Server => None,
-        WriteTimestamp::Snapshot => Some(snapshot.micros),
-        WriteTimestamp::Fixed(v) => Some(v),
-    };
-    run.log(&format!(
-        "attempt {attempt}: source {}, target {}, snapshot {}, {} readers, {} requests in flight, write timestamp {}",
-        source.display,
-        target.node,
-        snapshot.id,
-        opts.readers,
-        opts.concurrency,
-        write_ts.map_or("server time".to_string(), |t| t.to_string())
-    ));
-    let connections = (opts.concurrency / 32).clamp(1, 8);
-    let session = Arc::new(target.connect(connections, opts.request_timeout).await?);
-    if let Some(cql) = &opts.create_schema {
-        apply_schema(&session, target, cql).await?;
-        run.log("applied schema.cql");
-    }
-    let mut inserts = Vec::with_capacity(tables.len());
-    for t in &tables {
-        inserts.push(Arc::new(
-            target.prepare(&session, &t.insert_cql(write_ts)).await?,
-        ));
-    }
+    let (attempt, write_ts) = (ready.checkpoint.attempts, ready.write_ts);
+    let snapshot_id = ready.snapshot.id.clone();
     let shared = Arc::new(build_shared(
         tables,
-        shapes,
-        inserts,
         source,
         target,
-        &snapshot,
-        session,
         run,
-        checkpoint,
+        ready,
         opts,
         progress.clone(),
     ));
-    let outcome = execute(&shared).await;
-    // The leader's transaction held the snapshot for the readers; they are done.
-    drop(snapshot);
+    let outcome = execute(&shared).await.map_err(|e| match e {
+        Error::Interrupted => e,
+        e => Error::Stopped(Box::new(e)),
+    });
     let summary = summarize(&shared, attempt, started, write_ts, outcome.as_ref().err());
     shared.run.save_summary(&summary)?;
     shared.run.log(&format!(
-        "{}: {}",
+        "{}: {} (snapshot {snapshot_id})",
         summary.status.as_str(),
         summary.error.as_deref().unwrap_or("all ranges finished")
     ));
@@ -300,21 +281,176 @@ pub async fn backfill(
     outcome.map(|()| summary)
 }
 
-/// Describes each table's read, then loads the checkpoint (resume) or cuts new ranges.
+/// `work`, or [`Error::Interrupted`] as soon as `interrupt` is triggered (what `work` had done
+/// is dropped at its next await: the checkpoint is only ever replaced whole).
+async fn interruptible<T>(
+    interrupt: &Interrupt,
+    work: impl std::future::Future<Output = Result<T, Error>>,
+) -> Result<T, Error> {
+    tokio::select! {
+        r = work => r,
+        () = interrupt.wait() => Err(Error::Interrupted),
+    }
+}
+
+/// Asks a running backfill to end cleanly (the command line triggers it on Ctrl-C): no new range
+/// starts, the ranges being read are dropped (read again on resume), the summary is written.
+#[derive(Clone)]
+pub struct Interrupt(Arc<tokio::sync::watch::Sender<bool>>);
+
+impl Default for Interrupt {
+    fn default() -> Self {
+        Interrupt(Arc::new(tokio::sync::watch::channel(false).0))
+    }
+}
+
+impl std::fmt::Debug for Interrupt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Interrupt({})", self.is_triggered())
+    }
+}
+
+impl Interrupt {
+    /// Asks the run to end.
+    pub fn trigger(&self) {
+        self.0.send_replace(true);
+    }
+
+    /// Whether the run was asked to end.
+    pub fn is_triggered(&self) -> bool {
+        *self.0.borrow()
+    }
+
+    /// Returns once the run is asked to end.
+    async fn wait(&self) {
+        let mut rx = self.0.subscribe();
+        // The sender lives in `self`: the channel cannot close while this waits.
+        let _ = rx.wait_for(|asked| *asked).await;
+    }
+}
+
+/// What a run needs before its readers start.
+struct Ready {
+    snapshot: Snapshot,
+    checkpoint: Checkpoint,
+    shapes: Vec<ReadShape>,
+    session: Arc<Session>,
+    inserts: Vec<Arc<PreparedStatement>>,
+    write_ts: Option<i64>,
+}
+
+/// The snapshot, the target's schema (checked against the plan, created where it is missing and
+/// this run was asked to), the ranges (new, or the checkpoint's), the prepared INSERTs.
+async fn prepare(
+    plan: &Plan,
+    source: &PgSource,
+    target: &CqlTarget,
+    opts: &BackfillOptions,
+    run: &RunDir,
+    tables: &[TargetTable],
+    mut checkpoint: Checkpoint,
+) -> Result<Ready, Error> {
+    let snapshot = source.export_snapshot().await?;
+    let connections = (opts.concurrency / 32).clamp(1, 8);
+    let session = Arc::new(target.connect(connections, opts.request_timeout).await?);
+    let schema_cql = opts.create_schema.clone().or(checkpoint.schema_cql.clone());
+    prepare_target(&session, target, plan, tables, schema_cql.as_deref(), run).await?;
+    let shapes = prepare_source(source, &snapshot, tables, opts, run, &mut checkpoint).await?;
+    let write_ts = match opts.write_timestamp {
+        WriteTimestamp::Server => None,
+        WriteTimestamp::Snapshot => Some(snapshot.micros),
+        WriteTimestamp::Fixed(v) => Some(v),
+    };
+    run.log(&format!(
+        "attempt {}: source {}, target {}, snapshot {}, {} readers, {} requests in flight, write timestamp {}",
+        checkpoint.attempts,
+        source.display,
+        target.node,
+        snapshot.id,
+        opts.readers,
+        opts.concurrency,
+        write_ts.map_or("server time".to_string(), |t| t.to_string())
+    ));
+    let mut inserts = Vec::with_capacity(tables.len());
+    for t in tables {
+        inserts.push(Arc::new(
+            target.prepare(&session, &t.insert_cql(write_ts)).await?,
+        ));
+    }
+    Ok(Ready {
+        snapshot,
+        checkpoint,
+        shapes,
+        session,
+        inserts,
+        write_ts,
+    })
+}
+
+/// Compares the target's keyspace with the plan's tables and types; creates what is missing
+/// with `schema_cql` (when given) and compares again, so that a table `IF NOT EXISTS` kept is
+/// never one that differs. Refuses any difference, and anything still missing.
+async fn prepare_target(
+    session: &Session,
+    target: &CqlTarget,
+    plan: &Plan,
+    tables: &[TargetTable],
+    schema_cql: Option<&str>,
+    run: &RunDir,
+) -> Result<(), Error> {
+    let keyspace = &plan.design.keyspace.name;
+    let design: Vec<&DesignTable> = tables
+        .iter()
+        .filter_map(|t| plan.design.tables.iter().find(|d| d.name == t.name))
+        .collect();
+    let compare = || async {
+        let server = targetschema::read(session, target, keyspace).await?;
+        Ok::<_, Error>(targetschema::compare(&server, &design, &plan.design.types))
+    };
+    let mut found = compare().await?;
+    if let (true, false, Some(cql)) = (
+        found.differences.is_empty(),
+        found.missing.is_empty(),
+        schema_cql,
+    ) {
+        apply_schema(session, target, cql).await?;
+        run.log(&format!(
+            "applied schema.cql: {} created",
+            found.missing.join(", ")
+        ));
+        found = compare().await?;
+    }
+    if !found.differences.is_empty() {
+        return Err(Error::TargetSchema(format!(
+            "keyspace {keyspace} on the target differs from the plan: {}; nothing was written \
+             (drop what differs, or plan into another keyspace)",
+            found.differences.join("; ")
+        )));
+    }
+    if !found.missing.is_empty() {
+        return Err(Error::TargetSchema(format!(
+            "keyspace {keyspace} on the target lacks {}: give --create-schema to create it from \
+             schema.cql",
+            found.missing.join(", ")
+        )));
+    }
+    Ok(())
+}
+
+/// Describes each table's read, then cuts new ranges for the tables the checkpoint lacks (its
+/// finished ones are kept on resume), counts the attempt and saves the checkpoint.
 async fn prepare_source(
     source: &PgSource,
     snapshot: &Snapshot,
     tables: &[TargetTable],
     opts: &BackfillOptions,
     run: &RunDir,
-    keyspace: &str,
-    target: &CqlTarget,
-) -> Result<(Checkpoint, Vec<ReadShape>), Error> {
+    cp: &mut Checkpoint,
+) -> Result<Vec<ReadShape>, Error> {
     let mut shapes = Vec::with_capacity(tables.len());
     for t in tables {
         shapes.push(source.describe(&snapshot.client, t).await?);
     }
-    let mut cp = open_checkpoint(run, opts, keyspace, source, target)?;
     for t in tables {
         match cp.tables.iter().find(|c| c.name == t.name) {
             Some(c) if c.fingerprint != t.fingerprint() => {
@@ -350,8 +486,8 @@ async fn prepare_source(
         }
     }
     cp.attempts += 1;
-    run.save_checkpoint(&cp)?;
-    Ok((cp, shapes))
+    run.save_checkpoint(cp)?;
+    Ok(shapes)
 }
 
 /// The checkpoint of the run being resumed, or a new one (refusing a folder that holds a run).
@@ -363,7 +499,7 @@ fn open_checkpoint(
     target: &CqlTarget,
 ) -> Result<Checkpoint, Error> {
     if opts.resume {
-        let cp = run.load_checkpoint()?;
+        let mut cp = run.load_checkpoint()?;
         if cp.keyspace != keyspace {
             return Err(Error::Resume {
                 path: run.checkpoint_path(),
@@ -373,9 +509,14 @@ fn open_checkpoint(
                 ),
             });
         }
+        if opts.create_schema.is_some() {
+            cp.schema_cql = opts.create_schema.clone();
+        }
         return Ok(cp);
     }
-    if run.checkpoint_path().exists() {
+    // A folder whose run never cut its ranges (refused, or killed while starting) holds nothing
+    // to keep.
+    if run.checkpoint_path().exists() && !run.load_checkpoint().is_ok_and(|cp| cp.is_fresh()) {
         return Err(Error::Resume {
             path: run.checkpoint_path(),
             reason: "this run folder already holds a run: pass --resume to continue it, or choose another --run-dir".into(),
@@ -388,24 +529,28 @@ fn open_checkpoint(
         source: source.display.clone(),
         target: target.node.clone(),
         attempts: 0,
+        schema_cql: opts.create_schema.clone(),
         tables: Vec::new(),
     })
 }
 
-#[allow(clippy::too_many_arguments)]
 fn build_shared(
     tables: Vec<TargetTable>,
-    shapes: Vec<ReadShape>,
-    inserts: Vec<Arc<PreparedStatement>>,
     source: &PgSource,
     target: &CqlTarget,
-    snapshot: &Snapshot,
-    session: Arc<Session>,
     run: RunDir,
-    checkpoint: Checkpoint,
+    ready: Ready,
     opts: &BackfillOptions,
     progress: Arc<dyn Progress>,
 ) -> Shared {
+    let Ready {
+        snapshot,
+        checkpoint,
+        shapes,
+        session,
+        inserts,
+        ..
+    } = ready;
     let mut jobs = VecDeque::new();
     let mut counters = Vec::with_capacity(tables.len());
     for (ti, t) in tables.iter().enumerate() {
@@ -437,6 +582,7 @@ fn build_shared(
         source: source.clone(),
         target: target.clone(),
         snapshot_id: snapshot.id.clone(),
+        _snapshot: snapshot,
         writer: Arc::new(Writer::new(session, opts.retry_for, notify)),
         permits: Arc::new(Semaphore::new(opts.concurrency.max(1))),
         throttle: opts
@@ -504,10 +650,26 @@ async fn execute(shared: &Arc<Shared>) -> Result<(), Error> {
         })
     };
     let mut first_error = None;
-    while let Some(joined) = readers.join_next().await {
-        let result = joined
-            .map_err(|e| Error::Internal(format!("reader task: {e}")))
-            .and_then(|r| r);
+    loop {
+        let joined = tokio::select! {
+            joined = readers.join_next() => joined,
+            () = shared.opts.interrupt.wait(), if first_error.is_none() => {
+                // The ranges being read are dropped at their next await (never while the
+                // checkpoint is written: that holds no await), to be read again on resume.
+                shared.stop.store(true, Ordering::Relaxed);
+                readers.abort_all();
+                first_error = Some(Error::Interrupted);
+                shared.note("interrupted: the ranges being read are dropped and will be read again on resume");
+                continue;
+            }
+        };
+        let Some(joined) = joined else { break };
+        let result = match joined {
+            Err(e) if e.is_cancelled() => continue,
+            joined => joined
+                .map_err(|e| Error::Internal(format!("reader task: {e}")))
+                .and_then(|r| r),
+        };
         if let Err(e) = result {
             shared.stop.store(true, Ordering::Relaxed);
             first_error.get_or_insert(e);
@@ -555,7 +717,14 @@ struct RangeWork<'a> {
     pending: JoinSet<Written>,
     group: Vec<Row>,
     group_bytes: usize,
+    /// The target keys written by this range so far (up to [`MAX_SEEN_KEYS`]): a second row
+    /// with one of them would overwrite the first in Cassandra.
+    seen: HashSet<String>,
 }
+
+/// Target keys a range remembers to find rows that would overwrite each other; past it, only
+/// the rows of one batch are compared (memory stays bounded whatever the range holds).
+const MAX_SEEN_KEYS: usize = 100_000;
 
 impl<'a> RangeWork<'a> {
     fn new(shared: &'a Shared, ti: usize, ri: usize) -> Self {
@@ -568,6 +737,7 @@ impl<'a> RangeWork<'a> {
             pending: JoinSet::new(),
             group: Vec::new(),
             group_bytes: 0,
+            seen: HashSet::new(),
         }
     }
 
@@ -642,6 +812,18 @@ impl<'a> RangeWork<'a> {
                 self.shared.opts.max_row_bytes
             );
             return self.reject(row_key(t, &row), None, "too_large", reason);
+        }
+        let key = target_key(t, &row);
+        let repeated = if self.seen.len() < MAX_SEEN_KEYS {
+            !self.seen.insert(key.clone())
+        } else {
+            self.seen.contains(&key) || self.group.iter().any(|g| target_key(t, g) == key)
+        };
+        if repeated {
+            let reason = format!(
+                "its target key ({key}) is the key of another row read before: Cassandra would keep one of the two (the plan's key does not tell these source rows apart)"
+            );
+            return self.reject(row_key(t, &row), None, "duplicate_key", reason);
         }
         let same = self
             .group
@@ -822,6 +1004,22 @@ fn check_percent(s: &Shared) -> Result<(), Error> {
     Ok(())
 }
 
+/// A row's whole target key (partition and clustering), readable: `account_id=7, posted_at=…`.
+fn target_key(t: &TargetTable, row: &Row) -> String {
+    t.partition_key
+        .iter()
+        .chain(&t.clustering)
+        .map(|&i| {
+            let v = match &row[i] {
+                MaybeUnset::Set(v) => crate::rows::show(v),
+                MaybeUnset::Unset => "NULL".into(),
+            };
+            format!("{}={v}", t.columns[i].name)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn same_partition(t: &TargetTable, a: &Row, b: &Row) -> bool {
     t.partition_key.iter().all(|&i| match (&a[i], &b[i]) {
         (MaybeUnset::Set(x), MaybeUnset::Set(y)) => x == y,
@@ -892,6 +1090,9 @@ fn summarize(
         write_timestamp,
         tables,
         resume_hint: (status != RunStatus::Completed).then(|| {
+            if let Some(command) = &shared.opts.resume_command {
+                return command.clone();
+            }
             format!(
                 "remodel backfill --plan {} --source {} --target {} --resume {}",
                 shared.opts.plan_label,

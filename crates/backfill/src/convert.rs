@@ -144,9 +144,10 @@ impl PgKind {
             (_, CqlType::Native(n)) => match n {
                 N::Text | N::Ascii => matches!(self, P::Text),
                 N::Boolean => matches!(self, P::Bool),
-                N::TinyInt | N::SmallInt | N::Int | N::BigInt | N::Varint => {
+                N::TinyInt | N::SmallInt | N::Int | N::Varint => {
                     matches!(self, P::Int2 | P::Int4 | P::Int8 | P::Oid)
                 }
+                N::BigInt => matches!(self, P::Int2 | P::Int4 | P::Int8 | P::Oid | P::Timestamp),
                 N::Decimal => matches!(self, P::Numeric | P::Int2 | P::Int4 | P::Int8 | P::Oid),
                 N::Float => matches!(self, P::Float4),
                 N::Double => matches!(self, P::Float4 | P::Float8),
@@ -232,6 +233,11 @@ pub fn decode(kind: &PgKind, raw: &[u8], target: &CqlType) -> Result<CqlValue, V
         (k, N::TinyInt) => CqlValue::TinyInt(narrow(int_of(k, raw)?, "tinyint")?),
         (k, N::SmallInt) => CqlValue::SmallInt(narrow(int_of(k, raw)?, "smallint")?),
         (k, N::Int) => CqlValue::Int(narrow(int_of(k, raw)?, "int")?),
+        // The `epoch_micros` encoding of a key timestamp (the plan's `source_sql` computes the
+        // same in SQL): exact, infinities as the bigint bounds Postgres stores them as.
+        (PgKind::Timestamp, N::BigInt) => {
+            CqlValue::BigInt(epoch_micros(i64::from_be_bytes(fixed(raw, "timestamp")?)))
+        }
         (k, N::BigInt) => CqlValue::BigInt(int_of(k, raw)?),
         (k, N::Varint) => CqlValue::Varint(CqlVarint::from_signed_bytes_be(
             int_of(k, raw)?.to_be_bytes().to_vec(),
@@ -394,6 +400,15 @@ fn uuid_of(raw: &[u8]) -> Result<uuid::Uuid, ValueError> {
     Ok(uuid::Uuid::from_bytes(fixed(raw, "uuid")?))
 }
 
+/// Postgres microseconds since 2000-01-01 → Unix microseconds, the `epoch_micros` encoding of a
+/// key timestamp (`infinity`/`-infinity` stay the largest/smallest bigint).
+pub fn epoch_micros(pg_micros: i64) -> i64 {
+    match pg_micros {
+        i64::MAX | i64::MIN => pg_micros,
+        us => us.saturating_add(PG_EPOCH_MICROS),
+    }
+}
+
 /// Postgres microseconds since 2000-01-01 → Unix milliseconds (rounded down: CQL keeps ms).
 pub fn timestamp_ms(pg_micros: i64) -> Result<i64, ValueError> {
     match pg_micros {
@@ -491,6 +506,18 @@ mod tests {
             decode(&PgKind::Oid, &u32::MAX.to_be_bytes(), &t(Native::BigInt)),
             Ok(CqlValue::BigInt(u32::MAX as i64))
         );
+    }
+
+    #[test]
+    fn key_timestamps_encode_as_exact_epoch_micros() {
+        // 2025-01-15 10:00:00.000200 UTC and 0.2 ms later: distinct as epoch micros.
+        let a = 1_736_935_200_000_200i64 - PG_EPOCH_MICROS;
+        let enc = |us: i64| decode(&PgKind::Timestamp, &us.to_be_bytes(), &t(Native::BigInt));
+        assert_eq!(enc(a), Ok(CqlValue::BigInt(1_736_935_200_000_200)));
+        assert_eq!(enc(a + 200), Ok(CqlValue::BigInt(1_736_935_200_000_400)));
+        assert_eq!(enc(i64::MAX), Ok(CqlValue::BigInt(i64::MAX)));
+        assert_eq!(enc(i64::MIN), Ok(CqlValue::BigInt(i64::MIN)));
+        assert!(PgKind::Timestamp.decodes_to(&t(Native::BigInt)));
     }
 
     #[test]

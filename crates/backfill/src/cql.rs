@@ -73,6 +73,14 @@ impl std::fmt::Debug for CqlTarget {
 impl CqlTarget {
     /// A contact point `host:port` (a `cql://` prefix is accepted), with optional user and password.
     pub fn new(node: &str, credentials: Option<(String, String)>) -> Result<CqlTarget, Error> {
+        if node.contains('@') {
+            // A user or password in the address: the password is never repeated, nor used.
+            return Err(Error::Input(format!(
+                "target `{}` holds a user name or password: give host:port, the user with \
+                 --target-user and the password in REMODEL_TARGET_PASSWORD",
+                remodel_conn::redact_url(node)
+            )));
+        }
         let rest = node
             .strip_prefix("cql://")
             .unwrap_or(node)
@@ -81,7 +89,7 @@ impl CqlTarget {
             .rsplit_once(':')
             .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok());
         if !ok {
-            return Err(Error::Plan(format!(
+            return Err(Error::Input(format!(
                 "target `{node}` is not host:port (e.g. 127.0.0.1:9042)"
             )));
         }

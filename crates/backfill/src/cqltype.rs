@@ -237,7 +237,8 @@ pub fn unquote(name: &str) -> String {
     }
 }
 
-fn tokenize(text: &str) -> Vec<String> {
+/// The words of a type: names (quoted ones with their quotes), `<`, `>` and `,`.
+pub(crate) fn tokenize(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {

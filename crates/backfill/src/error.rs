@@ -8,6 +8,9 @@ pub enum Error {
     /// `plan.json` lacks something the backfill needs, or names something that does not exist.
     #[error("plan: {0}")]
     Plan(String),
+    /// An argument that cannot be used (a target that is not `host:port`).
+    #[error("{0}")]
+    Input(String),
     /// The source's rows do not fit the plan (a missing column, a type with no conversion).
     #[error("source: {0}")]
     Source(String),
@@ -63,6 +66,25 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// Another process has the run folder open (its lock file is locked).
+    #[error("run folder {} is in use by another remodel backfill{}: wait for it to end or stop it, or choose another --run-dir (two runs on one folder would overwrite each other's checkpoint)", .dir.display(), .pid.map(|p| format!(" (pid {p})")).unwrap_or_default())]
+    Locked {
+        /// The run folder.
+        dir: PathBuf,
+        /// The holder's pid, as it wrote it in the lock file.
+        pid: Option<u32>,
+    },
+    /// The target's tables or types differ from the plan's, or are missing.
+    #[error("{0}")]
+    TargetSchema(String),
+    /// The run was interrupted (Ctrl-C): every range recorded as finished is, the others are read
+    /// again on resume.
+    #[error("interrupted: the finished ranges are recorded, the others will be read again")]
+    Interrupted,
+    /// The run stopped after it had started writing; what is finished is in the checkpoint and
+    /// the run can be resumed.
+    #[error(transparent)]
+    Stopped(Box<Error>),
     /// A file of the run folder could not be read or written.
     #[error("{}: {source}", .path.display())]
     Io {

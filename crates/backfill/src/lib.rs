@@ -6,8 +6,10 @@
 //!   ([`convert`], [`numeric`], [`json`]) against the target column's CQL type ([`cqltype`]).
 //! - Writing ([`cql`]): prepared, idempotent INSERTs, one partition's rows per UNLOGGED batch,
 //!   bounded in-flight requests, retries with back-off.
-//! - Running ([`backfill`], [`run`]): a checkpoint per finished range (atomic rename), rejects with
-//!   their source key and reason, `summary.json` ([`remodel_model::RunSummary`]), resume.
+//! - Running ([`backfill`], [`run`]): the target's schema checked against the plan first
+//!   ([`targetschema`]), the run folder locked, a checkpoint per finished range (atomic rename),
+//!   rejects with their source key and reason, `summary.json` ([`remodel_model::RunSummary`]),
+//!   resume, a clean end on [`Interrupt`].
 //! - Proving ([`verify`]): counts, and sampled rows looked up by the target's own key
 //!   ([`remodel_model::VerifyReport`], `verify.json` in the run folder).
 //!
@@ -29,10 +31,11 @@ pub mod rows;
 pub mod run;
 pub mod sqlshape;
 pub mod target;
+pub mod targetschema;
 pub mod time;
 pub mod verify;
 
-pub use backfill::{backfill, BackfillOptions, MaxErrors, WriteTimestamp};
+pub use backfill::{backfill, BackfillOptions, Interrupt, MaxErrors, WriteTimestamp};
 pub use cql::{CqlTarget, CqlTls};
 pub use error::Error;
 pub use pg::PgSource;

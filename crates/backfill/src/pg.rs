@@ -12,6 +12,7 @@
 use crate::convert::{canonical_cast, PgKind};
 use crate::target::{TargetColumn, TargetTable};
 use crate::{sqlshape, Error};
+use remodel_model::ident::{literal, quote};
 use remodel_model::Bucket;
 use serde::{Deserialize, Serialize};
 use tokio_postgres::binary_copy::BinaryCopyOutStream;
@@ -21,7 +22,7 @@ use tokio_postgres::Client;
 /// A Postgres error as one line (shared with the catalog reader).
 pub use remodel_conn::message as pg_message;
 /// The connection string without its passwords, for messages (shared with the catalog reader).
-pub use remodel_conn::redact_url;
+use remodel_conn::redact_url;
 
 /// A Postgres database to read from; the URL's password stays in here and is never printed.
 #[derive(Clone)]
@@ -54,6 +55,16 @@ impl PgSource {
             password: None,
             display: redact_url(url),
         }
+    }
+
+    /// Reads the URL without connecting: one that is no connection string is refused before
+    /// anything runs (the error names the source by its redacted form only).
+    pub fn check(&self) -> Result<(), Error> {
+        remodel_conn::check(&self.url).map_err(|e| Error::Postgres {
+            target: self.display.clone(),
+            what: e.what,
+            message: e.message,
+        })
     }
 
     /// The password to use when the URL has none (as libpq uses `PGPASSWORD`).
@@ -114,10 +125,10 @@ impl PgSource {
     /// A reader connection inside the exported snapshot `id`.
     pub async fn reader(&self, id: &str) -> Result<Client, Error> {
         let client = self.connect().await?;
-        let quoted = id.replace('\'', "''");
         client
             .batch_execute(&format!(
-                "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET TRANSACTION SNAPSHOT '{quoted}'"
+                "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET TRANSACTION SNAPSHOT {}",
+                literal(id)
             ))
             .await
             .map_err(self.error(format!("import snapshot {id}")))?;
@@ -140,7 +151,7 @@ impl PgSource {
             let expr = match find_column(&source, &col.name) {
                 Some((name, ty)) => {
                     let direct = PgKind::of(ty).is_some_and(|k| k.decodes_to(&col.cql));
-                    let expr = format!("s.{}", pg_quote(name));
+                    let expr = format!("s.{}", quote(name));
                     match (direct, canonical_cast(&col.cql)) {
                         (true, _) | (false, None) => expr,
                         (false, Some(cast)) => format!("{expr}::{cast}"),
@@ -391,19 +402,14 @@ fn bucket_expr(source: &[(&str, &Type)], col: &TargetColumn) -> Option<String> {
     let (from, bucket) = col.bucket.as_ref()?;
     let (name, ty) = find_column(source, from)?;
     let value = match *ty {
-        Type::TIMESTAMPTZ => format!("(s.{} AT TIME ZONE 'UTC')", pg_quote(name)),
-        _ => format!("s.{}", pg_quote(name)),
+        Type::TIMESTAMPTZ => format!("(s.{} AT TIME ZONE 'UTC')", quote(name)),
+        _ => format!("s.{}", quote(name)),
     };
     Some(match bucket {
         Bucket::Day => format!("{value}::date"),
         Bucket::Hour => format!("date_trunc('hour', {value})"),
         Bucket::Month => format!("date_trunc('month', {value})"),
     })
-}
-
-/// A Postgres identifier, always double-quoted.
-pub fn pg_quote(ident: &str) -> String {
-    format!("\"{}\"", ident.replace('"', "\"\""))
 }
 
 #[cfg(test)]

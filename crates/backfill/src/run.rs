@@ -11,7 +11,7 @@ use remodel_model::{RunSummary, VerifyReport};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -77,10 +77,21 @@ pub struct Checkpoint {
     pub source: String,
     /// Target `host:port`.
     pub target: String,
-    /// Attempts so far (the first run is 1).
+    /// Attempts so far (the first run is 1; 0 while the first has not cut its ranges).
     pub attempts: u32,
+    /// The CQL the run was asked to create the schema with (`--create-schema`): a resume applies
+    /// it again, so that a run killed before its schema was created creates it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_cql: Option<String>,
     /// Per target table.
     pub tables: Vec<TableCheckpoint>,
+}
+
+impl Checkpoint {
+    /// True before the first attempt cut its ranges: nothing of the run is recorded yet.
+    pub fn is_fresh(&self) -> bool {
+        self.attempts == 0 && self.tables.is_empty()
+    }
 }
 
 /// One line of a rejects file.
@@ -95,16 +106,23 @@ pub struct RejectRecord {
     /// The column at fault, when one is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub column: Option<String>,
-    /// What kind of problem: `null_key`, `value`, `too_large` or `refused` (by Cassandra).
+    /// What kind of problem: `null_key`, `value`, `too_large`, `duplicate_key` (its target key is
+    /// another row's: the two would merge into one CQL row) or `refused` (by Cassandra).
     pub kind: String,
     /// Why the row was not stored.
     pub reason: String,
 }
 
+/// The lock file of a run folder: locked (`flock`) while a process has the folder open, and
+/// holding that process's pid.
+pub const LOCK_FILE: &str = "lock";
+
 /// An open run folder.
 pub struct RunDir {
     /// Its path.
     pub path: PathBuf,
+    /// The locked [`LOCK_FILE`]; the lock goes with the process (or this value).
+    _lock: File,
     started: Instant,
     log: Mutex<BufWriter<File>>,
     rejects: Mutex<HashMap<String, BufWriter<File>>>,
@@ -124,9 +142,11 @@ pub fn new_run_path(base: &Path) -> PathBuf {
 }
 
 impl RunDir {
-    /// Creates (or, to resume, reopens) the folder and its log.
+    /// Creates (or, to resume, reopens) the folder and its log, and locks it: a second process
+    /// on the same folder is refused ([`Error::Locked`]).
     pub fn open(path: &Path) -> Result<RunDir, Error> {
         fs::create_dir_all(path.join("rejects")).map_err(Error::io(path))?;
+        let lock = lock(path)?;
         let log_path = path.join("backfill.log");
         let log = OpenOptions::new()
             .create(true)
@@ -135,6 +155,7 @@ impl RunDir {
             .map_err(Error::io(&log_path))?;
         Ok(RunDir {
             path: path.to_path_buf(),
+            _lock: lock,
             started: Instant::now(),
             log: Mutex::new(BufWriter::new(log)),
             rejects: Mutex::new(HashMap::new()),
@@ -272,6 +293,35 @@ impl RunDir {
     }
 }
 
+/// Locks `dir`'s [`LOCK_FILE`] (an advisory `flock`, released by the system when the process
+/// ends however it ends, so a crash leaves no stale lock) and writes this process's pid in it.
+fn lock(dir: &Path) -> Result<File, Error> {
+    let path = dir.join(LOCK_FILE);
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(Error::io(&path))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(fs::TryLockError::WouldBlock) => {
+            let mut pid = String::new();
+            let _ = file.read_to_string(&mut pid);
+            return Err(Error::Locked {
+                dir: dir.to_path_buf(),
+                pid: pid.trim().parse().ok(),
+            });
+        }
+        Err(fs::TryLockError::Error(e)) => return Err(Error::io(&path)(e)),
+    }
+    file.set_len(0).map_err(Error::io(&path))?;
+    writeln!(file, "{}", std::process::id()).map_err(Error::io(&path))?;
+    file.flush().map_err(Error::io(&path))?;
+    Ok(file)
+}
+
 /// Writes `verify.json` into a run folder.
 pub fn save_verify(run_dir: &Path, report: &VerifyReport) -> Result<(), Error> {
     save_json(&run_dir.join(VerifyReport::FILE), report)
@@ -337,6 +387,7 @@ mod tests {
             source: "postgres://u@h/db".into(),
             target: "h:9042".into(),
             attempts: 1,
+            schema_cql: None,
             tables: vec![TableCheckpoint {
                 name: "t".into(),
                 fingerprint: "f".into(),
@@ -384,6 +435,22 @@ mod tests {
         let all = read_rejects(&path).unwrap();
         assert_eq!(all["t"].len(), 1);
         assert_eq!(all["t"][0].range, 0);
+        fs::remove_dir_all(&path).unwrap();
+    }
+
+    #[test]
+    fn a_second_opening_of_a_run_folder_is_refused_until_the_first_is_closed() {
+        let path = scratch("lock");
+        let first = RunDir::open(&path).unwrap();
+        let refused = RunDir::open(&path).err().expect("a second opening");
+        let pid = std::process::id();
+        assert!(matches!(refused, Error::Locked { pid: Some(p), .. } if p == pid));
+        assert!(
+            refused.to_string().contains(&format!("(pid {pid})")),
+            "{refused}"
+        );
+        drop(first);
+        RunDir::open(&path).expect("free again once the first is closed");
         fs::remove_dir_all(&path).unwrap();
     }
 

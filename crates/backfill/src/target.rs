@@ -5,6 +5,7 @@
 use crate::cqltype::{CqlType, TypeParser};
 use crate::sqlshape::{self, Driving};
 use crate::Error;
+use remodel_model::ident::quote;
 use remodel_model::{Bucket, DesignTable, KeyColumn, Plan};
 
 /// A column of a target table.
@@ -43,10 +44,6 @@ pub struct TargetTable {
     pub driving: Option<Driving>,
     /// Rows the designer expects in the table.
     pub estimated_rows: f64,
-}
-
-fn quote(ident: &str) -> String {
-    format!("\"{}\"", ident.replace('"', "\"\""))
 }
 
 impl TargetTable {

@@ -2,6 +2,14 @@
 //! (a parallel token-range count), and a sample of source rows each looked up by the *target's*
 //! primary key computed from the source row and compared column by column. Source and target
 //! keys differ in a query-first design; a validator that joins on the source key cannot check it.
+//!
+//! The comparison does not trust the backfill's converters: each column is compared in the
+//! canonical text of [`canon`], Postgres rendering the source value in SQL and verify rendering
+//! what Cassandra holds, so a conversion bug (a day off, a decimal's scale) shows as a mismatch
+//! even though the lookup key was computed by the same converters (a key they got wrong finds no
+//! row, or a row whose key columns differ from Postgres' rendering).
+
+mod canon;
 
 use crate::convert::RawValue;
 use crate::cql::CqlTarget;
@@ -239,20 +247,34 @@ async fn sample(
         rejected,
     } = *cells;
     let (_, driving_rows) = source.page_ranges(client, t, u64::MAX).await?;
-    let sql = shape.sample_sql(t, opts.sample, driving_rows);
+    let canon_sql: Vec<Option<String>> = t
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, col)| canon::sql(&format!("v.c{i}"), &shape.types[i], &col.cql))
+        .collect();
+    let sql = sample_with_canon(t, shape, &canon_sql, opts.sample, driving_rows);
     let rows = client
         .query(&sql, &[])
         .await
         .map_err(|e| source.failed(format!("sample the source rows of {}", t.name), e))?;
+    let n = t.columns.len();
     let mut converted = Vec::with_capacity(rows.len());
     for row in &rows {
-        let raw = (0..t.columns.len())
+        let raw = (0..n)
             .map(|i| row.try_get::<_, RawValue<'_>>(i))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| source.failed(format!("decode a sampled row of {}", t.name), e))?;
+        let texts = (0..n)
+            .map(|i| match canon_sql[i] {
+                Some(_) => row.try_get::<_, Option<String>>(n + i).map(Canonical::Text),
+                None => Ok(Canonical::None),
+            })
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| source.failed(format!("decode a sampled row of {}", t.name), e))?;
         match convert_row(t, &shape.kinds, &raw) {
             Ok(r) if row_size(&r) <= MAX_ROW_BYTES && !was_rejected(rejected, t, &r) => {
-                converted.push(r)
+                converted.push(Sampled { row: r, texts })
             }
             _ => verdict.sample_unstorable += 1,
         }
@@ -260,7 +282,7 @@ async fn sample(
     verdict.sampled = converted.len() as u64;
     let stmt = target.prepare(session, &t.select_by_key_cql()).await?;
     let found = stream::iter(converted)
-        .map(|row| lookup(session, target, &stmt, t, row))
+        .map(|sampled| lookup(session, target, &stmt, t, sampled))
         .buffer_unordered(opts.parallelism.max(1))
         .collect::<Vec<_>>()
         .await;
@@ -268,6 +290,43 @@ async fn sample(
         verdict.mismatches.extend(f?);
     }
     Ok(())
+}
+
+/// A source column's canonical form as Postgres rendered it.
+enum Canonical {
+    /// The text ([`canon::sql`]), `None` for SQL NULL.
+    Text(Option<String>),
+    /// The mapping has no canonical form: the converted value is compared.
+    None,
+}
+
+/// One sampled source row: converted by the backfill's converters (for its target key) and its
+/// canonical form per column.
+struct Sampled {
+    row: Row,
+    texts: Vec<Canonical>,
+}
+
+/// The sample query of `t` with, after the target columns `c0…`, each column's canonical form
+/// computed by Postgres (`canon_sql`, over the `v.cN` columns; NULL where there is none).
+fn sample_with_canon(
+    t: &TargetTable,
+    shape: &ReadShape,
+    canon_sql: &[Option<String>],
+    n: usize,
+    driving_rows: f64,
+) -> String {
+    let names: Vec<String> = (0..t.columns.len()).map(|i| format!("c{i}")).collect();
+    let canon: Vec<&str> = canon_sql
+        .iter()
+        .map(|c| c.as_deref().unwrap_or("NULL::text"))
+        .collect();
+    format!(
+        "SELECT v.*, {} FROM ({}) AS v({})",
+        canon.join(", "),
+        shape.sample_sql(t, n, driving_rows),
+        names.join(", ")
+    )
 }
 
 /// True when the run's rejects name this row's source key.
@@ -285,8 +344,9 @@ async fn lookup(
     target: &CqlTarget,
     stmt: &PreparedStatement,
     t: &TargetTable,
-    expected: Row,
+    sampled: Sampled,
 ) -> Result<Vec<Mismatch>, Error> {
+    let expected = &sampled.row;
     let key_values: Vec<&MaybeUnset<CqlValue>> = t.primary_key().map(|i| &expected[i]).collect();
     let key: Vec<(String, String)> = t
         .primary_key()
@@ -300,7 +360,7 @@ async fn lookup(
     let stored: Option<scylla::value::Row> = rows
         .maybe_first_row()
         .map_err(|e| target.failed(&what, e))?;
-    Ok(compare(t, &key, &expected, stored))
+    Ok(compare(t, &key, &sampled, stored))
 }
 
 fn set(v: &MaybeUnset<CqlValue>) -> Option<&CqlValue> {
@@ -313,7 +373,7 @@ fn set(v: &MaybeUnset<CqlValue>) -> Option<&CqlValue> {
 fn compare(
     t: &TargetTable,
     key: &[(String, String)],
-    expected: &Row,
+    sampled: &Sampled,
     stored: Option<scylla::value::Row>,
 ) -> Vec<Mismatch> {
     let Some(stored) = stored else {
@@ -326,18 +386,44 @@ fn compare(
     };
     let mut out = Vec::new();
     for (i, col) in t.columns.iter().enumerate() {
-        let want = set(&expected[i]);
         let have = stored.columns.get(i).and_then(Option::as_ref);
-        if !same_value(want, have) {
+        let differs = match &sampled.texts[i] {
+            // Postgres' own rendering of the source against what Cassandra holds.
+            Canonical::Text(text) => {
+                let want = canon::from_postgres(text.as_deref(), &col.cql);
+                let got = canon::render(have, &col.cql);
+                match want {
+                    Ok(want) if want == got => None,
+                    Ok(want) => Some((json_text(&want), json_text(&got))),
+                    Err(e) => Some((e, json_text(&got))),
+                }
+            }
+            // No independent reading of this mapping: the converted value.
+            Canonical::None => {
+                let want = set(&sampled.row[i]);
+                (!same_value(want, have))
+                    .then(|| (show_opt(want), have.map_or_else(|| "NULL".into(), show)))
+            }
+        };
+        if let Some((source, target)) = differs {
             out.push(Mismatch {
                 key: key.to_vec(),
                 column: Some(col.name.clone()),
-                source: show_opt(want),
-                target: have.map_or_else(|| "NULL".into(), show),
+                source,
+                target,
             });
         }
     }
     out
+}
+
+/// A canonical value as shown in a mismatch: a string bare, NULL, anything else as JSON.
+fn json_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Null => "NULL".into(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// Equality as CQL stores values: an empty collection is no value, maps and sets compare

@@ -52,6 +52,7 @@ async fn session(tls: CqlTls) -> Result<String, String> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_check_level_connects_with_the_test_ca_and_a_client_certificate() {
+    remodel_testdb::live!(Cassandra, DbTls);
     let tls = db_tls().unwrap_or_else(|e| panic!("{e}"));
     for verify in [Verify::None, Verify::Ca, Verify::Full] {
         let version = session(CqlTls {
@@ -67,6 +68,7 @@ async fn every_check_level_connects_with_the_test_ca_and_a_client_certificate() 
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_node_refuses_tls_clients_without_a_certificate_of_its_ca() {
+    remodel_testdb::live!(Cassandra, DbTls);
     let tls = db_tls().unwrap_or_else(|e| panic!("{e}"));
     let e = session(CqlTls {
         verify: Verify::Full,
@@ -96,6 +98,7 @@ async fn the_node_refuses_tls_clients_without_a_certificate_of_its_ca() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_node_certificate_of_another_ca_is_refused() {
+    remodel_testdb::live!(Cassandra, DbTls);
     let tls = db_tls().unwrap_or_else(|e| panic!("{e}"));
     let stranger = Pki::generate("cql-stranger-ca").unwrap();
     for verify in [Verify::Ca, Verify::Full] {

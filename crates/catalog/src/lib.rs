@@ -24,6 +24,7 @@ pub mod stats;
 pub use error::Error;
 
 use remodel_conn::message as pg_message;
+use remodel_model::ident::quote;
 use std::time::Duration;
 use tokio_postgres::Client;
 
@@ -40,6 +41,8 @@ pub struct Source {
     database: String,
     /// The statement timeout of the transaction, in milliseconds.
     timeout_ms: u128,
+    /// The session's `TimeZone` (the database's, the role's or the server's setting).
+    time_zone: String,
 }
 
 impl std::fmt::Debug for Source {
@@ -118,11 +121,12 @@ impl Source {
             version: 0,
             database: String::new(),
             timeout_ms: ms,
+            time_zone: String::new(),
         };
         let row = source
             .query_one(
                 "SELECT current_setting('server_version_num')::int4, current_schema()::text, \
-                 current_database()::text",
+                 current_database()::text, current_setting('TimeZone')::text",
                 &[],
                 "read the server version",
             )
@@ -130,6 +134,7 @@ impl Source {
         source.version = row.get(0);
         let current: Option<String> = row.get(1);
         source.database = row.get(2);
+        source.time_zone = row.get(3);
         source.schemas = if options.schemas.is_empty() {
             vec![current.ok_or_else(|| Error::Usage(format!(
                 "{display}: the connection has no current schema (its search_path names none that exists): give --schemas NAME"
@@ -138,7 +143,7 @@ impl Source {
             options.schemas.clone()
         };
         source.check_schemas().await?;
-        let path: Vec<String> = source.schemas.iter().map(|s| quote_ident(s)).collect();
+        let path: Vec<String> = source.schemas.iter().map(|s| quote(s)).collect();
         source
             .client
             .batch_execute(&format!(
@@ -187,6 +192,12 @@ impl Source {
     /// The database's name.
     pub fn database(&self) -> &str {
         &self.database
+    }
+
+    /// The session's `TimeZone` setting as the source gives it to a new connection of this
+    /// user (the application's sessions get the same unless they set their own).
+    pub fn time_zone(&self) -> &str {
+        &self.time_zone
     }
 
     /// `server_version_num` (150018 for 15.18).
@@ -289,21 +300,5 @@ fn pg_error(target: &str, what: &str) -> impl FnOnce(tokio_postgres::Error) -> E
         target,
         what,
         message: pg_message(&e),
-    }
-}
-
-/// `name` as a Postgres identifier, always quoted (`"a""b"`).
-pub(crate) fn quote_ident(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn identifiers_are_quoted() {
-        assert_eq!(quote_ident("trips"), "\"trips\"");
-        assert_eq!(quote_ident("a\"b"), "\"a\"\"b\"");
     }
 }

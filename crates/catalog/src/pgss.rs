@@ -76,7 +76,7 @@ pub async fn read(src: &Source) -> Result<Statements, Error> {
          FROM {}.pg_stat_statements s \
          WHERE s.dbid = (SELECT oid FROM pg_database WHERE datname = current_database()){toplevel} \
          GROUP BY s.query ORDER BY 2 DESC, 1",
-        crate::quote_ident(&nsp)
+        remodel_model::ident::quote(&nsp)
     );
     let rows = match src
         .bounded(&sql, src.timeout_ms(), "read pg_stat_statements")

@@ -25,7 +25,8 @@
 //! Every probe runs in its own savepoint with its own statement timeout, and the probes stop at
 //! a total time budget; what was not probed is said.
 
-use crate::{quote_ident, Error, Source};
+use crate::{Error, Source};
+use remodel_model::ident::quote;
 use remodel_model::{
     Diagnostic, FkOrigin, ForeignKey, RejectedKey, Schema, Severity, Statistics, Table,
 };
@@ -358,7 +359,7 @@ async fn run_probe(
 ) -> Result<Result<Option<Verdict>, String>, Error> {
     let child = qualified(&c.child);
     let parent = qualified(&c.parent);
-    let (col, key) = (quote_ident(&c.column), quote_ident(&c.key));
+    let (col, key) = (quote(&c.column), quote(&c.key));
     let tablesample = sample_clause(rows, sample);
     let range = if c.family == Family::Integer {
         format!(
@@ -479,10 +480,7 @@ fn sample_clause(rows: f64, sample: u32) -> String {
 
 /// A model table name (`t` or `schema.t`) as SQL.
 fn qualified(name: &str) -> String {
-    name.split('.')
-        .map(quote_ident)
-        .collect::<Vec<_>>()
-        .join(".")
+    name.split('.').map(quote).collect::<Vec<_>>().join(".")
 }
 
 #[cfg(test)]

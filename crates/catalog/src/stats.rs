@@ -6,7 +6,8 @@
 //! timeout instead, and said so; a table without `pg_stats` rows gets a warning (its distinct
 //! values and widths fall back to the designer's defaults) naming the `ANALYZE` to run.
 
-use crate::{quote_ident, Error, Source};
+use crate::{Error, Source};
+use remodel_model::ident::quote;
 use remodel_model::{ColumnStats, Diagnostic, Schema, Severity, Statistics, TableStats};
 use std::collections::BTreeMap;
 
@@ -135,8 +136,8 @@ async fn row_counts(src: &Source) -> Result<Vec<Rows>, Error> {
 async fn count(src: &Source, nsp: &str, name: &str) -> Result<Result<f64, String>, Error> {
     let sql = format!(
         "SELECT count(*)::float8 FROM {}.{}",
-        quote_ident(nsp),
-        quote_ident(name)
+        quote(nsp),
+        quote(name)
     );
     Ok(src
         .bounded(&sql, src.timeout_ms(), "count rows")

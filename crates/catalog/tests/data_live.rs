@@ -23,7 +23,7 @@ fn analyzed(
     found: &probes::ProbeResult,
     table: &str,
     column: &str,
-) -> (remodel_analyze::Analysis, String) {
+) -> (remodel_model::Analysis, String) {
     let mut s = schema.clone();
     found.apply(&mut s);
     let analysis = remodel_analyze::analyze(
@@ -61,6 +61,7 @@ ANALYZE users; ANALYZE documents; ANALYZE counters;
 
 #[tokio::test]
 async fn probes_recover_undeclared_keys_and_refute_a_naming_guess() {
+    remodel_testdb::live!(Postgres);
     let pg = PgSchema::create("cat_probes").await.expect("schema");
     pg.client().batch_execute(UNDECLARED).await.expect("load");
     let src = open(&pg).await;
@@ -139,6 +140,7 @@ ANALYZE cities; ANALYZE drivers; ANALYZE trips;
 
 #[tokio::test]
 async fn skewed_statistics_flag_the_hot_driver_and_size_its_partition() {
+    remodel_testdb::live!(Postgres);
     let pg = PgSchema::create("cat_skew").await.expect("schema");
     let ddl = std::fs::read_to_string(format!(
         "{}/../../examples/rideshare/schema.sql",
@@ -352,6 +354,7 @@ fn ranks_like_the_file(ours: &[(String, pgss::Statement)]) -> Result<(), String>
 /// the mix is run again in a fresh schema, a few times at most.
 #[tokio::test]
 async fn pg_stat_statements_ranks_the_rideshare_mix_like_the_file() {
+    remodel_testdb::live!(Postgres);
     const ATTEMPTS: usize = 3;
     for attempt in 1..=ATTEMPTS {
         let pg = PgSchema::create("cat_pgss").await.expect("schema");
@@ -400,6 +403,7 @@ END $$;
 /// `useracct`) and the self-reference `category.c_parent_id` — and refute the decoy.
 #[tokio::test]
 async fn probes_recover_auctionmark_keys_dropped_from_its_schema() {
+    remodel_testdb::live!(Postgres);
     let root = format!("{}/../..", env!("CARGO_MANIFEST_DIR"));
     let ddl_file = "fixtures/corpora/auctionmark/ddl-postgres.sql";
     let ddl = std::fs::read_to_string(format!("{root}/{ddl_file}")).expect("ddl");

@@ -276,6 +276,7 @@ fn pretty_assertions_eq(want: &str, got: &str, what: &str) {
 
 #[tokio::test]
 async fn rideshare_agrees() {
+    remodel_testdb::live!(Postgres);
     assert_eq!(
         agree("cat_rideshare", "examples/rideshare/schema.sql").await,
         3
@@ -284,6 +285,7 @@ async fn rideshare_agrees() {
 
 #[tokio::test]
 async fn tpcc_agrees() {
+    remodel_testdb::live!(Postgres);
     assert_eq!(
         agree("cat_tpcc", "fixtures/corpora/tpcc/ddl-postgres.sql").await,
         9
@@ -292,11 +294,13 @@ async fn tpcc_agrees() {
 
 #[tokio::test]
 async fn seats_agrees() {
+    remodel_testdb::live!(Postgres);
     assert!(agree("cat_seats", "fixtures/corpora/seats/ddl-postgres.sql").await >= 8);
 }
 
 #[tokio::test]
 async fn features_agree() {
+    remodel_testdb::live!(Postgres);
     assert_eq!(
         agree("cat_features", "fixtures/catalog/features/schema.sql").await,
         4
@@ -389,6 +393,7 @@ async fn pagila_agrees(label: &str, dump_file: &str) -> (usize, Vec<(&'static st
 
 #[tokio::test]
 async fn pagila_agrees_without_its_pgvector_table() {
+    remodel_testdb::live!(Postgres);
     let (tables, left_out) =
         pagila_agrees("cat_pagila", "fixtures/corpora/pagila/pagila-schema.sql").await;
     assert_eq!(tables, 15);
@@ -405,6 +410,7 @@ async fn pagila_agrees_without_its_pgvector_table() {
 
 #[tokio::test]
 async fn pagila_classic_agrees() {
+    remodel_testdb::live!(Postgres);
     let (tables, left_out) = pagila_agrees(
         "cat_pagila_classic",
         "fixtures/corpora/pagila/classic/pagila-schema.sql",

@@ -5,7 +5,6 @@
 
 mod cmd;
 mod progress;
-pub mod redact;
 pub mod report;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -17,6 +16,21 @@ pub const EXIT_UNUSABLE_INPUT: u8 = 2;
 
 /// Exit code: the plan was written but fails its checks (it would lose or corrupt data).
 pub const EXIT_PLAN_FAILS_CHECKS: u8 = 3;
+
+/// Exit code: Ctrl-C ended the command (128 + SIGINT, as a shell reports it).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// The error of a command given a plan that fails its checks (exit 3).
+#[derive(Debug)]
+pub(crate) struct PlanFailsChecks(pub String);
+
+impl std::fmt::Display for PlanFailsChecks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PlanFailsChecks {}
 
 /// The command line as clap sees it.
 #[derive(Debug, Parser)]
@@ -39,7 +53,9 @@ pub const EXIT_PLAN_FAILS_CHECKS: u8 = 3;
                   example's rows into Postgres to try them on.\n\n\
                   Exit codes: 0 done (diagnostics may have been printed; also when the output \
                   pipe closes early), 1 backfill stopped, verify or replay found a difference, 2 unusable \
-                  input, 3 the plan fails its checks (written for review, not to be executed).",
+                  input or URL (also a database that cannot be reached, a target that differs from the \
+                  plan, a run folder in use), 3 the plan fails its checks (written for review, not to be \
+                  executed), 130 interrupted (Ctrl-C).",
     propagate_version = true
 )]
 struct Cli {
@@ -108,8 +124,17 @@ fn start_hint() -> String {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
-    let matches = Cli::command().after_help(start_hint()).get_matches();
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    remodel_conn::remember_command_line(
+        std::env::args_os().map(|a| a.to_string_lossy().into_owned()),
+    );
+    let matches = Cli::command()
+        .after_help(start_hint())
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match matches {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     let result = match cli.command {
         Command::Schema(args) => cmd::schema::run(args),
         Command::Workload(args) => cmd::workload::run(args),
@@ -129,8 +154,31 @@ pub fn main() -> ExitCode {
         Err(err) => {
             use std::io::Write;
             let message = format!("remodel: error: {err:#}");
-            let _ = writeln!(std::io::stderr(), "{}", redact::redact(&message));
-            ExitCode::from(EXIT_UNUSABLE_INPUT)
+            let _ = writeln!(std::io::stderr(), "{}", remodel_conn::redact_text(&message));
+            if err.downcast_ref::<PlanFailsChecks>().is_some() {
+                ExitCode::from(EXIT_PLAN_FAILS_CHECKS)
+            } else {
+                ExitCode::from(EXIT_UNUSABLE_INPUT)
+            }
         }
     }
+}
+
+/// Help and version as clap prints them; a command line clap refuses (exit 2) with any password
+/// of the command line masked (clap repeats a value it does not expect).
+fn usage_error(e: clap::Error) -> ExitCode {
+    use std::io::{IsTerminal, Write};
+    if !e.use_stderr() {
+        // --help and --version: the program's own text (the environment's values are hidden).
+        e.exit();
+    }
+    let code = e.exit_code();
+    let styled = e.render();
+    let text = if std::io::stderr().is_terminal() {
+        styled.ansi().to_string()
+    } else {
+        styled.to_string()
+    };
+    let _ = write!(std::io::stderr(), "{}", remodel_conn::redact_text(&text));
+    ExitCode::from(u8::try_from(code).unwrap_or(EXIT_UNUSABLE_INPUT))
 }

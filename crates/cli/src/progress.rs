@@ -31,7 +31,7 @@ pub fn reporter(mode: Mode) -> Box<dyn Progress> {
     }
 }
 
-pub use remodel_analyze::render::thousands;
+pub use remodel_model::text::thousands;
 
 /// Bars: one per table and one overall.
 #[derive(Default)]

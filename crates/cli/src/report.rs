@@ -1,7 +1,7 @@
 //! What every subcommand prints the same way: diagnostics (one format, on stderr), their counts
 //! with plurals, and the end of a closed pipe.
 
-use crate::redact::redact;
+use remodel_conn::redact_text;
 use remodel_model::{Diagnostic, Severity};
 use std::io::{self, Write};
 
@@ -50,7 +50,7 @@ pub fn print_diagnostics(diagnostics: &[Diagnostic], verbose: bool) {
         .iter()
         .filter(|d| verbose || d.severity != Severity::Note)
     {
-        let _ = writeln!(err, "{}", redact(&d.to_string()));
+        let _ = writeln!(err, "{}", redact_text(&d.to_string()));
     }
 }
 

@@ -3,7 +3,8 @@
 //! - [`pg`]: connects to Postgres as libpq would with the same connection string, TLS included
 //!   (`sslmode` disable, allow, prefer, require, verify-ca, verify-full; `sslrootcert`, `sslcert`,
 //!   `sslkey`, `sslpassword`, `sslsni`; the `~/.postgresql/` defaults), over OpenSSL;
-//! - [`pgurl`]: the connection string's TLS settings and its redacted form for messages;
+//! - [`pgurl`]: the connection string's TLS settings;
+//! - [`redact`]: a connection string or any printed text without its passwords;
 //! - [`tls`]: OpenSSL contexts from PEM files, for Postgres and for the Cassandra target.
 //!
 //! Architecture invariant: the URL's password stays in the connection; no error of this crate
@@ -11,10 +12,11 @@
 
 pub mod pg;
 pub mod pgurl;
+pub mod redact;
 pub mod tls;
 
-pub use pg::{connect, message};
-pub use pgurl::redact_url;
+pub use pg::{check, connect, message};
+pub use redact::{redact_text, redact_url, remember_command_line};
 
 /// A connection could not be set up: what was being done and why.
 #[derive(Debug, thiserror::Error)]

@@ -93,6 +93,13 @@ fn prepare(url: &str, password: Option<&str>) -> Result<Prepared, Error> {
     })
 }
 
+/// Reads `url` as [`connect`] would, without connecting: a string that is no connection string
+/// (or names TLS files that do not exist) is refused before anything else runs. The error never
+/// holds the string.
+pub fn check(url: &str) -> Result<(), Error> {
+    prepare(url, None).map(|_| ())
+}
+
 /// One attempt: connects and drives the connection on the current tokio runtime.
 async fn attempt(
     config: &tokio_postgres::Config,

@@ -108,19 +108,48 @@ pub fn split(url: &str) -> Result<(String, PgTls), String> {
         sni: true,
         ..PgTls::default()
     };
-    let rest = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        split_url(url, &mut tls)?
-    } else {
-        split_keywords(url, &mut tls)?
+    let rest = match url_scheme(url) {
+        Some("postgres" | "postgresql") => split_url(url, &mut tls)?,
+        // The scheme alone is shown: what follows it may hold the password.
+        Some(other) => {
+            return Err(format!(
+                "a URL of scheme `{other}`: expected postgres:// or postgresql://"
+            ))
+        }
+        None => split_keywords(url, &mut tls)?,
     };
     Ok((rest, tls))
 }
 
-fn decode(s: &str) -> Result<String, String> {
+/// The scheme of `scheme://…` (letters, digits, `+`, `-`, `.`, a letter first), if `url` has one.
+pub(crate) fn url_scheme(url: &str) -> Option<&str> {
+    let (scheme, _) = url.split_once("://")?;
+    let mut chars = scheme.chars();
+    let first = chars.next()?;
+    let valid = first.is_ascii_alphabetic()
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    valid.then_some(scheme)
+}
+
+/// A parameter name as libpq spells them (`sslmode`, `application_name`): safe to repeat in a
+/// message. Anything else may be a password typed in the wrong place, and is not repeated.
+fn plain_key(key: &str) -> bool {
+    !key.is_empty()
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// What is said of a string that is neither a URL nor `key=value` pairs: never the string itself.
+const NOT_A_CONNECTION_STRING: &str =
+    "expected postgres://user@host:port/db or key=value pairs (host=… dbname=…)";
+
+/// `s` percent-decoded; `what` names it in the error (never `s`: it may be a password).
+fn decode(s: &str, what: &str) -> Result<String, String> {
     percent_encoding::percent_decode_str(s)
         .decode_utf8()
         .map(|v| v.into_owned())
-        .map_err(|_| format!("`{s}` is not UTF-8 once percent-decoded"))
+        .map_err(|_| format!("{what} is not UTF-8 once percent-decoded"))
 }
 
 fn split_url(url: &str, tls: &mut PgTls) -> Result<String, String> {
@@ -128,11 +157,18 @@ fn split_url(url: &str, tls: &mut PgTls) -> Result<String, String> {
         return Ok(url.to_string());
     };
     let mut kept = Vec::new();
-    for pair in query.split('&').filter(|p| !p.is_empty()) {
+    for (n, pair) in query.split('&').filter(|p| !p.is_empty()).enumerate() {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        let key_text = decode(key)?;
+        let what = format!("parameter {} of the URL", n + 1);
+        let key_text = decode(key, &what)?;
+        if !plain_key(&key_text) {
+            return Err(format!("{what} is not a key=value pair"));
+        }
         if TLS_KEYS.contains(&key_text.as_str()) {
-            tls.set(&key_text, decode(value)?)?;
+            tls.set(
+                &key_text,
+                decode(value, &format!("the value of {key_text}"))?,
+            )?;
         } else {
             kept.push(pair);
         }
@@ -146,15 +182,15 @@ fn split_url(url: &str, tls: &mut PgTls) -> Result<String, String> {
 
 /// One `key=value` of the keyword form: the key, the value's text as written (quotes and
 /// escapes kept, so the kept pairs read back the same) and the value it means.
-struct Pair<'a> {
-    key: &'a str,
-    raw: &'a str,
-    value: String,
+pub(crate) struct Pair<'a> {
+    pub(crate) key: &'a str,
+    pub(crate) raw: &'a str,
+    pub(crate) value: String,
 }
 
 /// The `key=value` pairs of a keyword connection string (libpq's grammar: spaces around `=`
 /// allowed, values in single quotes or bare, `\` escaping the next character in both).
-fn pairs(s: &str) -> Result<Vec<Pair<'_>>, String> {
+pub(crate) fn pairs(s: &str) -> Result<Vec<Pair<'_>>, String> {
     let mut out = Vec::new();
     let mut i = 0;
     let bytes = s.as_bytes();
@@ -175,6 +211,12 @@ fn pairs(s: &str) -> Result<Vec<Pair<'_>>, String> {
         }
         let key = &s[key_start..i];
         i = skip_space(i);
+        if !plain_key(key) {
+            return Err(format!(
+                "word {} is not key=value: {NOT_A_CONNECTION_STRING}",
+                out.len() + 1
+            ));
+        }
         if bytes.get(i) != Some(&b'=') {
             return Err(format!("`{key}` has no `=value`"));
         }
@@ -360,50 +402,6 @@ impl PgTls {
     }
 }
 
-/// `postgres://user:secret@host/db` → `postgres://user@host/db`; `password=…` and
-/// `sslpassword=…` pairs dropped, in both forms.
-pub fn redact_url(url: &str) -> String {
-    let secret = |kv: &str| kv.starts_with("password=") || kv.starts_with("sslpassword=");
-    if let Some((scheme, rest)) = url.split_once("://") {
-        let (main, query) = match rest.split_once('?') {
-            Some((m, q)) => (m, Some(q)),
-            None => (rest, None),
-        };
-        // The last `@` ends the user info, whatever the password holds.
-        let main = match main.rfind('@') {
-            Some(at) => format!(
-                "{}@{}",
-                main[..at].split(':').next().unwrap_or_default(),
-                &main[at + 1..]
-            ),
-            None => main.to_string(),
-        };
-        let query: Vec<&str> = query
-            .unwrap_or_default()
-            .split('&')
-            .filter(|kv| !kv.is_empty() && !secret(kv))
-            .collect();
-        if query.is_empty() {
-            return format!("{scheme}://{main}");
-        }
-        return format!("{scheme}://{main}?{}", query.join("&"));
-    }
-    match pairs(url) {
-        Ok(pairs) => pairs
-            .iter()
-            .filter(|p| p.key != "password" && p.key != "sslpassword")
-            .map(|p| format!("{}={}", p.key, p.raw))
-            .collect::<Vec<_>>()
-            .join(" "),
-        // Unreadable: what comes before the first secret (a quoted one may hold spaces).
-        Err(_) => url
-            .split_whitespace()
-            .take_while(|kv| !secret(kv))
-            .collect::<Vec<_>>()
-            .join(" "),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -475,10 +473,9 @@ mod tests {
     }
 
     /// A home folder with `.postgresql/` holding the given files (empty files: only their
-    /// presence matters to the plan).
-    fn home(label: &str, files: &[&str]) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("remodel-conn-{label}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+    /// presence matters to the plan); removed when the test ends, passed or not.
+    fn home(label: &str, files: &[&str]) -> remodel_testdb::ScratchDir {
+        let dir = remodel_testdb::ScratchDir::new(&format!("conn-{label}")).unwrap();
         std::fs::create_dir_all(dir.join(".postgresql")).unwrap();
         for f in files {
             std::fs::write(dir.join(".postgresql").join(f), "").unwrap();
@@ -567,20 +564,31 @@ mod tests {
     }
 
     #[test]
-    fn redaction_drops_every_password() {
+    fn errors_never_repeat_the_string() {
+        for url in [
+            "postgres:/u:PW1@h/db",
+            "u:PW2@h/db",
+            "postgres//u:PW3@h",
+            "pg://u:PW4@h/db",
+            "host=h u:PW6@x",
+            "postgres://h/db?sslpassword=%FF%PW7",
+            "postgres://h/db?PW8",
+            "host=h PW9=x",
+        ] {
+            let e = split(url).unwrap_err();
+            assert!(!e.contains("PW"), "{url}: {e}");
+        }
         assert_eq!(
-            redact_url("postgres://app:s3cr%40t@db:5432/prod?sslmode=disable"),
-            "postgres://app@db:5432/prod?sslmode=disable"
+            split("pg://u:PW4@h/db").unwrap_err(),
+            "a URL of scheme `pg`: expected postgres:// or postgresql://"
         );
         assert_eq!(
-            redact_url("postgresql://db/prod?password=x&user=app&sslpassword=y"),
-            "postgresql://db/prod?user=app"
+            split("u:PW2@h/db").unwrap_err(),
+            "word 1 is not key=value: expected postgres://user@host:port/db or key=value pairs (host=… dbname=…)"
         );
         assert_eq!(
-            redact_url("host=db password='x y' user=app sslpassword=z"),
-            "host=db user=app"
+            split("host=h dbname").unwrap_err(),
+            "`dbname` has no `=value`"
         );
-        assert_eq!(redact_url("host=db password='x y"), "host=db");
-        assert_eq!(redact_url("postgres://u:a/b@c@h/db"), "postgres://u@h/db");
     }
 }

@@ -47,6 +47,7 @@ async fn connect(url: &str) -> Result<Client, remodel_conn::Error> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn each_sslmode_connects_as_libpq_would() {
+    remodel_testdb::live!(Postgres, DbTls);
     let (url, tls) = server().await;
     let ca = tls.ca.display().to_string();
     for (params, encrypted) in [
@@ -67,6 +68,7 @@ async fn each_sslmode_connects_as_libpq_would() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn verify_full_checks_the_host_name_and_verify_ca_does_not() {
+    remodel_testdb::live!(Postgres, DbTls);
     let (url, tls) = server().await;
     let ca = tls.ca.display().to_string();
     // The server's certificate names localhost and 127.0.0.1.
@@ -101,6 +103,7 @@ async fn verify_full_checks_the_host_name_and_verify_ca_does_not() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn another_ca_is_refused_and_prefer_then_connects_without_tls() {
+    remodel_testdb::live!(Postgres, DbTls);
     let (url, _) = server().await;
     let stranger = Pki::generate("pg-stranger").unwrap();
     let ca = stranger.ca.display().to_string();
@@ -125,6 +128,7 @@ async fn another_ca_is_refused_and_prefer_then_connects_without_tls() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn client_certificates_are_sent_and_checked_by_the_server() {
+    remodel_testdb::live!(Postgres, DbTls);
     let (url, tls) = server().await;
     let files = format!(
         "sslmode=verify-full&sslrootcert={}&sslcert={}&sslkey={}",
@@ -140,7 +144,9 @@ async fn client_certificates_are_sent_and_checked_by_the_server() {
     assert!(dn.is_some_and(|dn| dn.contains("CN=remodel")));
 
     // The same key encrypted, with its passphrase in sslpassword.
-    let dir = Pki::generate("pg-enc").unwrap().dir;
+    // Kept to the end: the folder goes with the last clone of the Pki.
+    let pki = Pki::generate("pg-enc").unwrap();
+    let dir = &pki.dir;
     let key = openssl::pkey::PKey::private_key_from_pem(&std::fs::read(&tls.client_key).unwrap())
         .unwrap();
     let encrypted_key = dir.join("db-client.enc.key");

@@ -71,7 +71,8 @@ pub fn one_bucket(r: &RangePredicate, b: Bucket, zones: &Zones, params: &[Parame
     let (Some(l), Some(u)) = (&lower.expr, &upper.expr) else {
         return false;
     };
-    if r.prefix || !lower.inclusive || upper.inclusive || zones.session != zones.buckets {
+    if r.prefix || !lower.inclusive || upper.inclusive || !same_zone(&zones.session, &zones.buckets)
+    {
         return false;
     }
     let Expr::Binary {
@@ -83,6 +84,13 @@ pub fn one_bucket(r: &RangePredicate, b: Bucket, zones: &Zones, params: &[Parame
         return false;
     };
     **left == *l && aligned(l, b, params) && one_unit(right, b, is_date(l, params))
+}
+
+/// True when two zone names are one zone: the same name in any case, or two names of UTC
+/// (`Etc/UTC`, the zone a Postgres server often reports, is the buckets' default `UTC`).
+fn same_zone(a: &str, b: &str) -> bool {
+    a.eq_ignore_ascii_case(b)
+        || (remodel_sql::neutral::is_utc(a) && remodel_sql::neutral::is_utc(b))
 }
 
 /// True when `e` is the first instant of a bucket of width `b` in the session zone.
@@ -398,6 +406,12 @@ mod tests {
             buckets: "Europe/Berlin".into(),
         };
         assert!(!one_bucket(&r, Bucket::Day, &berlin, &[]));
+        // A source whose TimeZone reads `Etc/UTC` cuts days as the buckets' `UTC` does.
+        let etc_utc = Zones {
+            session: "Etc/UTC".into(),
+            buckets: "UTC".into(),
+        };
+        assert!(one_bucket(&r, Bucket::Day, &etc_utc, &[]));
         // Two parameters: nothing confines the window, whatever the example shows.
         let open = window("'2025-01-15'", "'2025-01-16'", false);
         assert!(!one_bucket(&open, Bucket::Day, &z, &[]));

@@ -12,6 +12,7 @@
 use crate::naming;
 use crate::tables::TableBuild;
 use crate::types;
+use remodel_model::ident;
 use remodel_model::{
     AccessPattern, Bind, BindValue, Cardinality, ColumnRef, Decision, DesignColumn, EqualityOp,
     ReadBeforeWrite, Relationship, Schema, StatementKind, UserType, WriteAction, WriteTarget,
@@ -59,8 +60,8 @@ impl Embedding {
     /// The CQL type of the collection column.
     pub fn cql_type(&self) -> String {
         match &self.map_key {
-            Some((_, kt)) => format!("map<{kt}, frozen<{}>>", naming::quote(&self.udt.name)),
-            None => format!("list<frozen<{}>>", naming::quote(&self.udt.name)),
+            Some((_, kt)) => format!("map<{kt}, frozen<{}>>", ident::cql_quote(&self.udt.name)),
+            None => format!("list<frozen<{}>>", ident::cql_quote(&self.udt.name)),
         }
     }
 }
@@ -213,7 +214,7 @@ fn key_where(host: &TableBuild) -> String {
     host.partition_key()
         .iter()
         .chain(host.clustering_key().iter())
-        .map(|k| format!("{} = ?", naming::quote(&k.column)))
+        .map(|k| format!("{} = ?", ident::cql_quote(&k.column)))
         .collect::<Vec<_>>()
         .join(" AND ")
 }
@@ -247,13 +248,13 @@ pub fn query_mapping(
                 .map(|d| d.name.clone())
         });
         if let Some(n) = name {
-            let q = naming::quote(&n);
+            let q = ident::cql_quote(&n);
             if !select.contains(&q) {
                 select.push(q);
             }
         }
     }
-    select.push(naming::quote(&e.column));
+    select.push(ident::cql_quote(&e.column));
     let a = &p.analysis;
     // The host's key columns are the parent's key: bound by `=` on it or on the child's FK.
     let mut binds = Vec::new();
@@ -307,8 +308,8 @@ pub fn query_mapping(
     let cql = format!(
         "SELECT {} FROM {}.{} WHERE {}",
         select.join(", "),
-        naming::quote(keyspace),
-        naming::quote(&host.name),
+        ident::cql_quote(keyspace),
+        ident::cql_quote(&host.name),
         key_where(host)
     );
     let form = match &e.map_key {
@@ -448,6 +449,9 @@ pub fn column(e: &Embedding) -> DesignColumn {
         source: None,
         is_static: false,
         embeds: Some(e.child.clone()),
+        encoding: None,
+        row_id: None,
+        equals: Vec::new(),
     }
 }
 
@@ -462,18 +466,18 @@ pub fn source_parts(schema: &Schema, e: &Embedding, parent_alias: &str) -> (Stri
     let fields: Vec<String> = e
         .fields
         .iter()
-        .map(|f| format!("'{}', {c}.{}", f.replace('\'', "''"), naming::pg_quote(f)))
+        .map(|f| format!("{}, {c}.{}", ident::literal(f), ident::pg_quote(f)))
         .collect();
     let entry = format!("json_build_object({})", fields.join(", "));
     let child = schema.table(&e.child);
     let agg = match &e.map_key {
-        Some((k, _)) => format!("json_object_agg({c}.{}, {entry})", naming::pg_quote(k)),
+        Some((k, _)) => format!("json_object_agg({c}.{}, {entry})", ident::pg_quote(k)),
         None => {
             let order: Vec<String> = child
                 .map(|t| {
                     t.primary_key
                         .iter()
-                        .map(|k| format!("{c}.{}", naming::pg_quote(k)))
+                        .map(|k| format!("{c}.{}", ident::pg_quote(k)))
                         .collect()
                 })
                 .unwrap_or_default();
@@ -486,22 +490,22 @@ pub fn source_parts(schema: &Schema, e: &Embedding, parent_alias: &str) -> (Stri
     };
     let qual = child
         .map(|t| match &t.schema {
-            Some(s) => format!("{}.{}", naming::pg_quote(s), naming::pg_quote(&t.key())),
-            None => naming::pg_quote(&t.key()),
+            Some(s) => format!("{}.{}", ident::pg_quote(s), ident::pg_quote(&t.key())),
+            None => ident::pg_quote(&t.key()),
         })
-        .unwrap_or_else(|| naming::pg_quote(&e.child));
+        .unwrap_or_else(|| ident::pg_quote(&e.child));
     let on: Vec<String> =
         e.fk.iter()
             .zip(&e.parent_key)
             .map(|(f, k)| {
                 format!(
                     "{c}.{} = {parent_alias}.{}",
-                    naming::pg_quote(f),
-                    naming::pg_quote(k)
+                    ident::pg_quote(f),
+                    ident::pg_quote(k)
                 )
             })
             .collect();
-    let col = naming::pg_quote(&e.column);
+    let col = ident::pg_quote(&e.column);
     (
         format!("{alias}.{col}"),
         format!(
@@ -524,8 +528,8 @@ pub fn write(
     let Some(w) = &p.analysis.write else {
         return Ok((targets, reads, String::new()));
     };
-    let ks = naming::quote(keyspace);
-    let col = naming::quote(&e.column);
+    let ks = ident::cql_quote(keyspace);
+    let col = ident::cql_quote(&e.column);
     let child = |c: &str| ColumnRef::new(e.child.clone(), c.to_string());
     let knows =
         |cols: &[String], need: &[String]| need.iter().all(|f| cols.iter().any(|c| same(c, f)));
@@ -549,7 +553,7 @@ pub fn write(
             let fk = src
                 .and_then(|s| e.parent_key.iter().position(|pk| same(pk, &s.column)))
                 .map(|i| e.fk[i].clone());
-            conds.push(format!("{} = ?", naming::quote(&k.column)));
+            conds.push(format!("{} = ?", ident::cql_quote(&k.column)));
             binds.push(Bind {
                 column: k.column.clone(),
                 value: v(child(fk.as_deref().unwrap_or(&k.column))),
@@ -588,7 +592,7 @@ pub fn write(
                 table: h.name.clone(),
                 cql: format!(
                     "UPDATE {ks}.{} SET {col} = {col} + ? WHERE {wk}",
-                    naming::quote(&h.name)
+                    ident::cql_quote(&h.name)
                 ),
                 action: WriteAction::Update,
                 binds,
@@ -627,7 +631,7 @@ pub fn write(
     });
     for h in hosts {
         let (wk, kb) = host_key(h, &current);
-        let h_name = naming::quote(&h.name);
+        let h_name = ident::cql_quote(&h.name);
         let (cql, mut binds, action) = match (&e.map_key, map_key_bound, p.kind) {
             (Some((k, _)), true, StatementKind::Delete) => (
                 format!("DELETE {col}[?] FROM {ks}.{h_name} WHERE {wk}"),

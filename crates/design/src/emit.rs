@@ -11,8 +11,9 @@ use crate::types;
 use crate::writes;
 use crate::{DesignConfig, Inputs};
 use remodel_model::{
-    AccessPattern, Candidate, CostFigures, Decision, Design, DesignCost, DesignTable, Diagnostic,
-    QueryMapping, Relationship, Rename, RenameKind, Schema, Severity, WritePath,
+    AccessPattern, Bind, BindValue, Candidate, CostFigures, Decision, Design, DesignCost,
+    DesignTable, Diagnostic, Encoding, QueryMapping, Relationship, Rename, RenameKind, Schema,
+    Severity, WritePath,
 };
 use std::collections::HashMap;
 
@@ -164,6 +165,7 @@ pub fn emit_tables(inp: &Inputs<'_>, build: &Build) -> Vec<DesignTable> {
     for (bi, b) in build.tables.iter().enumerate() {
         let (mut estimates, warnings) = inp.sizer.estimate(b);
         let mut columns = b.design_columns();
+        tables::join_equalities(inp.schema, b, &mut columns);
         let mut extra = Vec::new();
         for (_, ei) in build.hosts.iter().filter(|(h, _)| *h == bi) {
             let e = &inp.embeds[*ei];
@@ -305,6 +307,7 @@ pub fn design(
     relationships: &[Relationship],
 ) -> Design {
     cost_rationales(build, relationships);
+    tables::encode_everywhere(&mut build.tables);
     let (mut queries, suggestions) = map_queries(inp, build);
     evidence(inp, build, cands, costs, chosen, &mut queries);
     let writes = write_paths(inp, build);
@@ -330,6 +333,7 @@ pub fn design(
         suggestions,
         ..Default::default()
     };
+    encode_binds(&mut d);
     crate::send::apply(
         &mut d,
         &inp.config.consistency,
@@ -346,6 +350,56 @@ pub fn design(
         selection: chosen.info.clone(),
     });
     d
+}
+
+/// Every bind of a column the table keeps encoded ([`Encoding::EpochMicros`]) takes the
+/// value in that encoding: reads, lookups, reads before write and write statements alike, so no
+/// path can bind a timestamp where the key holds microseconds.
+fn encode_binds(d: &mut Design) {
+    let encoded: std::collections::BTreeMap<(String, String), Encoding> = d
+        .tables
+        .iter()
+        .flat_map(|t| {
+            t.columns
+                .iter()
+                .filter_map(|c| c.encoding.map(|e| ((t.name.clone(), c.name.clone()), e)))
+        })
+        .collect();
+    if encoded.is_empty() {
+        return;
+    }
+    let wrap = |table: &str, binds: &mut Vec<Bind>| {
+        for b in binds.iter_mut() {
+            let key = (table.to_string(), b.column.clone());
+            if let Some(Encoding::EpochMicros) = encoded.get(&key) {
+                if !matches!(b.value, BindValue::EpochMicros { .. }) {
+                    let of = std::mem::replace(
+                        &mut b.value,
+                        BindValue::Const {
+                            value: String::new(),
+                        },
+                    );
+                    b.value = BindValue::EpochMicros { of: Box::new(of) };
+                }
+            }
+        }
+    };
+    for q in &mut d.queries {
+        if let Some(t) = q.table.clone() {
+            wrap(&t, &mut q.binds);
+        }
+        for step in &mut q.then {
+            wrap(&step.table.clone(), &mut step.binds);
+        }
+    }
+    for w in &mut d.writes {
+        for r in &mut w.read_before_write {
+            wrap(&r.table.clone(), &mut r.binds);
+        }
+        for t in &mut w.targets {
+            wrap(&t.table.clone(), &mut t.binds);
+        }
+    }
 }
 
 /// A parent read by key because the costs said so says so, with the numbers, in place of the
@@ -602,7 +656,7 @@ pub fn relationships(
             r.rationale.text = format!(
                 "{} ({} calls): copying {} of {} into {}'s rows costs {:.2} table writes and reads first per 100 calls (updates of those columns, reads of the {} row on insert); reading {} by key instead costs {:.2} more partition reads per 100 calls. {}",
                 p.id,
-                remodel_analyze::render::thousands(p.calls),
+                remodel_model::text::thousands(p.calls),
                 cols.join(", "),
                 l.table,
                 o.shape.root,

@@ -16,6 +16,9 @@ pub enum KeySrc {
     Bucket(ColumnRef, Bucket),
     /// A constant: the single partition of a small table read whole.
     Const(String),
+    /// The generated id of a row of a source table with no primary or unique key (the table
+    /// can hold equal rows, which a key of its columns would merge).
+    RowId(String),
 }
 
 impl KeySrc {
@@ -23,15 +26,21 @@ impl KeySrc {
     pub fn source(&self) -> Option<&ColumnRef> {
         match self {
             KeySrc::Col(c) | KeySrc::Bucket(c, _) => Some(c),
-            KeySrc::Const(_) => None,
+            KeySrc::Const(_) | KeySrc::RowId(_) => None,
         }
+    }
+
+    /// True when a write knows the element's value without knowing a source column's: a
+    /// constant (a row id is generated or read first, never implied).
+    pub fn is_const(&self) -> bool {
+        matches!(self, KeySrc::Const(_))
     }
 
     /// The source column when the element is the column itself (not a bucket of it).
     pub fn plain_column(&self) -> Option<&ColumnRef> {
         match self {
             KeySrc::Col(c) => Some(c),
-            KeySrc::Bucket(..) | KeySrc::Const(_) => None,
+            KeySrc::Bucket(..) | KeySrc::Const(_) | KeySrc::RowId(_) => None,
         }
     }
 }
@@ -78,6 +87,17 @@ pub struct KeyPlan {
     /// True when the requested order is not the clustering order (rows are sorted on the client).
     pub client_sort: bool,
 }
+
+/// True when a table has nothing that proves its rows distinct: no primary key, no unique key.
+/// Postgres lets such a table hold equal rows; its target tables key each row by a generated
+/// id ([`KeySrc::RowId`]).
+pub fn is_keyless(table: &Table) -> bool {
+    table.primary_key.is_empty() && table.unique_keys.is_empty()
+}
+
+/// True for a Postgres timestamp type that keeps more than milliseconds: a key column of it is
+/// kept as microseconds ([`remodel_model::Encoding`]).
+pub use remodel_model::sub_ms_timestamp;
 
 /// True for SQL time types a bucket can be derived from.
 pub fn is_time_type(sql_type: &str) -> bool {

@@ -172,7 +172,7 @@ pub struct DesignOutput {
 /// Designs an analysed workload and assembles the plan (schema, workload, relationships, design);
 /// returns it with the analyzer's diagnostics followed by the designer's.
 pub fn plan(
-    analysis: remodel_analyze::Analysis,
+    analysis: remodel_model::Analysis,
     stats: Option<&Statistics>,
     config: &DesignConfig,
 ) -> (Plan, Vec<Diagnostic>) {

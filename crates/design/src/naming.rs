@@ -1,4 +1,4 @@
-//! Names of target tables and columns: `<entity>_by_<key>`, bucket columns, CQL identifier quoting.
+//! Names of target tables and columns: `<entity>_by_<key>`, bucket columns.
 
 use remodel_model::{Bucket, Table};
 
@@ -92,7 +92,7 @@ pub fn fit_length(name: &str) -> String {
     if name.len() <= MAX_TABLE_NAME {
         return name.to_string();
     }
-    let hash = remodel_sql::normalize::fnv1a64(name.as_bytes());
+    let hash = remodel_model::text::fnv1a64(name.as_bytes());
     // Names are sanitized to ASCII, but cut on a character boundary all the same.
     let mut keep = MAX_TABLE_NAME - 7;
     while !name.is_char_boundary(keep) {
@@ -103,122 +103,6 @@ pub fn fit_length(name: &str) -> String {
         cut.pop();
     }
     format!("{cut}_{:06x}", hash & 0xff_ffff)
-}
-
-/// CQL keywords that cannot be used as bare identifiers (reserved, plus a few that confuse readers).
-const CQL_RESERVED: &[&str] = &[
-    "add",
-    "aggregate",
-    "all",
-    "allow",
-    "alter",
-    "and",
-    "any",
-    "apply",
-    "as",
-    "asc",
-    "authorize",
-    "batch",
-    "begin",
-    "between",
-    "by",
-    "cast",
-    "columnfamily",
-    "create",
-    "default",
-    "delete",
-    "desc",
-    "describe",
-    "drop",
-    "each_quorum",
-    "entries",
-    "execute",
-    "from",
-    "full",
-    "function",
-    "grant",
-    "if",
-    "in",
-    "index",
-    "infinity",
-    "insert",
-    "into",
-    "is",
-    "keyspace",
-    "keyspaces",
-    "like",
-    "limit",
-    "local_one",
-    "local_quorum",
-    "materialized",
-    "mbean",
-    "mbeans",
-    "modify",
-    "nan",
-    "norecursive",
-    "not",
-    "null",
-    "of",
-    "on",
-    "one",
-    "or",
-    "order",
-    "partition",
-    "password",
-    "per",
-    "permission",
-    "permissions",
-    "primary",
-    "quorum",
-    "rename",
-    "replace",
-    "revoke",
-    "schema",
-    "select",
-    "set",
-    "table",
-    "three",
-    "to",
-    "token",
-    "truncate",
-    "ttl",
-    "two",
-    "unlogged",
-    "unmask",
-    "unset",
-    "update",
-    "use",
-    "using",
-    "view",
-    "where",
-    "with",
-    "writetime",
-    "maxwritetime",
-];
-
-/// A CQL identifier, double-quoted when it is reserved, not lower case, or not a plain word.
-pub fn quote(ident: &str) -> String {
-    quote_unless_plain(ident, false, CQL_RESERVED.contains(&ident))
-}
-
-/// A Postgres identifier, double-quoted when it is not a plain lower-case word or is reserved.
-pub fn pg_quote(ident: &str) -> String {
-    quote_unless_plain(ident, true, remodel_sql::keywords::is_reserved(ident))
-}
-
-/// `ident` as is when it is a plain lower-case word (letters, digits, `_`; a leading `_` only
-/// when `underscore_first`) and not `reserved`; otherwise double-quoted with `"` doubled.
-fn quote_unless_plain(ident: &str, underscore_first: bool, reserved: bool) -> String {
-    let plain = ident
-        .starts_with(|c: char| c.is_ascii_lowercase() || (underscore_first && c == '_'))
-        && ident
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    if plain && !reserved {
-        ident.to_string()
-    } else {
-        format!("\"{}\"", ident.replace('"', "\"\""))
-    }
 }
 
 #[cfg(test)]
@@ -239,18 +123,6 @@ mod tests {
         assert_eq!(key_word("driver_id", None), "driver");
         assert_eq!(key_word("c_w_id", Some("c_")), "w_id");
         assert_eq!(key_word("city", None), "city");
-    }
-
-    #[test]
-    fn quoting() {
-        assert_eq!(quote("trip_id"), "trip_id");
-        assert_eq!(quote("token"), "\"token\"");
-        assert_eq!(quote("Mixed"), "\"Mixed\"");
-        assert_eq!(quote("a\"b"), "\"a\"\"b\"");
-        assert_eq!(pg_quote("user"), "\"user\"");
-        assert_eq!(pg_quote("window"), "\"window\"");
-        assert_eq!(pg_quote("_x"), "_x");
-        assert_eq!(quote("_x"), "\"_x\"");
     }
 
     #[test]

@@ -4,9 +4,9 @@
 
 use crate::buckets::{self, Zones};
 use crate::keys::{KeyPlan, KeySrc};
-use crate::naming::quote;
 use crate::shape::{range_filter, ClientFilter, Shape};
 use crate::tables::TableBuild;
+use remodel_model::ident::cql_quote;
 use remodel_model::{
     AccessPattern, Aggregate, BinaryOp, Bind, BindValue, ClientWork, ColumnRef, EqualityOp, Expr,
     Function, GroupRow, Literal, PartitionRead, QueryMapping, ReadStep, SortBy, SortKey, SortOrder,
@@ -45,7 +45,7 @@ struct Cond {
 impl Cond {
     fn new(name: &str, op: &str, value: BindValue) -> Self {
         Cond {
-            sql: format!("{} {op} ?", quote(name)),
+            sql: format!("{} {op} ?", cql_quote(name)),
             bind: Bind {
                 column: name.to_string(),
                 value,
@@ -188,6 +188,8 @@ fn partition_conds(
                     value: Literal::Text { value: v.clone() },
                 },
             )),
+            // A row id is a clustering column: never in a partition key.
+            KeySrc::RowId(_) => {}
         }
     }
     Ok(())
@@ -333,7 +335,7 @@ fn cql_group_by(shape: &Shape, key: &KeyPlan, t: &TableBuild) -> Option<String> 
         && names.len() <= key_names.len()
         && names.iter().zip(&key_names).all(|(a, b)| a == b);
     prefix.then(|| {
-        let items: Vec<String> = names.iter().map(|n| quote(n)).collect();
+        let items: Vec<String> = names.iter().map(|n| cql_quote(n)).collect();
         format!(" GROUP BY {}", items.join(", "))
     })
 }
@@ -344,7 +346,7 @@ fn select_list(shape: &Shape, t: &TableBuild, client_aggregates: bool) -> String
     let mut items: Vec<String> = Vec::new();
     let add = |c: &ColumnRef, items: &mut Vec<String>| {
         if let Some(n) = t.col_name(c) {
-            let q = quote(n);
+            let q = cql_quote(n);
             if !items.contains(&q) {
                 items.push(q);
             }
@@ -383,7 +385,7 @@ fn select_list(shape: &Shape, t: &TableBuild, client_aggregates: bool) -> String
     } else {
         for (f, c, _) in &shape.aggregates {
             match c.as_ref().and_then(|c| t.col_name(c)) {
-                Some(n) => items.push(format!("{f}({})", quote(n))),
+                Some(n) => items.push(format!("{f}({})", cql_quote(n))),
                 None => items.push("count(*)".into()),
             }
         }
@@ -442,7 +444,7 @@ fn order_by(shape: &Shape, key: &KeyPlan, t: &TableBuild, r: &Restrictions) -> S
     });
     let items: Vec<String> = bound
         .chain(order.iter().cloned())
-        .map(|(n, d)| format!("{} {}", quote(&n), if d { "DESC" } else { "ASC" }))
+        .map(|(n, d)| format!("{} {}", cql_quote(&n), if d { "DESC" } else { "ASC" }))
         .collect();
     format!(" ORDER BY {}", items.join(", "))
 }
@@ -638,8 +640,8 @@ pub fn map(
     };
     let cql = format!(
         "SELECT {select} FROM {}.{}{where_sql}{}{order_sql}{limit_sql}",
-        quote(ctx.keyspace),
-        quote(&t.name),
+        cql_quote(ctx.keyspace),
+        cql_quote(&t.name),
         agg.group
     );
     let reasons = not_single_reasons(key, t, &r, lookups, scan_rows);
@@ -716,13 +718,13 @@ fn lookup_step(keyspace: &str, l: &LookupRead<'_>) -> ReadStep {
     let cols: Vec<String> = l
         .columns
         .iter()
-        .filter_map(|c| t.col_name(c).map(quote))
+        .filter_map(|c| t.col_name(c).map(cql_quote))
         .collect();
     let mut conds = Vec::new();
     let mut binds = Vec::new();
     for (k, via) in t.partition.iter().zip(&l.via) {
         let Some(name) = t.name_of(k) else { continue };
-        conds.push(format!("{} = ?", quote(name)));
+        conds.push(format!("{} = ?", cql_quote(name)));
         binds.push(Bind {
             column: name.to_string(),
             value: via.clone(),
@@ -737,8 +739,8 @@ fn lookup_step(keyspace: &str, l: &LookupRead<'_>) -> ReadStep {
             } else {
                 cols.join(", ")
             },
-            quote(keyspace),
-            quote(&t.name),
+            cql_quote(keyspace),
+            cql_quote(&t.name),
             conds.join(" AND ")
         ),
         binds,
@@ -870,9 +872,13 @@ pub fn suggest(
         "value decimal"
     };
     let mut cols = vec!["summary text".to_string()];
-    cols.extend(groups.iter().map(|(n, ty)| format!("{} {ty}", quote(n))));
+    cols.extend(
+        groups
+            .iter()
+            .map(|(n, ty)| format!("{} {ty}", cql_quote(n))),
+    );
     cols.push(value.to_string());
-    let ck: Vec<String> = groups.iter().map(|(n, _)| quote(n)).collect();
+    let ck: Vec<String> = groups.iter().map(|(n, _)| cql_quote(n)).collect();
     let pk = if ck.is_empty() {
         "(summary)".to_string()
     } else {
@@ -880,8 +886,8 @@ pub fn suggest(
     };
     let cql = format!(
         "CREATE TABLE IF NOT EXISTS {}.{} ({}, PRIMARY KEY ({pk}))",
-        quote(keyspace),
-        quote(&name),
+        cql_quote(keyspace),
+        cql_quote(&name),
         cols.join(", ")
     );
     let text = if counts_only {

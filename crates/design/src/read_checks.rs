@@ -83,7 +83,7 @@ fn bound(q: &QueryMapping, value: &Expr) -> bool {
                     || matches!(v, Expr::InList { list, .. } if list.as_slice() == [expr.clone()])
             }
             BindValue::List { items } => crate::shape::in_items(v) == *items,
-            BindValue::Bucket { of, .. } => has(of, v),
+            BindValue::Bucket { of, .. } | BindValue::EpochMicros { of } => has(of, v),
             BindValue::Buckets { lower, upper, .. } => has(lower, v) || has(upper, v),
             _ => false,
         }
@@ -129,7 +129,7 @@ pub fn predicates_kept(
                 filtered(&cond)
                     || source_sql.contains(&format!(
                         ".{} IS NULL",
-                        crate::naming::pg_quote(&e.column.column)
+                        remodel_model::ident::pg_quote(&e.column.column)
                     ))
             }
             (_, Some(val)) => bound(q, val) || filtered(&cond),
@@ -262,7 +262,7 @@ pub fn buckets_read(
 fn untyped(b: &BindValue) -> bool {
     match b {
         BindValue::Sql { .. } | BindValue::Const { .. } => true,
-        BindValue::Bucket { of, .. } => untyped(of),
+        BindValue::Bucket { of, .. } | BindValue::EpochMicros { of } => untyped(of),
         BindValue::Buckets { lower, upper, .. } => untyped(lower) || untyped(upper),
         BindValue::Entry { key, fields } => {
             key.as_deref().is_some_and(untyped) || fields.iter().any(|(_, v)| untyped(v))

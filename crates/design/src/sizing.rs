@@ -83,6 +83,7 @@ impl Sizer<'_> {
     fn width(&self, k: &KeySrc) -> f64 {
         match k {
             KeySrc::Const(v) => v.len() as f64,
+            KeySrc::RowId(_) => 16.0,
             KeySrc::Bucket(_, Bucket::Day) => 4.0,
             KeySrc::Bucket(..) => 8.0,
             KeySrc::Col(c) => {
@@ -273,7 +274,7 @@ impl Sizer<'_> {
         if let Some((c, share, value)) = hot {
             // The value itself where the statistics name it (`driver_id 'drv_1'`).
             let which = match value {
-                Some(v) => format!("{} ({})", c.column, quote_value(v)),
+                Some(v) => format!("{} ({})", c.column, remodel_model::ident::literal(v)),
                 None => format!("one value of {}", c.column),
             };
             let which = if value.is_some() {
@@ -368,11 +369,6 @@ impl Sizer<'_> {
             ),
         })
     }
-}
-
-/// A most-common value as a message shows it: `'drv_1'`.
-fn quote_value(v: &str) -> String {
-    format!("'{}'", v.replace('\'', "''"))
 }
 
 fn round2(x: f64) -> f64 {

@@ -5,7 +5,10 @@ use crate::keys::{self, KeyPlan, KeySrc};
 use crate::naming;
 use crate::shape::{Edge, Shape};
 use crate::types;
-use remodel_model::{Bucket, ColumnRef, DesignColumn, KeyColumn, Schema, SortOrder};
+use remodel_model::ident;
+use remodel_model::{
+    Bucket, ColumnRef, DesignColumn, Encoding, Generator, KeyColumn, RowId, Schema, SortOrder,
+};
 use std::collections::BTreeMap;
 
 /// A target table while it is being built.
@@ -38,6 +41,9 @@ pub struct TableBuild {
     /// Why the name does not spell the entity as written, when it does not (set by
     /// [`name_tables`]; a rename in `design.renames`).
     pub name_note: Option<String>,
+    /// Key columns kept as microseconds since the epoch (set by [`finish`]): their source keeps
+    /// microseconds, CQL's `timestamp` milliseconds.
+    pub encoded: Vec<ColumnRef>,
 }
 
 impl TableBuild {
@@ -57,6 +63,7 @@ impl TableBuild {
             name: String::new(),
             warnings: Vec::new(),
             name_note: None,
+            encoded: Vec::new(),
         }
     }
 
@@ -71,22 +78,10 @@ impl TableBuild {
                 .map(|u| u.columns.clone())
                 .unwrap_or_default();
         }
-        let mut warnings = Vec::new();
-        let mut required = Vec::new();
         if key.is_empty() {
-            // No key at all: the first column partitions, the rest keep rows distinct.
-            let first = t.columns.first()?;
-            key.push(first.name.clone());
-            required = t
-                .columns
-                .iter()
-                .skip(1)
-                .map(|c| (ColumnRef::new(t.key(), &c.name), None))
-                .collect();
-            warnings.push((
-                "no_source_key".to_string(),
-                format!("`{}` has no primary or unique key: every column is part of the key so rows stay distinct", t.key()),
-            ));
+            // No key at all: the first column partitions; the generated row id that
+            // [`finish`] appends keeps equal rows apart.
+            key.push(t.columns.first()?.name.clone());
         }
         let partition = key
             .iter()
@@ -96,7 +91,7 @@ impl TableBuild {
         Some(TableBuild {
             root: t.key(),
             partition,
-            required,
+            required: Vec::new(),
             null_filter: Vec::new(),
             extra_keys: Vec::new(),
             needed: Vec::new(),
@@ -105,8 +100,9 @@ impl TableBuild {
             clustering: Vec::new(),
             columns: Vec::new(),
             name: String::new(),
-            warnings,
+            warnings: Vec::new(),
             name_note: None,
+            encoded: Vec::new(),
         })
     }
 
@@ -127,6 +123,7 @@ impl TableBuild {
             name: String::new(),
             warnings: Vec::new(),
             name_note: None,
+            encoded: Vec::new(),
         }
     }
 
@@ -249,7 +246,7 @@ impl TableBuild {
                     .or(Some(c.column.clone())),
                 Some(*b),
             ),
-            KeySrc::Col(_) | KeySrc::Const(_) => (None, None),
+            KeySrc::Col(_) | KeySrc::Const(_) | KeySrc::RowId(_) => (None, None),
         };
         KeyColumn {
             column: name,
@@ -262,7 +259,15 @@ impl TableBuild {
                 KeySrc::Const(v) => Some(v.clone()),
                 _ => None,
             },
+            encoding: self.encoding(k),
         }
+    }
+
+    /// How the table holds key element `k`, when not as the plain mapping of its type.
+    pub fn encoding(&self, k: &KeySrc) -> Option<Encoding> {
+        k.plain_column()
+            .filter(|c| self.encoded.contains(c))
+            .map(|_| Encoding::EpochMicros)
     }
 
     /// The model's column list.
@@ -275,8 +280,40 @@ impl TableBuild {
                 source: s.plain_column().cloned(),
                 is_static: *st,
                 embeds: None,
+                encoding: self.encoding(s),
+                row_id: match s {
+                    KeySrc::RowId(table) => Some(row_id(table)),
+                    _ => None,
+                },
+                equals: Vec::new(),
             })
             .collect()
+    }
+}
+
+/// The SQL expression of the id of each row of a table without a key, over the table aliased
+/// `alias`: the hash of the row's binary form (no session setting changes it) and its number
+/// among equal rows. Equal rows are interchangeable, so the set of ids a table's rows get is
+/// the same in every read, whatever order the rows come in: every target table holding a
+/// copy of a row, and a resumed backfill, find the same ids.
+pub fn row_id_sql(alias: &str) -> String {
+    format!(
+        "md5(record_send({alias}) || int8send(row_number() OVER (PARTITION BY record_send({alias}))))::uuid"
+    )
+}
+
+/// The column the source SQL's derived table gives the row id as.
+pub const ROW_ID_SOURCE: &str = "__remodel_row_id";
+
+/// What the plan states about the row id of `table`'s rows.
+pub fn row_id(table: &str) -> RowId {
+    RowId {
+        table: table.to_string(),
+        existing: row_id_sql("r"),
+        inserted: Generator::Timeuuid,
+        reason: format!(
+            "`{table}` has no primary or unique key, so Postgres lets it hold equal rows, which a key of its columns would merge into one CQL row: each row gets an id. The rows already there get a hash of the row `r` and its number among equal rows (computed by source_sql, so every executor and every table holding the row agree); a row an INSERT adds gets a new timeuuid made by the application; an UPDATE or DELETE reads the ids of the rows it picks first and writes each"
+        ),
     }
 }
 
@@ -337,51 +374,55 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
     let in_key = |k: &KeySrc, p: &[KeySrc], c: &[(KeySrc, SortOrder)]| {
         p.contains(k) || c.iter().any(|(x, _)| x == k)
     };
-    let mut uniq: Vec<ColumnRef> = root
+    let mut uniq: Vec<KeySrc> = root
         .primary_key
         .iter()
-        .map(|k| ColumnRef::new(root.key(), k))
+        .map(|k| KeySrc::Col(ColumnRef::new(root.key(), k)))
         .collect();
     if uniq.is_empty() {
         if let Some(u) = root.unique_keys.first() {
             uniq = u
                 .columns
                 .iter()
-                .map(|k| ColumnRef::new(root.key(), k))
+                .map(|k| KeySrc::Col(ColumnRef::new(root.key(), k)))
                 .collect();
         }
     }
-    if uniq.is_empty() {
-        // No declared key: every NOT NULL column (all columns when none is) keeps rows distinct;
-        // rows equal in all of them are duplicates Cassandra stores once.
-        let mut cols: Vec<&remodel_model::Column> =
-            root.columns.iter().filter(|c| !c.nullable).collect();
-        if cols.is_empty() {
-            cols = root.columns.iter().collect();
-        }
-        uniq = cols
-            .iter()
-            .map(|c| ColumnRef::new(root.key(), &c.name))
-            .collect();
+    let keyless = uniq.is_empty();
+    if keyless {
+        // No declared key: Postgres lets the table hold equal rows, which any key of its
+        // columns would merge. A generated id keeps every copy; the NOT NULL columns before it
+        // let a write find the rows it picks by them (a clustering prefix).
+        uniq.extend(
+            root.columns
+                .iter()
+                .filter(|c| !c.nullable)
+                .map(|c| KeySrc::Col(ColumnRef::new(root.key(), &c.name))),
+        );
         if !t.warnings.iter().any(|(c, _)| c == "no_source_key") {
             t.warnings.push((
                 "no_source_key".into(),
                 format!(
-                    "`{}` has no primary or unique key: the key holds its NOT NULL columns ({}), so rows equal in all of them are stored once",
-                    root.key(),
-                    cols.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
+                    "`{}` has no primary or unique key, so it can hold equal rows: each row is keyed by a generated id (`row_id` in plan.json says how it is made); declare a key if the rows are unique",
+                    root.key()
                 ),
             ));
         }
     }
-    uniq.extend(t.extra_keys.iter().cloned());
-    for c in uniq {
-        let c = root
-            .column(&c.column)
-            .filter(|_| c.table == root.key())
-            .map(|col| ColumnRef::new(root.key(), &col.name))
-            .unwrap_or(c);
-        let k = KeySrc::Col(c);
+    uniq.extend(t.extra_keys.iter().cloned().map(KeySrc::Col));
+    if keyless {
+        uniq.push(KeySrc::RowId(root.key()));
+    }
+    for k in uniq {
+        let k = match k {
+            KeySrc::Col(c) => KeySrc::Col(
+                root.column(&c.column)
+                    .filter(|_| c.table == root.key())
+                    .map(|col| ColumnRef::new(root.key(), &col.name))
+                    .unwrap_or(c),
+            ),
+            other => other,
+        };
         if !in_key(&k, &t.partition, &clustering) {
             clustering.push((k, SortOrder::Asc));
         }
@@ -411,6 +452,7 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
     // own when `orgs.name` is copied in as well).
     let reserved: Vec<&str> = root.columns.iter().map(|c| c.name.as_str()).collect();
     let mut used: Vec<String> = Vec::new();
+    let mut encoded: Vec<ColumnRef> = Vec::new();
     let partition_cols = keys::plain_columns(&t.partition);
     for (i, k) in srcs.iter().enumerate() {
         let taken = |n: &str| used.iter().any(|u| u == n) || reserved.contains(&n);
@@ -418,6 +460,11 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
             KeySrc::Const(_) => (
                 free_name(&["part".into()], taken),
                 "text".to_string(),
+                false,
+            ),
+            KeySrc::RowId(_) => (
+                free_name(&["row_id".into(), "remodel_row_id".into()], taken),
+                "uuid".to_string(),
                 false,
             ),
             KeySrc::Bucket(c, b) => {
@@ -442,6 +489,12 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
                 let mut ty = types::cql_type(&sql_type, schema);
                 if i < key_len {
                     ty = types::frozen_if_collection(&ty);
+                    // CQL's timestamp keeps milliseconds: rows apart by less would collapse
+                    // into one key. The key keeps the source's microseconds.
+                    if ty == "timestamp" && keys::sub_ms_timestamp(&sql_type) {
+                        ty = "bigint".into();
+                        encoded.push(c.clone());
+                    }
                 }
                 let name = if c.table == t.root {
                     c.column.clone()
@@ -473,6 +526,35 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
         columns.push((k.clone(), name, ty, is_static));
     }
     t.columns = columns;
+    t.encoded = encoded;
+}
+
+/// A source column some table keeps as epoch microseconds in its key is kept so in every table
+/// that holds it: a write path addresses that key with the value it reads from another table
+/// (the row's table by id), and a millisecond copy there would address no row.
+pub fn encode_everywhere(tables: &mut [TableBuild]) {
+    let mut encoded: Vec<ColumnRef> = Vec::new();
+    for t in tables.iter() {
+        for c in &t.encoded {
+            if !encoded.contains(c) {
+                encoded.push(c.clone());
+            }
+        }
+    }
+    if encoded.is_empty() {
+        return;
+    }
+    for t in tables.iter_mut() {
+        for (k, _, ty, _) in t.columns.iter_mut() {
+            let KeySrc::Col(c) = k else { continue };
+            if encoded.contains(c) && ty == "timestamp" {
+                *ty = "bigint".into();
+                if !t.encoded.contains(c) {
+                    t.encoded.push(c.clone());
+                }
+            }
+        }
+    }
 }
 
 /// The first of `wanted` that is not `taken`; when all are, the last with `_2`, `_3`, … appended.
@@ -552,6 +634,7 @@ fn base_name(schema: &Schema, t: &TableBuild, root_name: &str) -> String {
                 }
                 KeySrc::Bucket(_, b) => naming::bucket_word(*b).to_string(),
                 KeySrc::Const(_) => "all".to_string(),
+                KeySrc::RowId(_) => "id".to_string(),
             })
             .collect()
     };
@@ -587,6 +670,144 @@ pub fn source_sql(schema: &Schema, t: &TableBuild) -> String {
     source_sql_with(schema, t, &[])
 }
 
+/// One join of a table's source SQL: the table joined (`to`, aliased `alias`) and the column
+/// pairs it is joined on (the column of a table joined before, the column of `to`).
+#[derive(Debug, Clone)]
+pub struct JoinStep {
+    /// The table joined.
+    pub to: String,
+    /// Its alias (`t1`, `t2`, …; the root is `t0`).
+    pub alias: String,
+    /// The alias it is joined to.
+    pub from_alias: String,
+    /// The column pairs of the ON clause: (joined before, `to`'s).
+    pub on: Vec<(ColumnRef, ColumnRef)>,
+    /// A LEFT JOIN (a parent the row may not have).
+    pub outer: bool,
+}
+
+/// The joins of a table's source SQL, from its root along its join edges (breadth-first) until
+/// every table whose columns it holds is joined.
+pub fn join_steps(schema: &Schema, t: &TableBuild) -> Vec<JoinStep> {
+    let Some(root) = schema.table(&t.root) else {
+        return Vec::new();
+    };
+    let mut aliases: Vec<(String, String)> = vec![(root.key(), "t0".into())];
+    let mut steps: Vec<JoinStep> = Vec::new();
+    let mut wanted: Vec<String> = Vec::new();
+    for src in t.columns.iter().filter_map(|(k, ..)| k.source()) {
+        if src.table != root.key() && !wanted.contains(&src.table) {
+            wanted.push(src.table.clone());
+        }
+    }
+    let mut progress = true;
+    while progress && wanted.iter().any(|w| !aliases.iter().any(|(n, _)| n == w)) {
+        progress = false;
+        for e in &t.edges {
+            let find = |name: &str| {
+                aliases
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, a)| a.clone())
+            };
+            let (from_alias, from, from_cols, to, to_cols, outer) =
+                match (find(&e.child), find(&e.parent)) {
+                    (Some(ca), None) => (
+                        ca,
+                        &e.child,
+                        &e.child_cols,
+                        &e.parent,
+                        &e.parent_cols,
+                        e.directed,
+                    ),
+                    (None, Some(pa)) => (
+                        pa,
+                        &e.parent,
+                        &e.parent_cols,
+                        &e.child,
+                        &e.child_cols,
+                        false,
+                    ),
+                    _ => continue,
+                };
+            let alias = format!("t{}", aliases.len());
+            let on = from_cols
+                .iter()
+                .zip(to_cols.iter())
+                .map(|(f, x)| (ColumnRef::new(from, f), ColumnRef::new(to, x)))
+                .collect();
+            steps.push(JoinStep {
+                to: to.clone(),
+                alias: alias.clone(),
+                from_alias,
+                on,
+                outer,
+            });
+            aliases.push((to.clone(), alias));
+            progress = true;
+        }
+    }
+    steps
+}
+
+/// Fills `equals` of each column of table `t`: the source columns its joins make equal to the
+/// column's source in every row (a LEFT JOIN's side is NULL or equal: a row without the parent
+/// holds none of its columns, so the parent's key is no less determined).
+pub fn join_equalities(schema: &Schema, t: &TableBuild, columns: &mut [DesignColumn]) {
+    let mut classes: Vec<Vec<ColumnRef>> = Vec::new();
+    for step in join_steps(schema, t) {
+        for (a, b) in step.on {
+            let ia = classes.iter().position(|c| c.contains(&a));
+            let ib = classes.iter().position(|c| c.contains(&b));
+            match (ia, ib) {
+                (Some(i), Some(j)) if i != j => {
+                    let moved = classes.remove(i.max(j));
+                    classes[i.min(j)].extend(moved);
+                }
+                (Some(_), Some(_)) => {}
+                (Some(i), None) => classes[i].push(b),
+                (None, Some(j)) => classes[j].push(a),
+                (None, None) => classes.push(vec![a, b]),
+            }
+        }
+    }
+    for c in columns.iter_mut() {
+        let Some(src) = &c.source else { continue };
+        if let Some(class) = classes.iter().find(|k| k.contains(src)) {
+            let mut others: Vec<ColumnRef> = class.iter().filter(|x| *x != src).cloned().collect();
+            others.sort();
+            others.dedup();
+            c.equals = others;
+        }
+    }
+}
+
+/// `FROM` of the root: the table itself, or for a table without a key a derived table that
+/// also numbers equal rows into their ids ([`row_id_sql`]; read whole: the numbering needs
+/// every row of the table).
+fn root_from(schema: &Schema, t: &TableBuild, qualified: &str) -> String {
+    let has_row_id = t
+        .columns
+        .iter()
+        .any(|(k, ..)| matches!(k, KeySrc::RowId(r) if *r == t.root));
+    if has_row_id && schema.table(&t.root).is_some() {
+        format!(
+            "(SELECT r.*, {} AS {ROW_ID_SOURCE} FROM {qualified} r) t0",
+            row_id_sql("r")
+        )
+    } else {
+        format!("{qualified} t0")
+    }
+}
+
+/// The exact microseconds since the epoch of timestamp SQL `col` (`infinity` as the largest
+/// bigint, as Postgres stores it).
+pub fn epoch_micros_sql(col: &str) -> String {
+    format!(
+        "CASE WHEN {col} = 'infinity' THEN 9223372036854775807 WHEN {col} = '-infinity' THEN -9223372036854775808 ELSE (extract(epoch FROM {col}) * 1000000)::bigint END"
+    )
+}
+
 /// [`source_sql`] with extra (SELECT item, join) pairs appended after the root's own joins; the
 /// joins may refer to the root as `t0` (embedded collections built by a LATERAL aggregate).
 pub fn source_sql_with(schema: &Schema, t: &TableBuild, extra: &[(String, String)]) -> String {
@@ -597,61 +818,35 @@ pub fn source_sql_with(schema: &Schema, t: &TableBuild, extra: &[(String, String
         schema
             .table(name)
             .map(|tt| match &tt.schema {
-                Some(s) => format!("{}.{}", naming::pg_quote(s), naming::pg_quote(&tt.name)),
-                None => naming::pg_quote(&tt.name),
+                Some(s) => format!("{}.{}", ident::pg_quote(s), ident::pg_quote(&tt.name)),
+                None => ident::pg_quote(&tt.name),
             })
-            .unwrap_or_else(|| naming::pg_quote(name))
+            .unwrap_or_else(|| ident::pg_quote(name))
     };
+    let steps = join_steps(schema, t);
     let mut aliases: Vec<(String, String)> = vec![(root.key(), "t0".into())];
     let mut joins: Vec<String> = Vec::new();
-    let wanted: Vec<String> = {
-        let mut w: Vec<String> = Vec::new();
-        for src in t.columns.iter().filter_map(|(k, ..)| k.source()) {
-            if src.table != root.key() && !w.contains(&src.table) {
-                w.push(src.table.clone());
-            }
-        }
-        w
-    };
-    // Breadth-first over the join edges from the root until every wanted table is joined.
-    let mut progress = true;
-    while progress && wanted.iter().any(|w| !aliases.iter().any(|(n, _)| n == w)) {
-        progress = false;
-        for e in &t.edges {
-            let have_child = aliases
-                .iter()
-                .find(|(n, _)| *n == e.child)
-                .map(|(_, a)| a.clone());
-            let have_parent = aliases
-                .iter()
-                .find(|(n, _)| *n == e.parent)
-                .map(|(_, a)| a.clone());
-            let (from_alias, from_cols, to, to_cols, outer) = match (have_child, have_parent) {
-                (Some(ca), None) => (ca, &e.child_cols, &e.parent, &e.parent_cols, e.directed),
-                (None, Some(pa)) => (pa, &e.parent_cols, &e.child, &e.child_cols, false),
-                _ => continue,
-            };
-            let alias = format!("t{}", aliases.len());
-            let on: Vec<String> = from_cols
-                .iter()
-                .zip(to_cols.iter())
+    for s in &steps {
+        let on: Vec<String> =
+            s.on.iter()
                 .map(|(f, x)| {
                     format!(
-                        "{alias}.{} = {from_alias}.{}",
-                        naming::pg_quote(x),
-                        naming::pg_quote(f)
+                        "{}.{} = {}.{}",
+                        s.alias,
+                        ident::pg_quote(&x.column),
+                        s.from_alias,
+                        ident::pg_quote(&f.column)
                     )
                 })
                 .collect();
-            joins.push(format!(
-                "{} {} {alias} ON {}",
-                if outer { "LEFT JOIN" } else { "JOIN" },
-                qual(to),
-                on.join(" AND ")
-            ));
-            aliases.push((to.clone(), alias));
-            progress = true;
-        }
+        joins.push(format!(
+            "{} {} {} ON {}",
+            if s.outer { "LEFT JOIN" } else { "JOIN" },
+            qual(&s.to),
+            s.alias,
+            on.join(" AND ")
+        ));
+        aliases.push((s.to.clone(), s.alias.clone()));
     }
     let alias_of = |table: &str| {
         aliases
@@ -662,23 +857,28 @@ pub fn source_sql_with(schema: &Schema, t: &TableBuild, extra: &[(String, String
     let mut select = Vec::new();
     for (k, name, ..) in &t.columns {
         let Some(src) = k.source() else {
-            // The constant partition of a small table.
-            if let KeySrc::Const(v) = k {
-                select.push(format!(
-                    "'{}' AS {}",
-                    v.replace('\'', "''"),
-                    naming::pg_quote(name)
-                ));
+            match k {
+                // The constant partition of a small table.
+                KeySrc::Const(v) => select.push(format!(
+                    "{} AS {}",
+                    ident::literal(v),
+                    ident::pg_quote(name)
+                )),
+                KeySrc::RowId(r) if *r == root.key() => {
+                    select.push(format!("t0.{ROW_ID_SOURCE} AS {}", ident::pg_quote(name)))
+                }
+                _ => select.push(format!("NULL AS {}", ident::pg_quote(name))),
             }
             continue;
         };
         let Some(a) = alias_of(&src.table) else {
-            select.push(format!("NULL AS {}", naming::pg_quote(name)));
+            select.push(format!("NULL AS {}", ident::pg_quote(name)));
             continue;
         };
-        let col = format!("{a}.{}", naming::pg_quote(&src.column));
+        let col = format!("{a}.{}", ident::pg_quote(&src.column));
         let expr = match k {
-            KeySrc::Col(_) | KeySrc::Const(_) => col,
+            KeySrc::Col(c) if t.encoded.contains(c) => epoch_micros_sql(&col),
+            KeySrc::Col(_) | KeySrc::Const(_) | KeySrc::RowId(_) => col,
             KeySrc::Bucket(c, b) => {
                 let ty = schema
                     .table(&c.table)
@@ -697,17 +897,21 @@ pub fn source_sql_with(schema: &Schema, t: &TableBuild, extra: &[(String, String
                 }
             }
         };
-        if expr.ends_with(&format!(".{}", naming::pg_quote(name))) {
+        if expr.ends_with(&format!(".{}", ident::pg_quote(name))) {
             select.push(expr);
         } else {
-            select.push(format!("{expr} AS {}", naming::pg_quote(name)));
+            select.push(format!("{expr} AS {}", ident::pg_quote(name)));
         }
     }
     for (item, join) in extra {
         select.push(item.clone());
         joins.push(join.clone());
     }
-    let mut sql = format!("SELECT {} FROM {} t0", select.join(", "), qual(&root.key()));
+    let mut sql = format!(
+        "SELECT {} FROM {}",
+        select.join(", "),
+        root_from(schema, t, &qual(&root.key()))
+    );
     for j in joins {
         sql.push(' ');
         sql.push_str(&j);
@@ -716,7 +920,7 @@ pub fn source_sql_with(schema: &Schema, t: &TableBuild, extra: &[(String, String
         .null_filter
         .iter()
         .filter_map(|c| {
-            alias_of(&c.table).map(|a| format!("{a}.{} IS NULL", naming::pg_quote(&c.column)))
+            alias_of(&c.table).map(|a| format!("{a}.{} IS NULL", ident::pg_quote(&c.column)))
         })
         .collect();
     if !filters.is_empty() {

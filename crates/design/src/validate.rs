@@ -8,12 +8,14 @@
 //! set by the statement, read by a read keyed by new values, or unchanged.
 //!
 //! The checks, named as in the plan-correctness issue:
-//! - (a) every table's primary key holds a unique key of each source row it stores;
+//! - (a) every table's primary key holds a unique key of each source row it stores (a declared
+//!   one, or the generated row id of a table without: its NOT NULL columns prove nothing);
 //! - (b) every read before write reads columns its table has, by a key whose values are known;
 //! - (c) every bind of every write statement has a value, and the statement addresses whole rows;
 //! - (d) every key column an UPDATE changes moves the row (DELETE by the current key, INSERT);
 //! - (e) every SQL predicate of a read is served by the key or applied on the client;
 //! - (f) every table that holds data a write changes is written by its path;
+//! - (g) every key column whose source keeps microseconds keeps them (or the table says why not);
 //! - (l) a bucketed read reads every bucket of its window (the one bucket of a bound only where
 //!   the SQL confines the window to one);
 //! - (m) the plan states what an executor needs: typed binds, which partitions each read
@@ -22,8 +24,9 @@
 //! The read checks (e), (l), (m) are in [`crate::read_checks`].
 
 use remodel_model::{
-    AccessPattern, BindValue, ColumnRef, Design, DesignTable, EqualityOp, Guard, Plan,
-    ReadBeforeWrite, Schema, StatementKind, Table, Violation, Workload, WriteAction, WritePath,
+    AccessPattern, BindValue, ColumnRef, Design, DesignColumn, DesignTable, EqualityOp, Guard,
+    Plan, ReadBeforeWrite, Schema, StatementKind, Table, Violation, Workload, WriteAction,
+    WritePath,
 };
 use std::collections::HashMap;
 
@@ -54,6 +57,7 @@ pub fn validate_in(
     let mut out = Vec::new();
     for t in &design.tables {
         keys_unique(schema, t, &mut out);
+        key_precision(schema, t, &mut out);
     }
     // By hash: a workload of 100,000 patterns has as many mappings.
     let mut patterns: HashMap<&str, &AccessPattern> = HashMap::new();
@@ -93,25 +97,15 @@ fn same(a: &str, b: &str) -> bool {
     a == b
 }
 
-/// The unique keys of a source table: primary key, unique constraints, unique plain indexes;
-/// for a table with none, all of its NOT NULL columns.
+/// The unique keys of a source table: primary key, unique constraints, unique plain indexes.
+/// A table with none has no unique column combination at all: Postgres lets it hold equal rows
+/// (NOT NULL columns prove nothing), so only a generated row id tells its rows apart.
 fn unique_keys(t: &Table) -> Vec<Vec<String>> {
     let mut keys: Vec<Vec<String>> = Vec::new();
     if !t.primary_key.is_empty() {
         keys.push(t.primary_key.clone());
     }
     keys.extend(t.unique_keys.iter().map(|u| u.columns.clone()));
-    if keys.is_empty() {
-        let nn: Vec<String> = t
-            .columns
-            .iter()
-            .filter(|c| !c.nullable)
-            .map(|c| c.name.clone())
-            .collect();
-        if !nn.is_empty() {
-            keys.push(nn);
-        }
-    }
     keys
 }
 
@@ -148,22 +142,32 @@ fn keys_unique(schema: &Schema, t: &DesignTable, out: &mut Vec<Violation>) {
         .chain(&t.clustering)
         .map(|k| k.column.as_str())
         .collect();
-    let key_src: Vec<&ColumnRef> = t
+    let key_cols: Vec<&DesignColumn> = t
         .columns
         .iter()
         .filter(|c| key_names.contains(&c.name.as_str()))
-        .filter_map(|c| c.source.as_ref())
+        .collect();
+    // A key column holds its source and every column the table's joins make equal to it.
+    let key_src: Vec<&ColumnRef> = key_cols
+        .iter()
+        .flat_map(|c| c.source.iter().chain(&c.equals))
         .collect();
     let covered = |table: &Table| {
         let keys = unique_keys(table);
-        keys.is_empty()
-            || keys.iter().any(|k| {
-                k.iter().all(|col| {
-                    key_src
-                        .iter()
-                        .any(|s| same(&s.table, &table.key()) && same(&s.column, col))
-                })
+        if keys.is_empty() {
+            return key_cols.iter().any(|c| {
+                c.row_id
+                    .as_ref()
+                    .is_some_and(|r| same(&r.table, &table.key()))
+            });
+        }
+        keys.iter().any(|k| {
+            k.iter().all(|col| {
+                key_src
+                    .iter()
+                    .any(|s| same(&s.table, &table.key()) && same(&s.column, col))
             })
+        })
     };
     let Some(entity) = schema.table(&t.entity) else {
         v(
@@ -177,8 +181,13 @@ fn keys_unique(schema: &Schema, t: &DesignTable, out: &mut Vec<Violation>) {
         return;
     };
     if !covered(entity) {
+        let what = if unique_keys(entity).is_empty() {
+            "no generated row id of"
+        } else {
+            "no primary or unique key of"
+        };
         v(out, "a", format!(
-            "table {}: its key ({}) holds no primary or unique key of {}: two {} rows with the same key values would collapse into one CQL row",
+            "table {}: its key ({}) holds {what} {}: two {} rows with the same key values would collapse into one CQL row",
             t.name,
             key_names.join(", "),
             entity.key(),
@@ -200,6 +209,34 @@ fn keys_unique(schema: &Schema, t: &DesignTable, out: &mut Vec<Violation>) {
             v(out, "a", format!(
                 "table {}: it holds rows of {} joined to {} without a parent link, and its key holds no unique key of {}",
                 t.name, ot.key(), entity.key(), ot.key()
+            ));
+        }
+    }
+}
+
+/// (g) Every key column whose source keeps more than milliseconds (a `timestamp` without a
+/// precision of 3 or less) keeps it exactly (an encoding), or the table states the decision
+/// (a `timestamp_precision` warning with the collision risk): CQL's `timestamp` keeps
+/// milliseconds, and rows apart by less would collapse into one key.
+fn key_precision(schema: &Schema, t: &DesignTable, out: &mut Vec<Violation>) {
+    let warned = t.warnings.iter().any(|w| w.code == "timestamp_precision");
+    for k in t.partition_key.iter().chain(&t.clustering) {
+        let Some(col) = t.columns.iter().find(|c| c.name == k.column) else {
+            continue;
+        };
+        let Some(src) = &col.source else { continue };
+        let Some(sql_type) = schema
+            .table(&src.table)
+            .and_then(|st| st.column(&src.column))
+            .map(|c| c.sql_type.as_str())
+        else {
+            continue;
+        };
+        let as_millis = k.cql_type == "timestamp" || k.encoding != col.encoding;
+        if crate::keys::sub_ms_timestamp(sql_type) && as_millis && !warned {
+            v(out, "g", format!(
+                "table {}: key column {} holds {src} ({sql_type}, microseconds) as CQL {}, which keeps milliseconds: rows apart by less would collapse into one CQL row (keep it as epoch microseconds, or state the decision with a timestamp_precision warning)",
+                t.name, k.column, k.cql_type
             ));
         }
     }
@@ -285,6 +322,20 @@ fn provides(design: &Design, r: &ReadBeforeWrite, c: &ColumnRef) -> bool {
     })
 }
 
+/// True when the read step returns the generated row id of `table`'s rows.
+fn gives_row_id(design: &Design, r: &ReadBeforeWrite, table: &str) -> bool {
+    design
+        .tables
+        .iter()
+        .find(|t| t.name == r.table)
+        .is_some_and(|t| {
+            t.columns.iter().any(|c| {
+                r.columns.contains(&c.name)
+                    && c.row_id.as_ref().is_some_and(|id| same(&id.table, table))
+            })
+        })
+}
+
 /// Why a bound value has no source at this point of the path (`None`: it has one).
 fn unresolved(
     design: &Design,
@@ -314,6 +365,13 @@ fn unresolved(
             .map(|k| k.as_ref())
             .chain(fields.iter().map(|(_, v)| v))
             .find_map(|v| unresolved(design, f, before, row, v)),
+        BindValue::EpochMicros { of } => unresolved(design, f, before, row, of),
+        BindValue::RowId { table } => {
+            let inserted = f.kind == StatementKind::Insert && same(table, &f.table.key());
+            let read = |r: &ReadBeforeWrite| gives_row_id(design, r, table);
+            (!(inserted || row.is_some_and(read) || before.iter().any(|r| !r.many && read(r))))
+                .then(|| format!("the row id of {table} is neither generated by an INSERT of {table} nor read first"))
+        }
         BindValue::Rewritten { column } => {
             (!before.iter().any(|r| r.columns.iter().any(|c| c == column)))
                 .then(|| format!("the collection `{column}` is rewritten but never read first"))

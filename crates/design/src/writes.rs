@@ -8,10 +8,10 @@
 //! only from a table that has the columns, by a key whose values are known at that point.
 
 use crate::keys::KeySrc;
-use crate::naming::quote;
 use crate::shape::Edge;
 use crate::sizing::Sizer;
 use crate::tables::TableBuild;
+use remodel_model::ident::cql_quote;
 use remodel_model::{
     AccessPattern, Bind, BindValue, ColumnRef, Guard, ReadBeforeWrite, Schema, StatementKind,
     Table, WriteAction, WritePath, WriteTarget,
@@ -150,7 +150,7 @@ pub fn plan(
         .collect();
     let mut planner = Planner {
         schema,
-        ks: quote(keyspace),
+        ks: cql_quote(keyspace),
         tables,
         stmt: Stmt {
             kind: p.kind,
@@ -434,6 +434,9 @@ impl Planner<'_> {
             KeySrc::Const(v) => BindValue::Literal {
                 value: remodel_model::Literal::Text { value: v.clone() },
             },
+            KeySrc::RowId(table) => BindValue::RowId {
+                table: table.clone(),
+            },
         }
     }
 
@@ -549,8 +552,11 @@ impl Planner<'_> {
                 continue;
             }
             let keyed = |ks: &[KeySrc]| {
-                ks.iter()
-                    .all(|k| k.source().is_none_or(|c| self.known(c, version)))
+                ks.iter().all(|k| match k.source() {
+                    Some(c) => self.known(c, version),
+                    // A row id is never implied by known values: read with the rows.
+                    None => k.is_const(),
+                })
             };
             if !keyed(&t.partition) {
                 continue;
@@ -617,10 +623,20 @@ impl Planner<'_> {
             .filter(|c| t.col_name(c).is_some())
             .cloned()
             .collect();
-        let names: Vec<String> = cols
+        let mut names: Vec<String> = cols
             .iter()
             .filter_map(|c| t.col_name(c).map(str::to_string))
             .collect();
+        if many {
+            // Rows of a table without a key are told apart by their ids: each statement run
+            // per row read addresses its row by it.
+            names.extend(
+                t.columns
+                    .iter()
+                    .filter(|(k, ..)| matches!(k, KeySrc::RowId(_)))
+                    .map(|(_, n, ..)| n.clone()),
+            );
+        }
         let idx = self.reads.len();
         self.read_where.push(wk);
         self.reads.push(ReadBeforeWrite {
@@ -648,7 +664,7 @@ impl Planner<'_> {
         let mut binds = Vec::new();
         for k in key {
             let Some(name) = t.name_of(k) else { continue };
-            conds.push(format!("{} = ?", quote(name)));
+            conds.push(format!("{} = ?", cql_quote(name)));
             binds.push(Bind {
                 column: name.to_string(),
                 value: self.value(k, v),
@@ -690,7 +706,7 @@ impl Planner<'_> {
             if only.is_some_and(|f| !f(k)) {
                 continue;
             }
-            names.push(quote(n));
+            names.push(cql_quote(n));
             binds.push(Bind {
                 column: n.clone(),
                 value: self.value(k, Version::New),
@@ -701,7 +717,7 @@ impl Planner<'_> {
             cql: format!(
                 "INSERT INTO {}.{} ({}) VALUES ({})",
                 self.ks,
-                quote(&t.name),
+                cql_quote(&t.name),
                 names.join(", "),
                 vec!["?"; names.len()].join(", ")
             ),
@@ -717,7 +733,7 @@ impl Planner<'_> {
         let (wk, binds) = self.where_key(t, &t.key_elements(), Version::Current);
         WriteTarget {
             table: t.name.clone(),
-            cql: format!("DELETE FROM {}.{} WHERE {wk}", self.ks, quote(&t.name)),
+            cql: format!("DELETE FROM {}.{} WHERE {wk}", self.ks, cql_quote(&t.name)),
             action: WriteAction::Delete,
             binds,
             for_each: None,
@@ -829,6 +845,9 @@ impl Planner<'_> {
             .iter()
             .map(|c| ColumnRef::new(&s.name, c))
             .collect();
+        // Every `=` of the statement restricts the read (the partition, then a prefix of the
+        // clustering): a read by fewer columns returns rows the statement does not pick, and
+        // each would be written.
         let found = self
             .tables
             .iter()
@@ -837,13 +856,11 @@ impl Planner<'_> {
                     && x.null_filter.is_empty()
                     && x.extra_keys.is_empty()
                     && !x.partition.is_empty()
-                    && x.partition
-                        .iter()
-                        .all(|k| matches!(k, KeySrc::Col(c) if by.contains(c)))
                     && need.iter().all(|c| x.col_name(c).is_some())
             })
-            .min_by_key(|x| x.columns.len());
-        let Some(table) = found else {
+            .filter_map(|x| rows_key(x, &by).map(|k| (x, k)))
+            .min_by_key(|(x, _)| x.columns.len());
+        let Some((table, key)) = found else {
             self.missing.push(Missing {
                 entity: s.name.clone(),
                 by: self.stmt.key_eq.clone(),
@@ -856,7 +873,7 @@ impl Planner<'_> {
             ));
             return false;
         };
-        let (wk, binds) = self.where_key(table, &table.partition, Version::Current);
+        let (wk, binds) = self.where_key(table, &key, Version::Current);
         let idx = self.add_select(
             table,
             &need,
@@ -1192,7 +1209,7 @@ impl Planner<'_> {
             let Some(pos) = child_fk.iter().position(|x| x == c) else {
                 continue;
             };
-            conds.push(format!("{} = ?", quote(name)));
+            conds.push(format!("{} = ?", cql_quote(name)));
             binds.push(Bind {
                 column: name.to_string(),
                 value: BindValue::Current {
@@ -1233,12 +1250,12 @@ impl Planner<'_> {
             if r.for_tables.is_empty() {
                 r.for_tables = all_targets.clone();
             }
-            let cols: Vec<String> = r.columns.iter().map(|n| quote(n)).collect();
+            let cols: Vec<String> = r.columns.iter().map(|n| cql_quote(n)).collect();
             r.cql = format!(
                 "SELECT {} FROM {}.{} WHERE {wk}",
                 cols.join(", "),
                 self.ks,
-                quote(&r.table)
+                cql_quote(&r.table)
             );
         }
         let tname = &self.stmt.table.key();
@@ -1271,12 +1288,34 @@ impl Planner<'_> {
     }
 }
 
+/// The key elements of `t` that select exactly the rows whose columns `by` equal given values:
+/// its partition (all of `by`'s columns), then the clustering columns of `by` that follow it
+/// (a prefix); `None` when `by` is not exactly that.
+fn rows_key(t: &TableBuild, by: &[ColumnRef]) -> Option<Vec<KeySrc>> {
+    let is_by = |k: &KeySrc| matches!(k, KeySrc::Col(c) if by.contains(c));
+    if !t.partition.iter().all(is_by) {
+        return None;
+    }
+    let mut key = t.partition.clone();
+    key.extend(
+        t.clustering
+            .iter()
+            .map(|(k, _)| k)
+            .take_while(|k| is_by(k))
+            .cloned(),
+    );
+    (key.len() == by.len()).then_some(key)
+}
+
 /// An UPDATE of `cols` of `t` in the rows `where_key` selects.
 pub(crate) fn update_cql(ks: &str, t: &TableBuild, cols: &[String], where_key: &str) -> String {
-    let sets: Vec<String> = cols.iter().map(|c| format!("{} = ?", quote(c))).collect();
+    let sets: Vec<String> = cols
+        .iter()
+        .map(|c| format!("{} = ?", cql_quote(c)))
+        .collect();
     format!(
         "UPDATE {ks}.{} SET {} WHERE {where_key}",
-        quote(&t.name),
+        cql_quote(&t.name),
         sets.join(", ")
     )
 }

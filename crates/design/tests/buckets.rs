@@ -76,7 +76,10 @@ fn a_window_read_lists_every_bucket_between_its_bounds() {
 #[test]
 fn a_window_the_sql_confines_to_one_day_reads_one_bucket() {
     let plan = buckets();
-    let q = read(&plan, "SELECT order_id, total FROM orders WHERE store_id = $1 AND");
+    let q = read(
+        &plan,
+        "SELECT order_id, total FROM orders WHERE store_id = $1 AND",
+    );
     if let Some((_, b)) = bucket_bind(&plan, q) {
         assert!(matches!(b, BindValue::Bucket { .. }), "{b:?}");
         assert!(q.single_partition, "{q:#?}");
@@ -86,8 +89,16 @@ fn a_window_the_sql_confines_to_one_day_reads_one_bucket() {
 #[test]
 fn an_open_bound_is_not_served_by_a_bucketed_table() {
     let plan = buckets();
-    let id = pattern_id(&plan, "SELECT order_id, total FROM orders WHERE store_id = $1 AND placed_at >= now()");
-    let q = plan.design.queries.iter().find(|q| q.pattern == id).expect("mapping");
+    let id = pattern_id(
+        &plan,
+        "SELECT order_id, total FROM orders WHERE store_id = $1 AND placed_at >= now()",
+    );
+    let q = plan
+        .design
+        .queries
+        .iter()
+        .find(|q| q.pattern == id)
+        .expect("mapping");
     assert!(bucket_bind(&plan, q).is_none(), "{q:#?}");
 }
 
@@ -96,13 +107,24 @@ fn the_validator_fails_a_window_read_bound_to_its_lower_bounds_bucket() {
     // The defect of issue 20, put back by hand: the window read binds the day of `$2` only.
     let mut plan = buckets();
     let id = read(&plan, "SELECT order_id, placed_at, total FROM orders WHERE store_id = $1 AND placed_at >= $2 AND placed_at < $3").pattern.clone();
-    let q = plan.design.queries.iter_mut().find(|q| q.pattern == id).expect("mapping");
+    let q = plan
+        .design
+        .queries
+        .iter_mut()
+        .find(|q| q.pattern == id)
+        .expect("mapping");
     let b = q
         .binds
         .iter_mut()
         .find(|b| matches!(b.value, BindValue::Buckets { .. }))
         .expect("a buckets bind");
-    let BindValue::Buckets { bucket, time_zone, lower, .. } = b.value.clone() else {
+    let BindValue::Buckets {
+        bucket,
+        time_zone,
+        lower,
+        ..
+    } = b.value.clone()
+    else {
         unreachable!()
     };
     b.value = BindValue::Bucket {

@@ -6,7 +6,7 @@
 mod support;
 
 use remodel_model::{BindValue, ColumnRef, DesignColumn, Guard, Plan};
-use support::pipeline::{pattern_id, plan_fixture};
+use support::pipeline::{pattern_id, plan_fixture, strict_violations};
 
 fn copies() -> Plan {
     plan_fixture("copies")
@@ -15,7 +15,7 @@ fn copies() -> Plan {
 #[test]
 fn the_plan_passes_the_validator() {
     let plan = copies();
-    let v = remodel_design::validate::validate(&plan.schema, &plan.workload, &plan.design);
+    let v = strict_violations(&plan);
     assert!(v.is_empty(), "{v:#?}");
 }
 
@@ -60,6 +60,9 @@ fn the_validator_finds_a_copy_no_write_keeps_in_step() {
         source: Some(ColumnRef::new("accounts", "balance")),
         is_static: false,
         embeds: None,
+        encoding: None,
+        row_id: None,
+        equals: Vec::new(),
     });
     let v = remodel_design::validate::validate(&plan.schema, &plan.workload, &plan.design);
     let update = pattern_id(&plan, "UPDATE accounts");

@@ -7,7 +7,7 @@ mod support;
 
 use support::contract::assert_follows_schema;
 use support::cqlcheck::{check_design, Catalog};
-use support::pipeline::{mapping_text, plan_corpus, root};
+use support::pipeline::{mapping_text, plan_corpus, root, strict_violations};
 
 fn check_corpus(name: &str) {
     let (plan, _diags) = plan_corpus(name);
@@ -31,7 +31,7 @@ fn check_corpus(name: &str) {
             q.pattern
         );
     }
-    let violations = remodel_design::validate::validate(&plan.schema, &plan.workload, d);
+    let violations = strict_violations(&plan);
     assert!(
         violations.is_empty(),
         "{name}: the plan fails its checks: {violations:#?}"

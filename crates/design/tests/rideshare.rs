@@ -5,7 +5,7 @@ mod support;
 
 use remodel_model::{Bucket, Plan, SortOrder, Statistics};
 use support::cqlcheck::check_design;
-use support::pipeline::{mapping_text, plan_rideshare, root};
+use support::pipeline::{mapping_text, plan_rideshare, root, strict_violations};
 
 fn keys(plan: &Plan, table: &str) -> (Vec<String>, Vec<(String, Option<SortOrder>)>) {
     let t = plan
@@ -36,7 +36,7 @@ fn keys(plan: &Plan, table: &str) -> (Vec<String>, Vec<(String, Option<SortOrder
 fn rideshare_reaches_the_expert_design() {
     let (plan, _) = plan_rideshare(None);
     let d = &plan.design;
-    let violations = remodel_design::validate::validate(&plan.schema, &plan.workload, d);
+    let violations = strict_violations(&plan);
     assert!(violations.is_empty(), "{violations:#?}");
     let id = |sql_start: &str| {
         plan.workload
@@ -272,7 +272,8 @@ fn rideshare_with_whole_rows_updates_every_copy() {
     };
     let (plan, _) = remodel_design::plan(a, None, &config);
     let d = &plan.design;
-    assert!(d.violations.is_empty(), "{:#?}", d.violations);
+    let violations = strict_violations(&plan);
+    assert!(violations.is_empty(), "{violations:#?}");
     let status = d
         .writes
         .iter()

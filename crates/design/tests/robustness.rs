@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::PathBuf;
 use support::cqlcheck::check_design;
-use support::pipeline::{mapping_text, plan_files};
+use support::pipeline::{mapping_text, plan_files, strict_violations};
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/robustness")
@@ -27,11 +27,8 @@ fn plan(schema: &str, queries: &[&str]) -> (Plan, Vec<Diagnostic>) {
         let names: BTreeSet<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names.len(), t.columns.len(), "a column twice in {}", t.name);
     }
-    assert!(
-        plan.design.violations.is_empty(),
-        "{:?}",
-        plan.design.violations
-    );
+    let violations = strict_violations(&plan);
+    assert!(violations.is_empty(), "{violations:?}");
     (plan, diags)
 }
 

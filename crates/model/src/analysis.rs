@@ -1,6 +1,8 @@
-//! What the analyzer finds in one statement: tables, join path, predicates, order, projection.
+//! What the analyzer finds: in one statement, tables, join path, predicates, order, projection;
+//! in the whole workload, [`Analysis`].
 
 use crate::expr::{Expr, ScalarType};
+use crate::{Diagnostic, Relationship, Schema, Workload};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -400,4 +402,17 @@ pub struct WrittenValue {
     /// The value as a typed expression; absent when it uses what expressions cannot state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expr: Option<Expr>,
+}
+
+/// Everything the analyzer produces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analysis {
+    /// The input schema with the inferred foreign keys added (origin `Inferred { evidence }`).
+    pub schema: Schema,
+    /// The input workload with each pattern's `analysis` filled.
+    pub workload: Workload,
+    /// Every relationship with its embed / reference / duplicate-columns decision.
+    pub relationships: Vec<Relationship>,
+    /// Unmodelled statements, parse failures, inferred keys and other notes.
+    pub diagnostics: Vec<Diagnostic>,
 }

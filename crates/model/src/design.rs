@@ -205,7 +205,7 @@ impl Replication {
     /// quoted string with quotes doubled, every count a number, so no datacenter name can end the
     /// map or the statement. `schema.cql` and the report both show this text.
     pub fn cql_map(&self) -> String {
-        let string = |s: &str| format!("'{}'", s.replace('\'', "''"));
+        let string = crate::ident::literal;
         match self {
             Replication::SimpleStrategy { replication_factor } => {
                 format!("{{'class': 'SimpleStrategy', 'replication_factor': {replication_factor}}}")
@@ -302,6 +302,50 @@ pub struct KeyColumn {
     /// For a constant partition key (a small table read whole from one partition): its value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub constant: Option<String>,
+    /// How the column holds its source value when not as the plain CQL type of the source
+    /// type (a timestamp kept exactly as microseconds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<Encoding>,
+}
+
+/// How a target column holds its source value, when it is not the source type's plain CQL
+/// mapping: every executor writes, binds and reads the column this way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Encoding {
+    /// A `bigint` of microseconds since 1970-01-01 00:00 UTC (a `timestamp` without time zone
+    /// read as UTC; `infinity`/`-infinity` as the largest/smallest bigint), for a key column
+    /// whose source keeps microseconds where CQL's `timestamp` keeps milliseconds: rows that
+    /// differ below a millisecond stay distinct. `source_sql` computes it; a bind of the column
+    /// takes [`BindValue::EpochMicros`].
+    EpochMicros,
+}
+
+/// How a generated id is made when a write inserts a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Generator {
+    /// A new time-based (version 1) UUID, made by the application once per call of the write
+    /// and bound to every statement of the call.
+    Timeuuid,
+}
+
+/// The id a table without a primary or unique key gets in the target: such a Postgres table can
+/// hold equal rows, which a key of its columns would merge into one CQL row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RowId {
+    /// The source table whose rows it tells apart.
+    pub table: String,
+    /// How the rows already in the source get theirs: the SQL expression `source_sql` computes it
+    /// with (the backfill and any other executor read it like any column).
+    pub existing: String,
+    /// How a row a write inserts gets its.
+    pub inserted: Generator,
+    /// Why the table has one.
+    pub reason: String,
 }
 
 /// A column of a target table.
@@ -322,6 +366,17 @@ pub struct DesignColumn {
     /// For a collection of embedded child rows: the child table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embeds: Option<String>,
+    /// How the column holds its source value, when not as the plain mapping of its type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<Encoding>,
+    /// For a generated row id (no source column): how its values are made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row_id: Option<RowId>,
+    /// Other source columns the table's joins make equal to `source` in every row
+    /// (`film_actor.film_id` beside `film_category.film_id` joined on it): a unique key of a
+    /// joined table may be held through them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub equals: Vec<ColumnRef>,
 }
 
 /// Size estimates of a target table.
@@ -724,6 +779,19 @@ pub enum BindValue {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         upper_exclusive: bool,
     },
+    /// A timestamp as a `bigint` of microseconds since the epoch ([`Encoding::EpochMicros`]):
+    /// the bind of a column kept that way.
+    EpochMicros {
+        /// The timestamp value.
+        of: Box<BindValue>,
+    },
+    /// The generated id ([`RowId`]) of the written row of `table`: for an INSERT a new one, made
+    /// as the column's `row_id.inserted` says, once per call; otherwise the id read before the
+    /// write (of the row a `for_each` statement runs for).
+    RowId {
+        /// The source table.
+        table: String,
+    },
 }
 
 fn utc() -> String {
@@ -1030,6 +1098,8 @@ impl std::fmt::Display for BindValue {
                 }
             }
             BindValue::Rewritten { column } => write!(f, "rewritten({column})"),
+            BindValue::EpochMicros { of } => write!(f, "micros({of})"),
+            BindValue::RowId { table } => write!(f, "row_id({table})"),
         }
     }
 }

@@ -7,12 +7,15 @@ pub mod analysis;
 pub mod design;
 pub mod diagnostic;
 pub mod expr;
+pub mod ident;
+pub mod keywords;
 pub mod plan;
 pub mod relationship;
 pub mod replay;
 pub mod run;
 pub mod schema;
 pub mod stats;
+pub mod text;
 pub mod workload;
 
 pub use analysis::*;

@@ -223,6 +223,27 @@ impl Table {
     }
 }
 
+/// True for a Postgres timestamp type that keeps more than milliseconds (`timestamp`,
+/// `timestamptz`, `timestamp(6) with time zone`; not `timestamp(3)`): CQL's `timestamp` keeps
+/// milliseconds, so two such values apart by less are one CQL value.
+pub fn sub_ms_timestamp(sql_type: &str) -> bool {
+    let t = sql_type.trim().to_ascii_lowercase();
+    let bare = t.rsplit('.').next().unwrap_or(&t).trim_matches('"');
+    let Some(rest) = bare
+        .strip_prefix("timestamptz")
+        .or_else(|| bare.strip_prefix("timestamp"))
+    else {
+        return false;
+    };
+    let rest = rest.trim_start();
+    let precision = rest
+        .strip_prefix('(')
+        .and_then(|r| r.split_once(')'))
+        .and_then(|(p, _)| p.trim().parse::<u32>().ok());
+    let tail = rest.split_once(')').map_or(rest, |(_, t)| t).trim();
+    matches!(tail, "" | "with time zone" | "without time zone") && precision.is_none_or(|p| p > 3)
+}
+
 /// One column.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -417,6 +438,28 @@ pub struct Sequence {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamps_keep_microseconds_unless_declared_with_milliseconds() {
+        for t in [
+            "timestamp",
+            "timestamptz",
+            "timestamp with time zone",
+            "timestamp(6) without time zone",
+            "timestamptz(4)",
+        ] {
+            assert!(sub_ms_timestamp(t), "{t}");
+        }
+        for t in [
+            "timestamp(3) with time zone",
+            "timestamptz(0)",
+            "date",
+            "time",
+            "text",
+        ] {
+            assert!(!sub_ms_timestamp(t), "{t}");
+        }
+    }
 
     #[test]
     fn the_index_finds_what_the_scan_finds() {

@@ -108,6 +108,7 @@ fn sample_plan() -> Plan {
                     time_zone: Some("UTC".into()),
                     order: None,
                     constant: None,
+                    encoding: None,
                 }],
                 clustering: vec![],
                 columns: vec![],

@@ -13,6 +13,7 @@ use crate::values::{self, pg_literal};
 use crate::Error;
 use remodel_backfill::convert::canonical_cast;
 use remodel_backfill::cqltype::CqlType;
+use remodel_model::ident::quote;
 use remodel_model::{AccessPattern, BindValue, ColumnRef, DesignTable, Plan};
 use scylla::client::session::Session;
 use scylla::statement::prepared::PreparedStatement;
@@ -209,6 +210,32 @@ impl<'a> Replayer<'a> {
     ) -> Result<Option<CqlValue>, Error> {
         let cast = canonical_cast(to)
             .ok_or_else(|| Error::Value(format!("no Postgres type for CQL {to:?}")))?;
+        self.eval_cast(sql, params, &cast, to).await
+    }
+
+    /// The value of timestamp SQL `sql` (or a list of them) as epoch microseconds (`bigint`, or
+    /// a list of them, as `to` says): computed by Postgres at its full precision and encoded by
+    /// the backfill's converter, as the plan's `source_sql` encodes the stored values.
+    pub async fn eval_micros(
+        &self,
+        sql: &str,
+        params: &Params,
+        to: &CqlType,
+    ) -> Result<Option<CqlValue>, Error> {
+        let cast = match to {
+            CqlType::List(_) | CqlType::Set(_) => "timestamptz[]",
+            _ => "timestamptz",
+        };
+        self.eval_cast(sql, params, cast, to).await
+    }
+
+    async fn eval_cast(
+        &self,
+        sql: &str,
+        params: &Params,
+        cast: &str,
+        to: &CqlType,
+    ) -> Result<Option<CqlValue>, Error> {
         let text = format!("SELECT ({sql})::{cast}");
         let typed = typed(params);
         let row = self
@@ -238,7 +265,7 @@ impl<'a> Replayer<'a> {
             .flat_map(|r| r.keys())
             .filter_map(|f| match f {
                 Field::Col(c) => Some(c),
-                Field::Agg { .. } | Field::Expr(_) => None,
+                Field::Agg { .. } | Field::Expr(_) | Field::RowId(_) => None,
             })
             .collect();
         cols.sort();
@@ -344,6 +371,11 @@ impl<'a> Replayer<'a> {
                 let inner = Box::pin(self.bind_value(of, params, row, &stamp)).await?;
                 inner.map(|x| values::bucket(&x, *bucket, to)).transpose()
             }
+            BindValue::EpochMicros { of } => match &**of {
+                BindValue::Sql { sql } => self.eval_micros(sql, params, to).await,
+                // A value of the rows read: kept as microseconds, or as milliseconds (× 1000).
+                other => Box::pin(self.bind_value(other, params, row, to)).await,
+            },
             other => Err(Error::Plan(format!(
                 "a read binds {other}, which only a write path can"
             ))),
@@ -390,10 +422,6 @@ pub fn typed(params: &Params) -> Vec<(&(dyn ToSql + Sync), Type)> {
         .collect()
 }
 
-fn quote(ident: &str) -> String {
-    remodel_backfill::pg::pg_quote(ident)
-}
-
 /// What a result column of a CQL statement on `table` holds: a source column, or an aggregate
 /// (`system.sum(ol_amount)`, `count`).
 pub fn field_of(table: &DesignTable, name: &str) -> Option<Field> {
@@ -404,7 +432,11 @@ pub fn field_of(table: &DesignTable, name: &str) -> Option<Field> {
             .find(|c| c.name == n || c.name.eq_ignore_ascii_case(n))
     };
     if let Some(c) = by_name(name) {
-        return c.source.clone().map(Field::Col);
+        return c
+            .source
+            .clone()
+            .map(Field::Col)
+            .or_else(|| c.row_id.as_ref().map(|r| Field::RowId(r.table.clone())));
     }
     let bare = name.strip_prefix("system.").unwrap_or(name);
     if bare == "count" {

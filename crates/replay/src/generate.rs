@@ -12,9 +12,13 @@
 //! - other columns take few distinct values (text `col-K` of about `rows / 20` values, integers
 //!   below 100, times at whole hours within 60 days of today, so equality finds several rows and
 //!   an ORDER BY meets ties); nullable ones without a DEFAULT are NULL one time in ten;
-//! - times are whole hours, so no value is finer than CQL's milliseconds.
+//! - times are whole hours, so no value is finer than CQL's milliseconds;
+//!
+//! then rows that attack what a plan may assume about keys ([`adversarial_rows`]): copies 0.2 ms
+//! apart where a key timestamp keeps microseconds, equal rows in tables without a key.
 
 use crate::Error;
+use remodel_model::ident::{literal, quote};
 use remodel_model::{Column, FkOrigin, Schema, Table};
 use std::collections::{BTreeMap, BTreeSet};
 use tokio_postgres::Client;
@@ -26,10 +30,6 @@ pub struct Loaded {
     pub tables: Vec<(String, u64)>,
     /// Declared foreign keys that could not be added as constraints, with Postgres' reason.
     pub skipped_constraints: Vec<String>,
-}
-
-fn q(ident: &str) -> String {
-    remodel_backfill::pg::pg_quote(ident)
 }
 
 /// A declared type as a cast and a column definition can name it (`serial` → `int4`).
@@ -110,19 +110,15 @@ pub async fn create_and_fill(
     }
     let mut ddl = String::from("SET client_min_messages = warning;\n");
     for t in &existing {
-        ddl.push_str(&format!("DROP TABLE IF EXISTS {} CASCADE;\n", q(t)));
+        ddl.push_str(&format!("DROP TABLE IF EXISTS {} CASCADE;\n", quote(t)));
     }
     for e in &schema.enums {
-        let labels: Vec<String> = e
-            .values
-            .iter()
-            .map(|v| format!("'{}'", v.replace('\'', "''")))
-            .collect();
+        let labels: Vec<String> = e.values.iter().map(|v| literal(v)).collect();
         let name = e.name.rsplit('.').next().unwrap_or(&e.name);
         ddl.push_str(&format!(
             "DROP TYPE IF EXISTS {n} CASCADE; CREATE TYPE {n} AS ENUM ({});\n",
             labels.join(", "),
-            n = q(name)
+            n = quote(name)
         ));
     }
     for t in &schema.tables {
@@ -150,19 +146,127 @@ pub async fn create_and_fill(
             .await
             .map_err(Error::pg(format!("generate the rows of {}", t.name)))?;
         let got: i64 = client
-            .query_one(&format!("SELECT count(*) FROM {}", q(&t.name)), &[])
+            .query_one(&format!("SELECT count(*) FROM {}", quote(&t.name)), &[])
             .await
             .map_err(Error::pg(format!("count {}", t.name)))?
             .get(0);
         counts.insert(t.name.clone(), got as u64);
         loaded.tables.push((t.name.clone(), got as u64));
     }
+    adversarial_rows(client, schema, seed, &mut loaded).await?;
     enforce(client, schema, &mut loaded).await?;
     client
         .batch_execute("ANALYZE")
         .await
         .map_err(Error::pg("ANALYZE"))?;
     Ok(loaded)
+}
+
+/// Rows that break what a plan may wrongly assume about keys, added to the friendly rows:
+/// copies of rows 0.2 ms after them where a key timestamp keeps microseconds
+/// ([`equal_after_truncation_rows`]), and equal rows in tables without a key
+/// ([`duplicate_rows_of_keyless`]). Counts are taken again after.
+async fn adversarial_rows(
+    client: &Client,
+    schema: &Schema,
+    seed: u64,
+    loaded: &mut Loaded,
+) -> Result<(), Error> {
+    for (n, t) in schema.tables.iter().enumerate() {
+        let salt = seed.wrapping_mul(31).wrapping_add(n as u64);
+        let sqls = [
+            equal_after_truncation_rows(t, salt),
+            duplicate_rows_of_keyless(t, salt),
+        ];
+        for sql in sqls.iter().flatten() {
+            client
+                .execute(sql.as_str(), &[])
+                .await
+                .map_err(Error::pg(format!("add adversarial rows to {}", t.name)))?;
+        }
+        if sqls.iter().any(Option::is_some) {
+            let got: i64 = client
+                .query_one(&format!("SELECT count(*) FROM {}", quote(&t.name)), &[])
+                .await
+                .map_err(Error::pg(format!("count {}", t.name)))?
+                .get(0);
+            if let Some(e) = loaded.tables.iter_mut().find(|(name, _)| *name == t.name) {
+                e.1 = got as u64;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The columns an INSERT … SELECT copies (generated ones are computed again).
+fn copied_columns(t: &Table) -> Vec<&Column> {
+    t.columns.iter().filter(|c| c.generated.is_none()).collect()
+}
+
+/// One row in `1/k` of `t`'s rows, chosen by a hash of the row and the salt (not by where
+/// Postgres keeps it).
+fn some_rows(t: &Table, salt: u64, k: u32) -> String {
+    format!(
+        "abs(hashtext(ROW({}.*)::text || '{salt}')) % {k} = 0",
+        quote(&t.name)
+    )
+}
+
+/// Keys whose timestamp keeps microseconds (class 2 of the silently-wrong issue): a third of the
+/// rows get a copy 0.2 ms later, equal to them after truncation to CQL's milliseconds, so a key
+/// that holds milliseconds merges them. Other keys of the copy that collide skip it.
+fn equal_after_truncation_rows(t: &Table, salt: u64) -> Option<String> {
+    let key: &[String] = if t.primary_key.is_empty() {
+        &t.unique_keys.first()?.columns
+    } else {
+        &t.primary_key
+    };
+    let shifted: Vec<&str> = key
+        .iter()
+        .filter_map(|k| t.column(k))
+        .filter(|c| remodel_model::sub_ms_timestamp(&c.sql_type))
+        .map(|c| c.name.as_str())
+        .collect();
+    if shifted.is_empty() {
+        return None;
+    }
+    let cols = copied_columns(t);
+    let names: Vec<String> = cols.iter().map(|c| quote(&c.name)).collect();
+    let values: Vec<String> = cols
+        .iter()
+        .map(|c| {
+            if shifted.contains(&c.name.as_str()) {
+                format!("{} + interval '200 microseconds'", quote(&c.name))
+            } else {
+                quote(&c.name)
+            }
+        })
+        .collect();
+    Some(format!(
+        "INSERT INTO {t} ({}) SELECT {} FROM {t} WHERE {} ON CONFLICT DO NOTHING",
+        names.join(", "),
+        values.join(", "),
+        some_rows(t, salt, 3),
+        t = quote(&t.name)
+    ))
+}
+
+/// Tables without a primary or unique key can hold equal rows (class 6 of the silently-wrong
+/// issue): a quarter of the rows get one or two equal copies, so a plan that keys such a table
+/// by its columns merges them, and a DELETE of one value must remove every copy.
+fn duplicate_rows_of_keyless(t: &Table, salt: u64) -> Option<String> {
+    if !(t.primary_key.is_empty() && t.unique_keys.is_empty()) {
+        return None;
+    }
+    let names: Vec<String> = copied_columns(t).iter().map(|c| quote(&c.name)).collect();
+    Some(format!(
+        "INSERT INTO {t} ({cols}) SELECT {cols} FROM {t} \
+         CROSS JOIN LATERAL generate_series(1, 1 + abs(hashtext(ROW({t}.*)::text)) % 2) AS __copy \
+         WHERE {}",
+        some_rows(t, salt, 4),
+        t = quote(&t.name),
+        cols = names.join(", ")
+    ))
 }
 
 /// The row count of the parent whose key holds `t`'s whole primary key, when one does.
@@ -184,14 +288,14 @@ async fn enforce(client: &Client, schema: &Schema, loaded: &mut Loaded) -> Resul
             if !matches!(fk.origin, FkOrigin::Declared) {
                 continue;
             }
-            let cols: Vec<String> = fk.columns.iter().map(|c| q(c)).collect();
-            let refs: Vec<String> = fk.ref_columns.iter().map(|c| q(c)).collect();
+            let cols: Vec<String> = fk.columns.iter().map(|c| quote(c)).collect();
+            let refs: Vec<String> = fk.ref_columns.iter().map(|c| quote(c)).collect();
             let parent = fk.ref_table.rsplit('.').next().unwrap_or(&fk.ref_table);
             let sql = format!(
                 "ALTER TABLE {} ADD FOREIGN KEY ({}) REFERENCES {} ({}) NOT VALID",
-                q(&t.name),
+                quote(&t.name),
                 cols.join(", "),
-                q(parent),
+                quote(parent),
                 refs.join(", ")
             );
             if let Err(e) = client.batch_execute(&sql).await {
@@ -205,11 +309,11 @@ async fn enforce(client: &Client, schema: &Schema, loaded: &mut Loaded) -> Resul
         }
         for c in t.columns.iter().filter(|c| c.identity.is_some()) {
             let sql = format!(
-                "SELECT setval(pg_get_serial_sequence('{t}', '{c}'), coalesce(max({qc}), 0) + 1, false) FROM {qt}",
-                t = q(&t.name).replace('\'', "''"),
-                c = c.name.replace('\'', "''"),
-                qc = q(&c.name),
-                qt = q(&t.name)
+                "SELECT setval(pg_get_serial_sequence({t}, {c}), coalesce(max({qc}), 0) + 1, false) FROM {qt}",
+                t = literal(&quote(&t.name)),
+                c = literal(&c.name),
+                qc = quote(&c.name),
+                qt = quote(&t.name)
             );
             client.batch_execute(&sql).await.map_err(Error::pg(format!(
                 "advance the sequence of {}.{}",
@@ -226,7 +330,7 @@ fn create_table(t: &Table) -> String {
         .columns
         .iter()
         .map(|c| {
-            let mut def = format!("{} {}", q(&c.name), storage_type(c));
+            let mut def = format!("{} {}", quote(&c.name), storage_type(c));
             if let Some(g) = &c.generated {
                 def.push_str(&format!(" GENERATED ALWAYS AS ({g}) STORED"));
             } else if c.identity.is_some() {
@@ -241,14 +345,14 @@ fn create_table(t: &Table) -> String {
         })
         .collect();
     if !t.primary_key.is_empty() {
-        let pk: Vec<String> = t.primary_key.iter().map(|c| q(c)).collect();
+        let pk: Vec<String> = t.primary_key.iter().map(|c| quote(c)).collect();
         items.push(format!("PRIMARY KEY ({})", pk.join(", ")));
     }
     for u in &t.unique_keys {
-        let cols: Vec<String> = u.columns.iter().map(|c| q(c)).collect();
+        let cols: Vec<String> = u.columns.iter().map(|c| quote(c)).collect();
         items.push(format!("UNIQUE ({})", cols.join(", ")));
     }
-    format!("CREATE TABLE {} ({});\n", q(&t.name), items.join(", "))
+    format!("CREATE TABLE {} ({});\n", quote(&t.name), items.join(", "))
 }
 
 /// The INSERT … SELECT that generates `count` rows of `t` (`counts`: rows of the tables loaded).
@@ -276,18 +380,18 @@ fn insert_sql(
         if n == 0 || fk.columns.iter().any(|c| from_fk.contains_key(c)) {
             continue;
         }
-        let refs: Vec<String> = fk.ref_columns.iter().map(|c| q(c)).collect();
+        let refs: Vec<String> = fk.ref_columns.iter().map(|c| quote(c)).collect();
         ctes.push(format!(
             "fk{k} AS MATERIALIZED (SELECT row_number() OVER (ORDER BY {r}) AS rn, {r} FROM {p})",
             r = refs.join(", "),
-            p = q(&parent.name)
+            p = quote(&parent.name)
         ));
         joins.push(format!(
             "LEFT JOIN fk{k} ON fk{k}.rn = 1 + {} % {n}",
             hash(salt + 90 + k as u64)
         ));
         for (c, r) in fk.columns.iter().zip(&fk.ref_columns) {
-            from_fk.insert(c.clone(), format!("fk{k}.{}", q(r)));
+            from_fk.insert(c.clone(), format!("fk{k}.{}", quote(r)));
         }
     }
     let mut cols = Vec::new();
@@ -316,7 +420,7 @@ fn insert_sql(
                 }
             }
         };
-        cols.push(q(&c.name));
+        cols.push(quote(&c.name));
         exprs.push(expr);
     }
     let with = if ctes.is_empty() {
@@ -326,7 +430,7 @@ fn insert_sql(
     };
     format!(
         "{with}INSERT INTO {} ({}) SELECT {} FROM generate_series(1, {count}) AS g(i) {} ON CONFLICT DO NOTHING",
-        q(&t.name),
+        quote(&t.name),
         cols.join(", "),
         exprs.join(", "),
         joins.join(" ")

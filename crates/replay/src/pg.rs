@@ -158,7 +158,7 @@ pub fn read_params(row: &Row, first: usize, n: usize) -> Result<Params, Error> {
 pub fn type_name(t: &Type) -> String {
     format!(
         "{}.{}",
-        remodel_backfill::pg::pg_quote(t.schema()),
-        remodel_backfill::pg::pg_quote(t.name())
+        remodel_model::ident::quote(t.schema()),
+        remodel_model::ident::quote(t.name())
     )
 }

@@ -23,6 +23,8 @@ pub enum Field {
     },
     /// An output expression of the SQL (computed by the client from the columns read).
     Expr(String),
+    /// The generated id of a row of a source table without a key (the plan's `row_id`).
+    RowId(String),
 }
 
 /// Pairs of columns a pattern's joins make equal in every row (`a.x = b.y`): either stands for
@@ -76,6 +78,7 @@ impl fmt::Display for Field {
                 write!(f, "{function}({d}{arg})")
             }
             Field::Expr(sql) => write!(f, "{sql}"),
+            Field::RowId(table) => write!(f, "row_id({table})"),
         }
     }
 }

@@ -9,6 +9,7 @@ use crate::pg::Params;
 use crate::sample::{self, Focus};
 use crate::Error;
 use remodel_backfill::{BackfillOptions, CqlTarget, PgSource, Silent};
+use remodel_model::ident::quote;
 use remodel_model::{
     Latency, PatternReplay, Plan, ReplayMismatch, ReplayOutcome, ReplayReport, StatementKind,
     TableRows,
@@ -149,10 +150,6 @@ async fn clear_target(
         }
     }
     Ok(())
-}
-
-fn quote(ident: &str) -> String {
-    format!("\"{}\"", ident.replace('"', "\"\""))
 }
 
 fn ms(d: Duration) -> f64 {

@@ -16,6 +16,7 @@
 use crate::exec::Prepared;
 use crate::pg::{read_params, type_name, Params};
 use crate::Error;
+use remodel_model::ident::quote;
 use remodel_model::{ColumnRef, Schema, StatementKind, TimeWindow};
 use std::collections::BTreeSet;
 use tokio_postgres::Client;
@@ -194,10 +195,6 @@ fn column_of(r: &Role) -> Option<&ColumnRef> {
     }
 }
 
-fn q(ident: &str) -> String {
-    remodel_backfill::pg::pg_quote(ident)
-}
-
 fn window_unit(w: TimeWindow) -> &'static str {
     match w {
         TimeWindow::Hour => "hour",
@@ -227,7 +224,7 @@ fn anchor_from(p: &Prepared<'_>, needed: &BTreeSet<String>) -> String {
     let Some(first) = tables.first() else {
         return String::new();
     };
-    let mut from = q(first);
+    let mut from = quote(first);
     let mut joined = vec![first.clone()];
     let mut pending: Vec<&remodel_model::JoinStep> = a
         .join_path
@@ -246,10 +243,10 @@ fn anchor_from(p: &Prepared<'_>, needed: &BTreeSet<String>) -> String {
             .map(|(l, r)| {
                 format!(
                     "{}.{} = {}.{}",
-                    q(&j.left_table),
-                    q(l),
-                    q(&j.right_table),
-                    q(r)
+                    quote(&j.left_table),
+                    quote(l),
+                    quote(&j.right_table),
+                    quote(r)
                 )
             })
             .collect();
@@ -271,13 +268,13 @@ fn anchor_from(p: &Prepared<'_>, needed: &BTreeSet<String>) -> String {
         if joined.contains(other) {
             from.push_str(&format!(" AND {}", cond(j)));
         } else {
-            from.push_str(&format!(" JOIN {} ON {}", q(other), cond(j)));
+            from.push_str(&format!(" JOIN {} ON {}", quote(other), cond(j)));
             joined.push(other.clone());
         }
     }
     for t in &tables {
         if !joined.contains(t) {
-            from.push_str(&format!(" CROSS JOIN {}", q(t)));
+            from.push_str(&format!(" CROSS JOIN {}", quote(t)));
             joined.push(t.clone());
         }
     }
@@ -318,7 +315,7 @@ fn param_expr(
             column,
             fresh: true,
         } => fresh(schema, column, &col(column, "a2"), seed),
-        Role::Parent { fk, column } => format!("fk{fk}.{}", q(column)),
+        Role::Parent { fk, column } => format!("fk{fk}.{}", quote(column)),
     }
 }
 
@@ -331,7 +328,11 @@ fn fixed_conditions(p: &Prepared<'_>, roles: &[Role], from: &str) -> Vec<String>
     }
     let compared = roles.iter().filter_map(|r| match r {
         Role::Value(c) | Role::List(c) | Role::Bound(c) | Role::Lower(c, _) | Role::Upper(c, _) => {
-            Some(format!("{}.{} IS NOT NULL", q(&c.table), q(&c.column)))
+            Some(format!(
+                "{}.{} IS NOT NULL",
+                quote(&c.table),
+                quote(&c.column)
+            ))
         }
         _ => None,
     });
@@ -339,9 +340,9 @@ fn fixed_conditions(p: &Prepared<'_>, roles: &[Role], from: &str) -> Vec<String>
         .analysis
         .equality
         .iter()
-        .filter(|e| from.contains(&q(&e.column.table)))
+        .filter(|e| from.contains(&quote(&e.column.table)))
         .filter_map(|e| {
-            let col = format!("{}.{}", q(&e.column.table), q(&e.column.column));
+            let col = format!("{}.{}", quote(&e.column.table), quote(&e.column.column));
             match (e.op, e.value.as_deref()) {
                 (remodel_model::EqualityOp::IsNull, _) => Some(format!("{col} IS NULL")),
                 (remodel_model::EqualityOp::Eq, Some(v)) if !v.contains('$') => {
@@ -365,7 +366,7 @@ async fn focus_clause(
         .query_one(
             "SELECT format('%I.%I', n.nspname, c.relname) FROM pg_class c \
              JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = $1::text::regclass",
-            &[&q(&f.table)],
+            &[&quote(&f.table)],
         )
         .await
         .map_err(Error::pg(format!("the row type of {}", f.table)))?
@@ -373,14 +374,14 @@ async fn focus_clause(
     let rows = format!("json_populate_recordset(NULL::{row_type}, $1::text::json)");
     Ok(if f.before {
         (
-            Some(format!("{} AS (SELECT * FROM {rows})", q(&f.table))),
+            Some(format!("{} AS (SELECT * FROM {rows})", quote(&f.table))),
             None,
         )
     } else {
         // The rows as they are now: every column equal (NULLs too), no key needed.
         let cond = format!(
             "EXISTS (SELECT 1 FROM {rows} AS __w WHERE ROW(__w.*) IS NOT DISTINCT FROM ROW({}.*))",
-            q(&f.table)
+            quote(&f.table)
         );
         (None, Some(cond))
     })
@@ -396,7 +397,7 @@ fn anchor_cte(cols: &[ColumnRef], from: &str, filter: &str, seed: u64, n: usize)
         let select: Vec<String> = cols
             .iter()
             .enumerate()
-            .map(|(i, c)| format!("{}.{} AS a{i}", q(&c.table), q(&c.column)))
+            .map(|(i, c)| format!("{}.{} AS a{i}", quote(&c.table), quote(&c.column)))
             .collect();
         format!("DISTINCT {}", select.join(", "))
     };
@@ -453,7 +454,7 @@ pub async fn draw(
     let mut with = Vec::new();
     let mut conds = Vec::new();
     if let Some(f) = focus {
-        if !needed.contains(&f.table) && !from.contains(&q(&f.table)) {
+        if !needed.contains(&f.table) && !from.contains(&quote(&f.table)) {
             return Ok(Vec::new());
         }
         let (cte, cond) = focus_clause(client, f).await?;
@@ -568,7 +569,7 @@ fn parent_joins(
         let refs: Vec<String> = f
             .ref_columns
             .iter()
-            .map(|c| format!("p.{}", q(c)))
+            .map(|c| format!("p.{}", quote(c)))
             .collect();
         let order: Vec<String> = refs.iter().map(|r| format!("{r}::text")).collect();
         let whole_key = p.pattern.kind == StatementKind::Insert
@@ -577,7 +578,7 @@ fn parent_joins(
         let agree: Vec<String> = pins
             .iter()
             .filter(|(fk, _, _)| *fk == i)
-            .map(|(_, r, v)| format!("p.{} = {v}", q(r)))
+            .map(|(_, r, v)| format!("p.{} = {v}", quote(r)))
             .collect();
         let unused = if !agree.is_empty() {
             format!(" WHERE {}", agree.join(" AND "))
@@ -586,11 +587,11 @@ fn parent_joins(
                 .columns
                 .iter()
                 .zip(&f.ref_columns)
-                .map(|(c, r)| format!("c.{} = p.{}", q(c), q(r)))
+                .map(|(c, r)| format!("c.{} = p.{}", quote(c), quote(r)))
                 .collect();
             format!(
                 " WHERE NOT EXISTS (SELECT 1 FROM {} c WHERE {})",
-                q(&t.name),
+                quote(&t.name),
                 same.join(" AND ")
             )
         } else {
@@ -599,7 +600,7 @@ fn parent_joins(
         out.push_str(&format!(
             "LEFT JOIN LATERAL (SELECT {} FROM {} p{unused} ORDER BY md5(concat_ws('-', {}, a1.__n, {seed})) LIMIT 1) AS fk{i} ON true ",
             refs.join(", "),
-            q(&parent.name),
+            quote(&parent.name),
             order.join(", ")
         ));
     }
@@ -616,8 +617,8 @@ fn fresh(schema: &Schema, column: &ColumnRef, other: &str, seed: u64) -> String 
         .unwrap_or_default();
     let max = format!(
         "(SELECT max({}) FROM {})",
-        q(&column.column),
-        q(&column.table)
+        quote(&column.column),
+        quote(&column.table)
     );
     let base = ty.split('(').next().unwrap_or_default().trim();
     match base {
@@ -638,7 +639,7 @@ fn fresh(schema: &Schema, column: &ColumnRef, other: &str, seed: u64) -> String 
                 .and_then(|(_, r)| r.trim_end_matches(')').parse().ok());
             let v = format!(
                 "'r{seed}-' || a1.__n || '-' || left(md5('{seed}-' || a1.__n || (SELECT count(*) FROM {})), 6)",
-                q(&column.table)
+                quote(&column.table)
             );
             match len {
                 Some(n) => format!("left({v}, {n})"),

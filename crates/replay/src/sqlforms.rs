@@ -10,6 +10,7 @@
 //! - `returning` (writes): the statement with `RETURNING *`, so that values Postgres generates
 //!   (defaults, serials) can be handed to the CQL side as the application would supply them.
 
+use remodel_model::ident::fold;
 use sqlparser::ast::{
     BinaryOperator, Expr, InTarget, OrderByKind, SelectItem, SetExpr, Statement, Value,
     WildcardAdditionalOptions,
@@ -64,15 +65,6 @@ impl sqlparser::ast::Visitor for Aliases {
             }
         }
         ControlFlow::Continue(())
-    }
-}
-
-/// An identifier as Postgres stores it: unquoted ones fold to lower case.
-fn fold(ident: &str, quoted: bool) -> String {
-    if quoted {
-        ident.to_string()
-    } else {
-        ident.to_lowercase()
     }
 }
 

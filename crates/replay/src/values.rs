@@ -7,6 +7,7 @@ use crate::Error;
 use remodel_backfill::cqltype::{CqlType, Native, UdtDef};
 use remodel_backfill::numeric::decimal_to_string;
 use remodel_backfill::time::{civil_from_days, days_from_civil, format_date, format_time_nanos};
+use remodel_model::ident::literal;
 use remodel_model::Bucket;
 use scylla::frame::response::result::{CollectionType, ColumnType, NativeType};
 use scylla::value::{CqlDate, CqlTimestamp, CqlValue};
@@ -133,9 +134,41 @@ pub fn coerce(v: CqlValue, to: &CqlType) -> Result<CqlValue, Error> {
             Ok(CqlValue::Timeuuid(u.into()))
         }
         (CqlValue::Timeuuid(u), N::Uuid) => Ok(CqlValue::Uuid(u.into())),
+        // A millisecond timestamp bound where the plan keeps the column as epoch microseconds.
+        (CqlValue::Timestamp(t), N::BigInt) => {
+            t.0.checked_mul(1000)
+                .map(CqlValue::BigInt)
+                .ok_or_else(|| fail(&CqlValue::Timestamp(t)))
+        }
         (v, _) if native_of(&v) == Some(*n) => Ok(v),
         (v, _) => Err(fail(&v)),
     }
+}
+
+/// A new time-based (version 1) UUID: what an application binds as the id of a row it inserts
+/// into a table without a key (`row_id.inserted` = `timeuuid`). Unique within the process (a
+/// counter in the clock sequence and the low time bits).
+pub fn timeuuid() -> uuid::Uuid {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::{SystemTime, UNIX_EPOCH};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    // 100 ns intervals since 1582-10-15 (the UUID epoch).
+    const GREGORIAN_OFFSET: u64 = 0x01B2_1DD2_1381_4000;
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() / 100)
+        .unwrap_or(0) as u64;
+    let ts = (now + GREGORIAN_OFFSET + n) & 0x0FFF_FFFF_FFFF_FFFF;
+    let mut b = [0u8; 16];
+    b[0..4].copy_from_slice(&((ts & 0xFFFF_FFFF) as u32).to_be_bytes());
+    b[4..6].copy_from_slice(&(((ts >> 32) & 0xFFFF) as u16).to_be_bytes());
+    b[6..8].copy_from_slice(&((((ts >> 48) & 0x0FFF) as u16) | 0x1000).to_be_bytes());
+    let seq = (n & 0x3FFF) as u16 | 0x8000;
+    b[8..10].copy_from_slice(&seq.to_be_bytes());
+    // A node id with the multicast bit set: not a MAC address (RFC 4122 §4.5).
+    b[10..16].copy_from_slice(&[0x03, 0x72, 0x65, 0x6d, 0x6f, 0x64]);
+    uuid::Uuid::from_bytes(b)
 }
 
 fn native_of(v: &CqlValue) -> Option<Native> {
@@ -202,36 +235,42 @@ pub fn bucket(v: &CqlValue, b: Bucket, to: &CqlType) -> Result<CqlValue, Error> 
     }
 }
 
-fn quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
-}
-
 /// A CQL value as a Postgres literal of SQL type `sql_type` (`'2024-01-01 00:00:00Z'::timestamptz`),
 /// `NULL::type` for no value; `None` for a value with no literal form here (collections, UDTs).
 pub fn pg_literal(v: Option<&CqlValue>, sql_type: &str) -> Option<String> {
     let Some(v) = v else {
         return Some(format!("NULL::{sql_type}"));
     };
+    if let (CqlValue::BigInt(us), true) = (v, sql_type.starts_with("timestamp")) {
+        // A column kept as epoch microseconds (`epoch_micros`), back to its timestamp.
+        return Some(match *us {
+            i64::MAX => format!("'infinity'::{sql_type}"),
+            i64::MIN => format!("'-infinity'::{sql_type}"),
+            us => format!(
+                "('1970-01-01 00:00:00+00'::timestamptz + {us} * interval '1 microsecond')::{sql_type}"
+            ),
+        });
+    }
     let text = match v {
-        CqlValue::Ascii(s) | CqlValue::Text(s) => quote(s),
+        CqlValue::Ascii(s) | CqlValue::Text(s) => literal(s),
         CqlValue::Boolean(b) => b.to_string(),
-        CqlValue::Blob(b) => quote(&format!("\\x{}", remodel_backfill::rows::hex(b))),
-        CqlValue::Decimal(d) => quote(&decimal_to_string(d)),
-        CqlValue::Date(d) => quote(&format_date(d.0 as i64 - (1i64 << 31))),
-        CqlValue::Double(f) => quote(&f.to_string()),
-        CqlValue::Float(f) => quote(&f.to_string()),
-        CqlValue::Duration(d) => quote(&format!(
+        CqlValue::Blob(b) => literal(&format!("\\x{}", remodel_backfill::rows::hex(b))),
+        CqlValue::Decimal(d) => literal(&decimal_to_string(d)),
+        CqlValue::Date(d) => literal(&format_date(d.0 as i64 - (1i64 << 31))),
+        CqlValue::Double(f) => literal(&f.to_string()),
+        CqlValue::Float(f) => literal(&f.to_string()),
+        CqlValue::Duration(d) => literal(&format!(
             "{} mons {} days {} microseconds",
             d.months,
             d.days,
             d.nanoseconds / 1000
         )),
-        CqlValue::Timestamp(t) => quote(&remodel_backfill::time::format_timestamp_ms(t.0)),
-        CqlValue::Time(t) => quote(&format_time_nanos(t.0)),
-        CqlValue::Inet(ip) => quote(&ip.to_string()),
-        CqlValue::Uuid(u) => quote(&u.to_string()),
-        CqlValue::Timeuuid(u) => quote(&u.to_string()),
-        other => quote(&int_value(other)?.to_string()),
+        CqlValue::Timestamp(t) => literal(&remodel_backfill::time::format_timestamp_ms(t.0)),
+        CqlValue::Time(t) => literal(&format_time_nanos(t.0)),
+        CqlValue::Inet(ip) => literal(&ip.to_string()),
+        CqlValue::Uuid(u) => literal(&u.to_string()),
+        CqlValue::Timeuuid(u) => literal(&u.to_string()),
+        other => literal(&int_value(other)?.to_string()),
     };
     Some(format!("{text}::{sql_type}"))
 }

@@ -63,6 +63,9 @@ struct Ctx<'x> {
     reads: Vec<(Vec<Record>, bool, bool, String)>,
     /// For an INSERT: the values Postgres gave the row.
     generated: HashMap<String, PgValue>,
+    /// For an INSERT into a table without a key: the new row's id (a timeuuid, made once per
+    /// call, as the plan's `row_id.inserted` says).
+    row_id: uuid::Uuid,
 }
 
 impl Replayer<'_> {
@@ -143,6 +146,7 @@ impl Replayer<'_> {
                 StatementKind::Insert => pg.rows.first().cloned().unwrap_or_default(),
                 _ => HashMap::new(),
             },
+            row_id: values::timeuuid(),
         };
         let mut out = CqlWrite::default();
         for r in &w.read_before_write {
@@ -260,13 +264,34 @@ impl Replayer<'_> {
                 .map(|(_, ty)| ty.clone())
                 .unwrap_or(CqlType::Native(Native::Text))
         };
+        // A column the statement binds as epoch microseconds.
+        let encoded = |c: &ColumnRef| {
+            t.binds.iter().any(|b| match &b.value {
+                BindValue::EpochMicros { of } => matches!(&**of,
+                    BindValue::Current { column } | BindValue::New { column } if column == c),
+                _ => false,
+            })
+        };
         Ok(match g {
             Guard::KeyChanged { columns } => {
                 let mut changed = false;
                 for c in columns {
                     let ty = type_of(c);
-                    let now = self.current(ctx, c, row, &ty).await?;
-                    let next = self.new_value(ctx, c, row, &ty).await?;
+                    let (now, next) = if encoded(c) {
+                        // Compared as the key holds them: exact microseconds.
+                        let cur = BindValue::Current { column: c.clone() };
+                        let new = BindValue::New { column: c.clone() };
+                        let us = CqlType::Native(Native::BigInt);
+                        (
+                            self.micros(ctx, &cur, row, &us).await?,
+                            self.micros(ctx, &new, row, &us).await?,
+                        )
+                    } else {
+                        (
+                            self.current(ctx, c, row, &ty).await?,
+                            self.new_value(ctx, c, row, &ty).await?,
+                        )
+                    };
                     changed |= canon(now.as_ref()) != canon(next.as_ref());
                 }
                 changed
@@ -305,8 +330,78 @@ impl Replayer<'_> {
             BindValue::Entry { .. } | BindValue::Rewritten { .. } => {
                 Err(Error::Unsupported("writes to embedded collections".into()))
             }
+            BindValue::EpochMicros { of } => self.micros(ctx, of, row, to).await,
+            BindValue::RowId { table } => self.row_id(ctx, table, row, to),
             other => self.bind_value(other, ctx.params, row, to).await,
         }
+    }
+
+    /// `micros(v)`: the timestamp `v` as epoch microseconds. Where the statement gives the value
+    /// (its WHERE `=`, a SET that does not read the row, an INSERT's value or Postgres's
+    /// default), Postgres computes it at full precision; a value read from Cassandra is as exact
+    /// as the column it was read from.
+    async fn micros(
+        &self,
+        ctx: &Ctx<'_>,
+        of: &BindValue,
+        row: Option<&Record>,
+        to: &CqlType,
+    ) -> Result<Option<CqlValue>, Error> {
+        let own = |c: &ColumnRef| c.table == ctx.table;
+        let in_row = |c: &ColumnRef| row.is_some_and(|r| r.contains_key(&Field::Col(c.clone())));
+        let sql = match of {
+            BindValue::Sql { sql } => Some(sql.clone()),
+            BindValue::Current { column } if own(column) && !in_row(column) => {
+                ctx.key_eq.get(&column.column).cloned()
+            }
+            BindValue::New { column } if own(column) => ctx
+                .set
+                .get(&column.column)
+                .filter(|(_, reads)| !reads)
+                .map(|(sql, _)| sql.clone()),
+            _ => None,
+        };
+        if let Some(sql) = sql {
+            return self.eval_micros(&sql, ctx.params, to).await;
+        }
+        if let BindValue::New { column } = of {
+            if own(column)
+                && ctx.kind == StatementKind::Insert
+                && !ctx.set.contains_key(&column.column)
+            {
+                return match ctx.generated.get(&column.column) {
+                    Some(v) => v.to_cql(to),
+                    None => Ok(None),
+                };
+            }
+        }
+        Box::pin(self.value(ctx, of, row, to)).await
+    }
+
+    /// `row_id(t)`: the id of the row a `for_each` statement runs for (or of the one row read
+    /// first); for an INSERT into `t`, the id made for this call.
+    fn row_id(
+        &self,
+        ctx: &Ctx<'_>,
+        table: &str,
+        row: Option<&Record>,
+        to: &CqlType,
+    ) -> Result<Option<CqlValue>, Error> {
+        let field = Field::RowId(table.to_string());
+        if let Some(v) = row.and_then(|r| r.get(&field)) {
+            return v.clone().map(|x| values::coerce(x, to)).transpose();
+        }
+        if ctx.kind == StatementKind::Insert && table == ctx.table {
+            return values::coerce(CqlValue::Uuid(ctx.row_id), to).map(Some);
+        }
+        for (rows, _, many, _) in &ctx.reads {
+            if let (false, Some(v)) = (*many, rows.first().and_then(|r| r.get(&field))) {
+                return v.clone().map(|x| values::coerce(x, to)).transpose();
+            }
+        }
+        Err(Error::Plan(format!(
+            "row_id({table}) is bound but no row read before holds it"
+        )))
     }
 
     /// `cur(c)`: the row's value before the write.

@@ -2,18 +2,7 @@
 
 use std::fmt::Write;
 
-/// `1200000` → `1,200,000`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
+pub use remodel_model::text::thousands;
 
 /// An estimate (a float count) rounded to a whole number with separators.
 pub fn count(x: f64) -> String {
@@ -224,9 +213,6 @@ mod tests {
 
     #[test]
     fn numbers() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_200_000), "1,200,000");
         assert_eq!(count(9_999.6), "10,000");
         assert_eq!(percent(0.6234), "62.3%");
         assert_eq!(percent(0.0001), "<0.1%");

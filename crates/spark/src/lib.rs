@@ -15,6 +15,8 @@
 
 mod readme;
 
+pub use readme::shell as shell_word;
+
 use remodel_model::{DesignTable, Plan, UserType};
 use serde::Serialize;
 

@@ -9,8 +9,9 @@ fn packages() -> String {
     format!("{CONNECTOR},{PGJDBC}")
 }
 
-/// A path as a shell word (single quotes unless plainly safe).
-fn shell(word: &str) -> String {
+/// A word as a POSIX shell reads it back (single quotes unless plainly safe); the command lines
+/// `remodel` prints quote with it too.
+pub fn shell(word: &str) -> String {
     let plain = !word.is_empty()
         && word
             .chars()

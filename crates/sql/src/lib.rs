@@ -11,10 +11,6 @@ pub mod split;
 pub mod ddl;
 /// Errors of the front end (only unreadable input; content problems are diagnostics).
 pub mod error;
-/// Identifiers as Postgres stores them (folding, the 63-byte limit).
-pub mod ident;
-/// PostgreSQL's reserved key words.
-pub mod keywords;
 /// SQL expressions as the plan's dialect-neutral typed expressions.
 pub mod neutral;
 /// Statement normalization and fingerprints (token-level, then one parse per distinct shape).

@@ -125,24 +125,14 @@ impl Normalizer {
     }
 }
 
-/// FNV-1a, 64 bit: stable across runs, platforms and Rust versions (unlike `DefaultHasher`).
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
 /// Formats a fingerprint as 16 lowercase hex digits.
 pub fn fingerprint_hex(fp: u64) -> String {
     format!("{fp:016x}")
 }
 
-/// Words printed upper-case besides PostgreSQL's reserved key words ([`crate::keywords`]): the
-/// statement and clause words people expect in capitals. Every other unquoted word is folded to
-/// lower case, as PostgreSQL itself folds unquoted identifiers and non-reserved key words.
+/// Words printed upper-case besides PostgreSQL's reserved key words ([`remodel_model::keywords`]):
+/// the statement and clause words people expect in capitals. Every other unquoted word is folded
+/// to lower case, as PostgreSQL itself folds unquoted identifiers and non-reserved key words.
 const UPPER_WORDS: &[&str] = &[
     "begin",
     "between",
@@ -229,7 +219,7 @@ const TYPMOD_TYPES: &[&str] = &[
 ];
 
 fn is_upper_word(lower: &str) -> bool {
-    crate::keywords::is_reserved(lower) || UPPER_WORDS.binary_search(&lower).is_ok()
+    remodel_model::keywords::is_pg_reserved(lower) || UPPER_WORDS.binary_search(&lower).is_ok()
 }
 
 /// One token of the canonical form.
@@ -276,7 +266,7 @@ pub fn shape_checked(sql: &str) -> Result<(Shape, bool), NormalizeError> {
     let toks = canonical_tokens_flag(sql, Mode::Abstract, &[], &mut kept_numbers)?;
     let (text, params) = render(&toks);
     let shape = Shape {
-        fingerprint: fnv1a64(text.as_bytes()),
+        fingerprint: remodel_model::text::fnv1a64(text.as_bytes()),
         sql: text,
         params,
     };
@@ -449,24 +439,11 @@ fn tokenize(sql: &str) -> Result<Vec<Token>, NormalizeError> {
 /// value. Other literals print as written.
 pub fn literal_sql(t: &Token) -> String {
     match t {
-        Token::EscapedStringLiteral(v) | Token::UnicodeStringLiteral(v) => quote_string(v),
+        Token::EscapedStringLiteral(v) | Token::UnicodeStringLiteral(v) => {
+            remodel_model::ident::literal(v)
+        }
         other => other.to_string(),
     }
-}
-
-/// `value` as a standard SQL string literal: in quotes, every `'` doubled, nothing else escaped
-/// (backslashes are plain characters, as with `standard_conforming_strings`).
-pub fn quote_string(value: &str) -> String {
-    let mut out = String::with_capacity(value.len() + 2);
-    out.push('\'');
-    for c in value.chars() {
-        if c == '\'' {
-            out.push('\'');
-        }
-        out.push(c);
-    }
-    out.push('\'');
-    out
 }
 
 fn literal_text(t: &Token) -> Option<String> {
@@ -1215,7 +1192,6 @@ mod tests {
             example(r"SELECT 1 FROM t WHERE a = E'O\'Brien' AND b = E'a\\'", &[]).unwrap(),
             r"SELECT 1 FROM t WHERE a = 'O''Brien' AND b = 'a\'"
         );
-        assert_eq!(quote_string("it's"), "'it''s'");
     }
 
     #[test]

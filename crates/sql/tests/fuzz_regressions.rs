@@ -1,120 +1,97 @@
-//! Replays `fixtures/fuzz/<target>/*` (inputs the cargo-fuzz targets of `fuzz/` once broke) and
-//! a few hand-made hostile inputs through the same calls and checks as each target: no panic,
-//! the splitter's stream equal to its whole-text form, normalization a fixed point.
+//! The fuzz targets of `fuzz/` on stable, in every test run: the very functions the targets call
+//! (`fuzz/src/lib.rs`, included below) over every file of `fixtures/fuzz/<target>/` — at least one
+//! seed per target, and each input that once crashed a target or broke its property — and over a
+//! few hand-made hostile inputs. Cargo-fuzz needs nightly and minutes per target (`scripts/fuzz`);
+//! this keeps the targets compiling against today's front end and their properties holding on the
+//! inputs kept.
 
-use remodel_sql::normalize::{example, literal_mask, shape, shape_checked};
-use remodel_sql::split::{split_reader, split_statements, StreamItem};
-use remodel_sql::workload::{read_str, Format};
-use std::path::PathBuf;
+#[path = "../../../fuzz/src/lib.rs"]
+mod targets;
 
-fn split(data: &[u8]) {
-    let mut streamed = Vec::new();
-    split_reader(data, 1 << 20, |item| {
-        if let StreamItem::Chunk(c) = item {
-            streamed.push((c.text.to_string(), c.line, c.column, c.offset));
-        }
-    })
-    .expect("memory reads");
-    split_reader(data, 48, |_| {}).expect("memory reads");
-    if let Ok(text) = std::str::from_utf8(data) {
-        let whole: Vec<_> = split_statements(text)
-            .into_iter()
-            .map(|c| (c.text.to_string(), c.line, c.column, c.offset))
-            .collect();
-        assert_eq!(streamed, whole);
-    }
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn normalize(data: &[u8]) {
-    let Ok(sql) = std::str::from_utf8(data) else {
-        return;
-    };
-    let mut mask = String::new();
-    let _ = literal_mask(sql, &mut mask);
-    let _ = remodel_sql::normalize::normalize(sql);
-    let Ok((s, _)) = shape_checked(sql) else {
-        return;
-    };
-    if let Ok(again) = shape(&s.sql) {
-        assert_eq!(
-            again.sql, s.sql,
-            "normalizing the canonical form changed it"
-        );
-    }
-    if let Ok(ex) = example(sql, &[]) {
-        if let Ok(of_example) = shape(&ex) {
-            assert_eq!(
-                of_example.sql, s.sql,
-                "the example is not an instance of its shape"
-            );
-        }
-    }
+fn target(name: &str) -> fn(&[u8]) {
+    targets::TARGETS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, f)| *f)
+        .unwrap_or_else(|| panic!("fuzz target {name}: not in fuzz/src/lib.rs TARGETS"))
 }
 
-/// Runs one input through the calls of the fuzz target named `target`.
-fn replay(target: &str, data: &[u8]) {
-    let text = String::from_utf8_lossy(data);
-    let format = |f| {
-        let _ = read_str("fuzz", &text, f);
-    };
-    match target {
-        "split" => split(data),
-        "ddl" => {
-            let _ = remodel_sql::ddl::load_str("fuzz.sql", &text);
-        }
-        "workload_sql" => format(Format::Sql),
-        "workload_pglog" => format(Format::PgLog),
-        "workload_csvlog" => format(Format::Csvlog),
-        "workload_jsonlog" => format(Format::Jsonlog),
-        "workload_pgss" => format(Format::Pgss),
-        "normalize" => normalize(data),
-        "plan_json" => {
-            if let Ok(plan) = serde_json::from_slice::<remodel_model::Plan>(data) {
-                let json = serde_json::to_string(&plan).expect("serializes");
-                let again: remodel_model::Plan = serde_json::from_str(&json).expect("loads");
-                assert_eq!(again, plan);
-            }
-        }
-        other => panic!("fixtures/fuzz/{other}: no such fuzz target"),
-    }
-}
-
-/// Every cargo-fuzz target of `fuzz/fuzz_targets/` has its calls in [`replay`] (so an input it
-/// breaks can be kept), and every input kept in `fixtures/fuzz/<target>/` still goes through them.
-#[test]
-fn inputs_that_broke_a_fuzz_target_stay_fixed() {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let mut targets: Vec<String> = std::fs::read_dir(manifest.join("../../fuzz/fuzz_targets"))
-        .expect("fuzz/fuzz_targets")
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            name.strip_suffix(".rs").map(str::to_string)
+/// The names of `dir`'s entries, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| {
+            e.expect("a directory entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
         })
         .collect();
-    targets.sort();
-    assert!(targets.len() >= 9, "fuzz targets: {targets:?}");
-    for target in &targets {
-        // Panics for a target this file does not know.
-        replay(target, b"");
+    out.sort();
+    out
+}
+
+/// Every file of `fuzz/fuzz_targets/` is a target of [`targets::TARGETS`] and runs exactly its
+/// function, and every target is a file there: what this file tests is what fuzzing runs.
+#[test]
+fn every_fuzz_target_runs_its_function_of_the_shared_file() {
+    let dir = repo().join("fuzz/fuzz_targets");
+    let files = names(&dir);
+    let mut listed: Vec<String> = targets::TARGETS
+        .iter()
+        .map(|(n, _)| n.to_string())
+        .collect();
+    listed.sort();
+    let stems: Vec<String> = files
+        .iter()
+        .map(|f| f.strip_suffix(".rs").unwrap_or(f).to_string())
+        .collect();
+    assert_eq!(stems, listed, "fuzz/fuzz_targets/ against TARGETS");
+    for name in &listed {
+        let text = std::fs::read_to_string(dir.join(format!("{name}.rs"))).expect("readable");
+        let call = format!("fuzz_target!(|data: &[u8]| remodel_fuzz::{name}(data));");
+        assert!(
+            text.contains(&call),
+            "fuzz/fuzz_targets/{name}.rs does not run `{call}`"
+        );
     }
-    let root = manifest.join("../../fixtures/fuzz");
-    for dir in std::fs::read_dir(&root).expect("fixtures/fuzz").flatten() {
-        if !dir.path().is_dir() {
+}
+
+/// Every target has seeds in `fixtures/fuzz/<target>/`, and every kept input (seed or former
+/// crash) passes through its target's function. A folder naming no target fails.
+#[test]
+fn kept_inputs_pass_through_their_targets() {
+    let root = repo().join("fixtures/fuzz");
+    let mut seen = Vec::new();
+    for name in names(&root) {
+        let dir = root.join(&name);
+        if !dir.is_dir() {
             continue;
         }
-        let target = dir.file_name().to_string_lossy().into_owned();
+        let run = target(&name);
+        let files = names(&dir);
         assert!(
-            targets.contains(&target),
-            "fixtures/fuzz/{target}: no such target in fuzz/fuzz_targets"
+            files.iter().any(|f| f.starts_with("seed-")),
+            "fixtures/fuzz/{name}/ has no seed-* input"
         );
-        for file in std::fs::read_dir(dir.path())
-            .expect("a target folder")
-            .flatten()
-        {
-            let data = std::fs::read(file.path()).expect("readable");
-            replay(&target, &data);
+        for file in files {
+            let data = std::fs::read(dir.join(&file)).expect("readable");
+            eprintln!("fixtures/fuzz/{name}/{file}: {} bytes", data.len());
+            run(&data);
         }
+        seen.push(name);
+    }
+    for (name, _) in targets::TARGETS {
+        assert!(
+            seen.iter().any(|s| s == name),
+            "fuzz target {name} has no folder fixtures/fuzz/{name}/"
+        );
     }
 }
 
@@ -134,22 +111,13 @@ fn hostile_inputs_through_every_target() {
         b"query,calls\n\"SELECT 1\",99999999999999999999999\n",
         b"{\"schema\":{\"tables\":[]}}",
     ];
-    for target in [
-        "split",
-        "ddl",
-        "workload_sql",
-        "workload_pglog",
-        "workload_csvlog",
-        "workload_jsonlog",
-        "workload_pgss",
-        "normalize",
-        "plan_json",
-    ] {
+    for (_, run) in targets::TARGETS {
         for input in inputs {
-            replay(target, input);
+            run(input);
         }
     }
     // The escaped string stays a string in the example: the same shape, one LIMIT.
-    let s = shape("SELECT E'\\' LIMIT 99999 --' LIMIT 5").expect("normalizes");
+    let s =
+        remodel_sql::normalize::shape("SELECT E'\\' LIMIT 99999 --' LIMIT 5").expect("normalizes");
     assert_eq!(s.sql, "SELECT $1 LIMIT $2");
 }

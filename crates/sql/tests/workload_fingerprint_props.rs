@@ -7,7 +7,8 @@ mod reached;
 
 use proptest::prelude::*;
 use reached::Reached;
-use remodel_sql::normalize::{fnv1a64, literal_mask, normalize, shape, shape_checked, Normalizer};
+use remodel_model::text::fnv1a64;
+use remodel_sql::normalize::{literal_mask, normalize, shape, shape_checked, Normalizer};
 
 /// A statement shape with holes for literals and an IN list.
 #[derive(Debug, Clone)]

@@ -94,20 +94,6 @@ pub(crate) fn normalize_cql_node(value: &str) -> Option<String> {
     Some(rest.to_owned())
 }
 
-/// `scheme://user:***@host:port/db` form of a Postgres URL, for messages.
-pub(crate) fn redact_pg_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    match rest.rsplit_once('@') {
-        Some((userinfo, host)) => {
-            let user = userinfo.split(':').next().unwrap_or_default();
-            format!("{scheme}://{user}@{host}")
-        }
-        None => url.to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,15 +111,6 @@ mod tests {
         assert_eq!(normalize_cql_node("127.0.0.1"), None);
         assert_eq!(normalize_cql_node("127.0.0.1:x"), None);
         assert_eq!(normalize_cql_node("cql://h:1/ks"), None);
-    }
-
-    #[test]
-    fn password_is_not_shown() {
-        assert_eq!(
-            redact_pg_url("postgres://remodel:secret@127.0.0.1:54329/remodel"),
-            "postgres://remodel@127.0.0.1:54329/remodel"
-        );
-        assert_eq!(redact_pg_url("host=x"), "host=x");
     }
 
     #[test]

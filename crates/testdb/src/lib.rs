@@ -4,19 +4,24 @@
 //! ([`CqlKeyspace`]), named after the test and the process, and dropped afterwards, so
 //! tests run in parallel without seeing each other's tables. The servers are found
 //! through `REMODEL_PG_URL` and `REMODEL_CQL_URL` (`eval "$(scripts/db env)"`); a missing
-//! variable is an error, never a silent skip.
+//! variable is an error here. Whether a test runs at all is decided before, by the one gate of the
+//! live tests ([`live!`], [`live::live`]): without the databases it skips with one `skipped:` line,
+//! under `REMODEL_LIVE=require` or `CI=true` it fails.
 
 mod cql;
 mod env;
 mod error;
+pub mod live;
 mod names;
 mod pg;
 pub mod pki;
+mod scratch;
 
 pub use cql::{connect_cql, release_version, CqlKeyspace};
 pub use env::{cql_node, db_tls, pg_url, DbTls, CQL_URL_VAR, PG_URL_VAR, TLS_DIR_VAR};
 pub use error::Error;
 pub use pg::{connect_pg, PgSchema};
+pub use scratch::ScratchDir;
 
 /// The driver versions the helpers speak, for tests that need their types.
 pub use scylla;

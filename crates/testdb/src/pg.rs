@@ -4,14 +4,15 @@ use std::time::Duration;
 
 use tokio_postgres::{Client, NoTls};
 
-use crate::env::{pg_url, redact_pg_url};
+use crate::env::pg_url;
 use crate::{names, Error, Result};
+use remodel_conn::redact_url;
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Connects to `url` and drives the connection on the current tokio runtime.
 pub async fn connect_pg(url: &str) -> Result<Client> {
-    let target = redact_pg_url(url);
+    let target = redact_url(url);
     let connecting = tokio_postgres::connect(url, NoTls);
     let (client, connection) = tokio::time::timeout(CONNECT_TIMEOUT, connecting)
         .await
@@ -60,7 +61,7 @@ impl PgSchema {
             .batch_execute(&sql)
             .await
             .map_err(|source| Error::Postgres {
-                target: redact_pg_url(url),
+                target: redact_url(url),
                 what: format!("create schema {name}"),
                 source,
             })?;
@@ -97,7 +98,7 @@ impl PgSchema {
             .batch_execute(&sql)
             .await
             .map_err(|source| Error::Postgres {
-                target: redact_pg_url(&self.url),
+                target: redact_url(&self.url),
                 what: format!("drop schema {}", self.name),
                 source,
             })
@@ -125,7 +126,7 @@ impl Drop for PgSchema {
                     .batch_execute(&sql)
                     .await
                     .map_err(|source| Error::Postgres {
-                        target: redact_pg_url(&url),
+                        target: redact_url(&url),
                         what: format!("drop schema {name}"),
                         source,
                     })

@@ -1,8 +1,10 @@
 //! Throwaway certificates for TLS tests: a CA, a server certificate for `localhost` and
 //! `127.0.0.1`, and a client certificate (also as an encrypted key), as PEM files in a fresh
 //! folder. A second `Pki` is a stranger to the first: its certificates must be refused by a
-//! server (or a client) that trusts the first one's CA only.
+//! server (or a client) that trusts the first one's CA only. The folder, private keys included,
+//! is removed when the last clone of its `Pki` is dropped (also when the test panics).
 
+use crate::ScratchDir;
 use openssl::asn1::Asn1Time;
 use openssl::bn::BigNum;
 use openssl::error::ErrorStack;
@@ -15,14 +17,18 @@ use openssl::x509::extension::{
 use openssl::x509::{X509Name, X509};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 
 static SERIAL: AtomicU32 = AtomicU32::new(1);
 
 /// The PEM files of one throwaway CA and the certificates it signed.
 #[derive(Debug, Clone)]
 pub struct Pki {
-    /// The folder holding the files.
+    /// The folder holding the files (removed with the last clone of this value: keep the `Pki`
+    /// while its files are used).
     pub dir: PathBuf,
+    /// Removes `dir` when the last clone goes.
+    _guard: Arc<ScratchDir>,
     /// The CA certificate.
     pub ca: PathBuf,
     /// The server certificate (`CN=localhost`, SAN `DNS:localhost`, `IP:127.0.0.1`).
@@ -128,18 +134,17 @@ impl Pki {
     pub const KEY_PASSPHRASE: &'static str = "pki-test-passphrase";
 
     /// Generates a CA and its certificates into a fresh folder of the temp dir named after
-    /// `label` and the process.
+    /// `label` and the process (`remodel-pki-LABEL-PID`).
     pub fn generate(label: &str) -> std::io::Result<Pki> {
-        let dir = std::env::temp_dir().join(format!("remodel-pki-{label}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir)?;
-        Self::write_into(&dir, label).map_err(std::io::Error::other)
+        let guard = ScratchDir::new(&format!("pki-{label}"))?;
+        Self::write_into(guard, label).map_err(std::io::Error::other)
     }
 
     fn write_into(
-        dir: &Path,
+        guard: ScratchDir,
         label: &str,
     ) -> Result<Pki, Box<dyn std::error::Error + Send + Sync>> {
+        let dir = &guard.path().to_path_buf();
         let ca_key = key()?;
         let ca = certificate(&format!("remodel test CA {label}"), &ca_key, None, Kind::Ca)?;
         let server_key = key()?;
@@ -161,6 +166,7 @@ impl Pki {
                     Self::KEY_PASSPHRASE.as_bytes(),
                 )?,
             )?,
+            _guard: Arc::new(guard),
         })
     }
 }

@@ -1,5 +1,5 @@
 //! Unit tests of the rewrite rules (the whole table, proven against Postgres, is in
-//! `tests/rewrites.rs` and `tests/rewrites_pg.rs`).
+//! `tests/rewrites.rs` and `tests/rewrites_pg_live.rs`).
 
 use super::layers::Unit;
 use super::rules::Decimal;

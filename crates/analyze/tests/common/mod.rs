@@ -142,7 +142,7 @@ pub fn load_and_analyze(
     schema: &[&str],
     queries: &[&str],
     format: remodel_sql::workload::Format,
-) -> remodel_analyze::Analysis {
+) -> remodel_model::Analysis {
     let r = root();
     let schema_paths: Vec<_> = schema.iter().map(|p| r.join(p)).collect();
     let query_paths: Vec<_> = queries.iter().map(|p| r.join(p)).collect();
@@ -157,7 +157,7 @@ pub fn load_and_analyze(
 }
 
 /// The first pattern whose normalized SQL contains every needle (case-insensitive).
-pub fn find<'a>(a: &'a remodel_analyze::Analysis, needles: &[&str]) -> &'a AccessPattern {
+pub fn find<'a>(a: &'a remodel_model::Analysis, needles: &[&str]) -> &'a AccessPattern {
     a.workload
         .patterns
         .iter()

@@ -1,5 +1,5 @@
 //! The predicate rewrite cases of `fixtures/analyze/rewrites/` (`rewrites.rs` prints what the
-//! analyzer makes of them, `rewrites_pg.rs` checks them against Postgres).
+//! analyzer makes of them, `rewrites_pg_live.rs` checks them against Postgres).
 
 use super::{pattern, root};
 use remodel_analyze::analyze_pattern;

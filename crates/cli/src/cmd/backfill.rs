@@ -3,9 +3,11 @@
 use crate::progress::{self, thousands, Mode};
 use anyhow::{bail, Context};
 use remodel_backfill::run::new_run_path;
+use remodel_backfill::target::TargetTable;
 use remodel_backfill::{
     BackfillOptions, ClientCert, CqlTarget, CqlTls, MaxErrors, PgSource, Verify, WriteTimestamp,
 };
+use remodel_conn::redact_text as redact;
 use remodel_model::{Plan, RunSummary};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -28,7 +30,14 @@ pub const EXIT_STOPPED: u8 = 1;
     The run folder (--run-dir, default runs/<UTC time>) holds checkpoint.json (finished ranges), \
     rejects/<table>.jsonl, backfill.log and summary.json; no password is written anywhere. After a \
     crash or a stop, `--resume DIR` skips the finished ranges and reads the others again.\n\n\
-    Exit codes: 0 completed, 1 stopped (see the message; resumable), 2 unusable input.",
+    A second process on the same run folder is refused (the folder is locked while a run has it \
+    open). Before anything is written, the target's tables and user types are compared with the \
+    plan (system_schema): one whose key, columns or types differ is refused, naming the difference \
+    (--create-schema creates what is missing, and never keeps a table that differs). Ctrl-C ends \
+    the run cleanly and prints the command that resumes it.\n\n\
+    Exit codes: 0 completed, 1 stopped (see the message; resumable), 2 unusable input or URL (a \
+    database that cannot be reached, a target that differs from the plan, a run folder in use), \
+    3 the plan fails its checks, 130 interrupted (Ctrl-C; resumable).",
     after_help = "Example:\n  remodel backfill --plan out/rideshare/plan.json \\\n    --source postgres://app@127.0.0.1:5432/rideshare --target 127.0.0.1:9042 --create-schema"
 )]
 pub struct Args {
@@ -193,14 +202,17 @@ impl Endpoints {
         if let Some(tls) = self.target_tls.settings()? {
             target = target.with_tls(tls)?;
         }
-        Ok((plan, file, self.source.pg(), target))
+        Ok((plan, file, self.source.pg()?, target))
     }
 }
 
 impl SourceArg {
-    /// The source, with `PGPASSWORD` as its password when the URL has none (as libpq does).
-    pub fn pg(&self) -> PgSource {
-        PgSource::new(&self.source).with_password(std::env::var("PGPASSWORD").ok())
+    /// The source, with `PGPASSWORD` as its password when the URL has none (as libpq does); a
+    /// URL that is no connection string is refused here, before anything runs.
+    pub fn pg(&self) -> anyhow::Result<PgSource> {
+        let source = PgSource::new(&self.source).with_password(std::env::var("PGPASSWORD").ok());
+        source.check()?;
+        Ok(source)
     }
 }
 
@@ -220,6 +232,12 @@ pub(crate) fn load_plan(path: &Path) -> anyhow::Result<(Plan, PathBuf)> {
     let plan = parse_plan(&text, &file)?;
     if plan.design.tables.is_empty() {
         bail!("{} has no target tables", file.display());
+    }
+    if !plan.design.violations.is_empty() {
+        // The designer's checks failed: nothing runs it (exit 3), whatever the command.
+        if let Err(remodel_backfill::Error::Plan(why)) = TargetTable::from_plan(&plan, &[]) {
+            return Err(crate::PlanFailsChecks(format!("{}: {why}", file.display())).into());
+        }
     }
     Ok((plan, file))
 }
@@ -305,6 +323,8 @@ fn options(args: &Args, plan_file: &Path) -> anyhow::Result<BackfillOptions> {
         batch_bytes: 5 * 1024,
         max_row_bytes: args.max_row_bytes,
         plan_label: plan_file.display().to_string(),
+        interrupt: remodel_backfill::Interrupt::default(),
+        resume_command: None,
     })
 }
 
@@ -319,13 +339,15 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 /// Runs `remodel backfill`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (plan, plan_file, source, target) = args.endpoints.open()?;
-    let opts = options(&args, &plan_file)?;
+    let mut opts = options(&args, &plan_file)?;
     if opts.resume && !opts.run_dir.join("checkpoint.json").is_file() {
         bail!(
             "--resume {}: no checkpoint.json there (give the folder of an earlier run)",
             opts.run_dir.display()
         );
     }
+    let resume = super::resume::command(&args, &opts.run_dir, &source.display);
+    opts.resume_command = Some(resume.line.clone());
     eprintln!(
         "backfill: {} → {} (keyspace {}), run folder {}",
         source.display,
@@ -335,28 +357,59 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
     let reporter: Arc<dyn remodel_backfill::Progress> =
         Arc::from(progress::reporter(args.progress));
-    let outcome = runtime()?.block_on(remodel_backfill::backfill(
+    let runtime = runtime()?;
+    runtime.spawn(end_on_ctrl_c(opts.interrupt.clone()));
+    let started = std::time::SystemTime::now();
+    let outcome = runtime.block_on(remodel_backfill::backfill(
         &plan, &source, &target, &opts, reporter,
     ));
-    match outcome {
+    let e = match outcome {
         Ok(summary) => {
             print_summary(&summary);
-            Ok(ExitCode::SUCCESS)
+            return Ok(ExitCode::SUCCESS);
         }
-        Err(e) => {
-            let summary = std::fs::read_to_string(opts.run_dir.join("summary.json"))
-                .ok()
-                .and_then(|t| serde_json::from_str::<RunSummary>(&t).ok());
-            if let Some(s) = &summary {
-                print_summary(s);
-            }
-            eprintln!("remodel: error: {e}");
-            if let Some(hint) = summary.and_then(|s| s.resume_hint) {
-                eprintln!("to continue: {hint}");
-            }
-            Ok(ExitCode::from(EXIT_STOPPED))
+        Err(e) => e,
+    };
+    let code = match &e {
+        remodel_backfill::Error::Interrupted => crate::EXIT_INTERRUPTED,
+        remodel_backfill::Error::Stopped(_) => EXIT_STOPPED,
+        // Refused before anything was written: the input, a database, the target's schema.
+        _ => crate::EXIT_UNUSABLE_INPUT,
+    };
+    if let Some(s) = summary_since(&opts.run_dir, started) {
+        print_summary(&s);
+    }
+    eprintln!("{}", redact(&format!("remodel: error: {e}")));
+    if code != crate::EXIT_UNUSABLE_INPUT {
+        eprintln!("{}", redact(&format!("resume with: {}", resume.line)));
+        if let Some(note) = resume.note {
+            eprintln!("({note})");
         }
     }
+    Ok(ExitCode::from(code))
+}
+
+/// The first Ctrl-C ends the run cleanly (the ranges being read are read again on resume); a
+/// second one ends the process at once, which a checkpoint only ever replaced whole survives too.
+async fn end_on_ctrl_c(interrupt: remodel_backfill::Interrupt) {
+    if tokio::signal::ctrl_c().await.is_err() {
+        return;
+    }
+    eprintln!("backfill: interrupted: ending cleanly (Ctrl-C again to quit at once)");
+    interrupt.trigger();
+    if tokio::signal::ctrl_c().await.is_ok() {
+        std::process::exit(i32::from(crate::EXIT_INTERRUPTED));
+    }
+}
+
+/// `summary.json` of the run folder when this attempt wrote it (after `since`).
+fn summary_since(run_dir: &Path, since: std::time::SystemTime) -> Option<RunSummary> {
+    let file = run_dir.join(RunSummary::FILE);
+    let written = std::fs::metadata(&file).and_then(|m| m.modified()).ok()?;
+    if written < since {
+        return None;
+    }
+    serde_json::from_str(&std::fs::read_to_string(&file).ok()?).ok()
 }
 
 fn print_summary(s: &RunSummary) {

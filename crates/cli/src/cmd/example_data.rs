@@ -78,7 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         bail!("--trips 0: nothing to generate");
     }
     let drivers = args.drivers.unwrap_or((args.trips / 200).max(10));
-    let source = args.source.pg();
+    let source = args.source.pg()?;
     runtime()?.block_on(load(
         &source,
         args.trips as i64,

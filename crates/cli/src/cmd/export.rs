@@ -2,9 +2,9 @@
 
 use super::backfill::load_plan;
 use super::plan::write_atomic;
-use anyhow::{bail, Context};
-use remodel_backfill::pg::redact_url;
+use anyhow::Context;
 use remodel_backfill::target::TargetTable;
+use remodel_conn::redact_url;
 use remodel_spark::{Driving, ExportOptions, TableRead};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -66,21 +66,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 fn spark(args: SparkArgs) -> anyhow::Result<ExitCode> {
     let (plan, plan_file) = load_plan(&args.plan)?;
-    let tables = match TargetTable::from_plan(&plan, &args.tables) {
-        Ok(t) => t,
-        Err(remodel_backfill::Error::Plan(why)) if !plan.design.violations.is_empty() => {
-            eprintln!("remodel: error: {why}");
-            return Ok(ExitCode::from(crate::EXIT_PLAN_FAILS_CHECKS));
-        }
-        Err(e) => return Err(e).with_context(|| format!("{}", plan_file.display())),
-    };
+    let tables = TargetTable::from_plan(&plan, &args.tables)
+        .with_context(|| format!("{}", plan_file.display()))?;
     if let Some(t) = &args.target {
-        let port_ok = t
-            .rsplit_once(':')
-            .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok());
-        if !port_ok {
-            bail!("--target {t}: expected host:port (e.g. 127.0.0.1:9042)");
-        }
+        // The same rules as backfill's --target (host:port, no credentials in it).
+        remodel_backfill::CqlTarget::new(t, None)?;
+    }
+    if let Some(url) = &args.source_url {
+        // A URL the job could not use is refused here, not when the cluster runs it.
+        remodel_backfill::PgSource::new(url).check()?;
     }
     let reads: Vec<TableRead> = tables
         .iter()

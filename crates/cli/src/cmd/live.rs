@@ -3,8 +3,8 @@
 //! data), read through `remodel-catalog` in one read-only transaction.
 
 use anyhow::Context;
-use remodel_backfill::pg::redact_url;
 use remodel_catalog::{pgss, probes, schema, stats, Options, Source};
+use remodel_conn::redact_url;
 use remodel_model::{Diagnostic, Schema, Severity, Statistics};
 use remodel_sql::workload::{ServerStatement, WorkloadLoad};
 use std::time::{Duration, Instant};
@@ -50,6 +50,8 @@ pub struct LiveRead {
     pub schemas: Vec<String>,
     /// The database's name.
     pub database: String,
+    /// The source's `TimeZone` setting.
+    pub time_zone: String,
     /// The schema, with the keys the probes confirmed.
     pub schema: Option<Schema>,
     /// The workload.
@@ -92,6 +94,7 @@ async fn read_async(url: &str, args: &LiveArgs, wanted: Wanted) -> anyhow::Resul
         display: display.clone(),
         schemas: src.schemas().to_vec(),
         database: src.database().to_string(),
+        time_zone: src.time_zone().to_string(),
         ..Default::default()
     };
     if wanted.schema || wanted.stats {
@@ -155,6 +158,9 @@ async fn read_async(url: &str, args: &LiveArgs, wanted: Wanted) -> anyhow::Resul
             out.stats = Some(st.stats);
         }
         if wanted.schema {
+            // The catalog reads DEFAULT and GENERATED expressions as text; the front end types
+            // them as it does a DDL file's.
+            remodel_sql::neutral::schema::fill_schema(&mut schema);
             out.schema = Some(schema);
         }
     }

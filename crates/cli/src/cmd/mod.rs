@@ -9,6 +9,7 @@ pub mod live;
 pub mod plan;
 pub mod replay;
 pub mod report;
+pub mod resume;
 pub mod schema;
 pub mod verify;
 pub mod workload;

@@ -53,6 +53,13 @@ pub struct Args {
     /// The analyzer's thresholds (and, in `--config`, a `[design]` table for the designer's).
     #[command(flatten)]
     pub thresholds: super::analyze::Thresholds,
+    /// The application's session time zone, an IANA name (`Europe/Berlin`): the plan's
+    /// expressions read a `timestamptz` constant written without an offset, `current_date`,
+    /// `date_trunc` and `EXTRACT` of instants in it (recorded as `semantics.time_zone` in
+    /// plan.json). [default: with --source its TimeZone setting, else the `time_zone` of
+    /// `--config`, else UTC]
+    #[arg(long, value_name = "ZONE")]
+    pub timezone: Option<String>,
     /// Print every diagnostic (notes included), not only warnings and errors.
     #[arg(long, short)]
     pub verbose: bool,
@@ -65,6 +72,44 @@ pub struct Args {
     /// Write the JSON Schema of plan.json to FILE (alone, or beside a plan).
     #[arg(long, value_name = "FILE")]
     pub schema_out: Option<PathBuf>,
+}
+
+/// The plan's time zone: `--timezone`, else the source's setting, else the configuration's,
+/// spelled as the tz database spells it.
+fn time_zone(flag: Option<&str>, source: Option<&str>, config: &str) -> anyhow::Result<String> {
+    let (name, whence) = match (flag, source) {
+        (Some(z), _) => (z, "--timezone"),
+        (None, Some(z)) => (z, "the source's TimeZone setting"),
+        (None, None) => (config, "the configuration's time_zone"),
+    };
+    match remodel_sql::neutral::time_zone(name) {
+        Ok(z) => Ok(z.to_string()),
+        Err(e) if flag.is_none() && source.is_some() => {
+            bail!("{whence}: {e}; give the application's zone with --timezone ZONE")
+        }
+        Err(e) => bail!("{whence}: {e}"),
+    }
+}
+
+/// The configuration's session zone: the `time_zone` of `[analyze]` or of `[design]` (both
+/// checked already); the one that is not the default `UTC` when only one names another zone.
+fn config_time_zone<'a>(analyze: &'a str, design: &'a str) -> anyhow::Result<&'a str> {
+    match (analyze, design) {
+        (a, d) if a == d => Ok(a),
+        ("UTC", d) => Ok(d),
+        (a, "UTC") => Ok(a),
+        (a, d) => bail!(
+            "--config: the [analyze] table's time_zone {a} and the [design] table's {d} differ (one zone is the application's)"
+        ),
+    }
+}
+
+/// A `[design]` zone setting as the tz database spells it, or why it is none.
+fn design_zone(key: &str, name: &str) -> anyhow::Result<String> {
+    match remodel_sql::neutral::time_zone(name) {
+        Ok(z) => Ok(z.to_string()),
+        Err(e) => bail!("in the [design] table of --config: {key}: {e}"),
+    }
 }
 
 /// The designer's settings: a `[design]` table of the `--config` file, then the flags.
@@ -90,6 +135,8 @@ fn design_config(
     };
     config.keyspace = keyspace;
     config.replication = replication;
+    config.time_zone = design_zone("time_zone", &config.time_zone)?;
+    config.bucket_time_zone = design_zone("bucket_time_zone", &config.bucket_time_zone)?;
     if let Some(name) = &args.objective {
         config.weights = remodel_design::Weights::named(name)
             .with_context(|| format!("--objective {name}: expected reads, balanced or writes"))?;
@@ -556,9 +603,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         statements,
     } = wl;
     drop(statements);
-    let analysis =
-        remodel_analyze::analyze_owned(&ddl.schema, workload, &args.thresholds.analyze_config()?);
-    let config = design_config(&args, inputs.keyspace.clone(), replication)?;
+    let mut analyze_config = args.thresholds.analyze_config()?;
+    let mut config = design_config(&args, inputs.keyspace.clone(), replication)?;
+    // One session zone for the analyzer's expressions, the designer's buckets and the
+    // validator (the designer records it as `plan.semantics.time_zone`).
+    let analyze_zone = time_zone(None, None, &analyze_config.time_zone)?;
+    let zone = time_zone(
+        args.timezone.as_deref(),
+        live.as_ref().map(|l| l.time_zone.as_str()),
+        config_time_zone(&analyze_zone, &config.time_zone)?,
+    )?;
+    analyze_config.time_zone.clone_from(&zone);
+    config.time_zone = zone;
+    let analysis = remodel_analyze::analyze_owned(&ddl.schema, workload, &analyze_config);
     let (mut plan, design_diagnostics) = remodel_design::plan(analysis, stats.as_ref(), &config);
     plan.inputs = input_files(&inputs)?;
     if let Some(l) = &live {

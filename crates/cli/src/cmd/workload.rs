@@ -2,6 +2,7 @@
 //! normalized statements by weight.
 
 use crate::report::{count, diagnostics_line, print_diagnostics};
+use remodel_model::text::thousands;
 use remodel_model::{SkipCount, StatementKind, Workload};
 use remodel_sql::workload::{read_files, Format};
 use std::io::Write;
@@ -138,20 +139,6 @@ fn kind_name(k: StatementKind) -> &'static str {
     }
 }
 
-/// `1234567` → `1,234,567`.
-fn thousands(n: impl Into<u128>) -> String {
-    let n: u128 = n.into();
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 fn truncate(s: &str, width: usize) -> String {
     if s.chars().count() <= width {
         s.to_string()
@@ -275,9 +262,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn numbers_and_truncation() {
-        assert_eq!(thousands(0u64), "0");
-        assert_eq!(thousands(1_200_000u64), "1,200,000");
+    fn truncation() {
         assert_eq!(truncate("abcdef", 4), "abc…");
         assert_eq!(truncate("abc", 4), "abc");
     }

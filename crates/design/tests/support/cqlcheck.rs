@@ -5,6 +5,7 @@
 
 #![allow(dead_code)]
 
+use remodel_model::keywords::CQL_RESERVED;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -126,66 +127,6 @@ pub struct Catalog {
     pub tables: BTreeMap<String, TableDef>,
 }
 
-const RESERVED: &[&str] = &[
-    "add",
-    "allow",
-    "alter",
-    "and",
-    "apply",
-    "asc",
-    "authorize",
-    "batch",
-    "begin",
-    "by",
-    "columnfamily",
-    "create",
-    "delete",
-    "desc",
-    "describe",
-    "drop",
-    "entries",
-    "execute",
-    "from",
-    "full",
-    "grant",
-    "if",
-    "in",
-    "index",
-    "infinity",
-    "insert",
-    "into",
-    "is",
-    "keyspace",
-    "limit",
-    "modify",
-    "nan",
-    "norecursive",
-    "not",
-    "null",
-    "of",
-    "on",
-    "or",
-    "order",
-    "primary",
-    "rename",
-    "replace",
-    "revoke",
-    "schema",
-    "select",
-    "set",
-    "table",
-    "to",
-    "token",
-    "truncate",
-    "unlogged",
-    "update",
-    "use",
-    "using",
-    "view",
-    "where",
-    "with",
-];
-
 const TYPES: &[&str] = &[
     "ascii",
     "bigint",
@@ -260,7 +201,7 @@ impl<'a> P<'a> {
     }
     fn ident(&mut self) -> Result<String, String> {
         match self.peek().cloned() {
-            Some(Tok::Ident(x)) if !RESERVED.contains(&x.as_str()) => {
+            Some(Tok::Ident(x)) if !CQL_RESERVED.contains(&x.as_str()) => {
                 self.i += 1;
                 Ok(x)
             }

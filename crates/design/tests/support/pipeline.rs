@@ -38,6 +38,13 @@ pub fn plan_files(
     (plan, diags)
 }
 
+/// The validator's findings on `plan`, computed anew (never `design.violations`, which the
+/// designer recorded itself). The validator assumes nothing of a keyless table: it may hold
+/// duplicate rows, so only a generated row id tells them apart.
+pub fn strict_violations(plan: &Plan) -> Vec<remodel_model::Violation> {
+    remodel_design::validate::validate(&plan.schema, &plan.workload, &plan.design)
+}
+
 /// Plans `fixtures/plan/<name>/` (its `schema.sql` and `queries.sql`) into keyspace `name`.
 pub fn plan_fixture(name: &str) -> Plan {
     let dir = root().join("fixtures/plan").join(name);

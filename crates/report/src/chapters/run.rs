@@ -258,7 +258,7 @@ fn table_runs(ctx: &Ctx, dir: &str, sum: &RunSummary) -> String {
             ]
         })
         .collect();
-    let total = |f: fn(&TableRun) -> u64| md::thousands(sum.tables.iter().map(f).sum());
+    let total = |f: fn(&TableRun) -> u64| md::thousands(sum.tables.iter().map(f).sum::<u64>());
     rows.push(vec![
         "**all**".into(),
         total(|t| t.rows_read),

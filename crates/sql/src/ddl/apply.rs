@@ -17,7 +17,7 @@ use sqlparser::tokenizer::Span;
 
 /// An identifier as Postgres stores it: unquoted names fold to lower case, quoted keep their case.
 pub(super) fn fold(id: &Ident) -> String {
-    crate::ident::fold(&id.value, id.quote_style.is_some())
+    remodel_model::ident::fold(&id.value, id.quote_style.is_some())
 }
 
 /// The folded parts of a (possibly qualified) name.

@@ -1084,7 +1084,7 @@ fn interval_literal(iv: &sql::Interval) -> Result<Expr, String> {
 
 /// The folded name of an identifier, as Postgres stores it.
 fn fold(id: &sql::Ident) -> String {
-    crate::ident::fold(&id.value, id.quote_style.is_some())
+    remodel_model::ident::fold(&id.value, id.quote_style.is_some())
 }
 
 /// The folded parts of an identifier expression (`t.c` → `["t", "c"]`).

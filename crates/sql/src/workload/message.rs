@@ -182,7 +182,7 @@ pub(crate) fn parse_parameters(detail: &str) -> Option<Vec<Option<String>>> {
             Some(if is_plain_number(v) {
                 v.to_string()
             } else {
-                crate::normalize::quote_string(v)
+                remodel_model::ident::literal(v)
             })
         };
         // Postgres numbers parameters from $1 to $65535; a larger number is not a parameter list

@@ -11,6 +11,7 @@ fn ok<T>(result: remodel_testdb::Result<T>) -> T {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn parallel_pg_schemas_do_not_see_each_other() {
+    remodel_testdb::live!(Postgres);
     let schemas: Vec<PgSchema> =
         futures_join((0..6).map(|_| PgSchema::create("isolation_pg")).collect())
             .await
@@ -66,6 +67,7 @@ async fn parallel_pg_schemas_do_not_see_each_other() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn parallel_cql_keyspaces_do_not_see_each_other() {
+    remodel_testdb::live!(Cassandra);
     let keyspaces: Vec<CqlKeyspace> = futures_join(
         (0..3)
             .map(|_| CqlKeyspace::create("isolation_cql"))

@@ -10,16 +10,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use support::{command as bin, root, text};
 
-/// The Chromium binary: Debian's `chromium` first.
+/// The Chromium binary (the gate of the test made sure there is one).
 fn chromium() -> PathBuf {
-    for name in ["chromium", "chromium-browser", "google-chrome"] {
-        if let Ok(out) = Command::new("which").arg(name).output() {
-            if out.status.success() {
-                return PathBuf::from(text(&out.stdout).trim());
-            }
-        }
-    }
-    panic!("no chromium on PATH: install Debian's `chromium` (scripts/test does, as root)");
+    remodel_testdb::live::chromium().expect("chromium on PATH")
 }
 
 /// What a Chromium run printed and how it ended.
@@ -79,6 +72,7 @@ fn chromium_run(dir: &Path, extra: &[String], page: &Path) -> Run {
 
 #[test]
 fn mermaid_er_diagram_renders_to_svg_offline() {
+    remodel_testdb::live!(Chromium, Mdbook);
     let work = std::env::temp_dir().join(format!("remodel-report-browser-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     let out = work.join("rideshare");

@@ -157,46 +157,55 @@ async fn replay(corpus: &str, input: &str, replays_most: bool) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn library() {
+    remodel_testdb::live!(Postgres, Cassandra);
     replay("library", "fixtures/plan/library", true).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn rideshare() {
+    remodel_testdb::live!(Postgres, Cassandra);
     replay("rideshare", "examples/rideshare", true).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn tpcc() {
+    remodel_testdb::live!(Postgres, Cassandra);
     replay("tpcc", "fixtures/corpora/tpcc", true).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn seats() {
+    remodel_testdb::live!(Postgres, Cassandra);
     replay("seats", "fixtures/corpora/seats", true).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn auctionmark() {
+    remodel_testdb::live!(Postgres, Cassandra);
     replay("auctionmark", "fixtures/corpora/auctionmark", true).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn twitter() {
+    remodel_testdb::live!(Postgres, Cassandra);
     replay("twitter", "fixtures/corpora/twitter", true).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn smallbank() {
+    remodel_testdb::live!(Postgres, Cassandra);
     replay("smallbank", "fixtures/corpora/smallbank", true).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn wikipedia() {
+    remodel_testdb::live!(Postgres, Cassandra);
     replay("wikipedia", "fixtures/corpora/wikipedia", true).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn embed_one_to_few() {
+    remodel_testdb::live!(Postgres, Cassandra);
     // A user type, a frozen map of it and the collection's entry updates of a one-to-few embed.
     // Replay does not read or write embedded collections (book/src/replay.md, Limits): those
     // patterns are listed as not replayed in fixtures/replay/embed_one_to_few.txt, and their

@@ -59,6 +59,7 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
 
 #[tokio::test]
 async fn plan_from_source_never_shows_the_password() {
+    remodel_testdb::live!(Postgres);
     let pg = PgSchema::create("cat_e2e").await.expect("schema");
     let c = pg.client();
     let ddl = std::fs::read_to_string(support::root().join("examples/rideshare/schema.sql"))
@@ -130,6 +131,32 @@ async fn plan_from_source_never_shows_the_password() {
         .map(|(user, _)| format!("://{user}@"))
         .expect("user");
     assert!(plan.contains(&user_at), "plan.json names no source");
+    // The plan's time zone is the source's TimeZone setting, and the DEFAULTs the catalog read
+    // as text are typed as a DDL file's are.
+    let parsed: remodel_model::Plan = serde_json::from_str(&plan).expect("plan.json is a Plan");
+    let zone: String = c
+        .query_one("SELECT current_setting('TimeZone')", &[])
+        .await
+        .expect("TimeZone")
+        .get(0);
+    assert!(
+        parsed.semantics.time_zone.eq_ignore_ascii_case(&zone),
+        "{} for the source's {zone}",
+        parsed.semantics.time_zone
+    );
+    let joined_at = parsed
+        .schema
+        .tables
+        .iter()
+        .filter(|t| t.name == "drivers")
+        .flat_map(|t| &t.columns)
+        .find(|col| col.name == "joined_at")
+        .expect("drivers.joined_at");
+    assert_eq!(
+        joined_at.default_expr,
+        Some(remodel_model::Expr::Now),
+        "{joined_at:?}"
+    );
     assert!(stdout.contains(&user_at), "{stdout}");
 
     let mut everything = vec![

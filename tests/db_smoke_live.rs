@@ -11,6 +11,7 @@ fn ok<T>(result: remodel_testdb::Result<T>) -> T {
 
 #[tokio::test]
 async fn postgres_answers_and_round_trips_a_row() {
+    remodel_testdb::live!(Postgres);
     let schema = ok(PgSchema::create("db_smoke_pg").await);
     let db = schema.client();
 
@@ -86,6 +87,7 @@ async fn postgres_answers_and_round_trips_a_row() {
 
 #[tokio::test]
 async fn cassandra_answers_and_round_trips_a_row() {
+    remodel_testdb::live!(Cassandra);
     let keyspace = ok(CqlKeyspace::create("db_smoke_cql").await);
     let session = keyspace.session();
 

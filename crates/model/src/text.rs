@@ -1,0 +1,47 @@
+//! Text helpers every stage shares: numbers as messages, notes and reports print them, and a
+//! stable hash of a text (statement fingerprints, shortened names).
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: impl Into<u128>) -> String {
+    let digits = n.into().to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// FNV-1a, 64 bit: stable across runs, platforms and Rust versions (unlike `DefaultHasher`).
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_of_three() {
+        assert_eq!(thousands(0u64), "0");
+        assert_eq!(thousands(999u64), "999");
+        assert_eq!(thousands(1_000u64), "1,000");
+        assert_eq!(thousands(1_200_000u64), "1,200,000");
+        assert_eq!(thousands(u128::MAX).len(), 39 + 12);
+    }
+
+    #[test]
+    fn fnv1a64_reference_values() {
+        // The published FNV-1a 64 test vectors.
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+}
