@@ -247,12 +247,38 @@ def bind_value(b, ctx):
             out.append(x)
             x = next_bucket(x, b["bucket"])
         return out
+    if f == "epoch_micros":
+        # A time stored as a bigint of microseconds since 1970-01-01 UTC (a column whose
+        # `encoding` is epoch_micros): CQL's timestamp holds milliseconds only.
+        return epoch_micros(bind_value(b["of"], ctx))
     if f == "current":
         key = (b["column"]["table"], b["column"]["column"])
         if ctx.row is None or key not in ctx.row:
             raise Gap(f"bind from current {key}: no such column in the row read before")
         return ctx.row[key]
     raise Gap(f"bind from {f!r} is not one a read can use")
+
+
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def epoch_micros(v):
+    if v is None:
+        return None
+    if not isinstance(v, dt.datetime):
+        raise Gap(f"epoch_micros of {v!r}, which is no timestamp")
+    v = v if v.tzinfo else v.replace(tzinfo=UTC)
+    return (v - EPOCH) // dt.timedelta(microseconds=1)
+
+
+def decode(column, v):
+    """A stored value as the source's: an epoch_micros bigint back to its instant."""
+    enc = column.get("encoding")
+    if enc is None or v is None:
+        return v
+    if enc == "epoch_micros":
+        return EPOCH + dt.timedelta(microseconds=v)
+    raise Gap(f"column {column['name']}: encoding {enc!r} unknown to this executor")
 
 
 def to_cql(v, cql_type):
@@ -325,7 +351,7 @@ def source_rows(rows, table):
         d = {}
         for c in table["columns"]:
             if c.get("source") and hasattr(r, c["name"]):
-                d[(c["source"]["table"], c["source"]["column"])] = getattr(r, c["name"])
+                d[(c["source"]["table"], c["source"]["column"])] = decode(c, getattr(r, c["name"]))
         out.append(d)
     return out
 
@@ -481,7 +507,7 @@ def norm(v):
     """One comparable form for values of both drivers."""
     if isinstance(v, dt.datetime):
         v = v if v.tzinfo else v.replace(tzinfo=UTC)
-        return ("ts", int(v.timestamp() * 1000))  # CQL timestamps hold milliseconds
+        return ("ts", (v - EPOCH) // dt.timedelta(microseconds=1))
     if isinstance(v, decimal.Decimal):
         return ("num", str(v.normalize()))
     if isinstance(v, float):
