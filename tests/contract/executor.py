@@ -141,7 +141,7 @@ def ev(e, ctx):
     if k == "current_date":
         return ctx.now.astimezone(ctx.zone).date()
     if k == "unary":
-        v = ev(e["arg"] if "arg" in e else e["operand"], ctx)
+        v = ev(e["arg"], ctx)
         if v is None:
             return None
         return (not v) if e["op"] == "not" else -v
@@ -170,15 +170,20 @@ def ev(e, ctx):
     if k == "cast":
         return cast(ev(e["arg"], ctx), e["to"], ctx)
     if k == "call":
-        f = e.get("name") or e.get("function")
+        f = e["function"]
         if f not in CALLS:
             raise Gap(f"function {f!r} unknown to this executor")
         return CALLS[f]([ev(a, ctx) for a in e.get("args", [])])
     if k == "case":
-        for w in e.get("when", []):
-            if ev(w["when"] if "when" in w else w["cond"], ctx) is True:
-                return ev(w["then"], ctx)
-        return ev(e["else"], ctx) if e.get("else") else None
+        # CASE [operand] WHEN … THEN … ELSE otherwise END: with an operand, a branch is taken
+        # when operand = when is TRUE.
+        base = ev(e["operand"], ctx) if e.get("operand") else None
+        for br in e.get("branches", []):
+            w = ev(br["when"], ctx)
+            hit = cmp("eq", base, w) if e.get("operand") else w
+            if hit is True:
+                return ev(br["then"], ctx)
+        return ev(e["otherwise"], ctx) if e.get("otherwise") else None
     raise Gap(f"expression kind {k!r} unknown: {e}")
 
 
