@@ -42,6 +42,8 @@ fn execute(python: &str, case: &Case, plan: &Path) -> (Option<i32>, String) {
 /// Asserts every read of `plan` matched Postgres, each on some rows, and none was left out.
 fn all_match(python: &str, case: &Case, plan: &Path, reads: usize) {
     let (code, shown) = execute(python, case, plan);
+    // What was run and on how many rows, in the test's log.
+    eprintln!("{shown}");
     assert_eq!(code, Some(0), "{shown}");
     let summary =
         format!("contract executor: {reads} reads matched, 0 mismatched, 0 not executable");
