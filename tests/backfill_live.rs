@@ -90,7 +90,7 @@ async fn rideshare_100k_trips_backfill_verify_and_spot_check() {
         .pg
         .client()
         .query(
-            "SELECT trip_id::text, (extract(epoch FROM started_at) * 1000)::int8, fare_usd::text, city \
+            "SELECT trip_id::text, (extract(epoch FROM started_at) * 1000000)::int8, fare_usd::text, city \
              FROM trips WHERE driver_id = 'drv_7' ORDER BY started_at DESC LIMIT 10",
             &[],
         )
@@ -120,10 +120,10 @@ async fn rideshare_100k_trips_backfill_verify_and_spot_check() {
             match (&c[0], &c[1], &c[2], &c[3]) {
                 (
                     Some(CqlValue::Uuid(id)),
-                    Some(CqlValue::Timestamp(ts)),
+                    Some(CqlValue::BigInt(micros)),
                     Some(CqlValue::Decimal(fare)),
                     Some(CqlValue::Text(city)),
-                ) => (id.to_string(), ts.0, decimal_text(fare), city.clone()),
+                ) => (id.to_string(), *micros, decimal_text(fare), city.clone()),
                 other => panic!("unexpected row {other:?}"),
             }
         })
@@ -329,14 +329,14 @@ async fn null_key_rows_are_rejected_and_counts_add_up() {
     let session = case.ks.session();
     session
         .query_unpaged(
-            "UPDATE events_by_device SET reading = 0 WHERE device = 'dev-1' AND at = '2024-05-01 00:50:00+0000' AND id = 50",
+            "UPDATE events_by_device SET reading = 0 WHERE device = 'dev-1' AND at = 1714524600000000 AND id = 50",
             &[],
         )
         .await
         .unwrap();
     session
         .query_unpaged(
-            "DELETE FROM events_by_device WHERE device = 'dev-2' AND at = '2024-05-01 00:51:00+0000' AND id = 51",
+            "DELETE FROM events_by_device WHERE device = 'dev-2' AND at = 1714524660000000 AND id = 51",
             &[],
         )
         .await
@@ -359,12 +359,12 @@ async fn null_key_rows_are_rejected_and_counts_add_up() {
     assert!(stdout.contains("stored 957"), "{stdout}");
     assert!(
         stdout.contains(
-            "[device=\"dev-1\", at=2024-05-01 00:50:00Z, id=50] reading: source 6.250 | target 0"
+            "[device=\"dev-1\", at=1714524600000000, id=50] reading: source 6.250 | target 0"
         ),
         "{stdout}"
     );
     assert!(
-        stdout.contains("[device=\"dev-2\", at=2024-05-01 00:51:00Z, id=51] missing in the target"),
+        stdout.contains("[device=\"dev-2\", at=1714524660000000, id=51] missing in the target"),
         "{stdout}"
     );
 

@@ -7,7 +7,7 @@ use remodel_model::Plan;
 use remodel_replay::compare::ReadCheck;
 use remodel_replay::{CqlTarget, Params, PgSource, Replayer};
 use remodel_testdb::scylla::client::session::Session;
-use remodel_testdb::scylla::value::{CqlTimestamp, CqlValue};
+use remodel_testdb::scylla::value::CqlValue;
 use support::live::{refs, Case};
 
 /// The library rows: 4 branches in 3 cities (two in Paris, so one shelf-and-city partition holds
@@ -159,20 +159,21 @@ async fn library_key_change_moves_rows_and_reads_match_postgres() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((on_cql.statements, on_cql.guarded), (7, 0));
 
-    let new_ms = pg
+    // due_at is in every key, so the plan keeps it as epoch microseconds (the source keeps them).
+    let new_us = pg
         .query_one(
-            "SELECT (extract(epoch FROM due_at) * 1000)::int8 FROM books WHERE book_id = 7",
+            "SELECT (extract(epoch FROM due_at) * 1000000)::int8 FROM books WHERE book_id = 7",
             &[],
         )
         .await
         .unwrap()
         .get::<_, i64>(0);
-    let old_ms = old_due
+    let old_us = old_due
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
-        .as_millis() as i64;
+        .as_micros() as i64;
     let ks = case.ks.name();
-    let at = |ms: i64| CqlValue::Timestamp(CqlTimestamp(ms));
+    let at = CqlValue::BigInt;
     let text = |s: &str| CqlValue::Text(s.to_string());
     let branch_id = CqlValue::Int(branch.parse().unwrap());
     let copies = [
@@ -184,12 +185,12 @@ async fn library_key_change_moves_rows_and_reads_match_postgres() {
             vec![text(&shelf), text(&city)],
         ),
     ];
-    for (due, want) in [(old_ms, 0), (new_ms, 1)] {
+    for (due, want) in [(old_us, 0), (new_us, 1)] {
         for (table, key, values) in &copies {
             let mut values = values.clone();
             values.push(at(due));
             let n = stored(&session, ks, table, key, values).await;
-            assert_eq!(n, want, "{table}: rows of book 7 at due_at {due} ms");
+            assert_eq!(n, want, "{table}: rows of book 7 at due_at {due} µs");
         }
     }
     for (id, values) in reads(&shelf, &city, &branch) {
@@ -208,7 +209,7 @@ async fn library_key_change_moves_rows_and_reads_match_postgres() {
             ks,
             "books_by_shelf",
             "shelf = ?",
-            vec![text(&shelf), at(new_ms)]
+            vec![text(&shelf), at(new_us)]
         )
         .await,
         1

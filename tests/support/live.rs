@@ -104,6 +104,40 @@ impl Case {
             .expect("a password in REMODEL_PG_URL")
     }
 
+    /// Writes `plan` to `NAME/plan.json` in the scratch folder and runs `remodel replay --existing`
+    /// of it with `extra` flags; returns the exit code, what it printed and `replay.json`.
+    pub fn replay_existing(
+        &self,
+        plan: &serde_json::Value,
+        name: &str,
+        extra: &[&str],
+    ) -> (Option<i32>, String, serde_json::Value) {
+        let folder = self.dir.join(name);
+        std::fs::create_dir_all(&folder).expect("create the plan's folder");
+        let file = folder.join("plan.json");
+        std::fs::write(
+            &file,
+            serde_json::to_string_pretty(plan).expect("plan as JSON"),
+        )
+        .expect("write plan.json");
+        let file = file.to_string_lossy().to_string();
+        let mut args = vec![
+            "replay",
+            "--plan",
+            &file,
+            "--source",
+            &self.url,
+            "--target",
+            self.ks.node(),
+            "--existing",
+        ];
+        args.extend(extra);
+        let out = super::remodel(&args);
+        let shown = format!("{}\n{}", super::text(&out.stdout), super::text(&out.stderr));
+        let report = json(&folder.join("replay.json"));
+        (out.status.code(), shown, report)
+    }
+
     /// Drops the schema, the keyspace and the folder.
     pub async fn cleanup(self) {
         let _ = std::fs::remove_dir_all(&self.dir);

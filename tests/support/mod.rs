@@ -2,6 +2,7 @@
 // Each test binary uses a different subset of these helpers.
 #![allow(dead_code)]
 
+pub mod buckets;
 pub mod cql_statements;
 pub mod live;
 

@@ -403,6 +403,15 @@ fn bucket_expr(source: &[(&str, &Type)], col: &TargetColumn) -> Option<String> {
     let (name, ty) = find_column(source, from)?;
     let value = match *ty {
         Type::TIMESTAMPTZ => format!("(s.{} AT TIME ZONE 'UTC')", quote(name)),
+        // A key timestamp the source query already turned into epoch microseconds (exact):
+        // back to a UTC timestamp; the infinities it encodes as the i64 bounds have no bucket.
+        Type::INT8 => format!(
+            "(CASE WHEN s.{n} IN ({max}, {min}) THEN NULL \
+             ELSE (timestamptz 'epoch' + s.{n} * interval '1 microsecond') AT TIME ZONE 'UTC' END)",
+            n = quote(name),
+            max = i64::MAX,
+            min = i64::MIN,
+        ),
         _ => format!("s.{}", quote(name)),
     };
     Some(match bucket {

@@ -168,8 +168,9 @@ fn provide_lookup(
     let Some(t) = inp.schema.table(&m.entity) else {
         return false;
     };
-    let by_key = t.is_unique_on(&m.by)
-        || (!t.primary_key.is_empty() && t.primary_key.iter().all(|k| m.by.contains(k)));
+    // The lookup by primary key serves a read by any columns holding the primary key; a read by
+    // another unique key (an upsert's conflict key) needs a table partitioned by that key.
+    let by_key = !t.primary_key.is_empty() && t.primary_key.iter().all(|k| m.by.contains(k));
     let idx = if by_key {
         ensure_primary_lookup(inp.schema, tables, &t.key())
     } else {

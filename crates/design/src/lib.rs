@@ -31,6 +31,8 @@ pub mod sizing;
 pub mod tables;
 pub mod types;
 pub mod validate;
+pub mod write_filter;
+pub mod write_values;
 pub mod writes;
 
 pub(crate) use assemble::ensure_primary_lookup;

@@ -1,5 +1,5 @@
 //! The validator's checks of the reads (see [`crate::validate`]): (e) every predicate kept,
-//! (l) a bucketed read reads every bucket of its window, (m) the contract is complete (every
+//! (n) a bucketed read reads every bucket of its window, (o) the contract is complete (every
 //! bind typed, partitions, consistency and batch stated) — each over the plan model only.
 
 use crate::buckets::{self, Zones};
@@ -195,7 +195,7 @@ fn limited(q: &QueryMapping, l: &Expr) -> bool {
     })
 }
 
-/// (l) A bucketed partition key bound to the one bucket of a range's bound reads the whole
+/// (n) A bucketed partition key bound to the one bucket of a range's bound reads the whole
 /// window only where the SQL confines the window to one bucket: any other window crossing a
 /// bucket boundary would lose the rows past it.
 pub fn buckets_read(
@@ -245,7 +245,7 @@ pub fn buckets_read(
                 .chain(r.upper.iter())
                 .any(|x| x.expr.as_ref() == Some(of));
             if of_bound && !buckets::one_bucket(r, *bucket, &zones, &p.analysis.params) {
-                v(out, "l", format!(
+                v(out, "n", format!(
                     "read {}: {} of {} is bound to the one {} bucket of a bound of {}, but nothing confines the window to one bucket: a window crossing a bucket boundary would lose the rows past it (bind every bucket between the bounds)",
                     q.pattern,
                     k.column,
@@ -271,14 +271,14 @@ fn untyped(b: &BindValue) -> bool {
     }
 }
 
-/// (m) The plan states what an executor needs: every bind typed, every read its partitions
+/// (o) The plan states what an executor needs: every bind typed, every read its partitions
 /// and consistency, every write its batch and consistency, no read both unsupported and
 /// mapped.
 pub fn contract(design: &Design, out: &mut Vec<Violation>) {
     for q in design.queries.iter().filter(|q| !q.one_off) {
         let binds = q.binds.iter().chain(q.then.iter().flat_map(|s| &s.binds));
         if let Some(b) = binds.clone().find(|b| untyped(&b.value)) {
-            v(out, "m", format!(
+            v(out, "o", format!(
                 "read {}: {} is bound to SQL or CQL text ({}), which only a database could evaluate",
                 q.pattern, b.column, b.value
             ));
@@ -286,12 +286,12 @@ pub fn contract(design: &Design, out: &mut Vec<Violation>) {
         match (&q.cql, &q.unsupported) {
             (Some(_), Some(why)) => v(
                 out,
-                "m",
+                "o",
                 format!("read {}: mapped to CQL and also unsupported ({why})", q.pattern),
             ),
             (Some(_), None) if q.partitions.is_none() || q.consistency.is_none() => v(
                 out,
-                "m",
+                "o",
                 format!(
                     "read {}: the plan does not state which partitions it reads or at which consistency level",
                     q.pattern
@@ -311,7 +311,7 @@ pub fn contract(design: &Design, out: &mut Vec<Violation>) {
             .flat_map(|t| &t.binds)
             .chain(w.read_before_write.iter().flat_map(|r| &r.binds));
         if let Some(b) = binds.clone().find(|b| untyped(&b.value)) {
-            v(out, "m", format!(
+            v(out, "o", format!(
                 "write {}: {} is bound to SQL or CQL text ({}), which only a database could evaluate",
                 w.pattern, b.column, b.value
             ));
@@ -319,7 +319,7 @@ pub fn contract(design: &Design, out: &mut Vec<Violation>) {
         if w.batch.is_none() || w.consistency.is_none() {
             v(
                 out,
-                "m",
+                "o",
                 format!(
                     "write {}: the plan does not state how its statements are batched or at which consistency level",
                     w.pattern

@@ -30,6 +30,8 @@ use remodel_model::{
 };
 use std::collections::HashMap;
 
+mod semantics;
+
 /// Checks a plan; an empty list means it is safe to execute.
 pub fn validate_plan(plan: &Plan) -> Vec<Violation> {
     validate_in(
@@ -250,12 +252,16 @@ struct Facts<'a> {
     key_eq: Vec<String>,
     /// Columns set by the statement (for an INSERT, every column is new).
     set: Vec<String>,
-    /// Every column the statement writes, `SET n = n + 1` included: the copies to keep in step.
-    written: &'a [String],
+    /// Every column the statement writes, `SET n = n + 1` and the generated columns it
+    /// recomputes included: the copies to keep in step.
+    written: Vec<String>,
+    /// For each new value computed from the current row (`SET a = b - $1`), the columns of that
+    /// row it reads: their current values must be known.
+    reads: Vec<(String, Vec<ColumnRef>)>,
 }
 
 impl Facts<'_> {
-    fn of<'s>(schema: &'s Schema, p: &'s AccessPattern) -> Option<Facts<'s>> {
+    fn of<'s>(schema: &'s Schema, p: &'s AccessPattern, path: &WritePath) -> Option<Facts<'s>> {
         let w = p.analysis.write.as_ref()?;
         let table = schema.table(&w.table)?;
         let key_eq = p
@@ -267,7 +273,7 @@ impl Facts<'_> {
             })
             .map(|e| e.column.column.clone())
             .collect();
-        let set = w
+        let mut set: Vec<String> = w
             .columns_written
             .iter()
             .filter(|c| {
@@ -277,12 +283,45 @@ impl Facts<'_> {
             })
             .cloned()
             .collect();
+        let mut written = w.columns_written.clone();
+        let mut reads = Vec::new();
+        // The path's new values (defaults, generated columns) are written too; one computed from
+        // the current row needs that row's value, as a `SET n = n + 1` does.
+        if !path.values.is_empty() {
+            set = path
+                .values
+                .iter()
+                .filter(|v| !crate::write_values::reads_this(&v.value))
+                .map(|v| v.column.column.clone())
+                .collect();
+            for v in &path.values {
+                if !written.contains(&v.column.column) {
+                    written.push(v.column.column.clone());
+                }
+                let mut read: Vec<ColumnRef> = Vec::new();
+                v.value.walk(&mut |e| {
+                    if let remodel_model::Expr::Column {
+                        column,
+                        row: remodel_model::RowRef::This,
+                    } = e
+                    {
+                        if !read.contains(column) {
+                            read.push(column.clone());
+                        }
+                    }
+                });
+                if !read.is_empty() {
+                    reads.push((v.column.column.clone(), read));
+                }
+            }
+        }
         Some(Facts {
             kind: p.kind,
             table,
             key_eq,
             set,
-            written: &w.columns_written,
+            written,
+            reads,
         })
     }
 
@@ -388,6 +427,16 @@ fn unresolved(
             let read_new = before
                 .iter()
                 .any(|r| r.reads_new && provides(design, r, column));
+            // Computed from the current row: the columns it reads must be known.
+            if let Some((_, read)) = f
+                .reads
+                .iter()
+                .find(|(c, _)| f.own(column) && same(c, &column.column))
+            {
+                return read.iter().find(|c| !current(c)).map(|c| {
+                    format!("the new value of {column} is computed from the current {c}, which is neither bound by the statement nor read first")
+                });
+            }
             let unchanged = !f.own(column) && !f.relinks(&column.table) || f.own(column) && !set;
             (!(set || read_new || (unchanged && current(column))))
                 .then(|| format!("the new value of {column} is neither set by the statement, read first, nor unchanged and known"))
@@ -403,7 +452,7 @@ fn write_path(
     w: &WritePath,
     out: &mut Vec<Violation>,
 ) {
-    let Some(f) = Facts::of(schema, p) else {
+    let Some(f) = Facts::of(schema, p, w) else {
         return;
     };
     let table = |name: &str| design.tables.iter().find(|t| t.name == name);
@@ -484,6 +533,7 @@ fn write_path(
         key_changes(design, &f, w, out);
         copies_maintained(design, &f, w, out);
     }
+    semantics::check(design, p, f.table, w, out);
 }
 
 /// True when the partition key alone finds at most one row of the table's entity (it holds a

@@ -11,11 +11,15 @@ use crate::keys::KeySrc;
 use crate::shape::Edge;
 use crate::sizing::Sizer;
 use crate::tables::TableBuild;
+use crate::write_filter::WritePredicate;
 use remodel_model::ident::cql_quote;
 use remodel_model::{
-    AccessPattern, Bind, BindValue, ColumnRef, Guard, ReadBeforeWrite, Schema, StatementKind,
-    Table, WriteAction, WritePath, WriteTarget,
+    AccessPattern, Bind, BindValue, ColumnRef, ConflictClause, FromRow, Guard, NewValue,
+    ReadBeforeWrite, Schema, StatementKind, Table, Upsert, Warning, WriteAction, WritePath,
+    WriteTarget,
 };
+
+mod semantics;
 
 /// A lookup a write path needs and no table provides: rows of `entity` found by `by` (its
 /// columns), holding `columns`.
@@ -44,16 +48,26 @@ struct Link {
     parent: ColumnRef,
 }
 
-/// The written statement: its table, the columns its WHERE binds by `=` and the columns it sets.
+/// The written statement: its table, the columns its WHERE binds by `=`, the columns it gives a
+/// value and the conditions its rows must meet.
 struct Stmt<'a> {
     kind: StatementKind,
     table: &'a Table,
     /// Columns the WHERE binds by `=`: their current values are known.
     key_eq: Vec<String>,
-    /// Columns set, with true when the new value is computed from the current row.
+    /// Columns given a value (the statement's, defaults, generated), with true when the new value
+    /// is computed from the current row.
     set: Vec<(String, bool)>,
     /// True when `key_eq` covers the primary key or a unique key (one row).
     by_primary_key: bool,
+    /// The value every column takes ([`remodel_model::WritePath::values`]).
+    values: Vec<NewValue>,
+    /// The conditions of an UPDATE/DELETE on its rows.
+    predicates: Vec<WritePredicate>,
+    /// The rows an `UPDATE … FROM` reads besides the written one.
+    from_rows: &'a [FromRow],
+    /// `INSERT … ON CONFLICT`.
+    conflict: Option<&'a ConflictClause>,
 }
 
 impl Stmt<'_> {
@@ -89,6 +103,12 @@ struct Planner<'a> {
     path_edges: Vec<Edge>,
     /// The zone bucket columns are cut in.
     bucket_zone: String,
+    /// The read-modify-write an `INSERT … ON CONFLICT` becomes.
+    upsert: Option<Upsert>,
+    /// Warnings for the path.
+    warnings: Vec<Warning>,
+    /// True when the read of the written rows keeps only some (a filter the key does not apply).
+    filtered: bool,
 }
 
 /// Plans one write pattern over the finished, named tables; also returns the lookups it needs
@@ -125,6 +145,14 @@ pub fn plan(
         path.note = Some(format!("writes `{}`, which is not in the schema", w.table));
         return (path, Vec::new());
     };
+    let values = match crate::write_values::statement_values(p, st) {
+        Ok(v) => v,
+        Err(why) => {
+            path.unsupported = Some(why);
+            return (path, Vec::new());
+        }
+    };
+    path.warnings = values.warnings;
     let canon = |c: &String| st.column(c).map(|cc| cc.name.clone());
     let key_eq: Vec<String> = p
         .analysis
@@ -136,18 +164,29 @@ pub fn plan(
                 && schema
                     .table(&e.column.table)
                     .is_some_and(|t| t.key() == st.key())
+                && !crate::write_filter::on_from_row(e, &w.from_rows)
         })
         .filter_map(|e| canon(&e.column.column))
         .collect();
-    let set: Vec<(String, bool)> = w
-        .columns_written
+    let mut set: Vec<(String, bool)> = values
+        .values
         .iter()
-        .filter_map(canon)
-        .map(|c| {
-            let reads = w.values.iter().any(|v| v.reads_current && v.column == c);
-            (c, reads)
+        .map(|v| {
+            let reads = crate::write_values::reads_this(&v.value);
+            (v.column.column.clone(), reads)
         })
         .collect();
+    // An upsert's `DO UPDATE SET` columns are written too (on a conflict).
+    for c in w
+        .conflict
+        .iter()
+        .flat_map(|c| &c.set)
+        .filter_map(|v| canon(&v.column))
+    {
+        if !set.iter().any(|(x, _)| *x == c) {
+            set.push((c, true));
+        }
+    }
     let mut planner = Planner {
         schema,
         ks: cql_quote(keyspace),
@@ -162,6 +201,13 @@ pub fn plan(
                     .any(|k| !k.is_empty() && k.iter().all(|c| key_eq.contains(c))),
             key_eq,
             set,
+            values: values.values,
+            predicates: crate::write_filter::predicates(p, st),
+            from_rows: &w.from_rows,
+            conflict: w
+                .conflict
+                .as_ref()
+                .filter(|_| p.kind == StatementKind::Insert),
         },
         links: links(schema, tables),
         reads: Vec::new(),
@@ -176,6 +222,9 @@ pub fn plan(
         for_table: None,
         path_edges: Vec::new(),
         bucket_zone: sizer.config.bucket_time_zone.clone(),
+        upsert: None,
+        warnings: Vec::new(),
+        filtered: false,
     };
     planner.plan_all(sizer);
     let missing = planner.finish(&mut path, sizer);
@@ -222,33 +271,19 @@ fn column(schema: &Schema, table: &str, col: &str) -> Option<ColumnRef> {
 impl Planner<'_> {
     fn plan_all(&mut self, sizer: &Sizer<'_>) {
         let s = self.stmt.table.key();
-        if self.stmt.kind != StatementKind::Insert
-            && !self.stmt.by_primary_key
-            && !self.written_rows()
-        {
+        // The rows an `UPDATE … FROM` joins, then the row an upsert may conflict with, then the
+        // rows the statement picks (with its conditions the key does not apply).
+        if !self.joined_row_reads() || !self.existing_row() {
+            return;
+        }
+        if self.stmt.kind != StatementKind::Insert && self.needs_rows() && !self.written_rows() {
             return;
         }
         if self.stmt.kind == StatementKind::Update {
-            let rmw: Vec<String> = self
-                .stmt
-                .set
-                .iter()
-                .filter(|(_, r)| *r)
-                .map(|(c, _)| c.clone())
-                .collect();
-            if !rmw.is_empty() {
-                let cols: Vec<ColumnRef> = rmw.iter().map(|c| ColumnRef::new(&s, c)).collect();
-                self.ensure(
-                    &cols,
-                    Version::Current,
-                    "the current value, for SET col = f(col)",
-                );
-                self.notes.push(format!(
-                    "SET {} from the current value is a read-modify-write in Cassandra: read it first and write with IF {} = <current> (a lightweight transaction) when updates race, or keep a counter table when it only counts",
-                    rmw.join(", "),
-                    rmw[0]
-                ));
-            }
+            self.read_modify_write();
+        }
+        if self.unsupported.is_some() {
+            return;
         }
         for t in self.tables {
             if t.root == s {
@@ -294,7 +329,7 @@ impl Planner<'_> {
             (_, StatementKind::Insert) if own => v == Version::New,
             (Version::Current, _) if own => s.key_eq.contains(&c.column),
             (Version::New, _) if own => match s.set.iter().find(|(x, _)| *x == c.column) {
-                Some((_, reads)) => !reads || self.known_depth(c, Version::Current, depth + 1),
+                Some((_, reads)) => !reads || self.inputs_known(c, depth + 1),
                 None => self.known_depth(c, Version::Current, depth + 1),
             },
             // A parent's value is new only when the link to it changes.
@@ -304,6 +339,27 @@ impl Planner<'_> {
             _ => false,
         };
         from_stmt || self.provided.iter().any(|(_, x, pv)| x == c && *pv == v)
+    }
+
+    /// True when the current values a new value of `c` is computed from are known (`SET a = b -
+    /// $1` needs the current `b`; a value with no expression, its own current value).
+    fn inputs_known(&self, c: &ColumnRef, depth: usize) -> bool {
+        let Some(v) = self.stmt.values.iter().find(|v| v.column == *c) else {
+            return self.known_depth(c, Version::Current, depth);
+        };
+        let mut inputs: Vec<ColumnRef> = Vec::new();
+        v.value.walk(&mut |e| {
+            if let remodel_model::Expr::Column {
+                column,
+                row: remodel_model::RowRef::This,
+            } = e
+            {
+                inputs.push(column.clone());
+            }
+        });
+        inputs
+            .iter()
+            .all(|i| self.known_depth(i, Version::Current, depth))
     }
 
     /// The bind for the value of `c` in version `v`, naming a value the statement or a read
@@ -815,87 +871,6 @@ impl Planner<'_> {
         }
     }
 
-    /// For a statement that picks its rows by columns other than the primary key: plans one read
-    /// that returns every such row with all that the targets need, so each target runs once per
-    /// row. False (nothing planned) when no keyed read can find the rows.
-    fn written_rows(&mut self) -> bool {
-        let s = self.stmt.table;
-        if self.stmt.key_eq.is_empty() {
-            self.unsupported = Some(format!(
-                "rows of {} are chosen by a range or an expression, not by `=` on columns: no keyed CQL statement finds them (use a TTL, or a job that reads their keys from a table ordered by that column)",
-                s.name
-            ));
-            return false;
-        }
-        let mut need: Vec<ColumnRef> = s
-            .primary_key
-            .iter()
-            .map(|k| ColumnRef::new(&s.name, k))
-            .collect();
-        for t in self.tables.iter().filter(|t| t.root == s.name) {
-            for c in Self::sources(t) {
-                if !need.contains(&c) {
-                    need.push(c);
-                }
-            }
-        }
-        let by: Vec<ColumnRef> = self
-            .stmt
-            .key_eq
-            .iter()
-            .map(|c| ColumnRef::new(&s.name, c))
-            .collect();
-        // Every `=` of the statement restricts the read (the partition, then a prefix of the
-        // clustering): a read by fewer columns returns rows the statement does not pick, and
-        // each would be written.
-        let found = self
-            .tables
-            .iter()
-            .filter(|x| {
-                x.root == s.name
-                    && x.null_filter.is_empty()
-                    && x.extra_keys.is_empty()
-                    && !x.partition.is_empty()
-                    && need.iter().all(|c| x.col_name(c).is_some())
-            })
-            .filter_map(|x| rows_key(x, &by).map(|k| (x, k)))
-            .min_by_key(|(x, _)| x.columns.len());
-        let Some((table, key)) = found else {
-            self.missing.push(Missing {
-                entity: s.name.clone(),
-                by: self.stmt.key_eq.clone(),
-                columns: need,
-            });
-            self.notes.push(format!(
-                "rows are chosen by ({}), not by the primary key of {}: a table that lists them by those columns is needed",
-                self.stmt.key_eq.join(", "),
-                s.name
-            ));
-            return false;
-        };
-        let (wk, binds) = self.where_key(table, &key, Version::Current);
-        let idx = self.add_select(
-            table,
-            &need,
-            wk,
-            binds,
-            true,
-            Version::Current,
-            format!(
-                "every {} row the statement picks by ({})",
-                s.name,
-                self.stmt.key_eq.join(", ")
-            ),
-        );
-        self.rows = Some(idx);
-        self.notes.push(format!(
-            "rows are chosen by ({}), not by the primary key of {}: read them first, then write each",
-            self.stmt.key_eq.join(", "),
-            s.name
-        ));
-        true
-    }
-
     /// True when the write changes the value of `c` for the written row.
     fn changes(&self, c: &ColumnRef) -> bool {
         self.stmt.sets(c) || (c.table != self.stmt.table.key() && self.link_changes(c))
@@ -1078,13 +1053,18 @@ impl Planner<'_> {
                 .iter()
                 .all(|k| matches!(k, KeySrc::Col(c) if child_fk.contains(c)));
         if static_case {
-            // The partition is the parent's key: its copied columns are static, one UPDATE.
+            // The partition is the parent's key: its copied columns are static, one UPDATE (per
+            // written row, when the rows are read first).
             let mut target = self.update_row(t, &sets, &t.partition);
+            target.for_each = self.rows;
             for (b, p) in target.binds.iter_mut().skip(sets.len()).zip(&parent_key) {
                 b.value = BindValue::Current { column: p.clone() };
             }
             let cols: Vec<String> = sets.iter().map(|(n, _)| n.clone()).collect();
             self.push(t, target, Some(&cols), sizer);
+            return;
+        }
+        if self.refuse_child_copies(t) {
             return;
         }
         // One write per child row that copies the parent: read those rows first.
@@ -1260,6 +1240,16 @@ impl Planner<'_> {
         }
         let tname = &self.stmt.table.key();
         path.unsupported = self.unsupported.take();
+        path.values = std::mem::take(&mut self.stmt.values);
+        path.upsert = self.upsert.take();
+        path.warnings.append(&mut self.warnings);
+        if path.unsupported.is_some() {
+            // Not modelled: no statement that would do something else than the SQL.
+            self.targets.clear();
+            self.reads.clear();
+            self.read_where.clear();
+            path.upsert = None;
+        }
         if self.targets.is_empty() && path.unsupported.is_none() {
             self.notes.push(format!(
                 "no designed table holds {tname} data this statement changes: nothing to write in Cassandra"
@@ -1288,10 +1278,10 @@ impl Planner<'_> {
     }
 }
 
-/// The key elements of `t` that select exactly the rows whose columns `by` equal given values:
-/// its partition (all of `by`'s columns), then the clustering columns of `by` that follow it
-/// (a prefix); `None` when `by` is not exactly that.
-fn rows_key(t: &TableBuild, by: &[ColumnRef]) -> Option<Vec<KeySrc>> {
+/// The key elements of `t` that select the rows whose columns `by` equal given values: its
+/// partition (every element among `by`), then the clustering columns of `by` that follow it (a
+/// prefix); `None` when the partition is not among `by`. It may apply fewer columns than `by`.
+pub(crate) fn rows_key(t: &TableBuild, by: &[ColumnRef]) -> Option<Vec<KeySrc>> {
     let is_by = |k: &KeySrc| matches!(k, KeySrc::Col(c) if by.contains(c));
     if !t.partition.iter().all(is_by) {
         return None;
@@ -1304,7 +1294,7 @@ fn rows_key(t: &TableBuild, by: &[ColumnRef]) -> Option<Vec<KeySrc>> {
             .take_while(|k| is_by(k))
             .cloned(),
     );
-    (key.len() == by.len()).then_some(key)
+    Some(key)
 }
 
 /// An UPDATE of `cols` of `t` in the rows `where_key` selects.

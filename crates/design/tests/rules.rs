@@ -16,6 +16,7 @@ fn run(schema: Value, patterns: Value, stats: Option<Value>) -> remodel_design::
     let schema: Schema = serde_json::from_value(schema).expect("schema");
     let workload: Workload =
         serde_json::from_value(json!({ "patterns": patterns })).expect("workload");
+    let workload = support::typed::with_typed_twins(&schema, workload);
     let stats: Option<Statistics> = stats.map(|s| serde_json::from_value(s).expect("stats"));
     let out = design(
         &schema,
@@ -102,7 +103,7 @@ fn in_next_to_equalities_stays_in_one_partition() {
 }
 
 #[test]
-fn a_week_window_spans_seven_day_buckets() {
+fn a_week_window_reads_every_day_bucket_it_can_touch() {
     let patterns = json!([{"id": "q1", "fingerprint": "1", "kind": "select", "calls": 1,
         "sql": "SELECT id FROM events WHERE account = $1 AND at >= $2 AND at < $3",
         "tables": ["events"], "equality": [{"column": col("events", "account"), "op": "eq"}],
@@ -114,10 +115,13 @@ fn a_week_window_spans_seven_day_buckets() {
     assert_eq!(t.partition_key[1].column, "event_date");
     let q = &out.design.queries[0];
     assert!(!q.single_partition);
+    // Seven days from any instant but midnight touch eight day buckets: with no example window
+    // to count from, a read lists every bucket its window can touch (issue 20, class 1).
+    assert_eq!(q.partition_reads, Some(8.0), "{q:#?}");
     assert!(
         q.reason
             .as_deref()
-            .is_some_and(|r| r.contains("7 day buckets")),
+            .is_some_and(|r| r.contains("8 day buckets")),
         "{q:#?}"
     );
     assert!(q

@@ -694,15 +694,27 @@ impl Expr {
     /// `f` (columns of other rows are kept): a filter written on a joined table's column, read
     /// as the column the rows hold.
     pub fn map_columns(&self, f: &mut impl FnMut(&ColumnRef) -> ColumnRef) -> Expr {
-        let mut m = |e: &Expr| Box::new(e.map_columns(f));
-        match self {
+        self.map(&mut |e| match e {
             Expr::Column {
                 column,
                 row: RowRef::This,
-            } => Expr::Column {
+            } => Some(Expr::Column {
                 column: f(column),
                 row: RowRef::This,
-            },
+            }),
+            _ => None,
+        })
+    }
+
+    /// A copy where every node for which `f` returns a replacement is replaced (that node's
+    /// children are not visited), the rest copied: `now()` bound to an instant, a column to the
+    /// value of another row.
+    pub fn map(&self, f: &mut impl FnMut(&Expr) -> Option<Expr>) -> Expr {
+        if let Some(e) = f(self) {
+            return e;
+        }
+        let mut b = |x: &Expr| Box::new(x.map(f));
+        match self {
             Expr::Param { .. }
             | Expr::Literal { .. }
             | Expr::Column { .. }
@@ -710,56 +722,69 @@ impl Expr {
             | Expr::CurrentDate => self.clone(),
             Expr::Unary { op, arg } => Expr::Unary {
                 op: *op,
-                arg: m(arg),
+                arg: b(arg),
             },
-            Expr::Binary { op, left, right } => Expr::Binary {
-                op: *op,
-                left: m(left),
-                right: m(right),
-            },
+            Expr::Binary { op, left, right } => {
+                let left = b(left);
+                Expr::Binary {
+                    op: *op,
+                    left,
+                    right: b(right),
+                }
+            }
             Expr::IsNull { arg, negated } => Expr::IsNull {
-                arg: m(arg),
+                arg: b(arg),
                 negated: *negated,
             },
-            Expr::InList { arg, list, negated } => Expr::InList {
-                arg: m(arg),
-                list: list.iter().map(|e| *m(e)).collect(),
-                negated: *negated,
-            },
+            Expr::InList { arg, list, negated } => {
+                let arg = b(arg);
+                Expr::InList {
+                    arg,
+                    list: list.iter().map(|x| x.map(f)).collect(),
+                    negated: *negated,
+                }
+            }
             Expr::Like {
                 arg,
                 pattern,
                 case_insensitive,
                 negated,
-            } => Expr::Like {
-                arg: m(arg),
-                pattern: m(pattern),
-                case_insensitive: *case_insensitive,
-                negated: *negated,
-            },
+            } => {
+                let arg = b(arg);
+                Expr::Like {
+                    arg,
+                    pattern: b(pattern),
+                    case_insensitive: *case_insensitive,
+                    negated: *negated,
+                }
+            }
             Expr::Cast { arg, to } => Expr::Cast {
-                arg: m(arg),
+                arg: b(arg),
                 to: *to,
             },
             Expr::Call { function, args } => Expr::Call {
                 function: *function,
-                args: args.iter().map(|e| *m(e)).collect(),
+                args: args.iter().map(|x| x.map(f)).collect(),
             },
             Expr::Case {
                 operand,
                 branches,
                 otherwise,
-            } => Expr::Case {
-                operand: operand.as_deref().map(&mut m),
-                branches: branches
+            } => {
+                let operand = operand.as_deref().map(|o| Box::new(o.map(f)));
+                let branches = branches
                     .iter()
-                    .map(|b| CaseBranch {
-                        when: *m(&b.when),
-                        then: *m(&b.then),
+                    .map(|br| CaseBranch {
+                        when: br.when.map(f),
+                        then: br.then.map(f),
                     })
-                    .collect(),
-                otherwise: otherwise.as_deref().map(&mut m),
-            },
+                    .collect();
+                Expr::Case {
+                    operand,
+                    branches,
+                    otherwise: otherwise.as_deref().map(|o| Box::new(o.map(f))),
+                }
+            }
         }
     }
 

@@ -20,7 +20,12 @@ pub struct ReplayReport {
     pub concurrency: usize,
     /// True when the write patterns were replayed too.
     pub writes: bool,
-    /// Rows generated per source table.
+    /// True when replay read the rows already there (`--existing`: the source as it is and the
+    /// keyspace the backfill filled, read-only on both sides) instead of generated ones.
+    pub existing: bool,
+    /// The application's session time zone replay ran the SQL in (IANA name).
+    pub time_zone: String,
+    /// Rows per source table: generated, or (`existing`) the planner's estimate of those there.
     pub rows: Vec<TableRows>,
     /// Rows the backfill could not store (they are missing on the Cassandra side).
     pub rejected: u64,
@@ -35,6 +40,14 @@ impl ReplayReport {
     /// Differences found, all patterns together.
     pub fn mismatches(&self) -> usize {
         self.patterns.iter().map(|p| p.mismatches.len()).sum()
+    }
+
+    /// Patterns with this outcome.
+    pub fn count(&self, outcome: ReplayOutcome) -> usize {
+        self.patterns
+            .iter()
+            .filter(|p| p.outcome == outcome)
+            .count()
     }
 }
 
@@ -59,7 +72,7 @@ pub enum ReplayOutcome {
     Replayed,
     /// The plan itself declares it has no CQL, or a write it cannot apply: nothing to replay.
     Exception,
-    /// Replay cannot run it (the reason says what replay lacks).
+    /// Replay cannot run it, or compared no sample (the reason says why).
     NotReplayed,
 }
 

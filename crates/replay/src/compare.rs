@@ -17,8 +17,11 @@ use crate::Error;
 use remodel_backfill::convert::PgKind;
 use remodel_backfill::cqltype::{CqlType, Native};
 use remodel_backfill::rows::show;
+use remodel_backfill::time::{format_date, format_time_nanos};
+use scylla::value::CqlValue;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
+use tokio_postgres::types::Type;
 
 /// A read's result on Postgres: every row, in order.
 #[derive(Debug, Clone, Default)]
@@ -263,15 +266,15 @@ fn sql_canon(
     let mut out = Vec::with_capacity(sql.rows.len());
     for row in &sql.rows {
         let mut vals = Vec::with_capacity(row.len());
-        for (v, (name, field, _)) in row.iter().zip(&sql.columns) {
+        for (v, (name, field, pg_type)) in row.iter().zip(&sql.columns) {
             let field = field
                 .as_ref()
                 .ok_or_else(|| format!("output `{name}` is an expression replay cannot map"))?;
             let held = crate::record::resolve(field, &sql.same, |f| types.contains_key(f))
                 .ok_or_else(|| format!("the plan's CQL returns no {field}"))?;
-            let ty = &types[held];
+            let ty = &types[&held];
             vals.push(match v.to_cql(ty) {
-                Ok(c) => (canon(c.as_ref()), c.as_ref().map_or("NULL".into(), show)),
+                Ok(c) => (canon(c.as_ref()), shown(c.as_ref(), pg_type)),
                 Err(e) => (
                     Canon::Other(format!("unconvertible: {e}")),
                     format!("<{e}>"),
@@ -281,6 +284,26 @@ fn sql_canon(
         out.push(vals);
     }
     Ok(out)
+}
+
+/// A value as a difference shows it: a Postgres timestamp that the target keeps as epoch
+/// microseconds (`epoch_micros`: a `bigint` there) as the instant it stands for, not as a number.
+fn shown(v: Option<&CqlValue>, pg_type: &Type) -> String {
+    match v {
+        None => "NULL".into(),
+        Some(CqlValue::BigInt(us)) if matches!(*pg_type, Type::TIMESTAMP | Type::TIMESTAMPTZ) => {
+            match *us {
+                i64::MAX => "infinity".into(),
+                i64::MIN => "-infinity".into(),
+                us => format!(
+                    "{} {}Z",
+                    format_date(us.div_euclid(86_400_000_000)),
+                    format_time_nanos(us.rem_euclid(86_400_000_000) * 1000)
+                ),
+            }
+        }
+        Some(v) => show(v),
+    }
 }
 
 fn render(row: &[(Canon, String)], names: &[String]) -> String {
@@ -312,7 +335,7 @@ pub fn compare(sql: &SqlRows, cql: &CqlRows) -> Option<Difference> {
     let mut actual = Vec::with_capacity(cql.rows.len());
     for r in &cql.rows {
         let mut vals = Vec::with_capacity(names.len());
-        for (name, field, _) in &sql.columns {
+        for (name, field, pg_type) in &sql.columns {
             let Some(field) = field else {
                 return fail(
                     format!("output `{name}` is an expression replay cannot map"),
@@ -321,8 +344,8 @@ pub fn compare(sql: &SqlRows, cql: &CqlRows) -> Option<Difference> {
                 );
             };
             let held = crate::record::resolve(field, &sql.same, |f| types.contains_key(f));
-            let v = held.and_then(|f| r.get(f)).and_then(Option::as_ref);
-            vals.push((canon(v), v.map_or("NULL".into(), show)));
+            let v = held.and_then(|f| r.get(&f)).and_then(Option::as_ref);
+            vals.push((canon(v), shown(v, pg_type)));
         }
         actual.push(vals);
     }
@@ -435,6 +458,17 @@ fn by_tie_groups(all: &[Vec<Canon>], ties: &[i64], lo: usize, got: &[Vec<Canon>]
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn epoch_micros_of_a_timestamp_are_shown_as_the_instant() {
+        let us = CqlValue::BigInt(1_793_577_600_000_200);
+        assert_eq!(
+            shown(Some(&us), &Type::TIMESTAMPTZ),
+            "2026-11-02 00:00:00.000200000Z"
+        );
+        assert_eq!(shown(Some(&us), &Type::INT8), "1793577600000200");
+        assert_eq!(shown(None, &Type::TIMESTAMP), "NULL");
+    }
 
     fn rows(v: &[i64]) -> Vec<Vec<Canon>> {
         v.iter().map(|n| vec![Canon::Num(n.to_string())]).collect()

@@ -8,6 +8,10 @@ pub enum Error {
     /// (a bind with no source, a column no step returns).
     #[error("plan: {0}")]
     Plan(String),
+    /// Replay refuses to start: the input does not allow it (one line saying why: a flag
+    /// combination, an unknown time zone, a keyspace without the plan's tables).
+    #[error("{0}")]
+    Refused(String),
     /// A Postgres statement failed.
     #[error("Postgres: {what}: {message}")]
     Postgres {

@@ -1,11 +1,17 @@
 //! The executor: runs the plan's own statements against Cassandra as an application would — every
 //! `?` bound as the plan says — and the pattern's SQL against Postgres.
 //!
-//! Values the plan gives as SQL of the statement's parameters (`$2`, `now() - $2::INTERVAL`,
-//! `$2 + $3`) are computed by Postgres itself and converted to the marker's CQL type by the
-//! backfill's converters, so a bound value is exactly what the application would compute. The
-//! CQL type of every marker and result column is the one the server reports when preparing.
+//! Values the plan gives as typed expressions of the statement's parameters ([`BindValue::Expr`],
+//! and format 1's SQL text) are rendered as Postgres SQL ([`crate::exprsql`]) and computed by
+//! Postgres itself — on the *evaluator* connection, whose session runs in the plan's time zone
+//! (`plan.semantics.time_zone`), so `date_trunc`, `current_date` and date/instant casts mean what
+//! the plan says — and converted to the marker's CQL type by the backfill's converters: a bound
+//! value is exactly what the application would compute. Time buckets are cut by Postgres too, in
+//! the bucket's own zone ([`Replayer::buckets`]). The CQL type of every marker and result column
+//! is the one the server reports when preparing; each statement runs at the consistency level the
+//! plan states for it.
 
+use crate::exprsql;
 use crate::pg::{Params, PgValue};
 use crate::record::{Field, Record};
 use crate::sqlforms::{self, SqlForms};
@@ -14,7 +20,9 @@ use crate::Error;
 use remodel_backfill::convert::canonical_cast;
 use remodel_backfill::cqltype::CqlType;
 use remodel_model::ident::quote;
-use remodel_model::{AccessPattern, BindValue, ColumnRef, DesignTable, Plan};
+use remodel_model::{
+    AccessPattern, BindValue, ColumnRef, Consistency, ConsistencyLevel, DesignTable, Expr, Plan,
+};
 use scylla::client::session::Session;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::CqlValue;
@@ -28,6 +36,7 @@ pub struct Replayer<'a> {
     /// The plan.
     pub plan: &'a Plan,
     pg: &'a Client,
+    evaluator: &'a Client,
     session: &'a Session,
     cql: HashMap<String, PreparedStatement>,
     attrs: HashMap<(u32, i16), Option<ColumnRef>>,
@@ -60,20 +69,34 @@ pub struct CqlRows {
 }
 
 impl<'a> Replayer<'a> {
-    /// An executor for `plan` on these connections (the Postgres one in UTC, as the backfill's).
+    /// An executor for `plan` on these connections; `pg` also evaluates the plan's expressions
+    /// (see [`Replayer::with_evaluator`]).
     pub fn new(plan: &'a Plan, pg: &'a Client, session: &'a Session) -> Self {
         Replayer {
             plan,
             pg,
+            evaluator: pg,
             session,
             cql: HashMap::new(),
             attrs: HashMap::new(),
         }
     }
 
-    /// The Postgres connection.
+    /// Evaluates the plan's expressions on `evaluator` (a session in the plan's time zone) while
+    /// the pattern's SQL runs on the application's session.
+    pub fn with_evaluator(mut self, evaluator: &'a Client) -> Self {
+        self.evaluator = evaluator;
+        self
+    }
+
+    /// The Postgres connection (the application's session).
     pub fn pg(&self) -> &Client {
         self.pg
+    }
+
+    /// The connection that evaluates the plan's expressions (a session in the plan's zone).
+    pub fn evaluator(&self) -> &Client {
+        self.evaluator
     }
 
     /// The Cassandra session.
@@ -126,12 +149,37 @@ impl<'a> Replayer<'a> {
         Ok(s)
     }
 
+    /// `cql` prepared, set to run at the plan's consistency level (the session's default when
+    /// the plan states none).
+    pub async fn statement_at(
+        &mut self,
+        cql: &str,
+        consistency: Option<&Consistency>,
+    ) -> Result<PreparedStatement, Error> {
+        let mut s = self.statement(cql).await?;
+        if let Some(c) = consistency {
+            s.set_consistency(consistency_of(c.level));
+        }
+        Ok(s)
+    }
+
     /// The CQL type of each bind marker of `stmt`.
     pub fn marker_types(stmt: &PreparedStatement) -> Result<Vec<CqlType>, Error> {
         stmt.get_variable_col_specs()
             .iter()
             .map(|s| values::cql_type(s.typ()))
             .collect()
+    }
+
+    /// Records the CQL type of each field `stmt` returns (known from preparing, so a read that
+    /// sends no request still knows them).
+    pub fn result_types(stmt: &PreparedStatement, table: &DesignTable, out: &mut CqlRows) {
+        let specs = stmt.get_current_result_set_col_specs();
+        for s in specs.get().iter() {
+            if let (Ok(ty), Some(f)) = (values::cql_type(s.typ()), field_of(table, s.name())) {
+                out.types.insert(f, ty);
+            }
+        }
     }
 
     /// Runs `stmt` with `values`; the rows come back named by the source columns of `table`.
@@ -236,30 +284,28 @@ impl<'a> Replayer<'a> {
         cast: &str,
         to: &CqlType,
     ) -> Result<Option<CqlValue>, Error> {
-        let text = format!("SELECT ({sql})::{cast}");
+        // A NULL in an `IN` list matches no row (SQL's `= ANY`), and CQL lists hold no NULL.
+        let text = match to {
+            CqlType::List(_) | CqlType::Set(_) => {
+                format!("SELECT array_remove(({sql})::{cast}, NULL)")
+            }
+            _ => format!("SELECT ({sql})::{cast}"),
+        };
         let typed = typed(params);
         let row = self
-            .pg
+            .evaluator
             .query_typed_one(&text, &typed)
             .await
             .map_err(Error::pg(format!("evaluate `{sql}` ({})", params.show())))?;
         PgValue::of(&row, 0)?.to_cql(to)
     }
 
-    /// The value of `expr` (SQL of the parameters and of the columns of each row) once per row,
-    /// cast to `cast`. Each row's values stand in for its tables' columns (and for the aliases the
-    /// pattern gives those tables).
-    pub async fn eval_rows(
+    /// The rows as a `VALUES` list `__r(__n, v0, v1, …)` of typed literals, with the columns each
+    /// `v<i>` holds.
+    fn rows_as_values<'r>(
         &self,
-        expr: &str,
-        cast: &str,
-        params: &Params,
-        rows: &[Record],
-        aliases: &[(String, String)],
-    ) -> Result<Vec<PgValue>, Error> {
-        if rows.is_empty() {
-            return Ok(Vec::new());
-        }
+        rows: &'r [Record],
+    ) -> Result<(String, Vec<&'r ColumnRef>), Error> {
         let mut cols: Vec<&ColumnRef> = rows
             .iter()
             .flat_map(|r| r.keys())
@@ -283,11 +329,47 @@ impl<'a> Replayer<'a> {
             tuples.push(format!("({})", items.join(", ")));
         }
         let names: Vec<String> = (0..cols.len()).map(|i| format!("v{i}")).collect();
-        let mut from = format!(
-            "(VALUES {}) AS __r(__n, {})",
+        let from = format!(
+            "(VALUES {}) AS __r(__n{}{})",
             tuples.join(", "),
+            if names.is_empty() { "" } else { ", " },
             names.join(", ")
         );
+        Ok((from, cols))
+    }
+
+    /// Runs `SELECT (<expr>)::<cast> FROM <from> ORDER BY __r.__n` on the evaluator.
+    async fn eval_per_row(
+        &self,
+        expr: &str,
+        cast: &str,
+        from: &str,
+        params: &Params,
+    ) -> Result<Vec<PgValue>, Error> {
+        let text = format!("SELECT ({expr})::{cast} FROM {from} ORDER BY __r.__n");
+        let rows = self
+            .evaluator
+            .query_typed(&text, &typed(params))
+            .await
+            .map_err(Error::pg(format!("evaluate `{expr}` on the rows read")))?;
+        rows.iter().map(|r| PgValue::of(r, 0)).collect()
+    }
+
+    /// The value of `expr` (SQL of the parameters and of the columns of each row) once per row,
+    /// cast to `cast`. Each row's values stand in for its tables' columns (and for the aliases the
+    /// pattern gives those tables).
+    pub async fn eval_rows(
+        &self,
+        expr: &str,
+        cast: &str,
+        params: &Params,
+        rows: &[Record],
+        aliases: &[(String, String)],
+    ) -> Result<Vec<PgValue>, Error> {
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (mut from, cols) = self.rows_as_values(rows)?;
         let mut tables: Vec<&str> = cols.iter().map(|c| c.table.as_str()).collect();
         tables.dedup();
         let mut seen: Vec<String> = Vec::new();
@@ -314,13 +396,45 @@ impl<'a> Replayer<'a> {
                 seen.push(alias.clone());
             }
         }
-        let text = format!("SELECT ({expr})::{cast} FROM {from} ORDER BY __r.__n");
-        let rows = self
-            .pg
-            .query_typed(&text, &typed(params))
-            .await
-            .map_err(Error::pg(format!("evaluate `{expr}` on the rows read")))?;
-        rows.iter().map(|r| PgValue::of(r, 0)).collect()
+        self.eval_per_row(expr, cast, &from, params).await
+    }
+
+    /// The value of the typed expression `e` once per row, cast to `cast`: its columns are the
+    /// row's values of those source columns (a column the rows do not hold is an error).
+    pub async fn eval_expr_rows(
+        &self,
+        e: &Expr,
+        cast: &str,
+        params: &Params,
+        rows: &[Record],
+    ) -> Result<Vec<PgValue>, Error> {
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (from, cols) = self.rows_as_values(rows)?;
+        let sql = exprsql::to_sql(e, &|c, row| {
+            if !row.is_this() {
+                return Err(format!("{c} of another row than the one read"));
+            }
+            cols.iter()
+                .position(|x| *x == c)
+                .map(|i| format!("__r.v{i}"))
+                .ok_or_else(|| format!("{c}, which the rows read do not hold"))
+        })
+        .map_err(|why| Error::Plan(format!("the client's expression `{e}` reads {why}")))?;
+        self.eval_per_row(&sql, cast, &from, params).await
+    }
+
+    /// The value of a column-free typed expression of the parameters, as CQL type `to`.
+    pub async fn eval_expr(
+        &self,
+        e: &Expr,
+        params: &Params,
+        to: &CqlType,
+    ) -> Result<Option<CqlValue>, Error> {
+        let sql = exprsql::column_free(e)
+            .map_err(|why| Error::Plan(format!("the expression `{e}`: {why}")))?;
+        self.eval(&sql, params, to).await
     }
 
     /// The SQL type of a source column, as a cast can name it.
@@ -340,7 +454,9 @@ impl<'a> Replayer<'a> {
         }
     }
 
-    /// Values of a bind that reads no row: SQL of the parameters, constants and buckets of them.
+    /// The value of a bind of a read (or of a read step, `row` being the row read before it), as
+    /// CQL type `to`: an expression of the parameters, a constant, a value of the row, or the
+    /// time bucket of one of those.
     pub async fn bind_value(
         &self,
         v: &BindValue,
@@ -349,6 +465,8 @@ impl<'a> Replayer<'a> {
         to: &CqlType,
     ) -> Result<Option<CqlValue>, Error> {
         match v {
+            BindValue::Expr { expr } => self.eval_expr(expr, params, to).await,
+            BindValue::Literal { value } => self.eval(&value.to_string(), params, to).await,
             BindValue::Sql { sql } => self.eval(sql, params, to).await,
             BindValue::Const { value } => self.eval(value, params, to).await,
             BindValue::Current { column } => {
@@ -366,13 +484,24 @@ impl<'a> Replayer<'a> {
                 of,
                 time_zone,
             } => {
-                values::utc_buckets_only(time_zone)?;
                 let stamp = CqlType::Native(remodel_backfill::cqltype::Native::Timestamp);
                 let inner = Box::pin(self.bind_value(of, params, row, &stamp)).await?;
-                inner.map(|x| values::bucket(&x, *bucket, to)).transpose()
+                self.bucket(*bucket, time_zone, inner.as_ref(), to).await
             }
+            BindValue::Buckets { .. } => Err(Error::Plan(format!(
+                "{v} is a list of buckets, bound where one value is expected (the statement runs \
+                 once per bucket only as a read's bind)"
+            ))),
             BindValue::EpochMicros { of } => match &**of {
                 BindValue::Sql { sql } => self.eval_micros(sql, params, to).await,
+                BindValue::Expr { expr } => {
+                    let sql = exprsql::column_free(expr)
+                        .map_err(|why| Error::Plan(format!("the expression `{expr}`: {why}")))?;
+                    self.eval_micros(&sql, params, to).await
+                }
+                BindValue::Literal { value } => {
+                    self.eval_micros(&value.to_string(), params, to).await
+                }
                 // A value of the rows read: kept as microseconds, or as milliseconds (× 1000).
                 other => Box::pin(self.bind_value(other, params, row, to)).await,
             },
@@ -410,6 +539,19 @@ impl<'a> Replayer<'a> {
         });
         self.attrs.insert(key, found.clone());
         found
+    }
+}
+
+/// The driver's consistency level for the plan's.
+pub fn consistency_of(level: ConsistencyLevel) -> scylla::statement::Consistency {
+    use scylla::statement::Consistency as C;
+    match level {
+        ConsistencyLevel::One => C::One,
+        ConsistencyLevel::LocalOne => C::LocalOne,
+        ConsistencyLevel::Quorum => C::Quorum,
+        ConsistencyLevel::LocalQuorum => C::LocalQuorum,
+        ConsistencyLevel::EachQuorum => C::EachQuorum,
+        ConsistencyLevel::All => C::All,
     }
 }
 

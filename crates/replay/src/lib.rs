@@ -8,9 +8,13 @@
 //! model, on the backfill (connections, loading the target, exact value conversions) and on the
 //! SQL front end only to read an example's constants; never on the analyzer or the designer.
 
+pub mod bucket;
 pub mod compare;
 mod error;
 pub mod exec;
+pub mod existing;
+pub mod exprsql;
+pub mod format1;
 pub mod generate;
 pub mod pg;
 pub mod read;

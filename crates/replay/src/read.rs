@@ -1,11 +1,15 @@
 //! A read pattern as the plan serves it: the first CQL statement with every `?` bound as the plan
-//! says, the lookups that follow (once per row read before, inner-join semantics), then the work
-//! the plan leaves to the client, in SQL's order: the client filters, the aggregates and GROUP BY
-//! it computes, the sort it does, the OFFSET it skips and the LIMIT it applies.
+//! says — once per bucket of a [`BindValue::Buckets`] bind, the rows of all requests together —
+//! the lookups that follow (once per row read before, inner-join semantics), then the client's
+//! work as `QueryMapping.client` states it, in SQL's order: filters (typed expressions), group and
+//! aggregate (or distinct), sort (with its NULL order), offset, limit.
 //!
-//! What the client does beyond `client_filters`, `then` and the pattern's OFFSET is stated by the
-//! plan only in the query's notes; [`ClientWork::of`] reads them (the designer's wording is the
-//! contract until the model has a field for each).
+//! A value bound to a restriction that is NULL matches no row, as in SQL (`c = NULL`, `c >= NULL`,
+//! `c IN (NULL)`): the request is not sent (CQL refuses a NULL there) and a NULL in a list is
+//! dropped. `LIMIT 0` returns no row without a request (CQL refuses it), `LIMIT NULL` is no limit.
+//!
+//! A format-1 plan states the client's work only in its notes: [`crate::format1`] reads them until
+//! every plan is format 2; nothing else here reads a note.
 
 use crate::exec::{CqlRows, Prepared, Replayer};
 use crate::pg::Params;
@@ -13,35 +17,125 @@ use crate::record::{Field, Record};
 use crate::values::canon;
 use crate::Error;
 use remodel_backfill::cqltype::{CqlType, Native};
-use remodel_model::{ColumnRef, QueryMapping};
+use remodel_model::{
+    Aggregate, BindValue, ColumnRef, Expr, GroupRow, QueryMapping, SortBy, SortKey,
+};
 use scylla::value::CqlValue;
 use std::cmp::Ordering;
 
-/// What the plan leaves to the client beyond filters and lookups.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ClientWork {
-    /// The rows are sorted (or merged from several partitions) in the requested order.
-    pub sort: bool,
-    /// Aggregates (and GROUP BY) are computed from the rows read.
-    pub aggregate: bool,
-    /// The LIMIT is applied after filtering and sorting.
-    pub limit: bool,
+/// A condition or a count of the client's work: a typed expression, or format 1's SQL text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Term {
+    /// A typed expression (format 2).
+    Typed(Expr),
+    /// SQL of the parameters and of the columns read (format 1).
+    Sql(String),
 }
 
-impl ClientWork {
-    /// The client's work as the query's notes state it.
-    pub fn of(q: &QueryMapping) -> ClientWork {
-        let says = |phrase: &str| q.notes.iter().any(|n| n.contains(phrase));
-        ClientWork {
-            sort: says("sorted on the client")
-                || says("merged in the requested order on the client"),
-            aggregate: says("is computed on the client") || says("GROUP BY is done on the client"),
-            limit: says("is applied on the client"),
+/// What the client does with the rows read, in SQL's order (see [`remodel_model::ClientWork`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClientSteps {
+    /// Conditions every row kept satisfies.
+    pub filters: Vec<Term>,
+    /// Group by these columns.
+    pub group_by: Vec<ColumnRef>,
+    /// Aggregates per group.
+    pub aggregates: Vec<Aggregate>,
+    /// Which row stands for a group without aggregates.
+    pub group_row: Option<GroupRow>,
+    /// Keep one of each set of equal rows.
+    pub distinct: bool,
+    /// Sort keys.
+    pub sort: Vec<SortKey>,
+    /// Rows skipped.
+    pub offset: Option<Term>,
+    /// Rows kept at most.
+    pub limit: Option<Term>,
+}
+
+impl ClientSteps {
+    /// The client's work of read `q` of pattern `p`: `q.client` in a format-2 plan, the format-1
+    /// fields and notes otherwise.
+    pub fn of(format_version: u32, q: &QueryMapping, a: &remodel_model::PatternAnalysis) -> Self {
+        if format_version < 2 {
+            return crate::format1::client_steps(q, a);
+        }
+        let c = &q.client;
+        ClientSteps {
+            filters: c.filters.iter().cloned().map(Term::Typed).collect(),
+            group_by: c.group_by.clone(),
+            aggregates: c.aggregates.clone(),
+            group_row: c.group_row,
+            distinct: c.distinct,
+            sort: c.sort.clone(),
+            offset: c.offset.clone().map(Term::Typed),
+            limit: c.limit.clone().map(Term::Typed),
         }
     }
 }
 
+/// The values of the CQL's markers for each request a read sends (several for a list of buckets).
+type Requests = Vec<Vec<Option<CqlValue>>>;
+
 impl Replayer<'_> {
+    /// The requests of a statement whose markers are `binds` (of types `types`): the product of
+    /// every bind's values, none when a restriction is bound to NULL or the LIMIT is 0.
+    async fn requests(
+        &self,
+        binds: &[remodel_model::Bind],
+        types: &[CqlType],
+        params: &Params,
+    ) -> Result<Requests, Error> {
+        let stamp = CqlType::Native(Native::Timestamp);
+        let mut requests: Requests = vec![Vec::new()];
+        for (b, ty) in binds.iter().zip(types) {
+            let choices: Vec<Option<CqlValue>> = match &b.value {
+                BindValue::Buckets {
+                    bucket,
+                    time_zone,
+                    lower,
+                    upper,
+                    upper_exclusive,
+                } => {
+                    let lo = self.bind_value(lower, params, None, &stamp).await?;
+                    let hi = self.bind_value(upper, params, None, &stamp).await?;
+                    let list = self
+                        .buckets(
+                            *bucket,
+                            time_zone,
+                            lo.as_ref(),
+                            hi.as_ref(),
+                            *upper_exclusive,
+                            ty,
+                        )
+                        .await?;
+                    list.into_iter().map(Some).collect()
+                }
+                v => {
+                    let x = self.bind_value(v, params, None, ty).await?;
+                    match (b.column == "limit", x) {
+                        // LIMIT NULL is no limit.
+                        (true, None) => vec![Some(CqlValue::Int(i32::MAX))],
+                        (true, Some(n)) if limit_is_zero(&n) => Vec::new(),
+                        (false, None) => Vec::new(),
+                        (_, Some(x)) => vec![Some(x)],
+                    }
+                }
+            };
+            requests = requests
+                .into_iter()
+                .flat_map(|r| {
+                    choices.iter().map(move |c| {
+                        let mut r = r.clone();
+                        r.push(c.clone());
+                        r
+                    })
+                })
+                .collect();
+        }
+        Ok(requests)
+    }
+
     /// Runs the read mapping `q` of pattern `p` with `params`, client work included.
     pub async fn read(
         &mut self,
@@ -64,7 +158,7 @@ impl Replayer<'_> {
                 c.name
             )));
         }
-        let stmt = self.statement(cql).await?;
+        let stmt = self.statement_at(cql, q.consistency.as_ref()).await?;
         let types = Self::marker_types(&stmt)?;
         if types.len() != q.binds.len() {
             return Err(Error::Plan(format!(
@@ -74,103 +168,176 @@ impl Replayer<'_> {
                 q.binds.len()
             )));
         }
-        let mut values = Vec::with_capacity(types.len());
-        for (b, ty) in q.binds.iter().zip(&types) {
-            values.push(self.bind_value(&b.value, params, None, ty).await?);
-        }
         let mut out = CqlRows::default();
-        let mut rows = self.run_cql(&stmt, &values, table, &mut out).await?;
-        for step in &q.then {
-            let stmt = self.statement(&step.cql).await?;
-            let types = Self::marker_types(&stmt)?;
-            let t = self.table(&step.table)?;
-            let mut joined = Vec::new();
-            'rows: for row in &rows {
-                let mut values = Vec::with_capacity(types.len());
-                for (b, ty) in step.binds.iter().zip(&types) {
-                    let v = self.bind_value(&b.value, params, Some(row), ty).await?;
-                    // A NULL key finds no row (the SQL join drops it); CQL refuses to look it up.
-                    if v.is_none() {
-                        continue 'rows;
-                    }
-                    values.push(v);
-                }
-                for found in self.run_cql(&stmt, &values, t, &mut out).await? {
-                    let mut merged = row.clone();
-                    merged.extend(found);
-                    joined.push(merged);
-                }
-            }
-            rows = joined;
+        Self::result_types(&stmt, table, &mut out);
+        let mut rows = Vec::new();
+        for values in self.requests(&q.binds, &types, params).await? {
+            rows.extend(self.run_cql(&stmt, &values, table, &mut out).await?);
         }
-        out.rows = self.client_work(p, q, params, rows, &mut out).await?;
+        for step in &q.then {
+            rows = self.step(q, step, params, rows, &mut out).await?;
+        }
+        let steps = ClientSteps::of(self.plan.format_version, q, &p.pattern.analysis);
+        out.rows = self.client_work(p, &steps, params, rows, &mut out).await?;
         Ok(out)
     }
 
-    /// What the client does with the rows read, in SQL's order: the plan's client filters, the
-    /// aggregates, the sort, the OFFSET and the LIMIT its notes leave to it.
+    /// A lookup step: run once per row read before, each row joined with the rows it finds.
+    async fn step(
+        &mut self,
+        q: &QueryMapping,
+        step: &remodel_model::ReadStep,
+        params: &Params,
+        rows: Vec<Record>,
+        out: &mut CqlRows,
+    ) -> Result<Vec<Record>, Error> {
+        let stmt = self.statement_at(&step.cql, q.consistency.as_ref()).await?;
+        let types = Self::marker_types(&stmt)?;
+        let t = self.table(&step.table)?;
+        Self::result_types(&stmt, t, out);
+        let mut joined = Vec::new();
+        'rows: for row in &rows {
+            let mut values = Vec::with_capacity(types.len());
+            for (b, ty) in step.binds.iter().zip(&types) {
+                let v = self.bind_value(&b.value, params, Some(row), ty).await?;
+                // A NULL key finds no row (the SQL join drops it); CQL refuses to look it up.
+                if v.is_none() {
+                    continue 'rows;
+                }
+                values.push(v);
+            }
+            for found in self.run_cql(&stmt, &values, t, out).await? {
+                let mut merged = row.clone();
+                merged.extend(found);
+                joined.push(merged);
+            }
+        }
+        Ok(joined)
+    }
+
+    /// The rows `filter` keeps (those for which it is TRUE).
+    async fn keep(
+        &self,
+        p: &Prepared<'_>,
+        filter: &Term,
+        params: &Params,
+        rows: Vec<Record>,
+    ) -> Result<Vec<Record>, Error> {
+        let keep = match filter {
+            Term::Typed(e) => self.eval_expr_rows(e, "boolean", params, &rows).await?,
+            Term::Sql(sql) => {
+                self.eval_rows(sql, "boolean", params, &rows, &p.forms.aliases)
+                    .await?
+            }
+        };
+        Ok(rows
+            .into_iter()
+            .zip(keep)
+            .filter(|(_, k)| k.raw.as_deref() == Some(&[1u8][..]))
+            .map(|(r, _)| r)
+            .collect())
+    }
+
+    /// A count of the client's work (OFFSET, LIMIT) with these parameters; `None` for NULL (no
+    /// limit).
+    async fn count(&self, t: &Term, params: &Params) -> Result<Option<usize>, Error> {
+        let big = CqlType::Native(Native::BigInt);
+        let v = match t {
+            Term::Typed(e) => self.eval_expr(e, params, &big).await?,
+            Term::Sql(sql) => self.eval(sql, params, &big).await?,
+        };
+        Ok(v.map(|v| as_count(Some(&v))))
+    }
+
+    /// What the client does with the rows read, in SQL's order: filters, group and aggregate
+    /// (or distinct), sort, OFFSET, LIMIT.
     async fn client_work(
         &self,
         p: &Prepared<'_>,
-        q: &QueryMapping,
+        w: &ClientSteps,
         params: &Params,
         mut rows: Vec<Record>,
         out: &mut CqlRows,
     ) -> Result<Vec<Record>, Error> {
-        let work = ClientWork::of(q);
-        for filter in &q.client_filters {
-            let keep = self
-                .eval_rows(filter, "boolean", params, &rows, &p.forms.aliases)
-                .await?;
-            rows = rows
-                .into_iter()
-                .zip(keep)
-                .filter(|(_, k)| k.raw.as_deref() == Some(&[1u8][..]))
-                .map(|(r, _)| r)
-                .collect();
+        for filter in &w.filters {
+            rows = self.keep(p, filter, params, rows).await?;
         }
-        let a = &p.pattern.analysis;
         let same = crate::record::join_equalities(p.pattern);
-        if work.aggregate {
-            rows = aggregate(&rows, &a.group_by, &a.aggregates, &same, &mut out.types)?;
+        if !w.aggregates.is_empty() || !w.group_by.is_empty() {
+            let whole = w.group_row == Some(GroupRow::Any);
+            rows = aggregate(
+                &rows,
+                &w.group_by,
+                &w.aggregates,
+                &same,
+                whole,
+                &mut out.types,
+            )?;
         }
-        if work.sort {
-            let keys: Vec<(Field, bool)> = a
-                .order_by
-                .iter()
-                .map(|o| {
-                    let f = Field::Col(o.column.clone());
-                    let held = crate::record::resolve(&f, &same, |x| out.types.contains_key(x));
-                    (held.cloned().unwrap_or(f), o.desc)
-                })
-                .collect();
-            if let Some((f, _)) = keys.iter().find(|(f, _)| !out.types.contains_key(f)) {
-                return Err(Error::Plan(format!(
-                    "{}: the client must sort by {f}, which the CQL does not read",
-                    q.pattern
-                )));
-            }
-            rows.sort_by(|x, y| {
-                keys.iter()
-                    .map(|(f, desc)| sql_order(value(x, f), value(y, f), *desc))
-                    .find(|o| o.is_ne())
-                    .unwrap_or(Ordering::Equal)
-            });
+        if w.distinct {
+            let mut seen = std::collections::HashSet::new();
+            rows.retain(|r| seen.insert(r.values().map(|v| canon(v.as_ref())).collect::<Vec<_>>()));
         }
-        let count = CqlType::Native(Native::BigInt);
-        if let Some(o) = a.offset_sql.clone().or(a.offset.map(|o| o.to_string())) {
-            let skip = self.eval(&o, params, &count).await?;
-            let skip = as_count(skip.as_ref());
+        if !w.sort.is_empty() {
+            sort(&q_name(p), &mut rows, &w.sort, &same, &out.types)?;
+        }
+        if let Some(o) = &w.offset {
+            let skip = self.count(o, params).await?.unwrap_or(0);
             rows.drain(..skip.min(rows.len()));
         }
-        if work.limit {
-            if let Some(l) = a.limit_sql.clone().or(a.limit.map(|l| l.to_string())) {
-                let keep = as_count(self.eval(&l, params, &count).await?.as_ref());
+        if let Some(l) = &w.limit {
+            if let Some(keep) = self.count(l, params).await? {
                 rows.truncate(keep);
             }
         }
         Ok(rows)
     }
+}
+
+fn q_name(p: &Prepared<'_>) -> String {
+    p.pattern.id.clone()
+}
+
+/// True for a LIMIT of 0 (or less, which Postgres refuses before replay gets here).
+fn limit_is_zero(v: &CqlValue) -> bool {
+    matches!(canon(Some(v)), crate::values::Canon::Num(n) if n == "0" || n.starts_with('-'))
+}
+
+/// Sorts `rows` by `keys` (stable: rows equal on every key keep their order, which SQL leaves
+/// free anyway).
+fn sort(
+    pattern: &str,
+    rows: &mut [Record],
+    keys: &[SortKey],
+    same: &[(Field, Field)],
+    types: &std::collections::BTreeMap<Field, CqlType>,
+) -> Result<(), Error> {
+    let mut fields = Vec::with_capacity(keys.len());
+    for k in keys {
+        let f = match &k.by {
+            SortBy::Column { column } => Field::Col(column.clone()),
+            SortBy::Aggregate { aggregate } => Field::Agg {
+                function: aggregate.function.to_ascii_lowercase(),
+                column: aggregate.column.clone(),
+                distinct: aggregate.distinct,
+            },
+        };
+        let held = crate::record::resolve(&f, same, |x| types.contains_key(x));
+        let Some(held) = held else {
+            return Err(Error::Plan(format!(
+                "{pattern}: the client must sort by {f}, which the CQL does not read"
+            )));
+        };
+        fields.push((held, k.desc, k.nulls_first));
+    }
+    rows.sort_by(|x, y| {
+        fields
+            .iter()
+            .map(|(f, desc, nulls_first)| sql_order(value(x, f), value(y, f), *desc, *nulls_first))
+            .find(|o| o.is_ne())
+            .unwrap_or(Ordering::Equal)
+    });
+    Ok(())
 }
 
 fn as_count(v: Option<&CqlValue>) -> usize {
@@ -184,18 +351,22 @@ fn value<'r>(r: &'r Record, f: &Field) -> Option<&'r CqlValue> {
     r.get(f).and_then(Option::as_ref)
 }
 
-/// SQL's order of two values (NULLs last ascending, first descending, as Postgres sorts them).
-pub fn sql_order(a: Option<&CqlValue>, b: Option<&CqlValue>, desc: bool) -> Ordering {
-    let o = match (a, b) {
+/// SQL's order of two values: by value (reversed when `desc`), NULLs before every value when
+/// `nulls_first`, after them otherwise (Postgres' default is NULLs last ascending, first
+/// descending).
+pub fn sql_order(
+    a: Option<&CqlValue>,
+    b: Option<&CqlValue>,
+    desc: bool,
+    nulls_first: bool,
+) -> Ordering {
+    let nulls = |o: Ordering| if nulls_first { o.reverse() } else { o };
+    match (a, b) {
         (None, None) => Ordering::Equal,
-        (None, Some(_)) => Ordering::Greater,
-        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => nulls(Ordering::Greater),
+        (Some(_), None) => nulls(Ordering::Less),
+        (Some(x), Some(y)) if desc => value_order(x, y).reverse(),
         (Some(x), Some(y)) => value_order(x, y),
-    };
-    if desc {
-        o.reverse()
-    } else {
-        o
     }
 }
 
@@ -246,20 +417,20 @@ fn num_order(a: &str, b: &str) -> Ordering {
 }
 
 /// Groups `rows` by `group_by` and computes each aggregate per group (one group when there is
-/// no GROUP BY, also over no rows, as SQL does).
+/// no GROUP BY, also over no rows, as SQL does); `whole` keeps a group's first row whole (a
+/// GROUP BY without aggregates whose other columns the grouped ones determine).
 fn aggregate(
     rows: &[Record],
     group_by: &[ColumnRef],
     aggs: &[remodel_model::Aggregate],
     same: &[(Field, Field)],
+    whole: bool,
     types: &mut std::collections::BTreeMap<Field, CqlType>,
 ) -> Result<Vec<Record>, Error> {
     // A column the rows lack stands for one the joins make equal to it.
     let known: Vec<Field> = types.keys().cloned().collect();
     let read = |f: Field| -> Field {
-        crate::record::resolve(&f, same, |x| known.contains(x))
-            .cloned()
-            .unwrap_or(f)
+        crate::record::resolve(&f, same, |x| known.contains(x)).unwrap_or(f)
     };
     let keys: Vec<Field> = group_by.iter().cloned().map(Field::Col).map(read).collect();
     let mut groups: Vec<(Vec<crate::values::Canon>, Vec<&Record>)> = Vec::new();
@@ -275,7 +446,10 @@ fn aggregate(
     }
     let mut out = Vec::with_capacity(groups.len());
     for (_, members) in groups {
-        let mut rec = Record::new();
+        let mut rec = match members.first() {
+            Some(first) if whole => (*first).clone(),
+            _ => Record::new(),
+        };
         for f in &keys {
             rec.insert(
                 f.clone(),
@@ -388,6 +562,50 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_format_2_plan_is_read_as_data_never_from_its_notes() {
+        let t = ColumnRef::new("trips", "started_at");
+        let a = remodel_model::PatternAnalysis {
+            order_by: vec![remodel_model::OrderBy {
+                column: t.clone(),
+                desc: true,
+            }],
+            limit_sql: Some("$4".into()),
+            ..Default::default()
+        };
+        let q = QueryMapping {
+            notes: vec![
+                "rows are merged in the requested order on the client".into(),
+                "the LIMIT is applied on the client".into(),
+            ],
+            ..Default::default()
+        };
+        // Format 1: the notes are all the plan says.
+        let v1 = ClientSteps::of(1, &q, &a);
+        assert_eq!(v1.sort.len(), 1);
+        assert!(v1.sort[0].desc && v1.sort[0].nulls_first);
+        assert_eq!(v1.limit, Some(Term::Sql("$4".into())));
+        // Format 2: `client` is the contract; the same notes change nothing.
+        assert_eq!(ClientSteps::of(2, &q, &a), ClientSteps::default());
+        let mut q2 = q.clone();
+        q2.client.sort = vec![SortKey {
+            by: SortBy::Column { column: t },
+            desc: false,
+            nulls_first: true,
+        }];
+        q2.client.limit = Some(Expr::param(4));
+        let v2 = ClientSteps::of(2, &q2, &a);
+        assert!(!v2.sort[0].desc && v2.sort[0].nulls_first);
+        assert_eq!(v2.limit, Some(Term::Typed(Expr::param(4))));
+    }
+
+    #[test]
+    fn limit_zero_is_told_from_other_limits() {
+        assert!(limit_is_zero(&CqlValue::Int(0)));
+        assert!(limit_is_zero(&CqlValue::BigInt(-1)));
+        assert!(!limit_is_zero(&CqlValue::Int(1)));
+    }
+
+    #[test]
     fn numbers_sort_by_value() {
         assert_eq!(num_order("10", "9"), Ordering::Greater);
         assert_eq!(num_order("-10", "-9"), Ordering::Less);
@@ -399,11 +617,28 @@ mod tests {
     #[test]
     fn nulls_sort_last_ascending_first_descending() {
         let one = CqlValue::Int(1);
-        assert_eq!(sql_order(None, Some(&one), false), Ordering::Greater);
-        assert_eq!(sql_order(None, Some(&one), true), Ordering::Less);
+        assert_eq!(sql_order(None, Some(&one), false, false), Ordering::Greater);
+        assert_eq!(sql_order(None, Some(&one), true, true), Ordering::Less);
+        // NULLS LAST descending, NULLS FIRST ascending.
+        assert_eq!(sql_order(None, Some(&one), true, false), Ordering::Greater);
+        assert_eq!(sql_order(None, Some(&one), false, true), Ordering::Less);
         assert_eq!(
-            sql_order(Some(&CqlValue::Int(2)), Some(&CqlValue::BigInt(10)), false),
+            sql_order(
+                Some(&CqlValue::Int(2)),
+                Some(&CqlValue::BigInt(10)),
+                false,
+                false
+            ),
             Ordering::Less
+        );
+        assert_eq!(
+            sql_order(
+                Some(&CqlValue::Int(2)),
+                Some(&CqlValue::BigInt(10)),
+                true,
+                true
+            ),
+            Ordering::Greater
         );
     }
 
@@ -430,7 +665,7 @@ mod tests {
         ];
         let mut types = std::collections::BTreeMap::new();
         types.insert(Field::Col(col.clone()), CqlType::Native(Native::Int));
-        let out = aggregate(&rows, &[], &aggs, &[], &mut types).unwrap();
+        let out = aggregate(&rows, &[], &aggs, &[], false, &mut types).unwrap();
         assert_eq!(out.len(), 1);
         let got: Vec<_> = out[0].values().map(|v| canon(v.as_ref())).collect();
         assert_eq!(
@@ -441,7 +676,7 @@ mod tests {
             ]
         );
         // SQL: no rows, no GROUP BY → one row, count 0, sum NULL.
-        let out = aggregate(&[], &[], &aggs, &[], &mut types).unwrap();
+        let out = aggregate(&[], &[], &aggs, &[], false, &mut types).unwrap();
         assert_eq!(out[0].values().filter(|v| v.is_none()).count(), 1);
     }
 }

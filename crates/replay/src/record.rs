@@ -45,23 +45,41 @@ pub fn join_equalities(p: &remodel_model::AccessPattern) -> Vec<(Field, Field)> 
 }
 
 /// `f`, or a field its pattern's joins make equal to it, whichever `has` accepts first.
-pub fn resolve<'f>(
-    f: &'f Field,
-    same: &'f [(Field, Field)],
-    has: impl Fn(&Field) -> bool,
-) -> Option<&'f Field> {
+pub fn resolve(f: &Field, same: &[(Field, Field)], has: impl Fn(&Field) -> bool) -> Option<Field> {
     if has(f) {
-        return Some(f);
+        return Some(f.clone());
     }
-    same.iter().find_map(|(a, b)| {
-        if a == f && has(b) {
-            Some(b)
-        } else if b == f && has(a) {
-            Some(a)
-        } else {
-            None
-        }
-    })
+    // The fields the joins make equal to `x`.
+    let equal = |x: Field| {
+        same.iter().filter_map(move |(a, b)| {
+            if *a == x {
+                Some(b.clone())
+            } else if *b == x {
+                Some(a.clone())
+            } else {
+                None
+            }
+        })
+    };
+    match f {
+        // An aggregate over a column stands for the same aggregate over a column the joins
+        // make equal to it (`count(DISTINCT s_i_id)` where `s_i_id = ol_i_id`).
+        Field::Agg {
+            function,
+            column: Some(c),
+            distinct,
+        } => equal(Field::Col(c.clone()))
+            .filter_map(|e| match e {
+                Field::Col(c) => Some(Field::Agg {
+                    function: function.clone(),
+                    column: Some(c),
+                    distinct: *distinct,
+                }),
+                _ => None,
+            })
+            .find(|agg| has(agg)),
+        _ => equal(f.clone()).find(|x| has(x)),
+    }
 }
 
 impl fmt::Display for Field {

@@ -1,7 +1,16 @@
-//! A whole replay: generated rows into the source, the backfill into the target, then every read
-//! pattern with parameters drawn from real rows on both sides, and (with `writes`) every write
-//! pattern on both sides followed by the reads it affects, anchored on the rows it changed as they
-//! are after it and as they were before it. The result is a [`ReplayReport`].
+//! A whole replay, in one of two modes.
+//!
+//! - Generated (the default): generated rows into the source, the backfill into the target.
+//! - Existing (`--existing`): the rows already there — the source as it is and the keyspace
+//!   `remodel backfill` filled — read-only on both sides (the Postgres sessions are
+//!   `default_transaction_read_only`, no CQL write is sent), so write patterns are refused.
+//!
+//! Then every read pattern with parameters drawn from real rows on both sides (the adversarial
+//! samplers of [`crate::sample`]), and in the generated mode with `writes` every write pattern
+//! on both sides followed by the reads it affects, anchored on the rows it changed as they are
+//! after it and as they were before it. The pattern's SQL runs in the application's session time
+//! zone (`time_zone`, by default the source's own `TimeZone`); the plan's expressions are
+//! evaluated in the zone the plan states. The result is a [`ReplayReport`].
 
 use crate::compare::ReadCheck;
 use crate::exec::{Prepared, Replayer};
@@ -9,7 +18,7 @@ use crate::pg::Params;
 use crate::sample::{self, Focus};
 use crate::Error;
 use remodel_backfill::{BackfillOptions, CqlTarget, PgSource, Silent};
-use remodel_model::ident::quote;
+use remodel_model::ident::{literal, quote};
 use remodel_model::{
     Latency, PatternReplay, Plan, ReplayMismatch, ReplayOutcome, ReplayReport, StatementKind,
     TableRows,
@@ -37,6 +46,10 @@ pub struct Options {
     pub run_dir: PathBuf,
     /// Only these patterns (empty: all).
     pub only: Vec<String>,
+    /// Read the rows already on both sides instead of generating them (read-only).
+    pub existing: bool,
+    /// The application's session time zone (IANA name); `None`: the source's `TimeZone`.
+    pub time_zone: Option<String>,
 }
 
 /// Replays `plan` (see the module documentation); `notify` hears each step.
@@ -47,53 +60,46 @@ pub async fn replay(
     opts: &Options,
     notify: &(dyn Fn(&str) + Sync),
 ) -> Result<ReplayReport, Error> {
+    if opts.existing && opts.writes {
+        return Err(Error::Refused(WRITES_REFUSED.into()));
+    }
     let (pg, session) = crate::connect(source, target).await?;
-    // The target is checked first: a refused replay leaves both sides untouched.
-    clear_target(plan, &session, opts.replace).await?;
-    notify(&format!(
-        "generating about {} rows per table into {}",
-        opts.rows, source.display
-    ));
-    let loaded =
-        crate::generate::create_and_fill(&pg, &plan.schema, opts.rows, opts.seed, opts.replace)
-            .await?;
-    for skipped in &loaded.skipped_constraints {
-        notify(&format!("foreign key not enforced: {skipped}"));
-    }
-    notify(&format!(
-        "backfilling keyspace {} at {}",
-        plan.design.keyspace.name, target.node
-    ));
-    let backfill_opts = BackfillOptions {
-        run_dir: opts.run_dir.clone(),
-        create_schema: Some(opts.schema_cql.clone()),
-        readers: 2,
-        concurrency: 32,
-        ..BackfillOptions::default()
+    let (rows, rejected) = if opts.existing {
+        existing_rows(plan, &pg, &session).await?
+    } else {
+        generated_rows(plan, source, target, &pg, &session, opts, notify).await?
     };
-    let summary =
-        remodel_backfill::backfill(plan, source, target, &backfill_opts, Arc::new(Silent)).await?;
-    if let Some(e) = &summary.error {
-        return Err(Error::Plan(format!("the backfill stopped: {e}")));
-    }
+    let zone = session_zone(&pg, opts.time_zone.as_deref()).await?;
+    let plan_zone = plan.semantics.time_zone.clone();
+    let evaluator = if plan_zone == zone {
+        None
+    } else {
+        let e = source.connect().await?;
+        set_zone(&e, &plan_zone, "the plan's semantics.time_zone").await?;
+        if opts.existing {
+            read_only(&e).await?;
+        }
+        Some(e)
+    };
+    notify(&format!(
+        "the application's session runs in {zone}; the plan's expressions are evaluated in {plan_zone}"
+    ));
     let mut report = ReplayReport {
         keyspace: plan.design.keyspace.name.clone(),
         seed: opts.seed,
         samples: opts.samples,
         concurrency: 1,
         writes: opts.writes,
-        rows: loaded
-            .tables
-            .iter()
-            .map(|(table, rows)| TableRows {
-                table: table.clone(),
-                rows: *rows,
-            })
-            .collect(),
-        rejected: summary.tables.iter().map(|t| t.rows_rejected).sum(),
+        existing: opts.existing,
+        time_zone: zone,
+        rows,
+        rejected,
         patterns: Vec::new(),
     };
     let mut r = Replayer::new(plan, &pg, &session);
+    if let Some(e) = &evaluator {
+        r = r.with_evaluator(e);
+    }
     let wanted = |id: &str| opts.only.is_empty() || opts.only.iter().any(|o| o == id);
     for (i, q) in plan.design.queries.iter().enumerate() {
         if q.one_off || !wanted(&q.pattern) {
@@ -118,6 +124,110 @@ pub async fn replay(
         }
     }
     Ok(report)
+}
+
+/// Why `--writes` is refused with `--existing`.
+pub const WRITES_REFUSED: &str = "--writes cannot be combined with --existing: replay on the \
+     rows already there is read-only on both sides (replay the writes on generated rows, without \
+     --existing)";
+
+/// Generated mode: the target checked empty, the source filled, the backfill run. Returns the
+/// rows per table and the rows the backfill rejected.
+async fn generated_rows(
+    plan: &Plan,
+    source: &PgSource,
+    target: &CqlTarget,
+    pg: &tokio_postgres::Client,
+    session: &scylla::client::session::Session,
+    opts: &Options,
+    notify: &(dyn Fn(&str) + Sync),
+) -> Result<(Vec<TableRows>, u64), Error> {
+    // The target is checked first: a refused replay leaves both sides untouched.
+    clear_target(plan, session, opts.replace).await?;
+    notify(&format!(
+        "generating about {} rows per table into {}",
+        opts.rows, source.display
+    ));
+    let loaded =
+        crate::generate::create_and_fill(pg, &plan.schema, opts.rows, opts.seed, opts.replace)
+            .await?;
+    for skipped in &loaded.skipped_constraints {
+        notify(&format!("foreign key not enforced: {skipped}"));
+    }
+    notify(&format!(
+        "backfilling keyspace {} at {}",
+        plan.design.keyspace.name, target.node
+    ));
+    let backfill_opts = BackfillOptions {
+        run_dir: opts.run_dir.clone(),
+        create_schema: Some(opts.schema_cql.clone()),
+        readers: 2,
+        concurrency: 32,
+        ..BackfillOptions::default()
+    };
+    let summary =
+        remodel_backfill::backfill(plan, source, target, &backfill_opts, Arc::new(Silent)).await?;
+    if let Some(e) = &summary.error {
+        return Err(Error::Plan(format!("the backfill stopped: {e}")));
+    }
+    let rows = loaded
+        .tables
+        .iter()
+        .map(|(table, rows)| TableRows {
+            table: table.clone(),
+            rows: *rows,
+        })
+        .collect();
+    Ok((rows, summary.tables.iter().map(|t| t.rows_rejected).sum()))
+}
+
+/// Existing mode: the source session made read-only, both sides checked to hold the plan's
+/// tables. Returns the planner's row estimate of each source table.
+async fn existing_rows(
+    plan: &Plan,
+    pg: &tokio_postgres::Client,
+    session: &scylla::client::session::Session,
+) -> Result<(Vec<TableRows>, u64), Error> {
+    read_only(pg).await?;
+    crate::existing::check_target(plan, session).await?;
+    let rows = crate::existing::source_rows(plan, pg).await?;
+    Ok((rows, 0))
+}
+
+/// Makes every transaction of the session read-only: a statement that would write fails.
+async fn read_only(pg: &tokio_postgres::Client) -> Result<(), Error> {
+    pg.batch_execute("SET default_transaction_read_only = on")
+        .await
+        .map_err(Error::pg("make the session read-only"))
+}
+
+/// Sets the session's time zone; an unknown zone is one line naming `what` gave it.
+async fn set_zone(pg: &tokio_postgres::Client, zone: &str, what: &str) -> Result<(), Error> {
+    let sql = format!("SET TimeZone = {}", literal(zone));
+    pg.batch_execute(&sql).await.map_err(|e| {
+        Error::Refused(format!(
+            "{what} `{zone}`: Postgres does not know this time zone ({})",
+            remodel_backfill::pg::pg_message(&e)
+        ))
+    })
+}
+
+/// Puts the application's session in `zone`, or in the source's own default `TimeZone` (the one
+/// the database, the role or the URL's options give a new session); returns the zone.
+async fn session_zone(pg: &tokio_postgres::Client, zone: Option<&str>) -> Result<String, Error> {
+    let zone = match zone {
+        Some(z) => z.to_string(),
+        None => pg
+            .query_one(
+                "SELECT reset_val FROM pg_settings WHERE name = 'TimeZone'",
+                &[],
+            )
+            .await
+            .map_err(Error::pg("the source's TimeZone"))?
+            .get(0),
+    };
+    set_zone(pg, &zone, "--timezone").await?;
+    Ok(zone)
 }
 
 /// Refuses a target whose tables hold rows (drops them with `replace`): replay compares the
@@ -239,11 +349,16 @@ async fn prepared_samples<'p>(
     seed: u64,
 ) -> Result<(Prepared<'p>, Vec<Params>), String> {
     let p = r.prepare(id).await.map_err(|e| e.to_string())?;
-    let params = sample::draw(r.pg(), &p, &r.plan.schema, samples, seed, None)
+    let mut params = sample::draw(r.pg(), &p, &r.plan.schema, samples, seed, None)
         .await
         .map_err(|e| e.to_string())?;
+    if p.pattern.kind == StatementKind::Select {
+        sample::exact_limits(r.pg(), &p, &r.plan.schema, &mut params)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
     if params.is_empty() {
-        return Err("the generated tables hold no row to draw parameters from".into());
+        return Err("the source tables hold no row to draw parameters from".into());
     }
     Ok((p, params))
 }
@@ -301,6 +416,17 @@ async fn replay_read(r: &mut Replayer<'_>, id: &str, samples: usize, seed: u64) 
         }
     }
     t.finish(&mut out);
+    // A read no sample compared proves nothing: never "replayed".
+    if out.samples == 0 && out.mismatches.is_empty() {
+        out.outcome = ReplayOutcome::NotReplayed;
+        out.reason = Some(match out.refused_because.take() {
+            Some(why) => format!(
+                "0 samples compared: Postgres refused all {}: {why}",
+                out.refused
+            ),
+            None => "0 samples compared".into(),
+        });
+    }
     out
 }
 
@@ -313,21 +439,21 @@ async fn rows_before(
 ) -> Result<Option<String>, Error> {
     let a = &p.pattern.analysis;
     let Some(w) = &a.write else { return Ok(None) };
-    if p.pattern.kind == StatementKind::Insert {
-        return Ok(None);
-    }
-    let conds: Vec<String> = a
-        .equality
-        .iter()
-        .filter(|e| e.column.table == w.table && e.op == remodel_model::EqualityOp::Eq)
-        .filter_map(|e| {
-            Some(format!(
-                "t.{} = ({})",
-                quote(&e.column.column),
-                e.value.as_deref()?
-            ))
-        })
-        .collect();
+    let conds: Vec<String> = if p.pattern.kind == StatementKind::Insert {
+        conflict_conditions(r, p)
+    } else {
+        a.equality
+            .iter()
+            .filter(|e| e.column.table == w.table && e.op == remodel_model::EqualityOp::Eq)
+            .filter_map(|e| {
+                Some(format!(
+                    "t.{} = ({})",
+                    quote(&e.column.column),
+                    e.value.as_deref()?
+                ))
+            })
+            .collect()
+    };
     if conds.is_empty() {
         return Ok(None);
     }
@@ -345,6 +471,61 @@ async fn rows_before(
             p.pattern.id
         )))?;
     Ok(row.get(0))
+}
+
+/// The columns an `INSERT … ON CONFLICT` conflicts on (its target, else the primary key), each
+/// with the statement's value for it; empty for other statements.
+fn conflict_columns(r: &Replayer<'_>, p: &Prepared<'_>) -> Vec<(String, String)> {
+    let Some(w) = p.pattern.analysis.write.as_ref() else {
+        return Vec::new();
+    };
+    if !w.on_conflict && w.conflict.is_none() {
+        return Vec::new();
+    }
+    let named = w
+        .conflict
+        .as_ref()
+        .map(|c| c.columns.clone())
+        .unwrap_or_default();
+    let columns = if named.is_empty() {
+        r.plan
+            .schema
+            .table(&w.table)
+            .map(|t| t.primary_key.clone())
+            .unwrap_or_default()
+    } else {
+        named
+    };
+    columns
+        .into_iter()
+        .filter_map(|c| {
+            let v = w.values.iter().find(|v| v.column == c)?;
+            Some((c, v.sql.clone()))
+        })
+        .collect()
+}
+
+/// For an upsert: the row its conflict key finds, as conditions on `t`.
+fn conflict_conditions(r: &Replayer<'_>, p: &Prepared<'_>) -> Vec<String> {
+    conflict_columns(r, p)
+        .iter()
+        .map(|(c, v)| format!("t.{} = ({v})", quote(c)))
+        .collect()
+}
+
+/// For an upsert: sample `params` again with the values of `other` except those of its conflict
+/// key, so the second write meets the row the first wrote (or met) with other values.
+fn conflicting(r: &Replayer<'_>, p: &Prepared<'_>, params: &Params, other: &Params) -> Params {
+    let key: Vec<String> = conflict_columns(r, p).into_iter().map(|(_, v)| v).collect();
+    let mut out = other.clone();
+    for k in 0..params.values.len().min(other.values.len()) {
+        let placeholder = format!("${}", k + 1);
+        if key.iter().any(|v| v.trim() == placeholder) {
+            out.values[k] = params.values[k].clone();
+            out.text[k] = params.text[k].clone();
+        }
+    }
+    out
 }
 
 /// The reads of `table` that can be replayed: they run again after each write of it.
@@ -448,6 +629,57 @@ async fn reads_after(
     }
 }
 
+/// One write of a sample: what it needs besides its parameters.
+struct Sample<'s, 'p> {
+    p: &'s Prepared<'p>,
+    w: &'s remodel_model::WritePath,
+    table: &'s str,
+    reads: &'s [Prepared<'p>],
+    seed: u64,
+}
+
+/// Runs one write on both sides and the reads it affects; `Err` is the pattern's outcome when it
+/// cannot be replayed.
+async fn write_sample(
+    r: &mut Replayer<'_>,
+    s: &Sample<'_, '_>,
+    params: &Params,
+    out: &mut PatternReplay,
+    t: &mut Timings,
+) -> Result<(), PatternReplay> {
+    let (id, kind) = (s.p.pattern.id.as_str(), s.p.pattern.kind);
+    let before = rows_before(r, s.p, params)
+        .await
+        .map_err(|e| skipped(id, kind, ReplayOutcome::NotReplayed, e.to_string()))?;
+    let on_pg = match r.write_pg(s.p, params).await {
+        Ok(w) => w,
+        Err(e) => {
+            out.refused += 1;
+            out.refused_because.get_or_insert_with(|| e.to_string());
+            return Ok(());
+        }
+    };
+    out.samples += 1;
+    t.pg_ms.push(ms(on_pg.elapsed));
+    let after = format!("{id} with {}", params.show());
+    match r.write_cql(s.p, s.w, params, &on_pg).await {
+        Ok(c) => {
+            t.cql_ms.push(ms(c.elapsed));
+            t.partitions.push(c.reads.partitions as f64);
+        }
+        Err(e) => match failure(e) {
+            Err(why) => return Err(skipped(id, kind, ReplayOutcome::NotReplayed, why)),
+            Ok(reason) => {
+                let reason = format!("the write path failed: {reason}");
+                out.mismatches.push(failed(id, params, None, reason));
+            }
+        },
+    }
+    let focus = focuses(s.table, kind, &on_pg.json, before);
+    reads_after(r, s.reads, &focus, &after, s.seed, out).await;
+    Ok(())
+}
+
 async fn replay_write(r: &mut Replayer<'_>, id: &str, samples: usize, seed: u64) -> PatternReplay {
     let plan = r.plan;
     let Some(p) = plan.workload.pattern(id) else {
@@ -480,38 +712,27 @@ async fn replay_write(r: &mut Replayer<'_>, id: &str, samples: usize, seed: u64)
         ..PatternReplay::default()
     };
     let mut t = Timings::default();
-    for (n, params) in params.iter().enumerate() {
-        let before = match rows_before(r, &p, params).await {
-            Ok(b) => b,
-            Err(e) => return skipped(id, kind, ReplayOutcome::NotReplayed, e.to_string()),
-        };
-        let on_pg = match r.write_pg(&p, params).await {
-            Ok(w) => w,
-            Err(e) => {
-                out.refused += 1;
-                out.refused_because.get_or_insert_with(|| e.to_string());
-                continue;
-            }
-        };
-        out.samples += 1;
-        t.pg_ms.push(ms(on_pg.elapsed));
-        let after = format!("{id} with {}", params.show());
-        match r.write_cql(&p, w, params, &on_pg).await {
-            Ok(c) => {
-                t.cql_ms.push(ms(c.elapsed));
-                t.partitions.push(c.reads.partitions as f64);
-            }
-            Err(e) => match failure(e) {
-                Err(why) => return skipped(id, kind, ReplayOutcome::NotReplayed, why),
-                Ok(reason) => {
-                    let reason = format!("the write path failed: {reason}");
-                    out.mismatches.push(failed(id, params, None, reason));
-                }
-            },
-        }
-        let focus = focuses(&table, kind, &on_pg.json, before);
+    let upsert = !conflict_columns(r, &p).is_empty();
+    for (n, sample) in params.iter().enumerate() {
         let s = seed.wrapping_add(n as u64 * 31);
-        reads_after(r, &reads, &focus, &after, s, &mut out).await;
+        let mut runs = vec![sample.clone()];
+        if upsert {
+            // The same conflict key again, with the next sample's other values: the second write
+            // meets the row the first one wrote (or met).
+            runs.push(conflicting(r, &p, sample, &params[(n + 1) % params.len()]));
+        }
+        for (k, run) in runs.iter().enumerate() {
+            let sample = Sample {
+                p: &p,
+                w,
+                table: &table,
+                reads: &reads,
+                seed: s.wrapping_add(k as u64 * 7),
+            };
+            if let Err(skip) = write_sample(r, &sample, run, &mut out, &mut t).await {
+                return skip;
+            }
+        }
     }
     t.finish(&mut out);
     if out.samples == 0 {

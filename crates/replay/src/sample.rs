@@ -34,8 +34,10 @@ pub enum Role {
     Lower(ColumnRef, Option<TimeWindow>),
     /// The upper bound of a range with both bounds.
     Upper(ColumnRef, Option<TimeWindow>),
-    /// A constant SQL expression (the example's literal, the LIMIT the workload uses).
+    /// A constant SQL expression (the example's literal).
     Const(String),
+    /// A LIMIT: the one the workload uses, or a boundary (see [`adversarial_expr`]).
+    Limit(String),
     /// An OFFSET: 0, or the given one.
     Offset(String),
     /// An inserted row's foreign-key column: the referenced column of a parent row drawn for
@@ -47,6 +49,12 @@ pub enum Role {
         /// The referenced column.
         column: String,
     },
+    /// Another row's value of the column: the row an `UPDATE … FROM` joins besides the written
+    /// one (`… FROM accounts s WHERE accounts.id = $1 AND s.id = $2` draws `$1 <> $2`).
+    Other(ColumnRef),
+    /// A write's condition on a column besides the one that finds its rows (`AND version = $3`):
+    /// the anchor's value or another row's, so some samples meet rows the condition leaves alone.
+    Either(ColumnRef),
     /// A new value of a written column: another row's, or a fresh one for a key.
     New {
         /// The column.
@@ -147,8 +155,68 @@ fn condition_role(a: &remodel_model::PatternAnalysis, k: usize) -> Option<Role> 
     })
 }
 
-/// The role of each parameter of `p`, or why one has none.
+/// The role of each parameter of `p`, or why one has none; a write's conditions are drawn to
+/// meet the rows it must leave alone too ([`write_conditions`]).
 pub fn roles(p: &Prepared<'_>, schema: &Schema) -> Result<Vec<Role>, String> {
+    let mut roles = plain_roles(p, schema)?;
+    write_conditions(p, schema, &mut roles);
+    Ok(roles)
+}
+
+/// The role of `$k` when it finds a row an `UPDATE … FROM` joins (`s.id = $k`).
+fn from_row_role(a: &remodel_model::PatternAnalysis, k: usize) -> Option<Role> {
+    a.write.as_ref()?.from_rows.iter().find_map(|f| {
+        f.equality.iter().find_map(|(c, e)| {
+            matches!(e, remodel_model::Expr::Param { n } if *n as usize == k)
+                .then(|| Role::Other(ColumnRef::new(&f.table, c)))
+        })
+    })
+}
+
+/// For an UPDATE or DELETE: the conditions besides the one that finds its rows take another
+/// row's value half the time (a later `=` on the column an earlier one binds, a self-join's
+/// other row, always), so replay meets rows the statement must leave alone.
+fn write_conditions(p: &Prepared<'_>, schema: &Schema, roles: &mut [Role]) {
+    if !matches!(
+        p.pattern.kind,
+        StatementKind::Update | StatementKind::Delete
+    ) {
+        return;
+    }
+    let Some(t) = p
+        .pattern
+        .analysis
+        .write
+        .as_ref()
+        .and_then(|w| schema.table(&w.table))
+    else {
+        return;
+    };
+    let own = |c: &ColumnRef| c.table == t.name;
+    // The condition that finds the rows: on the primary key when one is, else the first.
+    let locator = roles
+        .iter()
+        .position(|r| matches!(r, Role::Value(c) if own(c) && t.primary_key.contains(&c.column)))
+        .or_else(|| {
+            roles
+                .iter()
+                .position(|r| matches!(r, Role::Value(c) if own(c)))
+        });
+    let mut seen: Vec<ColumnRef> = Vec::new();
+    for (i, r) in roles.iter_mut().enumerate() {
+        let Role::Value(c) = r else { continue };
+        if seen.contains(c) {
+            *r = Role::Other(c.clone());
+        } else if own(c) && Some(i) != locator {
+            seen.push(c.clone());
+            *r = Role::Either(c.clone());
+        } else {
+            seen.push(c.clone());
+        }
+    }
+}
+
+fn plain_roles(p: &Prepared<'_>, schema: &Schema) -> Result<Vec<Role>, String> {
     let a = &p.pattern.analysis;
     let examples = p
         .pattern
@@ -160,10 +228,11 @@ pub fn roles(p: &Prepared<'_>, schema: &Schema) -> Result<Vec<Role>, String> {
     (1..=p.param_types.len())
         .map(|k| {
             write_role(p, schema, k)
+                .or_else(|| from_row_role(a, k))
                 .or_else(|| condition_role(a, k))
                 .or_else(|| {
                     let limit = a.limit_sql.as_deref().is_some_and(|l| exact(l, k));
-                    limit.then(|| Role::Const(a.limit.unwrap_or(DEFAULT_LIMIT).to_string()))
+                    limit.then(|| Role::Limit(a.limit.unwrap_or(DEFAULT_LIMIT).to_string()))
                 })
                 .or_else(|| {
                     let offset = a.offset_sql.as_deref().is_some_and(|o| exact(o, k));
@@ -187,11 +256,15 @@ pub fn roles(p: &Prepared<'_>, schema: &Schema) -> Result<Vec<Role>, String> {
 
 fn column_of(r: &Role) -> Option<&ColumnRef> {
     match r {
-        Role::Value(c) | Role::List(c) | Role::Bound(c) | Role::Lower(c, _) | Role::Upper(c, _) => {
-            Some(c)
-        }
+        Role::Value(c)
+        | Role::List(c)
+        | Role::Bound(c)
+        | Role::Lower(c, _)
+        | Role::Upper(c, _)
+        | Role::Other(c)
+        | Role::Either(c) => Some(c),
         Role::New { column, .. } => Some(column),
-        Role::Const(_) | Role::Offset(_) | Role::Parent { .. } => None,
+        Role::Const(_) | Role::Limit(_) | Role::Offset(_) | Role::Parent { .. } => None,
     }
 }
 
@@ -292,11 +365,12 @@ fn param_expr(
     match role {
         Role::Value(c) => col(c, "a1"),
         Role::List(c) => format!("ARRAY[{}, {}]", col(c, "a1"), col(c, "a2")),
-        Role::Bound(c) => format!(
+        Role::Bound(c) | Role::Either(c) => format!(
             "CASE WHEN a1.__n % 2 = 1 THEN {} ELSE {} END",
             col(c, "a1"),
             col(c, "a2")
         ),
+        Role::Other(c) => col(c, "a2"),
         Role::Lower(c, Some(w)) => format!("date_trunc('{}', {})", window_unit(*w), col(c, "a1")),
         Role::Upper(c, Some(w)) => format!(
             "date_trunc('{u}', {}) + interval '1 {u}'",
@@ -305,7 +379,7 @@ fn param_expr(
         ),
         Role::Lower(c, None) => format!("LEAST({}, {})", col(c, "a1"), col(c, "a2")),
         Role::Upper(c, None) => format!("GREATEST({}, {})", col(c, "a1"), col(c, "a2")),
-        Role::Const(sql) => format!("({sql})"),
+        Role::Const(sql) | Role::Limit(sql) => format!("({sql})"),
         Role::Offset(sql) => format!("CASE WHEN a1.__n % 2 = 1 THEN 0 ELSE ({sql}) END"),
         Role::New {
             column,
@@ -317,6 +391,183 @@ fn param_expr(
         } => fresh(schema, column, &col(column, "a2"), seed),
         Role::Parent { fk, column } => format!("fk{fk}.{}", quote(column)),
     }
+}
+
+/// How many samples one turn of the adversarial variants takes: sample `n` plays variant
+/// `n % VARIANTS` of its parameter's role (sample 1, and every fourth after it, is the typical
+/// one).
+pub const VARIANTS: u64 = 4;
+
+/// The SQL type of a source column as the schema declares it (lower case, no length).
+fn declared_type(schema: &Schema, c: &ColumnRef) -> String {
+    schema
+        .table(&c.table)
+        .and_then(|t| t.column(&c.column))
+        .map(|col| col.sql_type.to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+fn nullable(schema: &Schema, c: &ColumnRef) -> bool {
+    schema
+        .table(&c.table)
+        .and_then(|t| t.column(&c.column))
+        .is_some_and(|col| col.nullable)
+}
+
+/// True for an instant (`timestamptz`): its windows are cut in a time zone.
+fn is_instant(ty: &str) -> bool {
+    ty.starts_with("timestamptz") || ty.starts_with("timestamp with time zone")
+}
+
+fn is_time(ty: &str) -> bool {
+    ty.starts_with("timestamp") || ty == "date"
+}
+
+/// `CASE a1.__n % VARIANTS WHEN 1 THEN … END` over the variants, the first being the typical
+/// value.
+fn by_variant(variants: [String; VARIANTS as usize]) -> String {
+    let [typical, second, third, fourth] = variants;
+    format!(
+        "CASE a1.__n % {VARIANTS} WHEN 1 THEN {typical} WHEN 2 THEN {second} WHEN 3 THEN {third} ELSE {fourth} END"
+    )
+}
+
+/// The adversarial values of a parameter, by sample (`None`: the role has none, see
+/// [`param_expr`]). They attack what a plan may assume of its parameters:
+///
+/// - a time window (`>= $2 AND < $3` over a unit `w`): aligned on the unit in the session's
+///   time zone (`'2025-01-15'` meaning local midnight, the typical case); centred on the unit's
+///   boundary nearest the anchor in UTC, then in the session's zone (the window crosses a bucket
+///   boundary: `20:00 → 04:00`); three units long (several buckets). A range without a fixed
+///   window gets the same crossing windows a day wide.
+/// - `LIMIT $n`: the workload's, 0, 1 (and the read's exact size, set after drawing by
+///   [`exact_limits`]).
+/// - `IN ($n)`: two values, one value twice, a NULL beside two values.
+/// - `c = $n`, `c > $n` on a nullable column: NULL one sample in four.
+pub fn adversarial_expr(
+    role: &Role,
+    schema: &Schema,
+    col: &dyn Fn(&ColumnRef, &str) -> String,
+) -> Option<String> {
+    match role {
+        Role::Lower(c, w) | Role::Upper(c, w) if is_time(&declared_type(schema, c)) => {
+            let upper = matches!(role, Role::Upper(..));
+            Some(window_variants(
+                c,
+                *w,
+                upper,
+                &declared_type(schema, c),
+                col,
+            ))
+        }
+        Role::Limit(sql) => Some(by_variant([
+            format!("({sql})"),
+            "0".into(),
+            "1".into(),
+            format!("({sql})"),
+        ])),
+        Role::List(c) => {
+            let (a, b) = (col(c, "a1"), col(c, "a2"));
+            let null = if nullable(schema, c) {
+                "NULL"
+            } else {
+                b.as_str()
+            };
+            Some(by_variant([
+                format!("ARRAY[{a}, {b}]"),
+                format!("ARRAY[{a}, {a}, {b}]"),
+                format!("ARRAY[{a}, {null}, {b}]"),
+                format!("ARRAY[{b}, {a}, {b}]"),
+            ]))
+        }
+        Role::Value(c) if nullable(schema, c) => {
+            let v = col(c, "a1");
+            Some(by_variant([v.clone(), v.clone(), v, "NULL".into()]))
+        }
+        _ => None,
+    }
+}
+
+/// One bound of a time window, by variant (see [`adversarial_expr`]).
+fn window_variants(
+    c: &ColumnRef,
+    w: Option<TimeWindow>,
+    upper: bool,
+    ty: &str,
+    col: &dyn Fn(&ColumnRef, &str) -> String,
+) -> String {
+    let a = col(c, "a1");
+    let unit = w.map_or("day", window_unit);
+    let one = format!("interval '1 {unit}'");
+    // A third of the unit either side of a boundary: 16:00 → 08:00 for a day.
+    let third = format!("({one} / 3)");
+    // The boundary nearest the anchor, in UTC (instants only) and in the session's zone.
+    let utc = if is_instant(ty) {
+        format!("(date_trunc('{unit}', ({a}) AT TIME ZONE 'UTC' + {one} / 2) AT TIME ZONE 'UTC')")
+    } else {
+        format!("date_trunc('{unit}', ({a}) + {one} / 2)")
+    };
+    let local = format!("date_trunc('{unit}', ({a}) + {one} / 2)");
+    let start = format!("date_trunc('{unit}', {a})");
+    let around = |b: &str| {
+        if upper {
+            format!("({b} + {third})")
+        } else {
+            format!("({b} - {third})")
+        }
+    };
+    let typical = match (w, upper) {
+        (Some(_), false) => start.clone(),
+        (Some(_), true) => format!("({start} + {one})"),
+        (None, false) => format!("LEAST({a}, {})", col(c, "a2")),
+        (None, true) => format!("GREATEST({a}, {})", col(c, "a2")),
+    };
+    let several = if upper {
+        format!("({start} + 2 * {one})")
+    } else {
+        format!("({start} - {one})")
+    };
+    by_variant([typical, around(&utc), around(&local), several])
+}
+
+/// Sets the LIMIT of every [`VARIANTS`]-th sample (those whose adversarial LIMIT is the
+/// workload's again) to exactly the number of rows the read returns without it: the size of the
+/// partition, or of the partitions, it reads.
+pub async fn exact_limits(
+    client: &Client,
+    p: &Prepared<'_>,
+    schema: &Schema,
+    params: &mut [Params],
+) -> Result<(), Error> {
+    let roles = roles(p, schema).map_err(Error::Plan)?;
+    let Some(k) = roles.iter().position(|r| matches!(r, Role::Limit(_))) else {
+        return Ok(());
+    };
+    let Some(full) = p.forms.full.as_deref() else {
+        return Ok(());
+    };
+    for (i, set) in params.iter_mut().enumerate() {
+        if !(i as u64 + 1).is_multiple_of(VARIANTS) {
+            continue;
+        }
+        let typed = crate::exec::typed(set);
+        let count = format!("SELECT count(*) FROM ({full}) AS __all");
+        // A sample Postgres refuses keeps its LIMIT: comparing it will say so.
+        let Ok(row) = client.query_typed(&count, &typed).await else {
+            continue;
+        };
+        let size: i64 = row.first().map_or(0, |r| r.get(0));
+        let mut texts: Vec<Option<String>> = set
+            .text
+            .iter()
+            .zip(&set.values)
+            .map(|(t, v)| v.raw.as_ref().map(|_| t.clone()))
+            .collect();
+        texts[k] = Some(size.to_string());
+        let refs: Vec<Option<&str>> = texts.iter().map(Option::as_deref).collect();
+        *set = Params::from_text(client, &set.types(), &refs).await?;
+    }
+    Ok(())
 }
 
 /// The pattern's conditions without parameters (`x IS NULL`, `status = 'open'`), which the
@@ -390,7 +641,14 @@ async fn focus_clause(
 /// `__a`: `n + 1` distinct anchors (each sample its own values), in a random order that
 /// depends on the values and the seed only, not on where Postgres keeps the rows: the same seed
 /// draws the same anchors after any update or vacuum.
-fn anchor_cte(cols: &[ColumnRef], from: &str, filter: &str, seed: u64, n: usize) -> String {
+fn anchor_cte(
+    cols: &[ColumnRef],
+    from: &str,
+    filter: &str,
+    prefer: Option<&str>,
+    seed: u64,
+    n: usize,
+) -> String {
     let anchors = if cols.is_empty() {
         "1 AS a0".to_string()
     } else {
@@ -402,11 +660,14 @@ fn anchor_cte(cols: &[ColumnRef], from: &str, filter: &str, seed: u64, n: usize)
         format!("DISTINCT {}", select.join(", "))
     };
     let keyed: Vec<String> = (0..cols.len()).map(|i| format!("d.a{i}::text")).collect();
-    let order = if keyed.is_empty() {
+    let mut order = if keyed.is_empty() {
         "1".to_string()
     } else {
         format!("md5(concat_ws('|', {}, '{seed}'))", keyed.join(", "))
     };
+    if let Some(p) = prefer {
+        order = format!("{p} DESC, {order}");
+    }
     format!(
         "__a AS (SELECT * FROM (SELECT {anchors} FROM {from}{filter}) d ORDER BY {order} LIMIT {})",
         n + 1
@@ -438,11 +699,9 @@ pub async fn draw(
         .iter()
         .zip(&p.param_types)
         .map(|(role, ty)| {
-            format!(
-                "({})::{}",
-                param_expr(role, schema, seed, &col),
-                type_name(ty)
-            )
+            let sql = adversarial_expr(role, schema, &col)
+                .unwrap_or_else(|| param_expr(role, schema, seed, &col));
+            format!("({sql})::{}", type_name(ty))
         })
         .collect();
     let texts: Vec<String> = exprs.iter().map(|e| format!("({e})::text")).collect();
@@ -469,7 +728,15 @@ pub async fn draw(
     } else {
         format!(" WHERE {}", conds.join(" AND "))
     };
-    with.push(anchor_cte(&cols, &from, &filter, seed, n));
+    let prefer = split_groups(p, schema, &roles, &cols);
+    with.push(anchor_cte(
+        &cols,
+        &from,
+        &filter,
+        prefer.as_deref(),
+        seed,
+        n,
+    ));
     with.push("__s AS (SELECT row_number() OVER () AS __n, * FROM __a)".into());
     let pins: Vec<(usize, String, String)> = pinned
         .iter()
@@ -494,6 +761,62 @@ pub async fn draw(
     rows.iter()
         .map(|r| read_params(r, 0, roles.len()))
         .collect()
+}
+
+/// For an UPDATE or DELETE with conditions besides the one that finds its rows: an order that
+/// puts first the anchors whose rows the conditions split — rows sharing the found value that
+/// the statement's fixed conditions (`revoked_at IS NULL`) keep and rows they leave alone, then
+/// rows sharing it at all — so a write path that drops a condition changes rows it must not.
+fn split_groups(
+    p: &Prepared<'_>,
+    schema: &Schema,
+    roles: &[Role],
+    cols: &[ColumnRef],
+) -> Option<String> {
+    if !matches!(
+        p.pattern.kind,
+        StatementKind::Update | StatementKind::Delete
+    ) {
+        return None;
+    }
+    let a = &p.pattern.analysis;
+    let t = schema.table(&a.write.as_ref()?.table)?;
+    let at = |c: &ColumnRef| cols.iter().position(|x| x == c);
+    let found: Vec<String> = roles
+        .iter()
+        .filter_map(|r| match r {
+            Role::Value(c) if c.table == t.name => {
+                Some(format!("x.{} = d.a{}", quote(&c.column), at(c)?))
+            }
+            _ => None,
+        })
+        .collect();
+    if found.is_empty() {
+        return None;
+    }
+    let fixed: Vec<String> = a
+        .equality
+        .iter()
+        .filter(|e| e.column.table == t.name)
+        .filter_map(|e| match (e.op, e.value.as_deref()) {
+            (remodel_model::EqualityOp::IsNull, _) => {
+                Some(format!("x.{} IS NULL", quote(&e.column.column)))
+            }
+            (remodel_model::EqualityOp::Eq, Some(v)) if !v.contains('$') => {
+                Some(format!("x.{} = ({v})", quote(&e.column.column)))
+            }
+            _ => None,
+        })
+        .collect();
+    let group = format!("FROM {} x WHERE {}", quote(&t.name), found.join(" AND "));
+    let several = format!("((SELECT count(*) {group}) > 1)::int");
+    if fixed.is_empty() {
+        return Some(several);
+    }
+    let keep = fixed.join(" AND ");
+    Some(format!(
+        "(EXISTS (SELECT 1 {group} AND {keep}) AND EXISTS (SELECT 1 {group} AND NOT coalesce({keep}, false)))::int * 2 + {several}"
+    ))
 }
 
 /// For an UPDATE that sets some columns of a foreign key: the key's other columns (foreign key

@@ -353,6 +353,20 @@ mod tests {
     }
 
     #[test]
+    fn aliases_fold_as_postgres_stores_them() {
+        let long = "a".repeat(70);
+        let f = forms(&format!("SELECT x FROM \"Books\" AS ÉB, Members {long}")).unwrap();
+        // Unquoted: ASCII letters only to lower case (É stays), cut at 63 bytes.
+        assert_eq!(
+            f.aliases,
+            vec![
+                ("Éb".into(), "Books".into()),
+                ("a".repeat(63), "members".into())
+            ]
+        );
+    }
+
+    #[test]
     fn writes_return_their_rows() {
         let f = forms("UPDATE books SET due_at = $1 WHERE book_id = $2").unwrap();
         assert_eq!(

@@ -6,11 +6,10 @@
 use crate::Error;
 use remodel_backfill::cqltype::{CqlType, Native, UdtDef};
 use remodel_backfill::numeric::decimal_to_string;
-use remodel_backfill::time::{civil_from_days, days_from_civil, format_date, format_time_nanos};
+use remodel_backfill::time::{format_date, format_time_nanos};
 use remodel_model::ident::literal;
-use remodel_model::Bucket;
 use scylla::frame::response::result::{CollectionType, ColumnType, NativeType};
-use scylla::value::{CqlDate, CqlTimestamp, CqlValue};
+use scylla::value::CqlValue;
 use std::sync::Arc;
 
 /// The CQL type the server reports for a marker or a column, as the backfill's converters name it.
@@ -192,49 +191,6 @@ fn native_of(v: &CqlValue) -> Option<Native> {
     })
 }
 
-/// Refuses buckets cut in another zone than UTC (the only zone `bucket` computes in).
-pub fn utc_buckets_only(time_zone: &str) -> Result<(), Error> {
-    if time_zone == "UTC" {
-        Ok(())
-    } else {
-        Err(Error::Unsupported(format!(
-            "time buckets cut in {time_zone} (replay computes UTC buckets only)"
-        )))
-    }
-}
-
-/// The time bucket (UTC) of a timestamp or date, as a value of the bucket column's type: a `date`
-/// for a day bucket stored as a date, else the bucket's first instant.
-pub fn bucket(v: &CqlValue, b: Bucket, to: &CqlType) -> Result<CqlValue, Error> {
-    const DAY_MS: i64 = 86_400_000;
-    let ms = match v {
-        CqlValue::Timestamp(t) => t.0,
-        CqlValue::Date(d) => (d.0 as i64 - (1i64 << 31)) * DAY_MS,
-        other => {
-            return Err(Error::Value(format!(
-                "{other:?} is not a time: it has no {b:?} bucket"
-            )))
-        }
-    };
-    let start = match b {
-        Bucket::Hour => ms - ms.rem_euclid(3_600_000),
-        Bucket::Day => ms - ms.rem_euclid(DAY_MS),
-        Bucket::Month => {
-            let (y, m, _) = civil_from_days(ms.div_euclid(DAY_MS));
-            days_from_civil(y, m, 1) * DAY_MS
-        }
-    };
-    match to {
-        CqlType::Native(Native::Date) => Ok(CqlValue::Date(CqlDate(
-            ((1i64 << 31) + start.div_euclid(DAY_MS)) as u32,
-        ))),
-        CqlType::Native(Native::Timestamp) => Ok(CqlValue::Timestamp(CqlTimestamp(start))),
-        other => Err(Error::Value(format!(
-            "a {b:?} bucket cannot be stored as CQL {other:?}"
-        ))),
-    }
-}
-
 /// A CQL value as a Postgres literal of SQL type `sql_type` (`'2024-01-01 00:00:00Z'::timestamptz`),
 /// `NULL::type` for no value; `None` for a value with no literal form here (collections, UDTs).
 pub fn pg_literal(v: Option<&CqlValue>, sql_type: &str) -> Option<String> {
@@ -382,27 +338,6 @@ mod tests {
     }
 
     #[test]
-    fn buckets_are_utc() {
-        // 2024-03-15 13:45:00.123 UTC.
-        let ts = CqlValue::Timestamp(CqlTimestamp(1_710_510_300_123));
-        let date = CqlType::Native(Native::Date);
-        let stamp = CqlType::Native(Native::Timestamp);
-        assert_eq!(
-            bucket(&ts, Bucket::Day, &date).unwrap(),
-            CqlValue::Date(CqlDate((1u32 << 31) + 19_797))
-        );
-        assert_eq!(
-            bucket(&ts, Bucket::Hour, &stamp).unwrap(),
-            CqlValue::Timestamp(CqlTimestamp(1_710_507_600_000))
-        );
-        // 2024-03-01 00:00 UTC.
-        assert_eq!(
-            bucket(&ts, Bucket::Month, &stamp).unwrap(),
-            CqlValue::Timestamp(CqlTimestamp(1_709_251_200_000))
-        );
-    }
-
-    #[test]
     fn literals_round_trip_as_sql() {
         assert_eq!(
             pg_literal(Some(&CqlValue::Text("O'Hara".into())), "text").unwrap(),
@@ -410,7 +345,11 @@ mod tests {
         );
         assert_eq!(pg_literal(None, "int").unwrap(), "NULL::int");
         assert_eq!(
-            pg_literal(Some(&CqlValue::Timestamp(CqlTimestamp(0))), "timestamptz").unwrap(),
+            pg_literal(
+                Some(&CqlValue::Timestamp(scylla::value::CqlTimestamp(0))),
+                "timestamptz"
+            )
+            .unwrap(),
             "'1970-01-01 00:00:00Z'::timestamptz"
         );
         assert_eq!(

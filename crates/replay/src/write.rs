@@ -1,7 +1,8 @@
 //! A write pattern on both sides: the statement on Postgres, and on Cassandra the plan's write
 //! path — its reads before write in order, then every statement with each `?` bound as the plan
-//! says (`current` values before the write, `new` ones after it), guards applied, sent as one
-//! logged batch as the plan's notes ask.
+//! says (`current` values before the write, `new` ones after it), guards applied, sent as the
+//! path's `batch` states (a logged batch when it states none), every statement and read before
+//! write at the path's consistency level.
 //!
 //! Where each value comes from, as `plan.json` defines it: `cur(t.c)` is the row's value before
 //! the write — bound by the statement's `WHERE c = …`, else read first (from the row a `for_each`
@@ -9,16 +10,20 @@
 //! value where it sets the column (computed from the current row when the SET reads it), else the
 //! value a read of the new parent returned, else the current value. For an INSERT, a column the
 //! statement leaves to Postgres (a serial key, a DEFAULT) takes the value Postgres gave it, as the
-//! application would have to supply it (the plan says so in its notes).
+//! application would have to supply it.
 
 use crate::exec::{CqlRows, Prepared, Replayer};
+use crate::exprsql;
 use crate::pg::{Params, PgValue};
 use crate::record::{Field, Record};
 use crate::values::{self, canon};
 use crate::Error;
 use remodel_backfill::convert::canonical_cast;
 use remodel_backfill::cqltype::{CqlType, Native};
-use remodel_model::{BindValue, ColumnRef, Guard, StatementKind, WritePath, WriteTarget};
+use remodel_model::{
+    BindValue, ColumnRef, ConflictAction, Expr, Function, Guard, Literal, NewValue,
+    ReadBeforeWrite, RowRef, ScalarType, StatementKind, Upsert, WritePath, WriteTarget,
+};
 use scylla::statement::batch::{Batch, BatchType};
 use scylla::value::CqlValue;
 use std::collections::HashMap;
@@ -34,6 +39,9 @@ pub struct PgWrite {
     pub json: Vec<String>,
     /// Time the statement took.
     pub elapsed: Duration,
+    /// `now()` as the statement saw it (the start of its transaction), ISO 8601 with its
+    /// offset: the one instant of the execution, which the Cassandra side binds too.
+    pub now: Option<String>,
 }
 
 /// What a write path did on Cassandra.
@@ -63,31 +71,68 @@ struct Ctx<'x> {
     reads: Vec<(Vec<Record>, bool, bool, String)>,
     /// For an INSERT: the values Postgres gave the row.
     generated: HashMap<String, PgValue>,
+    /// The path's new values, by column of the written table (a plan of format 2).
+    values: HashMap<String, &'x NewValue>,
+    /// The upsert the path stands for.
+    upsert: Option<&'x Upsert>,
+    /// The row its existing-row read found (`None` until read, or when there is none).
+    existing: Option<Record>,
+    /// The row each named read returned.
+    steps: HashMap<String, Record>,
+    /// The execution's `now()`: the instant the Postgres statement saw.
+    now: Option<Literal>,
     /// For an INSERT into a table without a key: the new row's id (a timeuuid, made once per
     /// call, as the plan's `row_id.inserted` says).
     row_id: uuid::Uuid,
 }
 
+/// Which row a column of the written table stands for when an expression is evaluated.
+#[derive(Clone, Copy)]
+enum This<'r> {
+    /// The written row as it is before the write (the row a statement runs for, else the
+    /// statement's `=` values and the reads before write).
+    Written(Option<&'r Record>),
+    /// A row a read before write returned (its filter).
+    Read(&'r Record),
+}
+
 impl Replayer<'_> {
-    /// Runs write pattern `p` on Postgres (`RETURNING *`).
+    /// Runs write pattern `p` on Postgres (`RETURNING *`), in a transaction whose `now()` it
+    /// records.
     pub async fn write_pg(&self, p: &Prepared<'_>, params: &Params) -> Result<PgWrite, Error> {
         let sql = p.forms.returning.as_deref().unwrap_or(&p.forms.run);
-        let start = Instant::now();
-        let rows = self
-            .pg()
-            .query(sql, &params.refs())
+        let what = || format!("{}: `{}` with {}", p.pattern.id, p.forms.run, params.show());
+        self.pg()
+            .batch_execute("BEGIN")
             .await
-            .map_err(Error::pg(format!(
-                "{}: `{}` with {}",
-                p.pattern.id,
-                p.forms.run,
-                params.show()
-            )))?;
+            .map_err(Error::pg(what()))?;
+        let now: Result<String, _> = self
+            .pg()
+            .query_one(
+                "SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"')",
+                &[],
+            )
+            .await
+            .map(|r| r.get(0));
+        let start = Instant::now();
+        let result = match now {
+            Ok(now) => self
+                .pg()
+                .query(sql, &params.refs())
+                .await
+                .map(|rows| (rows, now)),
+            Err(e) => Err(e),
+        };
         let elapsed = start.elapsed();
+        let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
+        let ended = self.pg().batch_execute(end).await;
+        let (rows, now) = result.map_err(Error::pg(what()))?;
+        ended.map_err(Error::pg(what()))?;
         let mut out = PgWrite {
             rows: Vec::with_capacity(rows.len()),
             json: Vec::new(),
             elapsed,
+            now: Some(now),
         };
         for r in &rows {
             let mut m = HashMap::new();
@@ -146,11 +191,21 @@ impl Replayer<'_> {
                 StatementKind::Insert => pg.rows.first().cloned().unwrap_or_default(),
                 _ => HashMap::new(),
             },
+            values: w
+                .values
+                .iter()
+                .filter(|v| v.column.table == info.table)
+                .map(|v| (v.column.column.clone(), v))
+                .collect(),
+            upsert: w.upsert.as_ref(),
+            existing: None,
+            steps: HashMap::new(),
+            now: pg.now.clone().map(|value| Literal::Timestamptz { value }),
             row_id: values::timeuuid(),
         };
         let mut out = CqlWrite::default();
-        for r in &w.read_before_write {
-            let stmt = self.statement(&r.cql).await?;
+        for (i, r) in w.read_before_write.iter().enumerate() {
+            let stmt = self.statement_at(&r.cql, w.consistency.as_ref()).await?;
             let types = Self::marker_types(&stmt)?;
             let mut vals = Vec::with_capacity(types.len());
             for (b, ty) in r.binds.iter().zip(&types) {
@@ -158,7 +213,29 @@ impl Replayer<'_> {
             }
             let table = self.table(&r.table)?;
             let rows = self.run_cql(&stmt, &vals, table, &mut out.reads).await?;
+            let rows = self.kept(&ctx, r, rows).await?;
+            if rows.is_empty() && self.reads_written_row(&ctx, r)? {
+                // An UPDATE/DELETE of a row that does not exist: Postgres changes nothing (a CQL
+                // UPDATE would create the row).
+                out.elapsed = out.reads.elapsed;
+                return Ok(out);
+            }
+            if let Some(name) = &r.name {
+                // `UPDATE … FROM` joins that row: without it Postgres changes nothing.
+                let Some(row) = rows.first() else {
+                    out.elapsed = out.reads.elapsed;
+                    return Ok(out);
+                };
+                ctx.steps.insert(name.clone(), row.clone());
+            }
+            if ctx.upsert.is_some_and(|u| u.existing == i) {
+                ctx.existing = rows.first().cloned();
+            }
             ctx.reads.push((rows, r.reads_new, r.many, r.table.clone()));
+        }
+        if !self.upsert_writes(&ctx).await? {
+            out.elapsed = out.reads.elapsed;
+            return Ok(out);
         }
         let (batch, values) = self.statements(&ctx, w, &mut out).await?;
         out.statements = values.len();
@@ -176,10 +253,17 @@ impl Replayer<'_> {
         w: &WritePath,
         out: &mut CqlWrite,
     ) -> Result<(Batch, Vec<Vec<Option<CqlValue>>>), Error> {
-        let mut batch = Batch::new(BatchType::Logged);
+        let kind = match w.batch.as_ref().map(|b| b.kind) {
+            Some(remodel_model::BatchKind::Unlogged) => BatchType::Unlogged,
+            _ => BatchType::Logged,
+        };
+        let mut batch = Batch::new(kind);
+        if let Some(c) = &w.consistency {
+            batch.set_consistency(crate::exec::consistency_of(c.level));
+        }
         let mut values: Vec<Vec<Option<CqlValue>>> = Vec::new();
         for t in &w.targets {
-            let stmt = self.statement(&t.cql).await?;
+            let stmt = self.statement_at(&t.cql, w.consistency.as_ref()).await?;
             let types = Self::marker_types(&stmt)?;
             let rows: Vec<Option<Record>> = match t.for_each {
                 Some(i) => ctx
@@ -322,13 +406,16 @@ impl Replayer<'_> {
                 of,
                 time_zone,
             } => {
-                values::utc_buckets_only(time_zone)?;
                 let stamp = CqlType::Native(Native::Timestamp);
                 let inner = Box::pin(self.value(ctx, of, row, &stamp)).await?;
-                inner.map(|x| values::bucket(&x, *bucket, to)).transpose()
+                self.bucket(*bucket, time_zone, inner.as_ref(), to).await
             }
             BindValue::Entry { .. } | BindValue::Rewritten { .. } => {
                 Err(Error::Unsupported("writes to embedded collections".into()))
+            }
+            BindValue::Expr { expr } => {
+                let sql = self.render(ctx, expr, This::Written(row))?;
+                self.eval(&sql, ctx.params, to).await
             }
             BindValue::EpochMicros { of } => self.micros(ctx, of, row, to).await,
             BindValue::RowId { table } => self.row_id(ctx, table, row, to),
@@ -454,7 +541,18 @@ impl Replayer<'_> {
         row: Option<&Record>,
         to: &CqlType,
     ) -> Result<Option<CqlValue>, Error> {
-        if c.table == ctx.table {
+        if c.table == ctx.table && !ctx.values.is_empty() {
+            if let Some(v) = self.upsert_value(ctx, c, to).await? {
+                return Ok(v);
+            }
+            if let Some(nv) = ctx.values.get(&c.column) {
+                return self.computed(ctx, nv, row, to).await;
+            }
+            if ctx.kind == StatementKind::Insert {
+                // A column the INSERT gives no value (nor a default) is NULL.
+                return Ok(None);
+            }
+        } else if c.table == ctx.table {
             if let Some((sql, reads_current)) = ctx.set.get(&c.column) {
                 if !reads_current {
                     return self.eval(sql, ctx.params, to).await;
@@ -516,4 +614,210 @@ impl Replayer<'_> {
             .map(|t| t.columns.iter().any(|col| col.source.as_ref() == Some(c)))
             .unwrap_or(false)
     }
+}
+
+/// The typed values of a plan of format 2: new values, conditions of reads, upserts.
+impl Replayer<'_> {
+    /// The rows of read `r` that meet its filter (all of them when it has none).
+    async fn kept(
+        &self,
+        ctx: &Ctx<'_>,
+        r: &ReadBeforeWrite,
+        rows: Vec<Record>,
+    ) -> Result<Vec<Record>, Error> {
+        if r.filter.is_empty() {
+            return Ok(rows);
+        }
+        let mut out = Vec::with_capacity(rows.len());
+        for row in rows {
+            if self.all_true(ctx, &r.filter, This::Read(&row)).await? {
+                out.push(row);
+            }
+        }
+        Ok(out)
+    }
+
+    /// True when every condition of `filter` is TRUE (SQL's three-valued logic: NULL is not).
+    async fn all_true(
+        &self,
+        ctx: &Ctx<'_>,
+        filter: &[Expr],
+        this: This<'_>,
+    ) -> Result<bool, Error> {
+        let boolean = CqlType::Native(Native::Boolean);
+        for f in filter {
+            let sql = self.render(ctx, f, this)?;
+            let v = self.eval(&sql, ctx.params, &boolean).await?;
+            if v != Some(CqlValue::Boolean(true)) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// True when `r` is the one-row read of the row an UPDATE or DELETE writes (by its key, as
+    /// it is before the write).
+    fn reads_written_row(&self, ctx: &Ctx<'_>, r: &ReadBeforeWrite) -> Result<bool, Error> {
+        Ok(
+            matches!(ctx.kind, StatementKind::Update | StatementKind::Delete)
+                && !r.reads_new
+                && !r.many
+                && r.name.is_none()
+                && self.table(&r.table)?.entity == ctx.table,
+        )
+    }
+
+    /// False when the upsert writes nothing: the row exists and the action is `DO NOTHING`, or
+    /// the `WHERE` of its `DO UPDATE` does not hold for it.
+    async fn upsert_writes(&self, ctx: &Ctx<'_>) -> Result<bool, Error> {
+        let (Some(u), Some(existing)) = (ctx.upsert, &ctx.existing) else {
+            return Ok(true);
+        };
+        match &u.action {
+            ConflictAction::Nothing => Ok(false),
+            ConflictAction::Update { filter, .. } => {
+                self.all_true(ctx, filter, This::Written(Some(existing)))
+                    .await
+            }
+        }
+    }
+
+    /// `new(c)` when the upsert met an existing row: the `DO UPDATE SET` value, or the row's own
+    /// (`None` when the upsert inserts the proposed row).
+    async fn upsert_value(
+        &self,
+        ctx: &Ctx<'_>,
+        c: &ColumnRef,
+        to: &CqlType,
+    ) -> Result<Option<Option<CqlValue>>, Error> {
+        let (Some(u), Some(existing)) = (ctx.upsert, &ctx.existing) else {
+            return Ok(None);
+        };
+        let ConflictAction::Update { set, .. } = &u.action else {
+            return Ok(None);
+        };
+        let Some(nv) = set.iter().find(|v| v.column == *c) else {
+            let kept = existing.get(&Field::Col(c.clone())).cloned().flatten();
+            return kept.map(|x| values::coerce(x, to)).transpose().map(Some);
+        };
+        let sql = self.render(ctx, &nv.value, This::Written(Some(existing)))?;
+        self.eval(&sql, ctx.params, to).await.map(Some)
+    }
+
+    /// A new value of the path (`values`): computed from its expression, or, for a value only
+    /// the database can draw (a random uuid, a sequence), the one Postgres drew for the row.
+    async fn computed(
+        &self,
+        ctx: &Ctx<'_>,
+        nv: &NewValue,
+        row: Option<&Record>,
+        to: &CqlType,
+    ) -> Result<Option<CqlValue>, Error> {
+        if drawn_by_database(&nv.value) {
+            if ctx.kind != StatementKind::Insert {
+                return Err(Error::Unsupported(format!(
+                    "{} = {} in an UPDATE: which row Postgres drew each value for is not matched",
+                    nv.column, nv.value
+                )));
+            }
+            return match ctx.generated.get(&nv.column.column) {
+                Some(v) => v.to_cql(to),
+                None => Ok(None),
+            };
+        }
+        let sql = self.render(ctx, &nv.value, This::Written(row))?;
+        self.eval(&sql, ctx.params, to).await
+    }
+
+    /// `e` as SQL Postgres evaluates, each column by the value its row holds and `now()` by the
+    /// execution's instant.
+    fn render(&self, ctx: &Ctx<'_>, e: &Expr, this: This<'_>) -> Result<String, Error> {
+        let e = match &ctx.now {
+            Some(now) => at_instant(e, now),
+            None => e.clone(),
+        };
+        let column =
+            |c: &ColumnRef, r: &RowRef| self.column_sql(ctx, c, r, this).map_err(|e| e.to_string());
+        exprsql::to_sql(&e, &column).map_err(Error::Plan)
+    }
+
+    /// The SQL of the value column `c` holds in row `r`.
+    fn column_sql(
+        &self,
+        ctx: &Ctx<'_>,
+        c: &ColumnRef,
+        r: &RowRef,
+        this: This<'_>,
+    ) -> Result<String, Error> {
+        let ty = self.sql_type(c);
+        let literal = |rec: &Record| -> Option<Result<String, Error>> {
+            let v = rec.get(&Field::Col(c.clone()))?;
+            Some(values::pg_literal(v.as_ref(), &ty).ok_or_else(|| {
+                Error::Unsupported(format!("{c}: a collection value in an expression"))
+            }))
+        };
+        let missing = |what: &str| Error::Plan(format!("{what}.{} is not known", c.column));
+        match (r, this) {
+            (RowRef::Step { name }, _) => ctx
+                .steps
+                .get(name)
+                .and_then(literal)
+                .unwrap_or_else(|| Err(missing(name))),
+            (RowRef::Excluded, _) => match ctx.values.get(&c.column) {
+                Some(nv) if drawn_by_database(&nv.value) => Err(Error::Unsupported(format!(
+                    "EXCLUDED.{} is drawn by the database",
+                    c.column
+                ))),
+                Some(nv) => Ok(format!(
+                    "({})",
+                    self.render(ctx, &nv.value, This::Written(None))?
+                )),
+                None => Ok(format!("NULL::{ty}")),
+            },
+            (RowRef::This, This::Read(rec)) => {
+                literal(rec).unwrap_or_else(|| Err(missing("the row read")))
+            }
+            (RowRef::This, This::Written(row)) => {
+                if let Some(v) = row.and_then(literal) {
+                    return v;
+                }
+                if c.table == ctx.table {
+                    if let Some(sql) = ctx.key_eq.get(&c.column) {
+                        return Ok(format!("(({sql}))::{ty}"));
+                    }
+                }
+                ctx.reads
+                    .iter()
+                    .filter(|(_, reads_new, many, _)| !reads_new && !many)
+                    .find_map(|(rows, ..)| rows.first().and_then(literal))
+                    .unwrap_or_else(|| Err(missing("the current row")))
+            }
+        }
+    }
+}
+
+/// `e` with `now()` the instant `now` (and `current_date` its date in the evaluating session's
+/// zone, the plan's).
+fn at_instant(e: &Expr, now: &Literal) -> Expr {
+    let instant = Expr::Literal { value: now.clone() };
+    e.map(&mut |x| match x {
+        Expr::Now => Some(instant.clone()),
+        Expr::CurrentDate => Some(Expr::Cast {
+            arg: Box::new(instant.clone()),
+            to: ScalarType::Date,
+        }),
+        _ => None,
+    })
+}
+
+/// True when `e` calls a function whose value only the database that ran it knows (a random
+/// uuid, a sequence): replay binds the one Postgres drew.
+fn drawn_by_database(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| {
+        if let Expr::Call { function, .. } = x {
+            found |= matches!(function, Function::GenRandomUuid | Function::Nextval);
+        }
+    });
+    found
 }

@@ -1,4 +1,5 @@
-//! `remodel replay`: proves a plan on its workload against generated data on both sides.
+//! `remodel replay`: proves a plan on its workload, against generated data on both sides or
+//! (`--existing`) against the rows already there, read-only.
 
 use super::backfill::{runtime, Endpoints};
 use crate::progress::thousands;
@@ -31,13 +32,24 @@ pub const EXIT_MISMATCH: u8 = 1;
     4. With --writes, each write pattern runs with generated values on Postgres and through the \
     plan's write path on Cassandra (reads before write, current and new values), then every read \
     of the written table runs again on the rows written, as they are now and as they were.\n\n\
+    With --existing, steps 1 and 2 are skipped: replay reads the source as it is and the keyspace \
+    `remodel backfill` filled, read-only on both sides (the proof to run before cut-over); \
+    --writes is refused then.\n\n\
+    Parameters are adversarial as well as typical: time windows aligned on the session's days, \
+    windows across bucket boundaries and over several buckets, NULLs for nullable columns, \
+    LIMIT 0, 1 and exactly the rows there are, IN lists with a repeated value. The SQL runs in \
+    the application's session time zone (--timezone, by default the source's TimeZone).\n\n\
     Each difference is printed with the pattern, its parameters and both results. replay.json \
     (--out) has per pattern the samples, differences, p50/p99 latency on both sides (one request \
-    at a time) and partitions read beside the plan's estimate.\n\n\
+    at a time) and partitions read beside the plan's estimate. A read that compared no sample is \
+    'not replayed', never 'replayed'.\n\n\
     Exit codes: 0 no difference, 1 a difference, 2 could not replay.",
     after_help = "Example:\n  remodel plan examples/rideshare --out out/rideshare\n  \
     remodel replay --plan out/rideshare/plan.json --source postgres://app@127.0.0.1:5432/scratch \\\n    \
-    --target 127.0.0.1:9042 --samples 20 --writes"
+    --target 127.0.0.1:9042 --samples 20 --writes\n\n\
+  remodel backfill --plan out/rideshare/plan.json --source postgres://app@db/prod --target 10.0.0.5:9042\n  \
+  remodel replay --plan out/rideshare/plan.json --source postgres://app@db/prod --target 10.0.0.5:9042 \\\n    \
+    --existing --timezone Europe/Berlin"
 )]
 pub struct Args {
     #[command(flatten)]
@@ -66,25 +78,43 @@ pub struct Args {
     /// Only these patterns (comma-separated ids).
     #[arg(long, value_delimiter = ',', value_name = "ID,…")]
     pub patterns: Vec<String>,
+    /// Replay on the rows already there: the source as it is and the keyspace the backfill
+    /// filled, read-only on both sides (no generated rows, no backfill; --writes refused).
+    #[arg(long)]
+    pub existing: bool,
+    /// The application's session time zone (IANA name, e.g. Europe/Berlin) the SQL runs in and
+    /// its parameters mean [default: the source's TimeZone].
+    #[arg(long, value_name = "ZONE")]
+    pub timezone: Option<String>,
 }
 
 /// Runs `remodel replay`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.existing && args.writes {
+        bail!(remodel_replay::run::WRITES_REFUSED);
+    }
+    if args.existing && (args.replace || args.schema.is_some()) {
+        bail!("--replace and --schema cannot be combined with --existing: it creates, drops and fills nothing");
+    }
     let (plan, plan_file, source, target) = args.endpoints.open()?;
     if args.samples == 0 || args.rows == 0 {
         bail!("--samples and --rows must be at least 1");
     }
     let folder = plan_file.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let schema_file = args
-        .schema
-        .clone()
-        .unwrap_or_else(|| folder.join("schema.cql"));
-    let schema_cql = std::fs::read_to_string(&schema_file).with_context(|| {
-        format!(
-            "cannot read {} (the CQL that creates the plan's tables; give --schema FILE)",
-            schema_file.display()
-        )
-    })?;
+    let schema_cql = if args.existing {
+        String::new()
+    } else {
+        let schema_file = args
+            .schema
+            .clone()
+            .unwrap_or_else(|| folder.join("schema.cql"));
+        std::fs::read_to_string(&schema_file).with_context(|| {
+            format!(
+                "cannot read {} (the CQL that creates the plan's tables; give --schema FILE)",
+                schema_file.display()
+            )
+        })?
+    };
     let out = args.out.clone().unwrap_or(folder);
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let opts = Options {
@@ -96,6 +126,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         schema_cql,
         run_dir: out.join("replay-backfill"),
         only: args.patterns.clone(),
+        existing: args.existing,
+        time_zone: args.timezone.clone(),
     };
     for id in &opts.only {
         if plan.workload.pattern(id).is_none() {
@@ -105,11 +137,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    let _ = std::fs::remove_dir_all(&opts.run_dir);
+    if !opts.existing {
+        let _ = std::fs::remove_dir_all(&opts.run_dir);
+    }
     eprintln!(
-        "replay: {} against {} (keyspace {})",
-        source.display, target.node, plan.design.keyspace.name
+        "replay: {} against {} (keyspace {}){}",
+        source.display,
+        target.node,
+        plan.design.keyspace.name,
+        if opts.existing {
+            ", the rows already there, read-only"
+        } else {
+            ""
+        }
     );
+    let started = std::time::Instant::now();
     let notify = |m: &str| eprintln!("replay: {m}");
     let report = runtime()?.block_on(remodel_replay::run::replay(
         &plan, &source, &target, &opts, &notify,
@@ -119,7 +161,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     super::plan::write_atomic(&file, &json)?;
     let mut out = std::io::stdout().lock();
     print_report(&mut out, &report)?;
-    writeln!(out, "wrote {}", file.display())?;
+    writeln!(
+        out,
+        "wrote {} ({:.1} s)",
+        file.display(),
+        started.elapsed().as_secs_f64()
+    )?;
     Ok(if report.mismatches() == 0 {
         ExitCode::SUCCESS
     } else {
@@ -188,10 +235,14 @@ fn print_report(out: &mut impl Write, r: &ReplayReport) -> std::io::Result<()> {
         .collect();
     writeln!(
         out,
-        "replay: keyspace {}, seed {}, {} samples per pattern, one request at a time",
-        r.keyspace, r.seed, r.samples
+        "replay: keyspace {}, seed {}, {} samples per pattern, one request at a time, session time zone {}",
+        r.keyspace, r.seed, r.samples, r.time_zone
     )?;
-    writeln!(out, "generated rows: {}", rows.join(", "))?;
+    if r.existing {
+        writeln!(out, "existing rows (estimated): {}", rows.join(", "))?;
+    } else {
+        writeln!(out, "generated rows: {}", rows.join(", "))?;
+    }
     if r.rejected > 0 {
         writeln!(
             out,
@@ -226,15 +277,14 @@ fn print_report(out: &mut impl Write, r: &ReplayReport) -> std::io::Result<()> {
             )?;
         }
     }
-    let replayed = r
-        .patterns
-        .iter()
-        .filter(|p| p.outcome == ReplayOutcome::Replayed)
-        .count();
+    let samples: usize = r.patterns.iter().map(|p| p.samples).sum();
     writeln!(
         out,
-        "replay: {replayed} of {} patterns replayed, {} mismatches",
+        "replay: {} of {} patterns replayed, {} not replayed, {} exceptions; {samples} samples, {} mismatches",
+        r.count(ReplayOutcome::Replayed),
         r.patterns.len(),
+        r.count(ReplayOutcome::NotReplayed),
+        r.count(ReplayOutcome::Exception),
         r.mismatches()
     )
 }

@@ -2,3 +2,4 @@
 pub mod contract;
 pub mod cqlcheck;
 pub mod pipeline;
+pub mod typed;

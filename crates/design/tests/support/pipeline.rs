@@ -241,6 +241,9 @@ pub fn mapping_text(plan: &Plan) -> String {
         if let Some(u) = &w.unsupported {
             s.push_str(&format!("    unsupported: {u}\n"));
         }
+        for x in &w.warnings {
+            s.push_str(&format!("    warning ({}): {}\n", x.code, x.message));
+        }
         if let Some(n) = &w.note {
             s.push_str(&format!("    note: {n}\n"));
         }

@@ -143,14 +143,22 @@ fn intro(ctx: &Ctx, file: &str, r: &ReplayReport) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "`remodel replay` ran this plan's own statements — the reads{} — against the same \
-         generated rows on Postgres and on Cassandra, and compared the results as the SQL defines \
-         them: the same rows, in an order the ORDER BY allows, as many as the LIMIT. Keyspace {}, \
-         seed {}, up to {} parameter sets per pattern drawn from the rows, {} at a time. From {}.\n",
-        if r.writes {
+        "`remodel replay` ran this plan's own statements — the reads{} — against {} on Postgres \
+         and on Cassandra, and compared the results as the SQL defines them: the same rows, in an \
+         order the ORDER BY allows, as many as the LIMIT. Keyspace {}, seed {}, up to {} parameter \
+         sets per pattern drawn from the rows (typical and adversarial ones), {} at a time{}. \
+         From {}.\n",
+        if r.existing {
+            " only (on the rows already there replay is read-only)"
+        } else if r.writes {
             ", and the writes each followed by the reads of the rows it wrote"
         } else {
             " only (writes were not replayed: `--writes` replays them)"
+        },
+        if r.existing {
+            "the rows already there (the source as it is and the keyspace the backfill filled)"
+        } else {
+            "the same generated rows"
         },
         md::code(&r.keyspace),
         r.seed,
@@ -158,6 +166,11 @@ fn intro(ctx: &Ctx, file: &str, r: &ReplayReport) -> String {
         match r.concurrency {
             0 | 1 => "one request".to_string(),
             n => format!("{n} requests"),
+        },
+        if r.time_zone.is_empty() {
+            String::new()
+        } else {
+            format!(", the SQL in session time zone {}", md::code(&r.time_zone))
         },
         md::code(file)
     );
@@ -170,7 +183,12 @@ fn intro(ctx: &Ctx, file: &str, r: &ReplayReport) -> String {
         .map(|t| format!("{} {}", md::code(&t.table), md::thousands(t.rows)))
         .collect();
     if !rows.is_empty() {
-        let _ = writeln!(s, "Generated rows: {}.\n", rows.join(", "));
+        let what = if r.existing {
+            "Rows there (the planner's estimates)"
+        } else {
+            "Generated rows"
+        };
+        let _ = writeln!(s, "{what}: {}.\n", rows.join(", "));
     }
     if r.rejected > 0 {
         let _ = writeln!(
