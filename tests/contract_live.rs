@@ -125,5 +125,16 @@ async fn every_read_runs_from_plan_json_alone_live() {
     let (code, shown) = execute(&python, &case, &no_pin);
     assert_eq!(code, Some(1), "{shown}");
     assert!(shown.contains("MISMATCH q6 with "), "{shown}");
+    // A bind typed as another CQL type than its marker takes: the value would be sent wrong.
+    let mistyped = broken(&plan, "q6", |q| {
+        q["binds"][0]["type"] = serde_json::json!("int");
+    });
+    let (code, shown) = execute(&python, &case, &mistyped);
+    assert_eq!(code, Some(1), "{shown}");
+    assert!(
+        shown.contains("NOT EXECUTABLE q6: contract gap: bind 0 ")
+            && shown.contains("is typed 'int' in plan.json"),
+        "{shown}"
+    );
     case.cleanup().await;
 }

@@ -7,7 +7,8 @@ use crate::shape::{Edge, Shape};
 use crate::types;
 use remodel_model::ident;
 use remodel_model::{
-    Bucket, ColumnRef, DesignColumn, Encoding, Generator, KeyColumn, RowId, Schema, SortOrder,
+    Bind, BindValue, Bucket, ColumnRef, DesignColumn, Encoding, Generator, KeyColumn, RowId,
+    Schema, SortOrder,
 };
 use std::collections::BTreeMap;
 
@@ -205,6 +206,24 @@ impl TableBuild {
     /// Target name of a source column.
     pub fn col_name(&self, c: &ColumnRef) -> Option<&str> {
         self.name_of(&KeySrc::Col(c.clone()))
+    }
+
+    /// The CQL type of the column named `name` (empty when the table has none of that name).
+    pub fn type_of(&self, name: &str) -> String {
+        self.columns
+            .iter()
+            .find(|(_, n, ..)| n == name)
+            .map(|(_, _, t, _)| t.clone())
+            .unwrap_or_default()
+    }
+
+    /// The bind of a `name = ?` marker of this table: typed as the column.
+    pub fn bind(&self, name: &str, value: BindValue) -> Bind {
+        Bind {
+            column: name.to_string(),
+            cql_type: self.type_of(name),
+            value,
+        }
     }
 
     /// Primary key elements in order (partition then clustering).
