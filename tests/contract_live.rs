@@ -39,6 +39,16 @@ fn execute(python: &str, case: &Case, plan: &Path) -> (Option<i32>, String) {
     (out.status.code(), shown)
 }
 
+/// Runs the executor on a hand-broken plan: it must fail, naming `expected`.
+fn must_fail(python: &str, case: &Case, plan: &Path, expected: &[&str]) {
+    let (code, shown) = execute(python, case, plan);
+    eprintln!("{}:\n{shown}", plan.display());
+    assert_eq!(code, Some(1), "{shown}");
+    for e in expected {
+        assert!(shown.contains(e), "{e:?} not in:\n{shown}");
+    }
+}
+
 /// Asserts every read of `plan` matched Postgres, each on some rows, and none was left out.
 fn all_match(python: &str, case: &Case, plan: &Path, reads: usize) {
     let (code, shown) = execute(python, case, plan);
@@ -109,9 +119,7 @@ async fn every_read_runs_from_plan_json_alone_live() {
             {"from": "bucket", "bucket": "day", "time_zone": "UTC", "of": lower});
         q["partitions"] = serde_json::json!({"kind": "one"});
     });
-    let (code, shown) = execute(&python, &case, &one_day);
-    assert_eq!(code, Some(1), "{shown}");
-    assert!(shown.contains("MISMATCH q2 with "), "{shown}");
+    must_fail(&python, &case, &one_day, &["MISMATCH q2 with "]);
     case.cleanup().await;
 
     let case = Case::new("contract_library").await;
@@ -122,19 +130,26 @@ async fn every_read_runs_from_plan_json_alone_live() {
     let no_pin = broken(&plan, "q6", |q| {
         q["client"]["filters"] = serde_json::json!([])
     });
-    let (code, shown) = execute(&python, &case, &no_pin);
-    assert_eq!(code, Some(1), "{shown}");
-    assert!(shown.contains("MISMATCH q6 with "), "{shown}");
+    must_fail(&python, &case, &no_pin, &["MISMATCH q6 with "]);
     // A bind typed as another CQL type than its marker takes: the value would be sent wrong.
     let mistyped = broken(&plan, "q6", |q| {
         q["binds"][0]["type"] = serde_json::json!("int");
     });
-    let (code, shown) = execute(&python, &case, &mistyped);
-    assert_eq!(code, Some(1), "{shown}");
-    assert!(
-        shown.contains("NOT EXECUTABLE q6: contract gap: bind 0 ")
-            && shown.contains("is typed 'int' in plan.json"),
-        "{shown}"
+    must_fail(
+        &python,
+        &case,
+        &mistyped,
+        &[
+            "NOT EXECUTABLE q6: contract gap: bind 0 ",
+            "is typed 'int' in plan.json",
+        ],
     );
+    // The result columns swapped (book_id read from holds and back): rows mapped wrong.
+    let swapped = broken(&plan, "q1", |q| {
+        let first = q["columns"][0]["cql_column"].clone();
+        q["columns"][0]["cql_column"] = q["columns"][1]["cql_column"].clone();
+        q["columns"][1]["cql_column"] = first;
+    });
+    must_fail(&python, &case, &swapped, &["MISMATCH q1 with "]);
     case.cleanup().await;
 }

@@ -13,6 +13,7 @@ import argparse
 import datetime as dt
 import decimal
 import random
+import re
 import sys
 import uuid
 import zoneinfo
@@ -89,7 +90,6 @@ def binary(op, a, b):
 
 
 def like(s, pattern, ci=False):
-    import re
     rx = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern)
     return re.fullmatch(rx, s, re.S | (re.I if ci else 0)) is not None
 
@@ -368,9 +368,9 @@ def prepare(session, cql, binds):
 
 
 def cql_type_text(t):
-    """A CQL type's text compared loosely: no spaces, lower case, `frozen<>` unwrapped (the
-    protocol's metadata does not say frozen)."""
-    t = t.replace(" ", "").lower()
+    """A CQL type's text compared loosely: no spaces, lower case, `varchar` as its alias `text`,
+    `frozen<>` unwrapped (the protocol's metadata does not say frozen)."""
+    t = re.sub(r"\bvarchar\b", "text", t.replace(" ", "").lower())
     while "frozen<" in t:
         i = t.index("frozen<")
         depth, j = 0, i + len("frozen")
