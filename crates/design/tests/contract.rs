@@ -128,3 +128,33 @@ fn every_bind_states_its_cql_type_and_every_read_its_result_columns() {
         "{typed} binds, {columns} columns"
     );
 }
+
+#[test]
+fn the_validator_names_a_bind_typed_unlike_its_marker_and_a_misplaced_result_column() {
+    let mut plan = plan_rideshare(None).0;
+    assert!(
+        remodel_design::validate::validate_plan(&plan).is_empty(),
+        "{:?}",
+        plan.design.violations
+    );
+    let q = &mut plan.design.queries[0];
+    q.binds[0].cql_type = "int".into();
+    q.columns[0].cql_column = Some("no_such_column".into());
+    let found: Vec<String> = remodel_design::validate::validate_plan(&plan)
+        .into_iter()
+        .filter(|v| v.check == "o")
+        .map(|v| v.message)
+        .collect();
+    assert!(
+        found
+            .iter()
+            .any(|m| m.contains("is typed int where the marker takes")),
+        "{found:#?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|m| m.contains("no_such_column, which does not exist")),
+        "{found:#?}"
+    );
+}
