@@ -1,78 +1,13 @@
-//! CQL types as `plan.json` writes them (`decimal`, `list<text>`, `map<text, frozen<entry>>`),
-//! parsed once per column so that every value is converted against a known target type.
+//! The plan's CQL types ([`remodel_model::CqlType`]) resolved for value conversion, once per
+//! column: user types carry their fields and `frozen<…>` is gone, so that every value is
+//! converted against a known target type.
 
+use remodel_model::CqlType as PlanType;
 use remodel_model::UserType;
 use std::sync::Arc;
 
-/// A native (non-collection) CQL type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Native {
-    /// `ascii`
-    Ascii,
-    /// `text` / `varchar`
-    Text,
-    /// `boolean`
-    Boolean,
-    /// `blob`
-    Blob,
-    /// `tinyint`
-    TinyInt,
-    /// `smallint`
-    SmallInt,
-    /// `int`
-    Int,
-    /// `bigint`
-    BigInt,
-    /// `varint`
-    Varint,
-    /// `decimal`
-    Decimal,
-    /// `float`
-    Float,
-    /// `double`
-    Double,
-    /// `timestamp`
-    Timestamp,
-    /// `date`
-    Date,
-    /// `time`
-    Time,
-    /// `duration`
-    Duration,
-    /// `uuid`
-    Uuid,
-    /// `timeuuid`
-    Timeuuid,
-    /// `inet`
-    Inet,
-}
-
-impl Native {
-    fn from_name(name: &str) -> Option<Native> {
-        Some(match name {
-            "ascii" => Native::Ascii,
-            "text" | "varchar" => Native::Text,
-            "boolean" => Native::Boolean,
-            "blob" => Native::Blob,
-            "tinyint" => Native::TinyInt,
-            "smallint" => Native::SmallInt,
-            "int" => Native::Int,
-            "bigint" => Native::BigInt,
-            "varint" => Native::Varint,
-            "decimal" => Native::Decimal,
-            "float" => Native::Float,
-            "double" => Native::Double,
-            "timestamp" => Native::Timestamp,
-            "date" => Native::Date,
-            "time" => Native::Time,
-            "duration" => Native::Duration,
-            "uuid" => Native::Uuid,
-            "timeuuid" => Native::Timeuuid,
-            "inet" => Native::Inet,
-            _ => return None,
-        })
-    }
-}
+/// A native (non-collection) CQL type: the model's.
+pub use remodel_model::NativeType as Native;
 
 /// A user-defined type with its fields resolved.
 #[derive(Debug, Clone, PartialEq)]
@@ -109,171 +44,85 @@ impl CqlType {
     }
 }
 
-/// Why a type string could not be understood.
+/// Why a plan's type could not be resolved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("CQL type `{text}`: {reason}")]
 pub struct TypeError {
-    /// The type as written.
+    /// The type as the plan writes it.
     pub text: String,
     /// What is wrong.
     pub reason: String,
 }
 
-/// Parses CQL type strings, resolving user-defined types from the plan's `design.types`.
+/// Resolves the plan's types against its user-defined types (`design.types`).
 pub struct TypeParser<'a> {
     keyspace: &'a str,
     types: &'a [UserType],
 }
 
 impl<'a> TypeParser<'a> {
-    /// A parser for a plan whose keyspace is `keyspace` and whose UDTs are `types`.
+    /// A resolver for a plan whose keyspace is `keyspace` and whose UDTs are `types`.
     pub fn new(keyspace: &'a str, types: &'a [UserType]) -> Self {
         TypeParser { keyspace, types }
     }
 
-    /// Parses one type, e.g. `map<text, frozen<address_entry>>`.
-    pub fn parse(&self, text: &str) -> Result<CqlType, TypeError> {
-        let err = |reason: String| TypeError {
-            text: text.to_string(),
+    /// Resolves one type, e.g. `map<text, frozen<address_entry>>`.
+    pub fn resolve(&self, t: &PlanType) -> Result<CqlType, TypeError> {
+        self.resolve_at(t, 0).map_err(|reason| TypeError {
+            text: t.to_string(),
             reason,
-        };
-        let tokens = tokenize(text);
-        let mut pos = 0;
-        let t = self.parse_at(&tokens, &mut pos, 0).map_err(err)?;
-        if pos != tokens.len() {
-            return Err(err(format!("unexpected `{}`", tokens[pos])));
-        }
-        Ok(t)
-    }
-
-    fn parse_at(
-        &self,
-        tokens: &[String],
-        pos: &mut usize,
-        depth: usize,
-    ) -> Result<CqlType, String> {
-        if depth > 16 {
-            return Err("nested too deeply".into());
-        }
-        let Some(word) = tokens.get(*pos) else {
-            return Err("ends early".into());
-        };
-        *pos += 1;
-        let name = unquote(word);
-        let generic = |n: usize, this: &Self, pos: &mut usize| -> Result<Vec<CqlType>, String> {
-            expect(tokens, pos, "<")?;
-            let mut args = Vec::new();
-            loop {
-                args.push(this.parse_at(tokens, pos, depth + 1)?);
-                match tokens.get(*pos).map(String::as_str) {
-                    Some(",") => *pos += 1,
-                    Some(">") => {
-                        *pos += 1;
-                        break;
-                    }
-                    other => return Err(format!("expected `,` or `>`, found {other:?}")),
-                }
-            }
-            if n != 0 && args.len() != n {
-                return Err(format!("`{name}` takes {n} type argument(s)"));
-            }
-            Ok(args)
-        };
-        if !word.starts_with('"') {
-            match name.as_str() {
-                "frozen" => return generic(1, self, pos).map(|mut a| a.remove(0)),
-                "list" => return Ok(CqlType::List(Box::new(generic(1, self, pos)?.remove(0)))),
-                "set" => return Ok(CqlType::Set(Box::new(generic(1, self, pos)?.remove(0)))),
-                "map" => {
-                    let mut a = generic(2, self, pos)?;
-                    let v = a.remove(1);
-                    return Ok(CqlType::Map(Box::new(a.remove(0)), Box::new(v)));
-                }
-                "tuple" => return Ok(CqlType::Tuple(generic(0, self, pos)?)),
-                _ => {
-                    if let Some(n) = Native::from_name(&name) {
-                        return Ok(CqlType::Native(n));
-                    }
-                }
-            }
-        }
-        self.udt(&name, depth).ok_or_else(|| {
-            format!("`{name}` is neither a CQL type nor a user type of the plan (design.types)")
         })
     }
 
-    fn udt(&self, name: &str, depth: usize) -> Option<CqlType> {
-        let ut = self.types.iter().find(|t| t.name == name)?;
-        let mut fields = Vec::new();
-        for (field, ty) in &ut.fields {
-            let tokens = tokenize(ty);
-            let mut pos = 0;
-            let t = self.parse_at(&tokens, &mut pos, depth + 1).ok()?;
-            // Field names in the plan are the names themselves (`"Name"` stays `Name`).
-            fields.push((field.clone(), t));
+    /// Reads and resolves one type's text (tests and hand-made types).
+    pub fn parse(&self, text: &str) -> Result<CqlType, TypeError> {
+        let t: PlanType = text
+            .parse()
+            .map_err(|e: remodel_model::CqlTypeError| TypeError {
+                text: text.to_string(),
+                reason: e.to_string(),
+            })?;
+        self.resolve(&t)
+    }
+
+    fn resolve_at(&self, t: &PlanType, depth: usize) -> Result<CqlType, String> {
+        // A user type may name itself through another; the plan's validator refuses that, the
+        // resolver stops rather than recurse forever.
+        if depth > 16 {
+            return Err("nested too deeply (a user type that contains itself?)".into());
         }
-        Some(CqlType::Udt(Arc::new(UdtDef {
+        let inner = |t: &PlanType| self.resolve_at(t, depth + 1).map(Box::new);
+        Ok(match t {
+            PlanType::Native(n) => CqlType::Native(*n),
+            PlanType::Frozen(t) => self.resolve_at(t, depth + 1)?,
+            PlanType::List(t) => CqlType::List(inner(t)?),
+            PlanType::Set(t) => CqlType::Set(inner(t)?),
+            PlanType::Map(k, v) => CqlType::Map(inner(k)?, inner(v)?),
+            PlanType::Tuple(items) => CqlType::Tuple(
+                items
+                    .iter()
+                    .map(|t| self.resolve_at(t, depth + 1))
+                    .collect::<Result<_, _>>()?,
+            ),
+            PlanType::Udt(name) => self.udt(name, depth)?,
+        })
+    }
+
+    fn udt(&self, name: &str, depth: usize) -> Result<CqlType, String> {
+        let ut = self.types.iter().find(|t| t.name == name).ok_or_else(|| {
+            format!("`{name}` is neither a CQL type nor a user type of the plan (design.types)")
+        })?;
+        let fields = ut
+            .fields
+            .iter()
+            .map(|(field, ty)| Ok((field.clone(), self.resolve_at(ty, depth + 1)?)))
+            .collect::<Result<_, String>>()?;
+        Ok(CqlType::Udt(Arc::new(UdtDef {
             keyspace: self.keyspace.to_string(),
             name: name.to_string(),
             fields,
         })))
     }
-}
-
-fn expect(tokens: &[String], pos: &mut usize, what: &str) -> Result<(), String> {
-    if tokens.get(*pos).map(String::as_str) == Some(what) {
-        *pos += 1;
-        Ok(())
-    } else {
-        Err(format!("expected `{what}`"))
-    }
-}
-
-/// A CQL identifier as the server stores it: quoted names verbatim, others lower-cased.
-pub fn unquote(name: &str) -> String {
-    match name.strip_prefix('"').and_then(|n| n.strip_suffix('"')) {
-        Some(inner) => inner.replace("\"\"", "\""),
-        None => name.to_ascii_lowercase(),
-    }
-}
-
-/// The words of a type: names (quoted ones with their quotes), `<`, `>` and `,`.
-pub(crate) fn tokenize(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '<' | '>' | ',' => out.push(c.to_string()),
-            '"' => {
-                let mut word = String::from('"');
-                while let Some(d) = chars.next() {
-                    word.push(d);
-                    if d == '"' {
-                        if chars.peek() == Some(&'"') {
-                            word.push('"');
-                            chars.next();
-                        } else {
-                            break;
-                        }
-                    }
-                }
-                out.push(word);
-            }
-            c if c.is_whitespace() => {}
-            c => {
-                let mut word = String::from(c);
-                while let Some(&d) = chars.peek() {
-                    if d == '<' || d == '>' || d == ',' || d.is_whitespace() {
-                        break;
-                    }
-                    word.push(d);
-                    chars.next();
-                }
-                out.push(word);
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -285,8 +134,8 @@ mod tests {
         let types = vec![UserType {
             name: "address_entry".into(),
             fields: vec![
-                ("label".into(), "text".into()),
-                ("lines".into(), "list<text>".into()),
+                ("label".into(), PlanType::TEXT),
+                ("lines".into(), "list<text>".parse().unwrap()),
             ],
         }];
         let p = TypeParser::new("shop", &types);

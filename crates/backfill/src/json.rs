@@ -256,10 +256,10 @@ mod tests {
         vec![UserType {
             name: "address_entry".into(),
             fields: vec![
-                ("label".into(), "text".into()),
-                ("street".into(), "text".into()),
-                ("since".into(), "timestamp".into()),
-                ("fee".into(), "decimal".into()),
+                ("label".into(), "text".parse().unwrap()),
+                ("street".into(), "text".parse().unwrap()),
+                ("since".into(), "timestamp".parse().unwrap()),
+                ("fee".into(), "decimal".parse().unwrap()),
             ],
         }]
     }

@@ -86,7 +86,7 @@ impl TargetTable {
         let mut columns = Vec::with_capacity(t.columns.len());
         for c in &t.columns {
             let cql = parser
-                .parse(&c.cql_type)
+                .resolve(&c.cql_type)
                 .map_err(|e| Error::Plan(format!("table {}, column {}: {e}", t.name, c.name)))?;
             let bucket = t
                 .partition_key
@@ -97,7 +97,7 @@ impl TargetTable {
             columns.push(TargetColumn {
                 name: c.name.clone(),
                 cql,
-                cql_text: c.cql_type.clone(),
+                cql_text: c.cql_type.to_string(),
                 bucket,
             });
         }

@@ -5,9 +5,8 @@
 //! The target's schema is read from Cassandra's `system_schema` tables.
 
 use crate::cql::CqlTarget;
-use crate::cqltype::unquote;
 use crate::Error;
-use remodel_model::{DesignTable, SortOrder, UserType};
+use remodel_model::{CqlType, DesignTable, SortOrder, UserType};
 use scylla::client::session::Session;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -148,15 +147,15 @@ pub fn compare(server: &ServerKeyspace, tables: &[&DesignTable], types: &[UserTy
 /// The user-defined types the tables' columns name (directly or inside another type), in name order.
 fn used_types(tables: &[&DesignTable], types: &[UserType]) -> BTreeSet<String> {
     let mut used = BTreeSet::new();
-    let mut pending: Vec<String> = tables
+    let mut pending: Vec<&CqlType> = tables
         .iter()
-        .flat_map(|t| t.columns.iter().map(|c| c.cql_type.clone()))
+        .flat_map(|t| t.columns.iter().map(|c| &c.cql_type))
         .collect();
-    while let Some(text) = pending.pop() {
-        for word in Type::parse(&text).names() {
+    while let Some(ty) = pending.pop() {
+        for word in ty.user_types() {
             if let Some(t) = types.iter().find(|t| t.name == word) {
                 if used.insert(t.name.clone()) {
-                    pending.extend(t.fields.iter().map(|(_, ty)| ty.clone()));
+                    pending.extend(t.fields.iter().map(|(_, ty)| ty));
                 }
             }
         }
@@ -164,13 +163,14 @@ fn used_types(tables: &[&DesignTable], types: &[UserType]) -> BTreeSet<String> {
     used
 }
 
-fn type_difference(plan: &[(String, String)], server: &[(String, String)]) -> Option<String> {
-    let names = |f: &[(String, String)]| f.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
-    if names(plan) != names(server) {
+fn type_difference(plan: &[(String, CqlType)], server: &[(String, String)]) -> Option<String> {
+    let plan_names: Vec<&str> = plan.iter().map(|(n, _)| n.as_str()).collect();
+    let server_names: Vec<&str> = server.iter().map(|(n, _)| n.as_str()).collect();
+    if plan_names != server_names {
         return Some(format!(
             "fields ({}) on the target, the plan says ({})",
-            names(server).join(", "),
-            names(plan).join(", ")
+            server_names.join(", "),
+            plan_names.join(", ")
         ));
     }
     plan.iter()
@@ -243,85 +243,26 @@ fn table_differences(t: &DesignTable, server: &BTreeMap<String, ServerColumn>) -
     out
 }
 
-/// Whether two CQL type texts name the same type (case, spacing, quoting, `varchar`, the implicit
-/// `frozen` of a tuple aside).
-pub fn same_type(a: &str, b: &str) -> bool {
-    Type::parse(a).canonical() == Type::parse(b).canonical()
+/// Whether the server's type text names the plan's type (case, spacing, quoting, `varchar`, the
+/// implicit `frozen` of a tuple aside). A text the model does not read (`counter`, `vector<…>`)
+/// names no type of a plan.
+pub fn same_type(plan: &CqlType, server: &str) -> bool {
+    server
+        .parse::<CqlType>()
+        .is_ok_and(|s| canonical(plan) == canonical(&s))
 }
 
-/// A CQL type as a tree of names and type arguments.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Type {
-    name: String,
-    args: Vec<Type>,
-}
-
-impl Type {
-    /// Reads `text`; what does not parse stays as words, so that two unreadable types compare
-    /// by their text.
-    fn parse(text: &str) -> Type {
-        let tokens = crate::cqltype::tokenize(text);
-        let mut pos = 0;
-        let t = Type::parse_at(&tokens, &mut pos, 0);
-        match t {
-            Some(t) if pos == tokens.len() => t,
-            _ => Type {
-                name: tokens.concat(),
-                args: Vec::new(),
-            },
-        }
-    }
-
-    fn parse_at(tokens: &[String], pos: &mut usize, depth: usize) -> Option<Type> {
-        let word = tokens.get(*pos)?;
-        if depth > 32 || matches!(word.as_str(), "<" | ">" | ",") {
-            return None;
-        }
-        *pos += 1;
-        let mut t = Type {
-            name: unquote(word),
-            args: Vec::new(),
-        };
-        if tokens.get(*pos).map(String::as_str) != Some("<") {
-            return Some(t);
-        }
-        *pos += 1;
-        loop {
-            t.args.push(Type::parse_at(tokens, pos, depth + 1)?);
-            let sep = tokens.get(*pos)?.clone();
-            *pos += 1;
-            match sep.as_str() {
-                "," => {}
-                ">" => return Some(t),
-                _ => return None,
-            }
-        }
-    }
-
-    /// Every name in the tree (type names and user-defined type names alike).
-    fn names(&self) -> Vec<String> {
-        let mut out = vec![self.name.clone()];
-        for a in &self.args {
-            out.extend(a.names());
-        }
-        out
-    }
-
-    /// One spelling per type: `varchar` is `text`, a tuple is frozen whether said or not.
-    fn canonical(&self) -> String {
-        if self.name == "frozen" && self.args.len() == 1 && self.args[0].name == "tuple" {
-            return self.args[0].canonical();
-        }
-        let name = if self.name == "varchar" {
-            "text"
-        } else {
-            &self.name
-        };
-        if self.args.is_empty() {
-            return name.to_string();
-        }
-        let args: Vec<String> = self.args.iter().map(Type::canonical).collect();
-        format!("{name}<{}>", args.join(","))
+/// One spelling per type: a tuple is frozen whether said or not.
+fn canonical(t: &CqlType) -> CqlType {
+    let boxed = |t: &CqlType| Box::new(canonical(t));
+    match t {
+        CqlType::Frozen(inner) if matches!(**inner, CqlType::Tuple(_)) => canonical(inner),
+        CqlType::Native(_) | CqlType::Udt(_) => t.clone(),
+        CqlType::List(e) => CqlType::List(boxed(e)),
+        CqlType::Set(e) => CqlType::Set(boxed(e)),
+        CqlType::Frozen(e) => CqlType::Frozen(boxed(e)),
+        CqlType::Map(k, v) => CqlType::Map(boxed(k), boxed(v)),
+        CqlType::Tuple(items) => CqlType::Tuple(items.iter().map(canonical).collect()),
     }
 }
 
@@ -330,10 +271,14 @@ mod tests {
     use super::*;
     use remodel_model::{DesignColumn, Estimates, KeyColumn};
 
+    fn ty(text: &str) -> CqlType {
+        text.parse().unwrap()
+    }
+
     fn key(column: &str, ty: &str, order: Option<SortOrder>) -> KeyColumn {
         KeyColumn {
             column: column.into(),
-            cql_type: ty.into(),
+            cql_type: self::ty(ty),
             derived_from: None,
             bucket: None,
             order,
@@ -346,7 +291,7 @@ mod tests {
     fn plan_table() -> DesignTable {
         let col = |n: &str, t: &str| DesignColumn {
             name: n.into(),
-            cql_type: t.into(),
+            cql_type: ty(t),
             source: None,
             is_static: false,
             embeds: None,
@@ -402,8 +347,8 @@ mod tests {
         UserType {
             name: "stop".into(),
             fields: vec![
-                ("at".into(), "timestamp".into()),
-                ("place".into(), "text".into()),
+                ("at".into(), CqlType::TIMESTAMP),
+                ("place".into(), CqlType::TEXT),
             ],
         }
     }
@@ -412,7 +357,13 @@ mod tests {
         ServerKeyspace {
             exists: true,
             tables: BTreeMap::from([("trips_by_driver".into(), table)]),
-            types: BTreeMap::from([("stop".into(), stop().fields)]),
+            types: BTreeMap::from([(
+                "stop".into(),
+                vec![
+                    ("at".into(), "timestamp".into()),
+                    ("place".into(), "text".into()),
+                ],
+            )]),
         }
     }
 
@@ -489,15 +440,17 @@ mod tests {
 
     #[test]
     fn spellings_of_one_type_are_the_same_type() {
-        assert!(same_type(
+        let same = |a: &str, b: &str| same_type(&ty(a), b);
+        assert!(same(
             "map<text, frozen<\"Entry\">>",
             "map<text,frozen<\"Entry\">>"
         ));
-        assert!(same_type("varchar", "text"));
-        assert!(same_type("tuple<int, text>", "frozen<tuple<int, text>>"));
-        assert!(same_type("LIST<INT>", "list<int>"));
-        assert!(!same_type("list<int>", "frozen<list<int>>"));
-        assert!(!same_type("\"Entry\"", "entry"));
-        assert!(!same_type("decimal", "double"));
+        assert!(same("varchar", "text"));
+        assert!(same("tuple<int, text>", "frozen<tuple<int, text>>"));
+        assert!(same("LIST<INT>", "list<int>"));
+        assert!(!same("list<int>", "frozen<list<int>>"));
+        assert!(!same("\"Entry\"", "entry"));
+        assert!(!same("decimal", "double"));
+        assert!(!same("bigint", "counter"));
     }
 }

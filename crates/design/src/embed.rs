@@ -14,9 +14,9 @@ use crate::tables::TableBuild;
 use crate::types;
 use remodel_model::ident;
 use remodel_model::{
-    AccessPattern, Bind, BindValue, Cardinality, ColumnRef, Decision, DesignColumn, EqualityOp,
-    ReadBeforeWrite, ReadColumn, Relationship, Schema, StatementKind, UserType, WriteAction,
-    WriteTarget,
+    AccessPattern, Bind, BindValue, Cardinality, ColumnRef, CqlType, Decision, DesignColumn,
+    EqualityOp, ReadBeforeWrite, ReadColumn, Relationship, Schema, StatementKind, UserType,
+    WriteAction, WriteTarget,
 };
 
 /// One embedded one-to-many relationship.
@@ -35,7 +35,7 @@ pub struct Embedding {
     /// The entry type (`address_entry`).
     pub udt: UserType,
     /// The map key (child column and CQL type) for the map form; `None` for a list.
-    pub map_key: Option<(String, String)>,
+    pub map_key: Option<(String, CqlType)>,
     /// Child columns stored in each entry, in the UDT's field order.
     pub fields: Vec<String>,
     /// Children per parent as the analyzer measured or was told (1 when it gave none).
@@ -48,7 +48,7 @@ pub struct Embedding {
 
 /// `<column>_entry`, unless another embedding took that name for other fields (the same fields
 /// share the type).
-fn udt_name(out: &[Embedding], column: &str, fields: &[(String, String)]) -> String {
+fn udt_name(out: &[Embedding], column: &str, fields: &[(String, CqlType)]) -> String {
     let wanted = naming::fit_length(&format!("{}_entry", naming::singular(column)));
     let taken = |n: &str| {
         out.iter()
@@ -59,10 +59,13 @@ fn udt_name(out: &[Embedding], column: &str, fields: &[(String, String)]) -> Str
 
 impl Embedding {
     /// The CQL type of the collection column.
-    pub fn cql_type(&self) -> String {
+    pub fn cql_type(&self) -> CqlType {
+        let entry = Box::new(CqlType::Frozen(Box::new(CqlType::Udt(
+            self.udt.name.clone(),
+        ))));
         match &self.map_key {
-            Some((_, kt)) => format!("map<{kt}, frozen<{}>>", ident::cql_quote(&self.udt.name)),
-            None => format!("list<frozen<{}>>", ident::cql_quote(&self.udt.name)),
+            Some((_, kt)) => CqlType::Map(Box::new(kt.clone()), entry),
+            None => CqlType::List(entry),
         }
     }
 }
@@ -141,13 +144,13 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
         if column != plain {
             why.push(format!("`{plain}` is taken in {}'s table", parent.key()));
         }
-        let udt_fields: Vec<(String, String)> = child
+        let udt_fields: Vec<(String, CqlType)> = child
             .columns
             .iter()
             .filter(|c| !is_fk(&c.name))
             .map(|c| {
                 let t = types::cql_type(&c.sql_type, schema);
-                (c.name.clone(), types::frozen_if_collection(&t))
+                (c.name.clone(), types::frozen_if_collection(t))
             })
             .collect();
         let parent_key: Vec<String> = fk.ref_columns.clone();
@@ -671,7 +674,7 @@ pub fn write(
                     },
                     Bind {
                         column: e.column.clone(),
-                        cql_type: format!("frozen<{}>", ident::cql_quote(&e.udt.name)),
+                        cql_type: CqlType::Frozen(Box::new(CqlType::Udt(e.udt.name.clone()))),
                         value: BindValue::Entry {
                             key: None,
                             fields: e

@@ -8,9 +8,9 @@ use crate::shape::{range_filter, ClientFilter, Shape};
 use crate::tables::TableBuild;
 use remodel_model::ident::cql_quote;
 use remodel_model::{
-    AccessPattern, Aggregate, BinaryOp, Bind, BindValue, ClientWork, ColumnRef, EqualityOp, Expr,
-    Function, GroupRow, Literal, PartitionRead, QueryMapping, ReadColumn, ReadStep, SortBy,
-    SortKey, SortOrder, Suggestion, Warning,
+    AccessPattern, Aggregate, BinaryOp, Bind, BindValue, ClientWork, ColumnRef, CqlType,
+    EqualityOp, Expr, Function, GroupRow, Literal, NativeType, PartitionRead, QueryMapping,
+    ReadColumn, ReadStep, SortBy, SortKey, SortOrder, Suggestion, Warning,
 };
 
 /// A parent read by key after the main table (kept by reference).
@@ -47,7 +47,7 @@ impl Cond {
     fn new(t: &TableBuild, name: &str, op: &str, value: BindValue) -> Self {
         let mut bind = t.bind(name, value);
         if op == "IN" {
-            bind.cql_type = format!("list<{}>", bind.cql_type);
+            bind.cql_type = CqlType::List(Box::new(bind.cql_type));
         }
         Cond {
             sql: format!("{} {op} ?", cql_quote(name)),
@@ -264,13 +264,16 @@ struct Aggregation {
 /// CQL aggregates that give what SQL gives on the column's type: `count`, `min`, `max`; `sum`
 /// and `avg` only of decimals and floating point (CQL keeps an integer column's type: its sum
 /// overflows and its avg truncates, where Postgres widens).
-fn cql_aggregate(f: &str, distinct: bool, col_type: Option<&str>) -> bool {
+fn cql_aggregate(f: &str, distinct: bool, col_type: Option<&CqlType>) -> bool {
     if distinct {
         return false;
     }
     match f {
         "count" | "min" | "max" => true,
-        "sum" | "avg" => matches!(col_type, Some("decimal" | "double" | "float")),
+        "sum" | "avg" => matches!(
+            col_type.and_then(CqlType::native),
+            Some(NativeType::Decimal | NativeType::Double | NativeType::Float)
+        ),
         _ => false,
     }
 }
@@ -293,7 +296,7 @@ fn aggregation(
         t.columns
             .iter()
             .find(|(k, ..)| *k == KeySrc::Col(c.clone()))
-            .map(|(_, _, ty, _)| ty.as_str())
+            .map(|(_, _, ty, _)| ty)
     };
     let supported = shape
         .aggregates
@@ -631,7 +634,7 @@ pub fn map(
         Some(l) => {
             binds.push(Bind {
                 column: "limit".into(),
-                cql_type: "int".into(),
+                cql_type: CqlType::Native(NativeType::Int),
                 value: BindValue::Expr { expr: l },
             });
             " LIMIT ?"
@@ -715,7 +718,7 @@ pub fn held_in(t: &TableBuild, c: &ColumnRef) -> Option<ReadColumn> {
         source: None,
         table: Some(t.name.clone()),
         cql_column: Some(name.to_string()),
-        cql_type: Some(t.type_of(name)),
+        cql_type: t.type_of(name),
         encoding: t.encoding(&KeySrc::Col(c.clone())),
     })
 }
@@ -888,7 +891,7 @@ pub fn suggest(
     if shape.aggregates.is_empty() {
         return None;
     }
-    let groups: Vec<(String, String)> = shape
+    let groups: Vec<(String, CqlType)> = shape
         .group_by
         .iter()
         .filter_map(|g| {

@@ -6,8 +6,8 @@
 use crate::buckets::{self, Zones};
 use crate::shape::{eq_expr, range_expr};
 use remodel_model::{
-    AccessPattern, Bind, BindValue, ColumnRef, Design, EqualityOp, Expr, PatternAnalysis,
-    QueryMapping, RangePredicate, ReadColumn, Schema, Violation,
+    AccessPattern, Bind, BindValue, ColumnRef, CqlType, Design, EqualityOp, Expr, NativeType,
+    PatternAnalysis, QueryMapping, RangePredicate, ReadColumn, Schema, Violation,
 };
 use std::collections::BTreeMap;
 
@@ -276,9 +276,6 @@ fn untyped(b: &BindValue) -> bool {
 /// column's type (`list<T>` for `IN ?`), `int` for `LIMIT ?`; a collection's binds (its type,
 /// its key's, its entry's) only need a type.
 fn mistyped(design: &Design, table: &str, b: &Bind) -> Option<String> {
-    if b.cql_type.is_empty() {
-        return Some("no CQL type".into());
-    }
     let col = design
         .tables
         .iter()
@@ -287,10 +284,10 @@ fn mistyped(design: &Design, table: &str, b: &Bind) -> Option<String> {
     let want = match col {
         Some(c) if c.embeds.is_some() => return None,
         Some(c) => c.cql_type.clone(),
-        None if b.column == "limit" => "int".into(),
+        None if b.column == "limit" => CqlType::Native(NativeType::Int),
         None => return Some(format!("no column {} in {table}", b.column)),
     };
-    let list = format!("list<{want}>");
+    let list = CqlType::List(Box::new(want.clone()));
     (b.cql_type != want && b.cql_type != list)
         .then(|| format!("typed {} where the marker takes {want}", b.cql_type))
 }

@@ -7,8 +7,8 @@ use crate::shape::{Edge, Shape};
 use crate::types;
 use remodel_model::ident;
 use remodel_model::{
-    Bind, BindValue, Bucket, ColumnRef, DesignColumn, Encoding, Generator, KeyColumn, RowId,
-    Schema, SortOrder,
+    Bind, BindValue, Bucket, ColumnRef, CqlType, DesignColumn, Encoding, Generator, KeyColumn,
+    RowId, Schema, SortOrder,
 };
 use std::collections::BTreeMap;
 
@@ -34,7 +34,7 @@ pub struct TableBuild {
     /// Final clustering (after [`finish`]).
     pub clustering: Vec<(KeySrc, SortOrder)>,
     /// Final column list: (source, name, cql type, static).
-    pub columns: Vec<(KeySrc, String, String, bool)>,
+    pub columns: Vec<(KeySrc, String, CqlType, bool)>,
     /// Final name.
     pub name: String,
     /// Warnings found while building (sizing adds more).
@@ -208,20 +208,22 @@ impl TableBuild {
         self.name_of(&KeySrc::Col(c.clone()))
     }
 
-    /// The CQL type of the column named `name` (empty when the table has none of that name).
-    pub fn type_of(&self, name: &str) -> String {
+    /// The CQL type of the column named `name`.
+    pub fn type_of(&self, name: &str) -> Option<CqlType> {
         self.columns
             .iter()
             .find(|(_, n, ..)| n == name)
             .map(|(_, _, t, _)| t.clone())
-            .unwrap_or_default()
     }
 
-    /// The bind of a `name = ?` marker of this table: typed as the column.
+    /// The bind of a `name = ?` marker of this table: typed as the column (every caller names
+    /// a column of the table; were it not, `blob` is a type the validator's check (o) names).
     pub fn bind(&self, name: &str, value: BindValue) -> Bind {
         Bind {
             column: name.to_string(),
-            cql_type: self.type_of(name),
+            cql_type: self
+                .type_of(name)
+                .unwrap_or(CqlType::Native(remodel_model::NativeType::Blob)),
             value,
         }
     }
@@ -257,7 +259,7 @@ impl TableBuild {
             .iter()
             .find(|(s, ..)| s == k)
             .map(|(_, n, t, _)| (n.clone(), t.clone()))
-            .unwrap_or_default();
+            .unwrap_or_else(|| (String::new(), CqlType::TEXT));
         let (derived_from, bucket) = match k {
             KeySrc::Bucket(c, b) => (
                 self.col_name(c)
@@ -476,28 +478,24 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
     for (i, k) in srcs.iter().enumerate() {
         let taken = |n: &str| used.iter().any(|u| u == n) || reserved.contains(&n);
         let (name, ty, is_static) = match k {
-            KeySrc::Const(_) => (
-                free_name(&["part".into()], taken),
-                "text".to_string(),
-                false,
-            ),
+            KeySrc::Const(_) => (free_name(&["part".into()], taken), CqlType::TEXT, false),
             KeySrc::RowId(_) => (
                 free_name(&["row_id".into(), "remodel_row_id".into()], taken),
-                "uuid".to_string(),
+                CqlType::UUID,
                 false,
             ),
             KeySrc::Bucket(c, b) => {
                 let ty = if *b == Bucket::Day {
-                    "date"
+                    CqlType::DATE
                 } else {
-                    "timestamp"
+                    CqlType::TIMESTAMP
                 };
                 let word = naming::bucket_word(*b);
                 let wanted = [
                     format!("{}_{word}", naming::singular(&root.name)),
                     format!("{}_{word}", c.column.to_ascii_lowercase()),
                 ];
-                (free_name(&wanted, taken), ty.to_string(), false)
+                (free_name(&wanted, taken), ty, false)
             }
             KeySrc::Col(c) => {
                 let sql_type = schema
@@ -507,11 +505,11 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
                     .unwrap_or_default();
                 let mut ty = types::cql_type(&sql_type, schema);
                 if i < key_len {
-                    ty = types::frozen_if_collection(&ty);
+                    ty = types::frozen_if_collection(ty);
                     // CQL's timestamp keeps milliseconds: rows apart by less would collapse
                     // into one key. The key keeps the source's microseconds.
-                    if ty == "timestamp" && keys::sub_ms_timestamp(&sql_type) {
-                        ty = "bigint".into();
+                    if ty == CqlType::TIMESTAMP && keys::sub_ms_timestamp(&sql_type) {
+                        ty = CqlType::BIGINT;
                         encoded.push(c.clone());
                     }
                 }
@@ -566,8 +564,8 @@ pub fn encode_everywhere(tables: &mut [TableBuild]) {
     for t in tables.iter_mut() {
         for (k, _, ty, _) in t.columns.iter_mut() {
             let KeySrc::Col(c) = k else { continue };
-            if encoded.contains(c) && ty == "timestamp" {
-                *ty = "bigint".into();
+            if encoded.contains(c) && *ty == CqlType::TIMESTAMP {
+                *ty = CqlType::BIGINT;
                 if !t.encoded.contains(c) {
                     t.encoded.push(c.clone());
                 }

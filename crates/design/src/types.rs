@@ -1,57 +1,51 @@
 //! Postgres → CQL type mapping and the byte widths used for sizing when no statistics are given.
 
-use remodel_model::Schema;
+use remodel_model::{CqlType, NativeType as N, Schema};
 
 /// The CQL type for a Postgres column type (as the DDL front end normalises it, lower case).
-pub fn cql_type(sql_type: &str, schema: &Schema) -> String {
+pub fn cql_type(sql_type: &str, schema: &Schema) -> CqlType {
     let t = sql_type.trim().to_ascii_lowercase();
     if let Some(elem) = t.strip_suffix("[]").or_else(|| t.strip_suffix(" array")) {
         let inner = cql_type(elem, schema);
-        return format!("list<{}>", frozen_if_collection(&inner));
+        return CqlType::List(Box::new(frozen_if_collection(inner)));
     }
     let base = strip_modifier(&t);
     let base = base.trim();
     let bare = base.rsplit('.').next().unwrap_or(base).trim_matches('"');
     // MySQL's unsigned integers need the next wider CQL type to hold every value.
     if let Some(signed) = bare.strip_suffix(" unsigned") {
-        return match cql_type(signed, schema).as_str() {
-            "tinyint" | "smallint" => "int",
-            "int" => "bigint",
-            _ => "varint",
-        }
-        .into();
+        return CqlType::Native(match cql_type(signed, schema).native() {
+            Some(N::TinyInt | N::SmallInt) => N::Int,
+            Some(N::Int) => N::BigInt,
+            _ => N::Varint,
+        });
     }
     let mapped = match bare {
-        "smallint" | "int2" | "smallserial" | "serial2" => "smallint",
-        "integer" | "int" | "int4" | "serial" | "serial4" => "int",
-        "bigint" | "int8" | "bigserial" | "serial8" | "oid" => "bigint",
-        "numeric" | "decimal" | "money" => "decimal",
-        "real" | "float4" => "float",
-        "double precision" | "float8" | "float" => "double",
-        "text" | "varchar" | "character varying" | "char" | "character" | "bpchar" | "name"
-        | "citext" | "xml" | "tsvector" | "tsquery" | "cidr" | "macaddr" | "ltree" => "text",
-        "json" | "jsonb" => "text",
+        "smallint" | "int2" | "smallserial" | "serial2" => N::SmallInt,
+        "integer" | "int" | "int4" | "serial" | "serial4" => N::Int,
+        "bigint" | "int8" | "bigserial" | "serial8" | "oid" => N::BigInt,
+        "numeric" | "decimal" | "money" => N::Decimal,
+        "real" | "float4" => N::Float,
+        "double precision" | "float8" | "float" => N::Double,
         "timestamp"
         | "timestamptz"
         | "timestamp with time zone"
-        | "timestamp without time zone" => "timestamp",
-        "date" => "date",
+        | "timestamp without time zone" => N::Timestamp,
+        "date" => N::Date,
         // MySQL's datetime: a timestamp without time zone (warned by `mapping_note`).
-        "datetime" => "timestamp",
-        "time" | "timetz" | "time with time zone" | "time without time zone" => "time",
-        "interval" => "duration",
-        "uuid" => "uuid",
-        "boolean" | "bool" => "boolean",
-        "bytea" => "blob",
-        "inet" => "inet",
-        "tinyint" => "tinyint",
-        _ => "text",
+        "datetime" => N::Timestamp,
+        "time" | "timetz" | "time with time zone" | "time without time zone" => N::Time,
+        "interval" => N::Duration,
+        "uuid" => N::Uuid,
+        "boolean" | "bool" => N::Boolean,
+        "bytea" => N::Blob,
+        "inet" => N::Inet,
+        "tinyint" => N::TinyInt,
+        // Text types, JSON, enums and unknown types (geometry, ranges, domains) are carried as
+        // their text form.
+        _ => N::Text,
     };
-    if mapped == "text" && !is_known_text(bare) && !is_enum(bare, schema) {
-        // Unknown types (geometry, ranges, domains) are carried as their text form.
-        return "text".into();
-    }
-    mapped.into()
+    CqlType::Native(mapped)
 }
 
 /// Why a column's type maps to `text` by default rather than by a rule: a type Postgres does
@@ -81,7 +75,7 @@ pub fn mapping_note(sql_type: &str, schema: &Schema) -> Option<String> {
             cql_type(sql_type, schema)
         ));
     }
-    let mapped_by_rule = cql_type(elem, schema) != "text"
+    let mapped_by_rule = cql_type(elem, schema) != CqlType::TEXT
         || is_known_text(bare)
         || is_enum(bare, schema)
         || matches!(
@@ -160,11 +154,11 @@ pub fn enum_labels(sql_type: &str, schema: &Schema) -> Option<usize> {
 }
 
 /// Collections nested in collections (and collections in keys) must be frozen in CQL.
-pub fn frozen_if_collection(t: &str) -> String {
-    if t.starts_with("list<") || t.starts_with("set<") || t.starts_with("map<") {
-        format!("frozen<{t}>")
+pub fn frozen_if_collection(t: CqlType) -> CqlType {
+    if matches!(t, CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..)) {
+        CqlType::Frozen(Box::new(t))
     } else {
-        t.to_string()
+        t
     }
 }
 
@@ -237,7 +231,7 @@ mod tests {
             ("bigint unsigned", "varint"),
             ("datetime", "timestamp"),
         ] {
-            assert_eq!(cql_type(pg, &s), cql, "{pg}");
+            assert_eq!(cql_type(pg, &s).to_string(), cql, "{pg}");
         }
     }
 

@@ -25,8 +25,8 @@
 //! The read checks (e), (n), (o) are in [`crate::read_checks`].
 
 use remodel_model::{
-    AccessPattern, BindValue, ColumnRef, Design, DesignColumn, DesignTable, EqualityOp, Guard,
-    Plan, ReadBeforeWrite, Schema, StatementKind, Table, Violation, Workload, WriteAction,
+    AccessPattern, BindValue, ColumnRef, CqlType, Design, DesignColumn, DesignTable, EqualityOp,
+    Guard, Plan, ReadBeforeWrite, Schema, StatementKind, Table, Violation, Workload, WriteAction,
     WritePath,
 };
 use std::collections::HashMap;
@@ -235,7 +235,7 @@ fn key_precision(schema: &Schema, t: &DesignTable, out: &mut Vec<Violation>) {
         else {
             continue;
         };
-        let as_millis = k.cql_type == "timestamp" || k.encoding != col.encoding;
+        let as_millis = k.cql_type == CqlType::TIMESTAMP || k.encoding != col.encoding;
         if crate::keys::sub_ms_timestamp(sql_type) && as_millis && !warned {
             v(out, "g", format!(
                 "table {}: key column {} holds {src} ({sql_type}, microseconds) as CQL {}, which keeps milliseconds: rows apart by less would collapse into one CQL row (keep it as epoch microseconds, or state the decision with a timestamp_precision warning)",

@@ -56,7 +56,7 @@ fn the_validator_finds_a_copy_no_write_keeps_in_step() {
     let t = plan.design.tables.iter_mut().find(|t| t.name == first);
     t.expect("table").columns.push(DesignColumn {
         name: "balance".into(),
-        cql_type: "decimal".into(),
+        cql_type: "decimal".parse().expect("a CQL type"),
         source: Some(ColumnRef::new("accounts", "balance")),
         is_static: false,
         embeds: None,

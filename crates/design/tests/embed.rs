@@ -6,7 +6,7 @@
 
 mod support;
 
-use remodel_model::{Cardinality, Decision};
+use remodel_model::{Cardinality, CqlType, Decision};
 use support::cqlcheck::check_design;
 use support::pipeline::{mapping_text, plan_files, root, strict_violations};
 
@@ -47,15 +47,15 @@ fn bounded_children_read_with_their_parent_become_a_map_of_a_frozen_udt() {
         .iter()
         .find(|c| c.name == "addresses")
         .expect("collection column");
-    assert_eq!(col.cql_type, "map<text, frozen<address_entry>>");
+    assert_eq!(col.cql_type.to_string(), "map<text, frozen<address_entry>>");
     assert_eq!(d.types.len(), 1);
     assert_eq!(d.types[0].name, "address_entry");
     assert_eq!(
         d.types[0].fields,
         [
-            ("label".to_string(), "text".to_string()),
-            ("street".to_string(), "text".to_string()),
-            ("city".to_string(), "text".to_string())
+            ("label".to_string(), CqlType::TEXT),
+            ("street".to_string(), CqlType::TEXT),
+            ("city".to_string(), CqlType::TEXT)
         ]
     );
     assert_eq!(

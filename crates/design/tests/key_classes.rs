@@ -77,7 +77,7 @@ fn a_key_timestamp_with_microseconds_is_kept_as_epoch_micros() {
         .iter()
         .find(|k| k.column == "posted_at")
         .expect("posted_at clusters");
-    assert_eq!(key.cql_type, "bigint");
+    assert_eq!(key.cql_type.to_string(), "bigint");
     assert_eq!(key.encoding, Some(Encoding::EpochMicros));
     let col = ledger.columns.iter().find(|c| c.name == "posted_at");
     assert_eq!(col.and_then(|c| c.encoding), Some(Encoding::EpochMicros));
@@ -102,8 +102,8 @@ fn a_key_timestamp_with_microseconds_is_kept_as_epoch_micros() {
         .expect("an audit table");
     let seen = audit.clustering.iter().find(|k| k.column == "seen_at");
     assert_eq!(
-        seen.map(|k| (k.cql_type.as_str(), k.encoding)),
-        Some(("timestamp", None))
+        seen.map(|k| (k.cql_type.to_string(), k.encoding)),
+        Some(("timestamp".to_string(), None))
     );
 }
 
@@ -118,11 +118,11 @@ fn the_validator_fails_a_millisecond_key_of_a_microsecond_column() {
         .find(|t| t.entity == "ledger")
         .expect("ledger table");
     for k in t.clustering.iter_mut().filter(|k| k.column == "posted_at") {
-        k.cql_type = "timestamp".into();
+        k.cql_type = "timestamp".parse().expect("a CQL type");
         k.encoding = None;
     }
     for c in t.columns.iter_mut().filter(|c| c.name == "posted_at") {
-        c.cql_type = "timestamp".into();
+        c.cql_type = "timestamp".parse().expect("a CQL type");
         c.encoding = None;
     }
     // Its binds and result columns say so too (else check (o) names them).
@@ -132,7 +132,7 @@ fn the_validator_fails_a_millisecond_key_of_a_microsecond_column() {
             .iter_mut()
             .filter(|c| c.cql_column.as_deref() == Some("posted_at"))
             .for_each(|c| {
-                c.cql_type = Some("timestamp".into());
+                c.cql_type = Some(remodel_model::CqlType::TIMESTAMP);
                 c.encoding = None;
             });
         q.binds.iter_mut()
@@ -145,7 +145,7 @@ fn the_validator_fails_a_millisecond_key_of_a_microsecond_column() {
         )
     });
     for b in reads.chain(writes).filter(|b| b.column == "posted_at") {
-        b.cql_type = "timestamp".into();
+        b.cql_type = remodel_model::CqlType::TIMESTAMP;
     }
     assert_eq!(checks(&p), ["g"]);
     // A stated decision (the collision risk accepted) passes.
@@ -175,7 +175,7 @@ fn a_keyless_table_keys_each_row_by_a_generated_id() {
                 .iter()
                 .find(|c| c.row_id.is_some())
                 .unwrap_or_else(|| panic!("{}: no row id", t.name));
-            assert_eq!(id.cql_type, "uuid");
+            assert_eq!(id.cql_type.to_string(), "uuid");
             assert_eq!(id.row_id.as_ref().map(|r| r.table.as_str()), Some(entity));
             assert!(
                 t.clustering.last().is_some_and(|k| k.column == id.name),

@@ -168,7 +168,7 @@ fn rideshare_by_hand_reaches_the_expert_design() {
         t.partition_key[1].derived_from.as_deref(),
         Some("started_at")
     );
-    assert_eq!(t.partition_key[1].cql_type, "date");
+    assert_eq!(t.partition_key[1].cql_type.to_string(), "date");
     assert_eq!(format!("{:?}", t.partition_key[1].bucket), "Some(Day)");
     assert_eq!(
         t.clustering

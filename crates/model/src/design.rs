@@ -1,6 +1,7 @@
 //! The proposed Cassandra design: tables, keys, query mapping, write paths.
 
 use crate::analysis::{Aggregate, ColumnRef};
+use crate::cqltype::CqlType;
 use crate::expr::{Expr, Literal};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -285,7 +286,7 @@ pub struct KeyColumn {
     pub column: String,
     /// CQL type.
     #[serde(rename = "type")]
-    pub cql_type: String,
+    pub cql_type: CqlType,
     /// For a bucket: the source column it is computed from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub derived_from: Option<String>,
@@ -356,7 +357,7 @@ pub struct DesignColumn {
     pub name: String,
     /// CQL type.
     #[serde(rename = "type")]
-    pub cql_type: String,
+    pub cql_type: CqlType,
     /// The source column it comes from (absent for derived buckets).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<ColumnRef>,
@@ -443,7 +444,7 @@ pub struct UserType {
     /// Type name.
     pub name: String,
     /// Fields: name and CQL type.
-    pub fields: Vec<(String, String)>,
+    pub fields: Vec<(String, CqlType)>,
 }
 
 /// How one read pattern is served.
@@ -535,7 +536,7 @@ pub struct ReadColumn {
     pub cql_column: Option<String>,
     /// Its CQL type.
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
-    pub cql_type: Option<String>,
+    pub cql_type: Option<CqlType>,
     /// How the CQL column holds the source value when not as its type's plain mapping: the
     /// application decodes it (an [`Encoding::EpochMicros`] `bigint` back to its timestamp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -723,7 +724,7 @@ pub struct Bind {
     /// `list<T>` for `column IN ?`, `int` for `LIMIT ?`; for a collection write the
     /// collection's type (`c = ?`, `c = c + ?`), its key's (`c[?]`) or its entry's (`c[k] = ?`).
     #[serde(rename = "type")]
-    pub cql_type: String,
+    pub cql_type: CqlType,
     /// Where the value comes from.
     pub value: BindValue,
 }

@@ -1,9 +1,11 @@
 //! The plan model of `remodel`: the one intermediate representation every stage reads and writes.
 //!
-//! Architecture invariant: this crate does no I/O and no parsing. It holds plain data with serde
+//! Architecture invariant: this crate does no I/O and parses no SQL (the one text it reads is
+//! the CQL type of a column, [`CqlType`], so that no consumer matches type strings). It holds plain data with serde
 //! derives so that `plan.json` is the contract between planning and execution.
 
 pub mod analysis;
+pub mod cqltype;
 pub mod design;
 pub mod diagnostic;
 pub mod expr;
@@ -19,6 +21,7 @@ pub mod text;
 pub mod workload;
 
 pub use analysis::*;
+pub use cqltype::*;
 pub use design::*;
 pub use diagnostic::*;
 pub use expr::*;

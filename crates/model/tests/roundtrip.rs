@@ -102,7 +102,7 @@ fn sample_plan() -> Plan {
                 entity: "trips".into(),
                 partition_key: vec![KeyColumn {
                     column: "trip_day".into(),
-                    cql_type: "date".into(),
+                    cql_type: CqlType::DATE,
                     derived_from: Some("started_at".into()),
                     bucket: Some(Bucket::Day),
                     time_zone: Some("UTC".into()),

@@ -17,7 +17,7 @@ mod readme;
 
 pub use readme::shell as shell_word;
 
-use remodel_model::{DesignTable, Plan, UserType};
+use remodel_model::{CqlType, DesignTable, Plan, UserType};
 use serde::Serialize;
 
 /// PySpark from PyPI the job is written for (Spark 3.5, Scala 2.12 jars inside).
@@ -140,7 +140,7 @@ struct JobTable<'a> {
 struct JobColumn<'a> {
     name: &'a str,
     #[serde(rename = "type")]
-    cql_type: &'a str,
+    cql_type: &'a CqlType,
     #[serde(skip_serializing_if = "Option::is_none")]
     source: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -8,7 +8,7 @@ use super::{
 use crate::book::Book;
 use crate::md;
 use crate::svg::{self, Axis, KeyRow, SizeBar};
-use remodel_model::{Bucket, DesignTable, KeyColumn, SortOrder};
+use remodel_model::{Bucket, CqlType, DesignTable, KeyColumn, SortOrder};
 use std::fmt::Write;
 
 const BYTES_CHART: &str = "img/partition-bytes.svg";
@@ -226,13 +226,13 @@ fn diagram(t: &DesignTable) -> String {
                 .columns
                 .iter()
                 .find(|c| c.name == *name)
-                .map(|c| c.cql_type.clone())
+                .map(|c| c.cql_type.to_string())
                 .or_else(|| {
                     t.partition_key
                         .iter()
                         .chain(&t.clustering)
                         .find(|k| k.column == *name)
-                        .map(|k| k.cql_type.clone())
+                        .map(|k| k.cql_type.to_string())
                 })
                 .unwrap_or_default();
             KeyRow {
@@ -293,11 +293,9 @@ fn page(ctx: &Ctx, t: &DesignTable, image: &str) -> String {
     s
 }
 
-/// True when a CQL type names a user type as a whole word (`frozen<address>`, `map<int, frozen<address>>`).
-fn mentions(cql_type: &str, name: &str) -> bool {
-    cql_type
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .any(|w| w == name)
+/// True when a CQL type names the user type `name` (`frozen<address>`, `map<int, frozen<address>>`).
+fn mentions(cql_type: &CqlType, name: &str) -> bool {
+    cql_type.user_types().contains(&name)
 }
 
 fn columns(t: &DesignTable) -> String {
@@ -312,7 +310,12 @@ fn columns(t: &DesignTable) -> String {
                 (None, None) if !note.is_empty() => md::cell(&note),
                 (None, None) => "-".into(),
             };
-            vec![md::cell(&c.name), md::code(&c.cql_type), marker, from]
+            vec![
+                md::cell(&c.name),
+                md::code(&c.cql_type.to_string()),
+                marker,
+                from,
+            ]
         })
         .collect();
     md::table(&["column", "CQL type", "key", "from (Postgres)"], &rows)
