@@ -8,8 +8,8 @@ use crate::joins::{self, Edge};
 use crate::predicates::{and_terms, push_residual, Conjuncts, Filters};
 use crate::rewrite::Literals;
 use remodel_model::{
-    AccessPattern, Aggregate, ColumnRef, EqualityOp, Expr as TypedExpr, OrderBy, PatternAnalysis,
-    Predicate, Schema, StatementKind, Table, WriteInfo, WrittenValue,
+    AccessPattern, Aggregate, ColumnRef, EqualityOp, Expr as TypedExpr, OrderBy, OutputColumn,
+    PatternAnalysis, Predicate, Schema, StatementKind, Table, WriteInfo, WrittenValue,
 };
 use sqlparser::ast::{
     AssignmentTarget, Delete, Distinct, Expr, FromTable, Function, FunctionArg, FunctionArgExpr,
@@ -165,7 +165,11 @@ pub(crate) fn analyze_statement(
     match stmt {
         Statement::Query(q) => {
             ctx.kind = Some(StatementKind::Select);
-            ctx.query(q, true);
+            let outputs = ctx.query(q, true);
+            ctx.res.analysis.outputs = outputs
+                .into_iter()
+                .map(|(name, column)| OutputColumn { name, column })
+                .collect();
             if !q.locks.is_empty() {
                 let locks: Vec<String> = q.locks.iter().map(ToString::to_string).collect();
                 ctx.res.analysis.locking = Some(locks.join(" "));

@@ -15,8 +15,8 @@ use crate::types;
 use remodel_model::ident;
 use remodel_model::{
     AccessPattern, Bind, BindValue, Cardinality, ColumnRef, CqlType, Decision, DesignColumn,
-    EqualityOp, ReadBeforeWrite, Relationship, Schema, StatementKind, UserType, WriteAction,
-    WriteTarget,
+    EqualityOp, ReadBeforeWrite, ReadColumn, Relationship, Schema, StatementKind, UserType,
+    WriteAction, WriteTarget,
 };
 
 /// One embedded one-to-many relationship.
@@ -213,6 +213,28 @@ pub fn read_of(p: &AccessPattern, embeds: &[Embedding]) -> Option<usize> {
     })
 }
 
+/// Where a read served from the host's rows finds source column `c`: a field of the entries
+/// (no `table`: the unnested entries' field), else a column of the host (the parent's, or the
+/// child's foreign key, equal to the parent's key it references).
+fn entry_column(host: &TableBuild, e: &Embedding, c: &ColumnRef) -> Option<ReadColumn> {
+    if same(&c.table, &e.child) {
+        if let Some((f, ty)) = e.udt.fields.iter().find(|(f, _)| same(f, &c.column)) {
+            return Some(ReadColumn {
+                name: String::new(),
+                source: None,
+                table: None,
+                cql_column: Some(f.clone()),
+                cql_type: Some(ty.clone()),
+                encoding: None,
+            });
+        }
+        let i = e.fk.iter().position(|f| same(f, &c.column))?;
+        let parent = ColumnRef::new(e.parent.clone(), e.parent_key[i].clone());
+        return crate::queries::held_in(host, &parent);
+    }
+    crate::queries::held_in(host, &ColumnRef::new(e.parent.clone(), c.column.clone()))
+}
+
 /// The WHERE clause of the host table's partition (`id = ?`), from its key columns' sources.
 fn key_where(host: &TableBuild) -> String {
     host.partition_key()
@@ -298,10 +320,7 @@ pub fn query_mapping(
                 );
             };
             bound.push(q);
-            binds.push(remodel_model::Bind {
-                column: k.column.clone(),
-                value: BindValue::Expr { expr: value },
-            });
+            binds.push(host.bind(&k.column, BindValue::Expr { expr: value }));
         }
     }
     let client = match entries_work(p, e, &bound) {
@@ -354,6 +373,7 @@ pub fn query_mapping(
         single_partition: true,
         notes,
         binds,
+        columns: crate::queries::read_columns(p, &|c| entry_column(host, e, c)),
         client_filters,
         partitions: Some(remodel_model::PartitionRead::One),
         client,
@@ -558,10 +578,7 @@ pub fn write(
                 .and_then(|s| e.parent_key.iter().position(|pk| same(pk, &s.column)))
                 .map(|i| e.fk[i].clone());
             conds.push(format!("{} = ?", ident::cql_quote(&k.column)));
-            binds.push(Bind {
-                column: k.column.clone(),
-                value: v(child(fk.as_deref().unwrap_or(&k.column))),
-            });
+            binds.push(h.bind(&k.column, v(child(fk.as_deref().unwrap_or(&k.column)))));
         }
         (conds.join(" AND "), binds)
     };
@@ -589,6 +606,7 @@ pub fn write(
             let (wk, kb) = host_key(h, &new);
             let mut binds = vec![Bind {
                 column: e.column.clone(),
+                cql_type: e.cql_type(),
                 value: entry(&new),
             }];
             binds.extend(kb);
@@ -637,23 +655,26 @@ pub fn write(
         let (wk, kb) = host_key(h, &current);
         let h_name = ident::cql_quote(&h.name);
         let (cql, mut binds, action) = match (&e.map_key, map_key_bound, p.kind) {
-            (Some((k, _)), true, StatementKind::Delete) => (
+            (Some((k, kt)), true, StatementKind::Delete) => (
                 format!("DELETE {col}[?] FROM {ks}.{h_name} WHERE {wk}"),
                 vec![Bind {
                     column: e.column.clone(),
+                    cql_type: kt.clone(),
                     value: current(child(k)),
                 }],
                 WriteAction::Delete,
             ),
-            (Some((k, _)), true, _) => (
+            (Some((k, kt)), true, _) => (
                 format!("UPDATE {ks}.{h_name} SET {col}[?] = ? WHERE {wk}"),
                 vec![
                     Bind {
                         column: e.column.clone(),
+                        cql_type: kt.clone(),
                         value: current(child(k)),
                     },
                     Bind {
                         column: e.column.clone(),
+                        cql_type: CqlType::Frozen(Box::new(CqlType::Udt(e.udt.name.clone()))),
                         value: BindValue::Entry {
                             key: None,
                             fields: e
@@ -670,6 +691,7 @@ pub fn write(
                 format!("UPDATE {ks}.{h_name} SET {col} = ? WHERE {wk}"),
                 vec![Bind {
                     column: e.column.clone(),
+                    cql_type: e.cql_type(),
                     value: BindValue::Rewritten {
                         column: e.column.clone(),
                     },

@@ -334,6 +334,7 @@ pub fn design(
         ..Default::default()
     };
     encode_binds(&mut d);
+    equal_read_columns(&mut d);
     crate::send::apply(
         &mut d,
         &inp.config.consistency,
@@ -398,6 +399,36 @@ fn encode_binds(d: &mut Design) {
         }
         for t in &mut w.targets {
             wrap(&t.table.clone(), &mut t.binds);
+        }
+    }
+}
+
+/// A result column whose source column no table read holds is found through a column the
+/// joins make equal to it (`u_id` of `useracct JOIN feedback ON uf_u_id = u_id`, held as
+/// `uf_u_id`): the same value in every row.
+fn equal_read_columns(d: &mut Design) {
+    let tables = &d.tables;
+    for q in &mut d.queries {
+        let read: Vec<&DesignTable> = q
+            .table
+            .iter()
+            .chain(q.then.iter().map(|s| &s.table))
+            .filter_map(|n| tables.iter().find(|t| t.name == *n))
+            .collect();
+        for c in q.columns.iter_mut().filter(|c| c.cql_column.is_none()) {
+            let Some(src) = &c.source else { continue };
+            let held = read.iter().find_map(|t| {
+                t.columns
+                    .iter()
+                    .find(|dc| dc.equals.contains(src))
+                    .map(|dc| (t, dc))
+            });
+            if let Some((t, dc)) = held {
+                c.table = Some(t.name.clone());
+                c.cql_column = Some(dc.name.clone());
+                c.cql_type = Some(dc.cql_type.clone());
+                c.encoding = dc.encoding;
+            }
         }
     }
 }

@@ -10,7 +10,7 @@ use remodel_model::ident::cql_quote;
 use remodel_model::{
     AccessPattern, Aggregate, BinaryOp, Bind, BindValue, ClientWork, ColumnRef, CqlType,
     EqualityOp, Expr, Function, GroupRow, Literal, NativeType, PartitionRead, QueryMapping,
-    ReadStep, SortBy, SortKey, SortOrder, Suggestion, Warning,
+    ReadColumn, ReadStep, SortBy, SortKey, SortOrder, Suggestion, Warning,
 };
 
 /// A parent read by key after the main table (kept by reference).
@@ -43,13 +43,15 @@ struct Cond {
 }
 
 impl Cond {
-    fn new(name: &str, op: &str, value: BindValue) -> Self {
+    /// `name op ?` on a column of `t`: the marker typed as the column (`IN ?` a list of it).
+    fn new(t: &TableBuild, name: &str, op: &str, value: BindValue) -> Self {
+        let mut bind = t.bind(name, value);
+        if op == "IN" {
+            bind.cql_type = CqlType::List(Box::new(bind.cql_type));
+        }
         Cond {
             sql: format!("{} {op} ?", cql_quote(name)),
-            bind: Bind {
-                column: name.to_string(),
-                value,
-            },
+            bind,
             eq: op == "=",
         }
     }
@@ -106,7 +108,7 @@ fn restrictions(
         for (c, _) in &key.clustering {
             if let (Some(e), Some(name)) = (eq_of(c), t.col_name(c)) {
                 let op = if e.op == EqualityOp::In { "IN" } else { "=" };
-                r.conds.push(Cond::new(name, op, eq_bind(e)));
+                r.conds.push(Cond::new(t, name, op, eq_bind(e)));
             }
         }
         if let Some((rc, rp)) = &shape.range {
@@ -160,7 +162,7 @@ fn partition_conds(
                             bind: r.conds.len(),
                         };
                     }
-                    r.conds.push(Cond::new(name, op, eq_bind(e)));
+                    r.conds.push(Cond::new(t, name, op, eq_bind(e)));
                 }
             }
             KeySrc::Bucket(c, b) => {
@@ -179,9 +181,10 @@ fn partition_conds(
                         bind: r.conds.len(),
                     };
                 }
-                r.conds.push(Cond::new(name, "=", value));
+                r.conds.push(Cond::new(t, name, "=", value));
             }
             KeySrc::Const(v) => r.conds.push(Cond::new(
+                t,
                 name,
                 "=",
                 BindValue::Literal {
@@ -223,7 +226,7 @@ fn range_conds(
             function: Function::Substr,
             args: vec![pattern, one(), Expr::binary(BinaryOp::Sub, length, one())],
         };
-        r.conds.push(Cond::new(name, ">=", expr(&prefix)));
+        r.conds.push(Cond::new(t, name, ">=", expr(&prefix)));
         r.filters.push(typed_range(rc, rp)?);
         notes.push(format!(
             "LIKE prefix on {rc}: read from the prefix on (the pattern without its final %), the LIKE applied on the client; assumes the pattern is a fixed prefix followed by % in every call, as in the example"
@@ -233,6 +236,7 @@ fn range_conds(
     if let Some(l) = &rp.lower {
         let v = bound(&rp.lower).ok_or("a lower bound has no typed form")?;
         r.conds.push(Cond::new(
+            t,
             name,
             if l.inclusive { ">=" } else { ">" },
             expr(&v),
@@ -241,6 +245,7 @@ fn range_conds(
     if let Some(u) = &rp.upper {
         let v = bound(&rp.upper).ok_or("an upper bound has no typed form")?;
         r.conds.push(Cond::new(
+            t,
             name,
             if u.inclusive { "<=" } else { "<" },
             expr(&v),
@@ -629,6 +634,7 @@ pub fn map(
         Some(l) => {
             binds.push(Bind {
                 column: "limit".into(),
+                cql_type: CqlType::Native(NativeType::Int),
                 value: BindValue::Expr { expr: l },
             });
             " LIMIT ?"
@@ -662,6 +668,9 @@ pub fn map(
         buckets: bucket_note(shape, key, &r),
         notes,
         binds,
+        columns: read_columns(p, &|c| {
+            held_in(t, c).or_else(|| lookups.iter().find_map(|l| held_in(l.table, c)))
+        }),
         client_filters: r.filters.iter().map(|f| f.sql.clone()).collect(),
         then: lookups
             .iter()
@@ -672,6 +681,46 @@ pub fn map(
         warnings,
         ..Default::default()
     }
+}
+
+/// The read's result columns in the SQL's order, each found in the first of `held` (the read's
+/// table, then its lookups) that holds its source column; a computed one has no CQL column.
+pub fn read_columns(
+    p: &AccessPattern,
+    held: &dyn Fn(&ColumnRef) -> Option<ReadColumn>,
+) -> Vec<ReadColumn> {
+    p.analysis
+        .outputs
+        .iter()
+        .map(|o| {
+            let found = o.column.as_ref().and_then(held);
+            ReadColumn {
+                name: o.name.clone(),
+                source: o.column.clone(),
+                ..found.unwrap_or(ReadColumn {
+                    name: String::new(),
+                    source: None,
+                    table: None,
+                    cql_column: None,
+                    cql_type: None,
+                    encoding: None,
+                })
+            }
+        })
+        .collect()
+}
+
+/// Where `t` holds source column `c`: its CQL column, type and encoding.
+pub fn held_in(t: &TableBuild, c: &ColumnRef) -> Option<ReadColumn> {
+    let name = t.col_name(c)?;
+    Some(ReadColumn {
+        name: String::new(),
+        source: None,
+        table: Some(t.name.clone()),
+        cql_column: Some(name.to_string()),
+        cql_type: t.type_of(name),
+        encoding: t.encoding(&KeySrc::Col(c.clone())),
+    })
 }
 
 /// The warning of a `SELECT … FOR UPDATE/SHARE` served without its lock.
@@ -728,10 +777,7 @@ fn lookup_step(keyspace: &str, l: &LookupRead<'_>) -> ReadStep {
     for (k, via) in t.partition.iter().zip(&l.via) {
         let Some(name) = t.name_of(k) else { continue };
         conds.push(format!("{} = ?", cql_quote(name)));
-        binds.push(Bind {
-            column: name.to_string(),
-            value: via.clone(),
-        });
+        binds.push(t.bind(name, via.clone()));
     }
     ReadStep {
         table: t.name.clone(),

@@ -1,12 +1,13 @@
 //! The validator's checks of the reads (see [`crate::validate`]): (e) every predicate kept,
 //! (n) a bucketed read reads every bucket of its window, (o) the contract is complete (every
-//! bind typed, partitions, consistency and batch stated) — each over the plan model only.
+//! bind typed as its marker takes it, result columns where their tables hold them, partitions,
+//! consistency and batch stated) — each over the plan model only.
 
 use crate::buckets::{self, Zones};
 use crate::shape::{eq_expr, range_expr};
 use remodel_model::{
-    AccessPattern, BindValue, ColumnRef, Design, EqualityOp, Expr, PatternAnalysis, QueryMapping,
-    RangePredicate, Schema, Violation,
+    AccessPattern, Bind, BindValue, ColumnRef, CqlType, Design, EqualityOp, Expr, NativeType,
+    PatternAnalysis, QueryMapping, RangePredicate, ReadColumn, Schema, Violation,
 };
 use std::collections::BTreeMap;
 
@@ -271,11 +272,73 @@ fn untyped(b: &BindValue) -> bool {
     }
 }
 
-/// (o) The plan states what an executor needs: every bind typed, every read its partitions
-/// and consistency, every write its batch and consistency, no read both unsupported and
-/// mapped.
+/// Why `b`, a bind of a statement on `table`, is not typed as its marker takes it: the
+/// column's type (`list<T>` for `IN ?`), `int` for `LIMIT ?`; a collection's binds (its type,
+/// its key's, its entry's) only need a type.
+fn mistyped(design: &Design, table: &str, b: &Bind) -> Option<String> {
+    let col = design
+        .tables
+        .iter()
+        .find(|t| t.name == table)
+        .and_then(|t| t.columns.iter().find(|c| c.name == b.column));
+    let want = match col {
+        Some(c) if c.embeds.is_some() => return None,
+        Some(c) => c.cql_type.clone(),
+        None if b.column == "limit" => CqlType::Native(NativeType::Int),
+        None => return Some(format!("no column {} in {table}", b.column)),
+    };
+    let list = CqlType::List(Box::new(want.clone()));
+    (b.cql_type != want && b.cql_type != list)
+        .then(|| format!("typed {} where the marker takes {want}", b.cql_type))
+}
+
+/// A result column of `q` that names a CQL column its table does not have with that type.
+fn misplaced(design: &Design, c: &ReadColumn) -> Option<String> {
+    let (Some(table), Some(col)) = (&c.table, &c.cql_column) else {
+        return None;
+    };
+    let held = design
+        .tables
+        .iter()
+        .find(|t| t.name == *table)
+        .and_then(|t| t.columns.iter().find(|d| d.name == *col));
+    match held {
+        Some(d) if Some(&d.cql_type) == c.cql_type.as_ref() && d.encoding == c.encoding => None,
+        Some(d) => Some(format!(
+            "result column {} is typed {:?} where {table}.{col} is {}",
+            c.name, c.cql_type, d.cql_type
+        )),
+        None => Some(format!(
+            "result column {} is read from {table}.{col}, which does not exist",
+            c.name
+        )),
+    }
+}
+
+/// (o) Every bind typed as its marker takes it, every result column where the plan says.
+fn typed_reads(design: &Design, q: &QueryMapping, out: &mut Vec<Violation>) {
+    let steps = q.then.iter().map(|s| (s.table.as_str(), &s.binds));
+    let first = q.table.as_deref().map(|t| (t, &q.binds));
+    for (table, binds) in first.into_iter().chain(steps) {
+        for b in binds {
+            if let Some(why) = mistyped(design, table, b) {
+                v(out, "o", format!("read {}: bind {b} is {why}", q.pattern));
+            }
+        }
+    }
+    for c in &q.columns {
+        if let Some(why) = misplaced(design, c) {
+            v(out, "o", format!("read {}: {why}", q.pattern));
+        }
+    }
+}
+
+/// (o) The plan states what an executor needs: every bind typed, every read its partitions,
+/// result columns and consistency, every write its batch and consistency, no read both
+/// unsupported and mapped.
 pub fn contract(design: &Design, out: &mut Vec<Violation>) {
     for q in design.queries.iter().filter(|q| !q.one_off) {
+        typed_reads(design, q, out);
         let binds = q.binds.iter().chain(q.then.iter().flat_map(|s| &s.binds));
         if let Some(b) = binds.clone().find(|b| untyped(&b.value)) {
             v(out, "o", format!(
@@ -315,6 +378,19 @@ pub fn contract(design: &Design, out: &mut Vec<Violation>) {
                 "write {}: {} is bound to SQL or CQL text ({}), which only a database could evaluate",
                 w.pattern, b.column, b.value
             ));
+        }
+        let statements = w.targets.iter().map(|t| (&t.table, &t.binds));
+        let reads = w
+            .read_before_write
+            .iter()
+            .filter(|r| !r.cql.is_empty())
+            .map(|r| (&r.table, &r.binds));
+        for (table, binds) in statements.chain(reads) {
+            for b in binds {
+                if let Some(why) = mistyped(design, table, b) {
+                    v(out, "o", format!("write {}: bind {b} is {why}", w.pattern));
+                }
+            }
         }
         if w.batch.is_none() || w.consistency.is_none() {
             v(

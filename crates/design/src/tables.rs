@@ -7,8 +7,8 @@ use crate::shape::{Edge, Shape};
 use crate::types;
 use remodel_model::ident;
 use remodel_model::{
-    pg_at_utc, Bucket, ColumnRef, CqlType, DesignColumn, Encoding, Generator, KeyColumn, RowId,
-    Schema, SortOrder,
+    pg_at_utc, Bind, BindValue, Bucket, ColumnRef, CqlType, DesignColumn, Encoding, Generator,
+    KeyColumn, RowId, Schema, SortOrder,
 };
 use std::collections::BTreeMap;
 
@@ -206,6 +206,26 @@ impl TableBuild {
     /// Target name of a source column.
     pub fn col_name(&self, c: &ColumnRef) -> Option<&str> {
         self.name_of(&KeySrc::Col(c.clone()))
+    }
+
+    /// The CQL type of the column named `name`.
+    pub fn type_of(&self, name: &str) -> Option<CqlType> {
+        self.columns
+            .iter()
+            .find(|(_, n, ..)| n == name)
+            .map(|(_, _, t, _)| t.clone())
+    }
+
+    /// The bind of a `name = ?` marker of this table: typed as the column (every caller names
+    /// a column of the table; were it not, `blob` is a type the validator's check (o) names).
+    pub fn bind(&self, name: &str, value: BindValue) -> Bind {
+        Bind {
+            column: name.to_string(),
+            cql_type: self
+                .type_of(name)
+                .unwrap_or(CqlType::Native(remodel_model::NativeType::Blob)),
+            value,
+        }
     }
 
     /// Primary key elements in order (partition then clustering).

@@ -16,12 +16,13 @@
 //! - (e) every SQL predicate of a read is served by the key or applied on the client;
 //! - (f) every table that holds data a write changes is written by its path;
 //! - (g) every key column whose source keeps microseconds keeps them (or the table says why not);
-//! - (l) a bucketed read reads every bucket of its window (the one bucket of a bound only where
+//! - (n) a bucketed read reads every bucket of its window (the one bucket of a bound only where
 //!   the SQL confines the window to one);
-//! - (m) the plan states what an executor needs: typed binds, which partitions each read
-//!   reads, consistency levels, batches.
+//! - (o) the plan states what an executor needs: typed binds (each with the CQL type its marker
+//!   takes), which partitions each read reads and where its result columns are, consistency
+//!   levels, batches.
 //!
-//! The read checks (e), (l), (m) are in [`crate::read_checks`].
+//! The read checks (e), (n), (o) are in [`crate::read_checks`].
 
 use remodel_model::{
     AccessPattern, BindValue, ColumnRef, CqlType, Design, DesignColumn, DesignTable, EqualityOp,

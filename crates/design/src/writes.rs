@@ -721,10 +721,7 @@ impl Planner<'_> {
         for k in key {
             let Some(name) = t.name_of(k) else { continue };
             conds.push(format!("{} = ?", cql_quote(name)));
-            binds.push(Bind {
-                column: name.to_string(),
-                value: self.value(k, v),
-            });
+            binds.push(t.bind(name, self.value(k, v)));
         }
         (conds.join(" AND "), binds)
     }
@@ -763,10 +760,7 @@ impl Planner<'_> {
                 continue;
             }
             names.push(cql_quote(n));
-            binds.push(Bind {
-                column: n.clone(),
-                value: self.value(k, Version::New),
-            });
+            binds.push(t.bind(n, self.value(k, Version::New)));
         }
         WriteTarget {
             table: t.name.clone(),
@@ -805,13 +799,7 @@ impl Planner<'_> {
         key: &[KeySrc],
     ) -> WriteTarget {
         let (wk, key_binds) = self.where_key(t, key, Version::Current);
-        let mut binds: Vec<Bind> = sets
-            .iter()
-            .map(|(n, v)| Bind {
-                column: n.clone(),
-                value: v.clone(),
-            })
-            .collect();
+        let mut binds: Vec<Bind> = sets.iter().map(|(n, v)| t.bind(n, v.clone())).collect();
         binds.extend(key_binds);
         WriteTarget {
             table: t.name.clone(),
@@ -1190,12 +1178,12 @@ impl Planner<'_> {
                 continue;
             };
             conds.push(format!("{} = ?", cql_quote(name)));
-            binds.push(Bind {
-                column: name.to_string(),
-                value: BindValue::Current {
+            binds.push(table.bind(
+                name,
+                BindValue::Current {
                     column: parent_key[pos].clone(),
                 },
-            });
+            ));
         }
         let why = format!(
             "every {} row that copies the {} row",

@@ -57,3 +57,108 @@ fn the_schema_names_what_a_broken_plan_gets_wrong() {
         "{errors:#?}"
     );
 }
+
+/// Every bind of a plan with its statement's label: reads, lookups, reads before write, writes.
+fn binds(plan: &remodel_model::Plan) -> Vec<(String, &remodel_model::Bind)> {
+    let d = &plan.design;
+    let reads = d.queries.iter().flat_map(|q| {
+        let steps = q.then.iter().flat_map(|s| &s.binds);
+        q.binds
+            .iter()
+            .chain(steps)
+            .map(move |b| (q.pattern.clone(), b))
+    });
+    let writes = d.writes.iter().flat_map(|w| {
+        let rbw = w.read_before_write.iter().flat_map(|r| &r.binds);
+        let targets = w.targets.iter().flat_map(|t| &t.binds);
+        rbw.chain(targets).map(move |b| (w.pattern.clone(), b))
+    });
+    reads.chain(writes).collect()
+}
+
+#[test]
+fn every_bind_states_its_cql_type_and_every_read_its_result_columns() {
+    let mut plans: Vec<(String, remodel_model::Plan)> = fixture_cases()
+        .into_iter()
+        .map(|n| {
+            let p = plan_fixture(&n);
+            (n, p)
+        })
+        .collect();
+    plans.push(("rideshare".into(), plan_rideshare(None).0));
+    let (mut typed, mut columns) = (0, 0);
+    for (name, plan) in &plans {
+        let col_type = |table: &str, col: &str| {
+            plan.design
+                .tables
+                .iter()
+                .find(|t| t.name == table)
+                .and_then(|t| t.columns.iter().find(|c| c.name == col))
+                .map(|c| c.cql_type.clone())
+        };
+        for (pattern, b) in binds(plan) {
+            // A bind of a table's column is typed; blob is what no column of these plans is.
+            assert!(
+                b.cql_type.native() != Some(remodel_model::NativeType::Blob),
+                "{name} {pattern}: {b} has no column type"
+            );
+            typed += 1;
+        }
+        for q in plan.design.queries.iter().filter(|q| q.cql.is_some()) {
+            let pattern = plan.workload.patterns.iter().find(|p| p.id == q.pattern);
+            let outputs = pattern.map_or(0, |p| p.analysis.outputs.len());
+            assert_eq!(q.columns.len(), outputs, "{name} {}", q.pattern);
+            for c in &q.columns {
+                // A column of a table read is found in that table with its type.
+                if let (Some(t), Some(col)) = (&c.table, &c.cql_column) {
+                    assert_eq!(col_type(t, col), c.cql_type, "{name} {}: {c:?}", q.pattern);
+                    columns += 1;
+                } else {
+                    assert!(
+                        c.source.is_none() || c.cql_column.is_some(),
+                        "{name} {}: {c:?} is a source column no CQL column holds",
+                        q.pattern
+                    );
+                }
+            }
+            // The LIMIT marker is an int.
+            for b in q.binds.iter().filter(|b| b.column == "limit") {
+                assert_eq!(b.cql_type.to_string(), "int", "{name} {}", q.pattern);
+            }
+        }
+    }
+    assert!(
+        typed > 100 && columns > 50,
+        "{typed} binds, {columns} columns"
+    );
+}
+
+#[test]
+fn the_validator_names_a_bind_typed_unlike_its_marker_and_a_misplaced_result_column() {
+    let mut plan = plan_rideshare(None).0;
+    assert!(
+        remodel_design::validate::validate_plan(&plan).is_empty(),
+        "{:?}",
+        plan.design.violations
+    );
+    let q = &mut plan.design.queries[0];
+    q.binds[0].cql_type = remodel_model::CqlType::Native(remodel_model::NativeType::Int);
+    q.columns[0].cql_column = Some("no_such_column".into());
+    let found: Vec<String> = remodel_design::validate::validate_plan(&plan)
+        .into_iter()
+        .filter(|v| v.check == "o")
+        .map(|v| v.message)
+        .collect();
+    assert!(
+        found
+            .iter()
+            .any(|m| m.contains("is typed int where the marker takes")),
+        "{found:#?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|m| m.contains("no_such_column, which does not exist")),
+        "{found:#?}"
+    );
+}

@@ -125,6 +125,28 @@ fn the_validator_fails_a_millisecond_key_of_a_microsecond_column() {
         c.cql_type = "timestamp".parse().expect("a CQL type");
         c.encoding = None;
     }
+    // Its binds and result columns say so too (else check (o) names them).
+    let d = &mut p.design;
+    let reads = d.queries.iter_mut().flat_map(|q| {
+        q.columns
+            .iter_mut()
+            .filter(|c| c.cql_column.as_deref() == Some("posted_at"))
+            .for_each(|c| {
+                c.cql_type = Some(remodel_model::CqlType::TIMESTAMP);
+                c.encoding = None;
+            });
+        q.binds.iter_mut()
+    });
+    let writes = d.writes.iter_mut().flat_map(|w| {
+        w.targets.iter_mut().flat_map(|t| t.binds.iter_mut()).chain(
+            w.read_before_write
+                .iter_mut()
+                .flat_map(|r| r.binds.iter_mut()),
+        )
+    });
+    for b in reads.chain(writes).filter(|b| b.column == "posted_at") {
+        b.cql_type = remodel_model::CqlType::TIMESTAMP;
+    }
     assert_eq!(checks(&p), ["g"]);
     // A stated decision (the collision risk accepted) passes.
     let t = p

@@ -80,6 +80,9 @@ pub struct PatternAnalysis {
     /// Aggregates (`count`, `sum`, `avg`, `min`, `max`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aggregates: Vec<Aggregate>,
+    /// The columns of a SELECT's result, in order (`*` expanded), as Postgres names them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outputs: Vec<OutputColumn>,
     /// `GROUP BY` columns.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub group_by: Vec<ColumnRef>,
@@ -304,6 +307,19 @@ pub struct OrderBy {
     pub column: ColumnRef,
     /// `DESC`.
     pub desc: bool,
+}
+
+/// One column of a SELECT's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct OutputColumn {
+    /// The name Postgres gives it: its alias, else the column's or the function's name, else
+    /// `?column?`.
+    pub name: String,
+    /// The source column it is, when the item is a bare column (absent for a computed one: an
+    /// aggregate, an expression).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<ColumnRef>,
 }
 
 /// One aggregate in the projection.

@@ -496,6 +496,11 @@ pub struct QueryMapping {
     /// What each `?` of `cql` is bound to, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub binds: Vec<Bind>,
+    /// The columns the read returns, in the order of the SQL's result: where each is found in
+    /// the rows read (after the client's work), so an application maps them back without
+    /// reading the SQL.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<ReadColumn>,
     /// SQL predicates the key does not serve: the client applies them to the rows read, as SQL.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub client_filters: Vec<String>,
@@ -533,6 +538,32 @@ pub struct QueryMapping {
     /// (`lock_dropped`: a `SELECT … FOR UPDATE` takes no lock in Cassandra; …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
+}
+
+/// One column of a read's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ReadColumn {
+    /// The name the SQL's result gives it (its alias, else the column's name).
+    pub name: String,
+    /// The source column it stands for; absent for a computed column (an aggregate or an
+    /// expression of the SELECT list), which no CQL column holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<ColumnRef>,
+    /// The target table whose CQL column holds it: the read's table, a `then` step's, or the
+    /// embedded child's entries (`unnest`: then `cql_column` is the entry's field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
+    /// The CQL column (or entry field) that holds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cql_column: Option<String>,
+    /// Its CQL type.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub cql_type: Option<CqlType>,
+    /// How the CQL column holds the source value when not as its type's plain mapping: the
+    /// application decodes it (an [`Encoding::EpochMicros`] `bigint` back to its timestamp).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<Encoding>,
 }
 
 /// Which partitions a read touches.
@@ -710,6 +741,13 @@ pub struct ReadStep {
 pub struct Bind {
     /// The target column it restricts or sets (`limit` for a LIMIT).
     pub column: String,
+    /// The CQL type of the `?` marker, as Cassandra prepares the statement: the type the value
+    /// is sent as. The column's type for `column = ?` (`bigint` for a column kept as
+    /// [`Encoding::EpochMicros`]; each value of a [`BindValue::Buckets`] bind has it),
+    /// `list<T>` for `column IN ?`, `int` for `LIMIT ?`; for a collection write the
+    /// collection's type (`c = ?`, `c = c + ?`), its key's (`c[?]`) or its entry's (`c[k] = ?`).
+    #[serde(rename = "type")]
+    pub cql_type: CqlType,
     /// Where the value comes from.
     pub value: BindValue,
 }

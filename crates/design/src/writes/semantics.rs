@@ -8,7 +8,7 @@ use crate::keys::KeySrc;
 use crate::tables::TableBuild;
 use crate::write_values::{reads_this, upsert_set};
 use remodel_model::{
-    BinaryOp, Bind, BindValue, ColumnRef, ConflictAction, Expr, NewValue, RowRef, Table, Upsert,
+    BinaryOp, BindValue, ColumnRef, ConflictAction, Expr, NewValue, RowRef, Table, Upsert,
     ValueOrigin, Warning,
 };
 
@@ -170,10 +170,7 @@ impl<'a> Planner<'a> {
             };
             bound.push(col);
             conds.push(format!("{} = ?", remodel_model::ident::cql_quote(name)));
-            binds.push(Bind {
-                column: name.to_string(),
-                value,
-            });
+            binds.push(table.bind(name, value));
         }
         let mut filter = Vec::new();
         for (col, e) in f
