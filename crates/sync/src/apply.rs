@@ -160,7 +160,10 @@ impl Applier {
                     return Err(Error::Cassandra(format!(
                         "write to {table}: gave up after {} s: {}",
                         self.retry_for.as_secs(),
-                        e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
+                        e.to_string()
+                            .split_whitespace()
+                            .collect::<Vec<_>>()
+                            .join(" ")
                     )))
                 }
             }
@@ -223,20 +226,18 @@ impl Applier {
         let stmt = match self.statements.get(&text) {
             Some(s) => s.clone(),
             None => {
-                let s = self
-                    .client
-                    .prepare(&text)
-                    .await
-                    .map_err(|e| self.source.failed(format!("prepare the rows of {}", t.name), e))?;
+                let s = self.client.prepare(&text).await.map_err(|e| {
+                    self.source
+                        .failed(format!("prepare the rows of {}", t.name), e)
+                })?;
                 self.statements.insert(text.clone(), s.clone());
                 s
             }
         };
-        let rows = self
-            .client
-            .query(&stmt, &[&image])
-            .await
-            .map_err(|e| self.source.failed(format!("compute the rows of {}", t.name), e))?;
+        let rows = self.client.query(&stmt, &[&image]).await.map_err(|e| {
+            self.source
+                .failed(format!("compute the rows of {}", t.name), e)
+        })?;
         let mut out = Vec::with_capacity(rows.len());
         for row in rows {
             let raw = (0..t.columns.len())
@@ -247,7 +248,9 @@ impl Applier {
                 Error::Input(format!(
                     "a row of {} cannot be stored{}: {}",
                     t.name,
-                    p.column.map(|c| format!(" (column {c})")).unwrap_or_default(),
+                    p.column
+                        .map(|c| format!(" (column {c})"))
+                        .unwrap_or_default(),
                     p.reason
                 ))
             })?;

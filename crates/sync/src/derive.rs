@@ -73,31 +73,34 @@ pub fn sources(plan: &Plan, targets: &[TargetTable]) -> Result<Vec<Source>, Erro
             .chain(&dt.clustering)
             .map(|k| k.column.as_str())
             .collect();
-        let mut full = Vec::new();
         let mut linked: BTreeSet<String> = BTreeSet::new();
+        // Key columns holding a driving-table column outside its primary key.
+        let mut moved: Vec<String> = Vec::new();
         for c in &dt.columns {
             let Some(src) = &c.source else { continue };
             if src.table != entity.key() {
                 linked.insert(src.table.clone());
-                continue;
-            }
-            if key_columns.contains(&c.name.as_str()) && !entity.primary_key.contains(&src.column) {
-                full.push(format!(
-                    "{} keys its rows by {} (not in the primary key): a change of it deletes the row at the old value",
-                    t.name, src.column
-                ));
+            } else if key_columns.contains(&c.name.as_str())
+                && !entity.primary_key.contains(&src.column)
+            {
+                moved.push(src.column.clone());
             }
         }
         for k in dt.partition_key.iter().chain(&dt.clustering) {
-            if let Some(from) = &k.derived_from {
-                if !entity.primary_key.contains(from) {
-                    full.push(format!(
-                        "{} keys its rows by {} (from {from}, not in the primary key): a change of it deletes the row at the old value",
-                        t.name, k.column
-                    ));
+            match &k.derived_from {
+                Some(from) if !entity.primary_key.contains(from) && !moved.contains(from) => {
+                    moved.push(from.clone())
                 }
+                _ => {}
             }
         }
+        let full = (!moved.is_empty()).then(|| {
+            format!(
+                "{} is keyed by {} (outside the primary key): a change of them deletes the row at the old values",
+                t.name,
+                moved.join(", ")
+            )
+        });
         entry(&mut out, entity).feeds.push((ti, Feed::Driving));
         entry(&mut out, entity).needs_full.extend(full);
         for other in linked {

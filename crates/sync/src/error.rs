@@ -48,7 +48,10 @@ pub enum Error {
 
 impl Error {
     /// A Postgres error of step `what` on `target`, as one line.
-    pub fn pg(target: &str, what: impl Into<String>) -> impl FnOnce(tokio_postgres::Error) -> Error {
+    pub fn pg(
+        target: &str,
+        what: impl Into<String>,
+    ) -> impl FnOnce(tokio_postgres::Error) -> Error {
         let target = target.to_string();
         let what = what.into();
         move |e| Error::Postgres {
@@ -68,7 +71,11 @@ impl Error {
         move |e| Error::Postgres {
             target,
             what,
-            message: e.to_string().split_whitespace().collect::<Vec<_>>().join(" "),
+            message: e
+                .to_string()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
         }
     }
 }

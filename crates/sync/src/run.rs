@@ -16,7 +16,7 @@ use remodel_model::Plan;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// When streaming stops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,7 +170,10 @@ async fn start(
             names.join(", ")
         ))
         .await
-        .map_err(Error::pg(&source.display, format!("create publication {}", opts.slot)))?;
+        .map_err(Error::pg(
+            &source.display,
+            format!("create publication {}", opts.slot),
+        ))?;
     // Every transaction the slot streams commits after this instant.
     let row = client
         .query_one(
@@ -190,18 +193,20 @@ async fn start(
     let mut holder = LogicalReplicationStream::new(&source.replication_conninfo(), config)
         .await
         .map_err(Error::repl(&source.display, "replication connection"))?;
-    holder
-        .ensure_replication_slot()
-        .await
-        .map_err(Error::repl(&source.display, format!("create slot {}", opts.slot)))?;
+    holder.ensure_replication_slot().await.map_err(Error::repl(
+        &source.display,
+        format!("create slot {}", opts.slot),
+    ))?;
     progress.line(&slot_warning(&opts.slot, &opts.run_dir));
     let snapshot = holder
         .exported_snapshot_name()
         .map(str::to_string)
-        .ok_or_else(|| Error::Check(format!(
-            "slot {} existed already (no snapshot exported): drop it or choose another --slot",
-            opts.slot
-        )))?;
+        .ok_or_else(|| {
+            Error::Check(format!(
+                "slot {} existed already (no snapshot exported): drop it or choose another --slot",
+                opts.slot
+            ))
+        })?;
     let row = client
         .query_one(
             "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = $1",
@@ -272,9 +277,10 @@ async fn stream(
         .enumerate()
         .map(|(i, r)| ((r.schema.clone(), r.name.clone()), i))
         .collect();
-    let mut config = ReplicationStreamConfig::builder(state.slot.clone(), state.publication.clone())
-        .with_protocol_version(1)
-        .with_feedback_interval(Duration::from_secs(1));
+    let mut config =
+        ReplicationStreamConfig::builder(state.slot.clone(), state.publication.clone())
+            .with_protocol_version(1)
+            .with_feedback_interval(Duration::from_secs(1));
     config = config
         .with_streaming_mode(StreamingMode::Off)
         .with_existing_slot_required(true);
@@ -307,9 +313,10 @@ async fn stream(
         .await
         .map_err(Error::repl(&source.display, "replication connection"))?;
     let start_lsn = parse_lsn(state.resume_lsn()).unwrap_or(0);
-    repl.start(Some(start_lsn))
-        .await
-        .map_err(Error::repl(&source.display, format!("start streaming slot {}", state.slot)))?;
+    repl.start(Some(start_lsn)).await.map_err(Error::repl(
+        &source.display,
+        format!("start streaming slot {}", state.slot),
+    ))?;
     let mut txn = Txn::default();
     loop {
         let event = match repl.next_event(&opts.cancel).await {
@@ -370,7 +377,10 @@ fn on_event(
     match event.event_type {
         EventType::Begin { .. } => txn.changes.clear(),
         EventType::Insert {
-            schema, table, data, ..
+            schema,
+            table,
+            data,
+            ..
         } => {
             if let Some(&i) = find(&schema, &table) {
                 let new = image(&applier.sources[i], &data, None, lsn.value())?;
@@ -390,7 +400,10 @@ fn on_event(
         } => {
             if let Some(&i) = find(&schema, &table) {
                 let s = &applier.sources[i];
-                let old = old_data.as_ref().map(|o| image(s, o, None, 0)).transpose()?;
+                let old = old_data
+                    .as_ref()
+                    .map(|o| image(s, o, None, 0))
+                    .transpose()?;
                 let new = image(s, &new_data, old_data.as_ref(), lsn.value())?;
                 txn.changes.push(Change {
                     source: i,
@@ -520,7 +533,10 @@ pub async fn finish(source: &PgSource, run_dir: &std::path::Path) -> Result<Vec<
     out.push(if dropped.is_empty() {
         format!("slot {}: already gone", state.slot)
     } else {
-        format!("slot {}: dropped (the source keeps no WAL for it any more)", state.slot)
+        format!(
+            "slot {}: dropped (the source keeps no WAL for it any more)",
+            state.slot
+        )
     });
     client
         .batch_execute(&format!(
@@ -528,7 +544,10 @@ pub async fn finish(source: &PgSource, run_dir: &std::path::Path) -> Result<Vec<
             remodel_model::ident::quote(&state.publication)
         ))
         .await
-        .map_err(Error::pg(&source.display, format!("drop publication {}", state.publication)))?;
+        .map_err(Error::pg(
+            &source.display,
+            format!("drop publication {}", state.publication),
+        ))?;
     out.push(format!("publication {}: dropped", state.publication));
     let done = run_dir.join("sync.finished.json");
     std::fs::rename(run_dir.join(SyncState::FILE), &done).map_err(|e| Error::Io {
@@ -536,9 +555,4 @@ pub async fn finish(source: &PgSource, run_dir: &std::path::Path) -> Result<Vec<
         message: e.to_string(),
     })?;
     Ok(out)
-}
-
-#[allow(dead_code)]
-fn elapsed(since: Instant) -> f64 {
-    since.elapsed().as_secs_f64()
 }

@@ -48,10 +48,12 @@ impl SyncState {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(io(&path, e)),
         };
-        serde_json::from_str(&text).map(Some).map_err(|e| Error::Io {
-            path,
-            message: format!("not a sync state: {e}"),
-        })
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| Error::Io {
+                path,
+                message: format!("not a sync state: {e}"),
+            })
     }
 
     /// Writes the state to `dir` whole: a crash leaves the old file or the new one.
