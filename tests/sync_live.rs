@@ -93,7 +93,7 @@ async fn write_round(
         d = 1 + i % 15
     ))
     .await?;
-    if i % 10 == 0 {
+    if i.is_multiple_of(10) {
         c.execute(
             "UPDATE cities SET country = 'F' || $1::int8 WHERE city = 'paris'",
             &[&(i as i64)],
