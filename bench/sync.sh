@@ -71,7 +71,8 @@ while time.time() < end:
 PY
 LAG_PID=$!
 start=$(date +%s.%N)
-"$PGBENCH" -n -c 4 -j 2 -R "$RATE" -T "$SECS" -f "$DIR/writer.sql" "$(echo "$PG_URL" | sed 's/%20/ /g; s/%3D/=/g')" > "$DIR/pgbench.txt" 2>&1
+PGOPTIONS="-c search_path=$KS" "$PGBENCH" -n -c 4 -j 2 -R "$RATE" -T "$SECS" -f "$DIR/writer.sql" \
+  "$REMODEL_PG_URL" > "$DIR/pgbench.txt" 2>&1
 wait "$LAG_PID"
 # Let sync apply the tail, then count what it applied in the window.
 sleep 3
