@@ -103,8 +103,8 @@ impl Applier {
         // Per target table and key: the transaction's last write of that row.
         let mut ops: Vec<(usize, String, Op)> = Vec::new();
         let mut at: HashMap<(usize, String), usize> = HashMap::new();
-        for change in changes {
-            for (ti, op) in self.ops(change).await? {
+        {
+            for (ti, op) in self.all_ops(changes).await? {
                 let key = key_text(&self.targets[ti], &op);
                 match at.get(&(ti, key.clone())) {
                     Some(&i) => ops[i].2 = op,
@@ -170,74 +170,120 @@ impl Applier {
         }
     }
 
-    /// The writes one row change makes, in order.
-    async fn ops(&mut self, change: &Change) -> Result<Vec<(usize, Op)>, Error> {
-        let source = self.sources[change.source].clone();
+    /// The writes of a transaction's row changes, in order. Every query is sent before any
+    /// answer is awaited (tokio-postgres pipelines them on the one connection): a transaction
+    /// costs one round trip to Postgres, not one per change and target table.
+    async fn all_ops(&mut self, changes: &[Change]) -> Result<Vec<(usize, Op)>, Error> {
+        // (change, target, feed) → the queries it needs: (sql, image) pairs.
+        let mut plans: Vec<(usize, Feed, Vec<(String, String)>, usize)> = Vec::new();
+        for change in changes {
+            let source = &self.sources[change.source];
+            for (ti, feed) in &source.feeds {
+                let t = &self.targets[*ti];
+                let mut queries = Vec::new();
+                let mut olds = 0;
+                match feed {
+                    Feed::Driving => {
+                        let sql = derive::with_row(t, &source.sql)?;
+                        // No old image: an UPDATE that kept the replica identity's key, whose
+                        // target rows (keyed by that key, or the check asked for FULL) stay put.
+                        if let Some(o) = &change.old {
+                            queries.push((sql.clone(), o.clone()));
+                            olds = 1;
+                        }
+                        if let Some(n) = &change.new {
+                            queries.push((sql, n.clone()));
+                        }
+                    }
+                    Feed::Linked { driving, row } => {
+                        let sql = derive::linked_to(t, &source.sql, driving, row)?;
+                        for image in [&change.old, &change.new].into_iter().flatten() {
+                            queries.push((sql.clone(), image.clone()));
+                        }
+                    }
+                }
+                plans.push((*ti, feed.clone(), queries, olds));
+            }
+        }
+        let mut statements = Vec::new();
+        for (ti, _, queries, _) in &plans {
+            for (sql, _) in queries {
+                statements.push(self.statement(*ti, sql).await?);
+            }
+        }
+        let images: Vec<&String> = plans
+            .iter()
+            .flat_map(|(_, _, q, _)| q.iter().map(|(_, image)| image))
+            .collect();
+        let params: Vec<[&(dyn tokio_postgres::types::ToSql + Sync); 1]> =
+            images.iter().map(|i| [*i as _]).collect();
+        let answers = futures_util::future::join_all(
+            statements
+                .iter()
+                .zip(&params)
+                .map(|(stmt, p)| self.client.query(stmt, p)),
+        )
+        .await;
+        let mut answers = answers.into_iter();
         let mut out = Vec::new();
-        for (ti, feed) in &source.feeds {
-            let t = self.targets[*ti].clone();
+        for (ti, feed, queries, olds) in plans {
+            let mut results = Vec::with_capacity(queries.len());
+            for _ in &queries {
+                let rows = answers
+                    .next()
+                    .ok_or_else(|| Error::Input("internal: an answer is missing".into()))?
+                    .map_err(|e| {
+                        let name = &self.targets[ti].name;
+                        self.source.failed(format!("compute the rows of {name}"), e)
+                    })?;
+                results.push(self.convert(ti, rows)?);
+            }
+            let t = &self.targets[ti];
             match feed {
                 Feed::Driving => {
-                    let sql = derive::with_row(&t, &source.sql)?;
-                    // No old image: an UPDATE that kept the replica identity's key, whose target
-                    // rows (keyed by that key, or the check asked for FULL) stay where they are.
-                    let old = match &change.old {
-                        Some(o) => self.rows(*ti, &sql, o).await?,
-                        None => Vec::new(),
-                    };
-                    let new = match &change.new {
-                        Some(n) => self.rows(*ti, &sql, n).await?,
-                        None => Vec::new(),
-                    };
-                    let new_keys: Vec<Vec<CqlValue>> = new.iter().map(|r| key_of(&t, r)).collect();
-                    for r in &old {
-                        let k = key_of(&t, r);
+                    let new: Vec<_> = results.split_off(olds).into_iter().flatten().collect();
+                    let new_keys: Vec<Vec<CqlValue>> = new.iter().map(|r| key_of(t, r)).collect();
+                    for r in results.into_iter().flatten() {
+                        let k = key_of(t, &r);
                         if !new_keys.contains(&k) {
-                            out.push((*ti, Op::Delete(k)));
+                            out.push((ti, Op::Delete(k)));
                         }
                     }
-                    out.extend(new.into_iter().map(|r| (*ti, Op::Upsert(r))));
+                    out.extend(new.into_iter().map(|r| (ti, Op::Upsert(r))));
                 }
-                Feed::Linked { driving, row } => {
-                    let sql = derive::linked_to(&t, &source.sql, driving, row)?;
-                    for image in [&change.old, &change.new].into_iter().flatten() {
-                        for r in self.rows(*ti, &sql, image).await? {
-                            out.push((*ti, Op::Upsert(r)));
-                        }
-                    }
+                Feed::Linked { .. } => {
+                    out.extend(results.into_iter().flatten().map(|r| (ti, Op::Upsert(r))));
                 }
             }
         }
         Ok(out)
     }
 
-    /// The target rows of table `ti` that `source_sql` (rewritten to `sql`) gives for the row
-    /// `image`, converted as the backfill converts them.
-    async fn rows(
-        &mut self,
-        ti: usize,
-        sql: &str,
-        image: &str,
-    ) -> Result<Vec<Vec<Option<CqlValue>>>, Error> {
+    /// The prepared statement of `source_sql` (rewritten to `sql`) of table `ti`, as the
+    /// backfill's read shape selects it.
+    async fn statement(&mut self, ti: usize, sql: &str) -> Result<Statement, Error> {
         let t = &self.targets[ti];
         let mut shaped = t.clone();
         shaped.source_sql = sql.to_string();
         let text = self.shapes[ti].sql(&shaped, None);
-        let stmt = match self.statements.get(&text) {
-            Some(s) => s.clone(),
-            None => {
-                let s = self.client.prepare(&text).await.map_err(|e| {
-                    self.source
-                        .failed(format!("prepare the rows of {}", t.name), e)
-                })?;
-                self.statements.insert(text.clone(), s.clone());
-                s
-            }
-        };
-        let rows = self.client.query(&stmt, &[&image]).await.map_err(|e| {
+        if let Some(s) = self.statements.get(&text) {
+            return Ok(s.clone());
+        }
+        let s = self.client.prepare(&text).await.map_err(|e| {
             self.source
-                .failed(format!("compute the rows of {}", t.name), e)
+                .failed(format!("prepare the rows of {}", t.name), e)
         })?;
+        self.statements.insert(text, s.clone());
+        Ok(s)
+    }
+
+    /// Source rows of table `ti` converted as the backfill converts them (a NULL binds a NULL).
+    fn convert(
+        &self,
+        ti: usize,
+        rows: Vec<tokio_postgres::Row>,
+    ) -> Result<Vec<Vec<Option<CqlValue>>>, Error> {
+        let t = &self.targets[ti];
         let mut out = Vec::with_capacity(rows.len());
         for row in rows {
             let raw = (0..t.columns.len())
