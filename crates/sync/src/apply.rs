@@ -32,6 +32,16 @@ pub struct Change {
     pub new: Option<String>,
 }
 
+/// The queries one row change needs for one target table.
+struct Planned {
+    target: usize,
+    feed: Feed,
+    /// (sql, image) pairs: the old image's first when it has one.
+    queries: Vec<(String, String)>,
+    /// How many of `queries` are of the old image (0 or 1).
+    olds: usize,
+}
+
 /// A write of one target row.
 #[derive(Debug, Clone)]
 enum Op {
@@ -174,8 +184,8 @@ impl Applier {
     /// answer is awaited (tokio-postgres pipelines them on the one connection): a transaction
     /// costs one round trip to Postgres, not one per change and target table.
     async fn all_ops(&mut self, changes: &[Change]) -> Result<Vec<(usize, Op)>, Error> {
-        // (change, target, feed) → the queries it needs: (sql, image) pairs.
-        let mut plans: Vec<(usize, Feed, Vec<(String, String)>, usize)> = Vec::new();
+        // Per change and target table: the queries it needs, (sql, image) pairs.
+        let mut plans: Vec<Planned> = Vec::new();
         for change in changes {
             let source = &self.sources[change.source];
             for (ti, feed) in &source.feeds {
@@ -202,18 +212,23 @@ impl Applier {
                         }
                     }
                 }
-                plans.push((*ti, feed.clone(), queries, olds));
+                plans.push(Planned {
+                    target: *ti,
+                    feed: feed.clone(),
+                    queries,
+                    olds,
+                });
             }
         }
         let mut statements = Vec::new();
-        for (ti, _, queries, _) in &plans {
-            for (sql, _) in queries {
-                statements.push(self.statement(*ti, sql).await?);
+        for p in &plans {
+            for (sql, _) in &p.queries {
+                statements.push(self.statement(p.target, sql).await?);
             }
         }
         let images: Vec<&String> = plans
             .iter()
-            .flat_map(|(_, _, q, _)| q.iter().map(|(_, image)| image))
+            .flat_map(|p| p.queries.iter().map(|(_, image)| image))
             .collect();
         let params: Vec<[&(dyn tokio_postgres::types::ToSql + Sync); 1]> =
             images.iter().map(|i| [*i as _]).collect();
@@ -226,7 +241,13 @@ impl Applier {
         .await;
         let mut answers = answers.into_iter();
         let mut out = Vec::new();
-        for (ti, feed, queries, olds) in plans {
+        for Planned {
+            target: ti,
+            feed,
+            queries,
+            olds,
+        } in plans
+        {
             let mut results = Vec::with_capacity(queries.len());
             for _ in &queries {
                 let rows = answers
