@@ -11,7 +11,6 @@ pub mod replay;
 pub mod report;
 pub mod resume;
 pub mod schema;
-pub mod sync;
 pub mod verify;
 pub mod workload;
 
