@@ -116,6 +116,9 @@ pub struct BackfillOptions {
     /// The command that resumes this run, for the summary (default: one built from the plan,
     /// source, target and run folder).
     pub resume_command: Option<String>,
+    /// Read inside this snapshot, exported by another session (a replication slot's), instead of
+    /// exporting one; `None`: export one.
+    pub snapshot: Option<String>,
 }
 
 impl Default for BackfillOptions {
@@ -138,6 +141,7 @@ impl Default for BackfillOptions {
             plan_label: "plan.json".into(),
             interrupt: Interrupt::default(),
             resume_command: None,
+            snapshot: None,
         }
     }
 }
@@ -350,7 +354,10 @@ async fn prepare(
     tables: &[TargetTable],
     mut checkpoint: Checkpoint,
 ) -> Result<Ready, Error> {
-    let snapshot = source.export_snapshot().await?;
+    let snapshot = match &opts.snapshot {
+        Some(id) => source.import_snapshot(id).await?,
+        None => source.export_snapshot().await?,
+    };
     let connections = (opts.concurrency / 32).clamp(1, 8);
     let session = Arc::new(target.connect(connections, opts.request_timeout).await?);
     let schema_cql = opts.create_schema.clone().or(checkpoint.schema_cql.clone());

@@ -73,6 +73,14 @@ impl PgSource {
         self
     }
 
+    /// The connection string for a libpq connection of another kind (`remodel sync`'s
+    /// replication connection, with `replication=database` added): it holds the password, so it
+    /// is handed to libpq and never printed; a password from `PGPASSWORD` libpq reads itself.
+    pub fn replication_conninfo(&self) -> String {
+        let sep = if self.url.contains('?') { '&' } else { '?' };
+        format!("{}{sep}replication=database", self.url)
+    }
+
     fn error(&self, what: impl Into<String>) -> impl FnOnce(tokio_postgres::Error) -> Error {
         let target = self.display.clone();
         let what = what.into();
@@ -118,6 +126,25 @@ impl PgSource {
         Ok(Snapshot {
             id: row.get(0),
             micros: row.get(1),
+            client,
+        })
+    }
+
+    /// Opens the leader transaction inside a snapshot exported elsewhere (`remodel sync`: the one a
+    /// logical replication slot exported when it was created, so the copy and the slot's changes
+    /// meet at one point); the readers import the same id.
+    pub async fn import_snapshot(&self, id: &str) -> Result<Snapshot, Error> {
+        let client = self.reader(id).await?;
+        let row = client
+            .query_one(
+                "SELECT (extract(epoch FROM transaction_timestamp()) * 1000000)::int8",
+                &[],
+            )
+            .await
+            .map_err(self.error(format!("import snapshot {id}")))?;
+        Ok(Snapshot {
+            id: id.to_string(),
+            micros: row.get(0),
             client,
         })
     }

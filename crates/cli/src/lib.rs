@@ -94,6 +94,8 @@ enum Command {
     Verify(cmd::verify::Args),
     /// Prove a plan on its workload: every read and write on generated data, Postgres against the plan's CQL.
     Replay(cmd::replay::Args),
+    /// Zero-downtime cut-over: backfill inside a replication slot's snapshot, then apply the source's changes (--finish drops the slot).
+    Sync(cmd::sync::Args),
     /// Load an example's schema and generated rows into Postgres (rideshare: N trips).
     ExampleData(cmd::example_data::Args),
     /// Export the plan for another engine: `export spark` writes a PySpark backfill job.
@@ -144,6 +146,7 @@ pub fn main() -> ExitCode {
         Command::Backfill(args) => cmd::backfill::run(args),
         Command::Verify(args) => cmd::verify::run(args),
         Command::Replay(args) => cmd::replay::run(args),
+        Command::Sync(args) => cmd::sync::run(args),
         Command::ExampleData(args) => cmd::example_data::run(args),
         Command::Export(args) => cmd::export::run(args),
     };

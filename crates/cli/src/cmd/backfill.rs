@@ -254,7 +254,7 @@ pub(crate) fn parse_plan(text: &str, file: &Path) -> anyhow::Result<Plan> {
 }
 
 /// The target contact point, with the password from the environment when a user is given.
-fn target(node: &str, user: Option<&String>) -> anyhow::Result<CqlTarget> {
+pub(crate) fn target(node: &str, user: Option<&String>) -> anyhow::Result<CqlTarget> {
     let credentials = match user {
         Some(u) => {
             let password = std::env::var("REMODEL_TARGET_PASSWORD").map_err(|_| {
@@ -325,6 +325,7 @@ fn options(args: &Args, plan_file: &Path) -> anyhow::Result<BackfillOptions> {
         plan_label: plan_file.display().to_string(),
         interrupt: remodel_backfill::Interrupt::default(),
         resume_command: None,
+        snapshot: None,
     })
 }
 

@@ -11,6 +11,7 @@ pub mod replay;
 pub mod report;
 pub mod resume;
 pub mod schema;
+pub mod sync;
 pub mod verify;
 pub mod workload;
 
