@@ -21,7 +21,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// When streaming stops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopAt {
-    /// Once the stream reaches the WAL position current when streaming started.
+    /// Once the stream reaches the WAL insert position current when streaming started (every
+    /// transaction committed by then).
     CaughtUp,
     /// Never: until interrupted.
     Follow,
@@ -291,10 +292,14 @@ async fn stream(
         ..Status::default()
     };
     if opts.stop == StopAt::CaughtUp {
+        // The insert position, not pg_current_wal_lsn() (the position written): with
+        // synchronous_commit = off a transaction is committed and visible once its commit record
+        // is inserted, up to wal_writer_delay before it is written, and a target below it ends
+        // the stream at the first commit past the written position, leaving the rest unapplied.
         let row = client
-            .query_one("SELECT pg_current_wal_lsn()::text", &[])
+            .query_one("SELECT pg_current_wal_insert_lsn()::text", &[])
             .await
-            .map_err(Error::pg(&source.display, "pg_current_wal_lsn()"))?;
+            .map_err(Error::pg(&source.display, "pg_current_wal_insert_lsn()"))?;
         let text: String = row.get(0);
         let lsn = parse_lsn(&text).unwrap_or(0);
         status.target_lsn = Some(lsn);
