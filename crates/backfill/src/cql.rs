@@ -159,11 +159,7 @@ impl CqlTarget {
             node: self.node.clone(),
             what,
             // One line: some of the driver's messages run over several.
-            message: e
-                .to_string()
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" "),
+            message: remodel_conn::one_line(&e.to_string()),
         })
     }
 

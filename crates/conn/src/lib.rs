@@ -16,7 +16,7 @@ pub mod redact;
 pub mod tls;
 
 pub use pg::{check, connect, message};
-pub use redact::{redact_text, redact_url, remember_command_line};
+pub use redact::{one_line, redact_text, redact_url, remember_command_line};
 
 /// A connection could not be set up: what was being done and why.
 #[derive(Debug, thiserror::Error)]

@@ -312,7 +312,12 @@ fn redact_unreadable(text: &str) -> String {
             .unwrap_or(0);
         out.truncate(word);
     }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    one_line(&out)
+}
+
+/// `text` on one line: runs of whitespace (driver messages span several lines) as one space.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// `postgres:/`, `postgres//` or `pg://` at the start of `text`: a scheme, however mistyped.

@@ -71,11 +71,7 @@ impl Error {
         move |e| Error::Postgres {
             target,
             what,
-            message: e
-                .to_string()
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" "),
+            message: remodel_conn::one_line(&e.to_string()),
         }
     }
 }
