@@ -6,7 +6,7 @@
 //! quick run). Run: `cargo bench --bench and_terms`.
 
 use remodel_analyze::analyze_pattern;
-use remodel_model::{AccessPattern, Column, PatternAnalysis, Schema, StatementKind, Table};
+use remodel_model::{AccessPattern, Column, Schema, StatementKind, Table};
 use std::time::{Duration, Instant};
 
 fn schema() -> Schema {
@@ -42,21 +42,8 @@ fn pattern(kind: &str, n: usize) -> AccessPattern {
     );
     let normalized = remodel_sql::normalize::normalize(&sql).expect("generated SQL normalizes");
     AccessPattern {
-        id: "q1".into(),
-        fingerprint: "0".into(),
-        kind: StatementKind::Select,
-        sql: normalized.sql,
         example: Some(sql),
-        calls: 1,
-        total_ms: None,
-        mean_ms: None,
-        rows: None,
-        first_seen: None,
-        last_seen: None,
-        label: None,
-        locations: Vec::new(),
-        analysis: PatternAnalysis::default(),
-        sent_params: Vec::new(),
+        ..AccessPattern::new("q1", StatementKind::Select, normalized.sql, 1)
     }
 }
 

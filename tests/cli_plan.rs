@@ -2,6 +2,7 @@
 
 use remodel_model::Plan;
 use std::path::{Path, PathBuf};
+use std::process::Output;
 
 mod support;
 
@@ -13,6 +14,11 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// Runs `remodel ARGS… PATH` in the repository root.
+fn remodel_on(args: &[&str], path: &Path) -> Output {
+    bin().args(args).arg(path).output().expect("run remodel")
+}
+
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
@@ -20,11 +26,7 @@ fn read(p: &Path) -> String {
 #[test]
 fn plan_rideshare_writes_plan_and_cql_deterministically() {
     let out = scratch("rideshare");
-    let run = bin()
-        .args(["plan", "examples/rideshare", "--out"])
-        .arg(&out)
-        .output()
-        .expect("run remodel");
+    let run = remodel_on(&["plan", "examples/rideshare", "--out"], &out);
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(
         run.status.success(),
@@ -70,11 +72,7 @@ fn plan_rideshare_writes_plan_and_cql_deterministically() {
     }
 
     // Same inputs, same bytes.
-    let again = bin()
-        .args(["plan", "examples/rideshare", "--out"])
-        .arg(&out)
-        .output()
-        .expect("rerun");
+    let again = remodel_on(&["plan", "examples/rideshare", "--out"], &out);
     assert!(again.status.success());
     assert_eq!(read(&out.join("plan.json")), json);
     assert_eq!(read(&out.join("schema.cql")), cql);
@@ -84,8 +82,8 @@ fn plan_rideshare_writes_plan_and_cql_deterministically() {
 #[test]
 fn plan_with_explicit_files_and_options() {
     let out = scratch("explicit");
-    let run = bin()
-        .args([
+    let run = remodel_on(
+        &[
             "plan",
             "--schema",
             "fixtures/corpora/twitter/ddl-postgres.sql",
@@ -96,10 +94,9 @@ fn plan_with_explicit_files_and_options() {
             "--replication",
             "dc1=3,dc2=2",
             "--out",
-        ])
-        .arg(&out)
-        .output()
-        .expect("run remodel");
+        ],
+        &out,
+    );
     assert!(
         run.status.success(),
         "{}",
@@ -165,7 +162,7 @@ fn unusable_input_exits_2_with_one_line() {
     )
     .expect("write");
     std::fs::write(dir.join("queries.sql"), "-- nothing here\n").expect("write");
-    let run = bin().arg("plan").arg(&dir).output().expect("run");
+    let run = remodel_on(&["plan"], &dir);
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("no SELECT/INSERT/UPDATE/DELETE"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -206,11 +203,10 @@ fn plan_dir_defaults_to_dir_plan_and_the_folder_keyspace() {
 /// Plans rideshare into a scratch folder and returns the plan.json path.
 fn rideshare_plan(name: &str) -> PathBuf {
     let out = scratch(name);
-    let run = bin()
-        .args(["plan", "examples/rideshare", "--no-report", "--out"])
-        .arg(&out)
-        .output()
-        .expect("run remodel");
+    let run = remodel_on(
+        &["plan", "examples/rideshare", "--no-report", "--out"],
+        &out,
+    );
     assert!(
         run.status.success(),
         "{}",
@@ -222,11 +218,7 @@ fn rideshare_plan(name: &str) -> PathBuf {
 #[test]
 fn plan_check_passes_a_real_plan_and_names_what_a_hand_edit_broke() {
     let plan_path = rideshare_plan("check");
-    let ok = bin()
-        .args(["plan", "--check"])
-        .arg(&plan_path)
-        .output()
-        .expect("run remodel");
+    let ok = remodel_on(&["plan", "--check"], &plan_path);
     assert_eq!(
         ok.status.code(),
         Some(0),
@@ -248,25 +240,45 @@ fn plan_check_passes_a_real_plan_and_names_what_a_hand_edit_broke() {
     insert["targets"].as_array_mut().expect("targets").remove(0);
     let broken = plan_path.with_file_name("broken.json");
     std::fs::write(&broken, serde_json::to_string_pretty(&plan).expect("JSON")).expect("write");
-    let run = bin()
-        .args(["plan", "--check"])
-        .arg(&broken)
-        .output()
-        .expect("run remodel");
+    let run = remodel_on(&["plan", "--check"], &broken);
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert_eq!(run.status.code(), Some(3), "{stdout}");
     assert!(
         stdout.contains("plan check (f)") && stdout.contains(&dropped),
         "{stdout}"
     );
+    // A source query reading a column its table lacks: the backfill would fail on it.
+    let mut bad_source = plan.clone();
+    let table = bad_source["design"]["tables"][0]["name"]
+        .as_str()
+        .expect("name")
+        .to_string();
+    let value = bad_source["design"]["tables"][0]["source"]["columns"]
+        .as_array_mut()
+        .expect("source columns")
+        .iter_mut()
+        .map(|c| &mut c["value"])
+        .find(|v| v["kind"] == "column")
+        .expect("a column value");
+    value["column"] = serde_json::json!("no_such_column");
+    std::fs::write(
+        &broken,
+        serde_json::to_string_pretty(&bad_source).expect("JSON"),
+    )
+    .expect("write");
+    let run = remodel_on(&["plan", "--check"], &broken);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(3), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "plan check (p): table {table}: its source query cannot fill it: it reads `no_such_column`"
+        )),
+        "{stdout}"
+    );
     // A value the schema does not allow: its JSON path.
     plan["design"]["queries"][0]["binds"][0]["value"] = serde_json::json!({"from": "guess"});
     std::fs::write(&broken, serde_json::to_string_pretty(&plan).expect("JSON")).expect("write");
-    let run = bin()
-        .args(["plan", "--check"])
-        .arg(&broken)
-        .output()
-        .expect("run remodel");
+    let run = remodel_on(&["plan", "--check"], &broken);
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert_eq!(run.status.code(), Some(3), "{stdout}");
     assert!(
@@ -276,10 +288,19 @@ fn plan_check_passes_a_real_plan_and_names_what_a_hand_edit_broke() {
 }
 
 #[test]
-fn a_format_1_plan_is_refused_with_one_line_by_every_reader() {
-    let plan_path = rideshare_plan("format1");
+fn an_older_format_plan_is_refused_with_one_line_by_every_reader() {
+    let plan_path = rideshare_plan("format2");
     let mut plan: serde_json::Value = serde_json::from_str(&read(&plan_path)).expect("JSON");
-    plan["format_version"] = serde_json::json!(1);
+    // A plan of format 2 as remodel wrote it: no typed source query, no bind types.
+    plan["format_version"] = serde_json::json!(2);
+    for t in plan["design"]["tables"].as_array_mut().expect("tables") {
+        t.as_object_mut().expect("table").remove("source");
+    }
+    for q in plan["design"]["queries"].as_array_mut().expect("queries") {
+        for b in q["binds"].as_array_mut().into_iter().flatten() {
+            b.as_object_mut().expect("bind").remove("type");
+        }
+    }
     let old = plan_path.with_file_name("old.json");
     std::fs::write(&old, serde_json::to_string_pretty(&plan).expect("JSON")).expect("write");
     let old_s = old.to_string_lossy().to_string();
@@ -313,7 +334,7 @@ fn a_format_1_plan_is_refused_with_one_line_by_every_reader() {
         let stderr = String::from_utf8_lossy(&run.stderr);
         assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
         let want =
-            format!("{old_s} is format 1 (written by an older remodel): run remodel plan again");
+            format!("{old_s} is format 2 (written by an older remodel): run remodel plan again");
         assert!(
             stderr.lines().filter(|l| !l.trim().is_empty()).count() == 1 && stderr.contains(&want),
             "{args:?}: {stderr}"
@@ -326,11 +347,7 @@ fn plan_schema_out_writes_the_json_schema() {
     let out = scratch("schema-out");
     std::fs::create_dir_all(&out).expect("mkdir");
     let file = out.join("plan.schema.json");
-    let run = bin()
-        .args(["plan", "--schema-out"])
-        .arg(&file)
-        .output()
-        .expect("run remodel");
+    let run = remodel_on(&["plan", "--schema-out"], &file);
     assert!(
         run.status.success(),
         "{}",

@@ -8,7 +8,7 @@ mod support;
 
 use remodel_model::{Plan, RunSummary};
 use remodel_replay::{CqlTarget, Params, PgSource, Replayer};
-use support::live::{refs, Case};
+use support::live::{read_matches, refs, Case};
 
 /// Three accounts with ten ledger rows each, 0.2 ms apart (two milliseconds hold all ten).
 const LEDGER_ROWS: &str = "
@@ -39,28 +39,6 @@ fn id(plan: &Plan, start: &str) -> String {
         .unwrap_or_else(|| panic!("no pattern {start}"))
         .id
         .clone()
-}
-
-/// Asserts read `id` with `values` returns on Cassandra what it returns on Postgres; returns the
-/// number of rows.
-async fn matches(r: &mut Replayer<'_>, id: &str, values: &[Option<&str>]) -> usize {
-    let p = r.prepare(id).await.unwrap_or_else(|e| panic!("{e}"));
-    let params = Params::from_text(r.pg(), &p.param_types, values)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let c = r
-        .check_read(&p, &params)
-        .await
-        .unwrap_or_else(|e| panic!("{id} with {}: {e}", params.show()));
-    if let Some(d) = &c.difference {
-        panic!(
-            "{id} {values:?}: {}\nSQL:\n  {}\nCassandra:\n  {}",
-            d.reason,
-            d.sql.join("\n  "),
-            d.cql.join("\n  ")
-        );
-    }
-    c.cql.rows.len()
 }
 
 /// Runs write `id` with `values` on Postgres and through the plan's write path on Cassandra;
@@ -151,13 +129,16 @@ async fn rows_a_fifth_of_a_millisecond_apart_all_come_back() {
     let window = id(&plan, "SELECT posted_at, amount FROM ledger");
     let one = id(&plan, "SELECT amount, memo FROM ledger");
     let at = |us: u32| format!("2025-01-15 10:00:00.{us:06}+00");
-    assert_eq!(matches(&mut r, &by_account, &[Some("1")]).await, 10);
+    assert_eq!(read_matches(&mut r, &by_account, &[Some("1")]).await, 10);
     let (lo, hi) = (at(400), at(1200));
     assert_eq!(
-        matches(&mut r, &window, &[Some("1"), Some(&lo), Some(&hi)]).await,
+        read_matches(&mut r, &window, &[Some("1"), Some(&lo), Some(&hi)]).await,
         4
     );
-    assert_eq!(matches(&mut r, &one, &[Some("1"), Some(&at(600))]).await, 1);
+    assert_eq!(
+        read_matches(&mut r, &one, &[Some("1"), Some(&at(600))]).await,
+        1
+    );
 
     // Writes address the exact row: a new one 0.1 ms after another, an update and a delete of
     // one row of a millisecond that holds five.
@@ -172,7 +153,7 @@ async fn rows_a_fifth_of_a_millisecond_apart_all_come_back() {
         &[Some("1"), Some(&t), Some("9.50"), Some("new")],
     )
     .await;
-    assert_eq!(matches(&mut r, &by_account, &[Some("1")]).await, 11);
+    assert_eq!(read_matches(&mut r, &by_account, &[Some("1")]).await, 11);
     let t = at(600);
     assert_eq!(
         write(
@@ -184,13 +165,13 @@ async fn rows_a_fifth_of_a_millisecond_apart_all_come_back() {
         .await,
         1
     );
-    assert_eq!(matches(&mut r, &one, &[Some("1"), Some(&t)]).await, 1);
+    assert_eq!(read_matches(&mut r, &one, &[Some("1"), Some(&t)]).await, 1);
     let t = at(200);
     assert_eq!(
         write(&mut r, &plan, &delete, &[Some("1"), Some(&t)]).await,
         1
     );
-    assert_eq!(matches(&mut r, &by_account, &[Some("1")]).await, 10);
+    assert_eq!(read_matches(&mut r, &by_account, &[Some("1")]).await, 10);
     drop(r);
     case.cleanup().await;
 }
@@ -288,8 +269,8 @@ async fn equal_rows_of_a_keyless_table_all_come_back_and_a_delete_removes_them_a
     let mut r = Replayer::new(&plan, &pg, &session);
     let followed = id(&plan, "SELECT u.id, u.name, f.since");
     let liked = id(&plan, "SELECT p.id, p.body, l.at");
-    assert_eq!(matches(&mut r, &followed, &[Some("1")]).await, 5);
-    assert_eq!(matches(&mut r, &liked, &[Some("1")]).await, 3);
+    assert_eq!(read_matches(&mut r, &followed, &[Some("1")]).await, 5);
+    assert_eq!(read_matches(&mut r, &liked, &[Some("1")]).await, 3);
 
     // A DELETE of a value removes every equal row, as Postgres does.
     let unfollow = id(&plan, "DELETE FROM follows");
@@ -297,7 +278,7 @@ async fn equal_rows_of_a_keyless_table_all_come_back_and_a_delete_removes_them_a
         write(&mut r, &plan, &unfollow, &[Some("1"), Some("3")]).await,
         3
     );
-    assert_eq!(matches(&mut r, &followed, &[Some("1")]).await, 2);
+    assert_eq!(read_matches(&mut r, &followed, &[Some("1")]).await, 2);
     // An UPDATE changes every equal row.
     let since = id(&plan, "UPDATE follows");
     let t = "2025-03-01 00:00:00+00";
@@ -305,18 +286,18 @@ async fn equal_rows_of_a_keyless_table_all_come_back_and_a_delete_removes_them_a
         write(&mut r, &plan, &since, &[Some(t), Some("1"), Some("2")]).await,
         2
     );
-    assert_eq!(matches(&mut r, &followed, &[Some("1")]).await, 2);
+    assert_eq!(read_matches(&mut r, &followed, &[Some("1")]).await, 2);
     // An INSERT of a row equal to one stored adds a copy.
     let like = id(&plan, "INSERT INTO likes");
     let t = "2025-01-01 00:00:00+00";
     write(&mut r, &plan, &like, &[Some("1"), Some("1"), Some(t)]).await;
-    assert_eq!(matches(&mut r, &liked, &[Some("1")]).await, 4);
+    assert_eq!(read_matches(&mut r, &liked, &[Some("1")]).await, 4);
     let unlike = id(&plan, "DELETE FROM likes");
     assert_eq!(
         write(&mut r, &plan, &unlike, &[Some("1"), Some("1")]).await,
         3
     );
-    assert_eq!(matches(&mut r, &liked, &[Some("1")]).await, 1);
+    assert_eq!(read_matches(&mut r, &liked, &[Some("1")]).await, 1);
     drop(r);
     case.cleanup().await;
 }

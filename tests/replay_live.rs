@@ -3,12 +3,11 @@
 
 mod support;
 
-use remodel_model::Plan;
 use remodel_replay::compare::ReadCheck;
 use remodel_replay::{CqlTarget, Params, PgSource, Replayer};
 use remodel_testdb::scylla::client::session::Session;
 use remodel_testdb::scylla::value::CqlValue;
-use support::live::{refs, Case};
+use support::live::Case;
 
 /// The library rows: 4 branches in 3 cities (two in Paris, so one shelf-and-city partition holds
 /// books of two branches), 400 books on 8 shelves with due dates 20 days either side of today at
@@ -79,15 +78,7 @@ async fn library_key_change_moves_rows_and_reads_match_postgres() {
         .batch_execute(&format!("{schema}\n{LIBRARY_ROWS}"))
         .await
         .expect("load the library rows");
-    let plan_path = case.plan("fixtures/plan/library");
-    let run = case.dir.join("run");
-    support::remodel_ok(&refs(&case.backfill_args(
-        &plan_path,
-        &run,
-        &["--create-schema"],
-    )));
-    let plan: Plan =
-        serde_json::from_str(&std::fs::read_to_string(&plan_path).unwrap()).expect("plan.json");
+    let plan = case.backfill_created(&case.plan("fixtures/plan/library"));
     let target = CqlTarget::new(case.ks.node(), None).unwrap();
     let (pg, session) = remodel_replay::connect(&PgSource::new(&case.url), &target)
         .await

@@ -2,6 +2,8 @@
 //! `remodel` commands of a backfill run against them.
 
 use super::{remodel_ok, scratch};
+use remodel_model::Plan;
+use remodel_replay::{Params, Replayer};
 use remodel_testdb::{CqlKeyspace, PgSchema};
 use std::path::{Path, PathBuf};
 use std::process::Child;
@@ -55,6 +57,15 @@ impl Case {
             &n,
         ]);
         self.plan("examples/rideshare")
+    }
+
+    /// Backfills PLAN into this case's keyspace, creating its tables (run folder `DIR/run`), and
+    /// returns the plan as read back from the file.
+    pub fn backfill_created(&self, plan: &str) -> Plan {
+        let run = self.dir.join("run");
+        remodel_ok(&refs(&self.backfill_args(plan, &run, &["--create-schema"])));
+        serde_json::from_str(&std::fs::read_to_string(plan).expect("plan.json"))
+            .expect("plan.json parses")
     }
 
     /// `backfill --plan PLAN --source … --target … --run-dir RUN --progress lines EXTRA…`.
@@ -168,4 +179,26 @@ pub fn wait_until(child: &mut Child, secs: u64, what: &str, mut ready: impl FnMu
 pub fn json(path: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Asserts that read `id` with `values` returns on Cassandra what it returns on Postgres (the
+/// difference shown with both sides' statements); returns the number of rows.
+pub async fn read_matches(r: &mut Replayer<'_>, id: &str, values: &[Option<&str>]) -> usize {
+    let p = r.prepare(id).await.unwrap_or_else(|e| panic!("{e}"));
+    let params = Params::from_text(r.pg(), &p.param_types, values)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let c = r
+        .check_read(&p, &params)
+        .await
+        .unwrap_or_else(|e| panic!("{id} with {}: {e}", params.show()));
+    if let Some(d) = &c.difference {
+        panic!(
+            "{id} {values:?}: {}\nSQL:\n  {}\nCassandra:\n  {}",
+            d.reason,
+            d.sql.join("\n  "),
+            d.cql.join("\n  ")
+        );
+    }
+    c.cql.rows.len()
 }

@@ -2,7 +2,8 @@
 //! and proves the result.
 //!
 //! - Reading ([`pg`]): one exported snapshot shared by parallel readers; the driving table of each
-//!   `source_sql` cut into ctid page ranges; each range streamed with binary `COPY` and decoded
+//!   source query (`design.tables[].source`, rendered by [`remodel_model::SourceSql`]) cut into
+//!   ctid page ranges; each range streamed with binary `COPY` and decoded
 //!   ([`convert`], [`numeric`], [`json`]) against the target column's CQL type ([`cqltype`]).
 //! - Writing ([`cql`]): prepared, idempotent INSERTs, one partition's rows per UNLOGGED batch,
 //!   bounded in-flight requests, retries with back-off.
@@ -29,7 +30,6 @@ pub mod pg;
 pub mod progress;
 pub mod rows;
 pub mod run;
-pub mod sqlshape;
 pub mod target;
 pub mod targetschema;
 pub mod time;

@@ -11,9 +11,9 @@
 
 use crate::convert::{canonical_cast, PgKind};
 use crate::target::{TargetColumn, TargetTable};
-use crate::{sqlshape, Error};
+use crate::Error;
 use remodel_model::ident::{literal, quote};
-use remodel_model::pg_at_utc;
+use remodel_model::{pg_at_utc, SourceEdit};
 use serde::{Deserialize, Serialize};
 use tokio_postgres::binary_copy::BinaryCopyOutStream;
 use tokio_postgres::types::Type;
@@ -376,9 +376,10 @@ impl ReadShape {
     /// The SELECT reading `range` (everything when `None`), in target column order.
     pub fn sql(&self, table: &TargetTable, range: Option<&PageRange>) -> String {
         let inner = match (range, &table.driving) {
-            (Some(r), Some(d)) => {
-                sqlshape::with_predicate(&table.source_sql, d, &r.predicate(&d.alias))
-            }
+            (Some(r), Some(d)) => table.source.sql(&SourceEdit {
+                predicate: Some(&r.predicate(&d.alias)),
+                ..SourceEdit::default()
+            }),
             _ => table.source_sql.clone(),
         };
         let order = self
@@ -401,13 +402,12 @@ impl ReadShape {
     /// large, else a random order over all rows.
     pub fn sample_sql(&self, table: &TargetTable, n: usize, driving_rows: f64) -> String {
         let inner = match &table.driving {
-            Some(d) if driving_rows > 20.0 * n as f64 => {
+            Some(_) if driving_rows > 20.0 * n as f64 => {
                 let pct = (100.0 * 4.0 * n as f64 / driving_rows).clamp(0.001, 100.0);
-                sqlshape::with_sample(
-                    &table.source_sql,
-                    d,
-                    &format!("TABLESAMPLE SYSTEM ({pct:.4})"),
-                )
+                table.source.sql(&SourceEdit {
+                    sample: Some(&format!("TABLESAMPLE SYSTEM ({pct:.4})")),
+                    ..SourceEdit::default()
+                })
             }
             _ => table.source_sql.clone(),
         };

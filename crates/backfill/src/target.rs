@@ -3,10 +3,18 @@
 //! is written and read back with. Built from `plan.json` alone.
 
 use crate::cqltype::{CqlType, TypeParser};
-use crate::sqlshape::{self, Driving};
 use crate::Error;
 use remodel_model::ident::quote;
-use remodel_model::{Bucket, DesignTable, KeyColumn, Plan};
+use remodel_model::{Bucket, DesignTable, KeyColumn, Plan, SourceEdit, SourceSql};
+
+/// The driving table of a target table's source query, when its rows can be read in ranges.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Driving {
+    /// The table as Postgres SQL (usable as `'…'::regclass` text).
+    pub table: String,
+    /// Its alias in the query (`t0`), which a range's predicate names.
+    pub alias: String,
+}
 
 /// A column of a target table.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,9 +46,12 @@ pub struct TargetTable {
     /// Indices of the columns that identify the source row (the driving table's primary key),
     /// written to the rejects file.
     pub source_key: Vec<usize>,
-    /// The Postgres SELECT that fills the table.
+    /// The Postgres query that fills the table, as the plan states it (typed), with its tables'
+    /// names: every SQL the backfill, verify and sync run on it is rendered from it.
+    pub source: SourceSql,
+    /// The query as SQL, unchanged.
     pub source_sql: String,
-    /// Its driving table, when the statement can be split into ranges.
+    /// Its driving table, when the query can be read in ranges of it.
     pub driving: Option<Driving>,
     /// Rows the designer expects in the table.
     pub estimated_rows: f64,
@@ -124,11 +135,18 @@ impl TargetTable {
             )));
         }
         let clustering = indices(&t.clustering)?;
-        if t.source_sql.trim().is_empty() {
-            return Err(Error::Plan(format!("table {} has no source_sql", t.name)));
+        if t.source.table.is_empty() || t.source.columns.is_empty() {
+            return Err(Error::Plan(format!(
+                "table {} has no source query (its `source`)",
+                t.name
+            )));
         }
-        let driving = sqlshape::driving(&t.source_sql);
-        let source_key = source_key(plan, t, driving.as_ref())
+        let source = SourceSql::new(&plan.schema, &t.source);
+        let driving = t.source.splittable().then(|| Driving {
+            table: source.driving_table(),
+            alias: t.source.alias.clone(),
+        });
+        let source_key = source_key(plan, t)
             .unwrap_or_else(|| partition_key.iter().chain(&clustering).copied().collect());
         Ok(TargetTable {
             keyspace,
@@ -137,7 +155,8 @@ impl TargetTable {
             partition_key,
             clustering,
             source_key,
-            source_sql: t.source_sql.clone(),
+            source_sql: source.sql(&SourceEdit::default()),
+            source,
             driving,
             estimated_rows: t.estimates.rows,
         })
@@ -238,13 +257,13 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// The target columns holding the driving table's primary key, when all of them are there.
-fn source_key(plan: &Plan, t: &DesignTable, driving: Option<&Driving>) -> Option<Vec<usize>> {
-    // The table whose rows it holds, as the designer says, else the one the SELECT reads first.
+fn source_key(plan: &Plan, t: &DesignTable) -> Option<Vec<usize>> {
+    // The table whose rows it holds, as the designer says, else the query's driving table.
     let name = match t.entity.as_str() {
-        "" => driving?.table.replace('"', ""),
-        entity => entity.to_string(),
+        "" => t.source.table.as_str(),
+        entity => entity,
     };
-    let table = plan.schema.table(&name)?;
+    let table = plan.schema.table(name)?;
     if table.primary_key.is_empty() {
         return None;
     }

@@ -315,6 +315,7 @@ mod tests {
                 col("stops", "list<frozen<stop>>"),
             ],
             serves: vec![],
+            source: Default::default(),
             source_sql: "SELECT 1".into(),
             estimates: Estimates::default(),
             warnings: vec![],

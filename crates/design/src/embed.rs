@@ -15,8 +15,8 @@ use crate::types;
 use remodel_model::ident;
 use remodel_model::{
     AccessPattern, Bind, BindValue, Cardinality, ColumnRef, CqlType, Decision, DesignColumn,
-    EqualityOp, ReadBeforeWrite, ReadColumn, Relationship, Schema, StatementKind, UserType,
-    WriteAction, WriteTarget,
+    EqualityOp, JoinKey, ReadBeforeWrite, ReadColumn, Relationship, Schema, SourceCollection,
+    SourceRef, StatementKind, UserType, WriteAction, WriteTarget,
 };
 
 /// One embedded one-to-many relationship.
@@ -310,7 +310,7 @@ pub fn query_mapping(
         });
         if let Some(q) = pred {
             let Some(value) = q.expr.clone() else {
-                return unsupported(
+                return crate::queries::unsupported(
                     p,
                     host,
                     format!(
@@ -325,7 +325,7 @@ pub fn query_mapping(
     }
     let client = match entries_work(p, e, &bound) {
         Ok(c) => c,
-        Err(why) => return unsupported(p, host, why),
+        Err(why) => return crate::queries::unsupported(p, host, why),
     };
     let client_filters: Vec<String> = client.filters.iter().map(ToString::to_string).collect();
     let cql = format!(
@@ -378,17 +378,6 @@ pub fn query_mapping(
         partitions: Some(remodel_model::PartitionRead::One),
         client,
         warnings,
-        ..Default::default()
-    }
-}
-
-/// A read of embedded entries no client could run as the SQL says: stated, without CQL.
-fn unsupported(p: &AccessPattern, host: &TableBuild, why: String) -> remodel_model::QueryMapping {
-    remodel_model::QueryMapping {
-        pattern: p.id.clone(),
-        table: Some(host.name.clone()),
-        reason: Some(why.clone()),
-        unsupported: Some(why),
         ..Default::default()
     }
 }
@@ -479,64 +468,35 @@ pub fn column(e: &Embedding) -> DesignColumn {
     }
 }
 
-/// The SELECT item and LATERAL join that build the collection in Postgres for the backfill,
-/// given the parent's alias (`t0`). The children are aggregated per parent with `json_object_agg`
-/// (map form: `{key: entry}`) or `json_agg` (list form, in child-key order), each entry a
-/// `json_build_object` with the UDT's field names, so the backfill decodes the JSON straight into
-/// the collection; a parent without children gets NULL (an empty collection).
-pub fn source_parts(schema: &Schema, e: &Embedding, parent_alias: &str) -> (String, String) {
-    let alias = "e0";
-    let c = "c";
-    let fields: Vec<String> = e
-        .fields
-        .iter()
-        .map(|f| format!("{}, {c}.{}", ident::literal(f), ident::pg_quote(f)))
-        .collect();
-    let entry = format!("json_build_object({})", fields.join(", "));
-    let child = schema.table(&e.child);
-    let agg = match &e.map_key {
-        Some((k, _)) => format!("json_object_agg({c}.{}, {entry})", ident::pg_quote(k)),
-        None => {
-            let order: Vec<String> = child
-                .map(|t| {
-                    t.primary_key
-                        .iter()
-                        .map(|k| format!("{c}.{}", ident::pg_quote(k)))
-                        .collect()
-                })
-                .unwrap_or_default();
-            if order.is_empty() {
-                format!("json_agg({entry})")
-            } else {
-                format!("json_agg({entry} ORDER BY {})", order.join(", "))
-            }
-        }
+/// The collection as the source query builds it for the backfill, given the parent's alias
+/// (`t0`) and the LATERAL subquery's (`e0`): the children aggregated per parent as JSON, a map
+/// keyed by the child's own key column or a list in child-key order, each entry an object of the
+/// UDT's fields, so the backfill decodes the JSON straight into the collection; a parent without
+/// children gets NULL (an empty collection).
+pub fn source(schema: &Schema, e: &Embedding, parent_alias: &str, alias: &str) -> SourceCollection {
+    let order = match &e.map_key {
+        Some(_) => Vec::new(),
+        None => schema
+            .table(&e.child)
+            .map(|t| t.primary_key.clone())
+            .unwrap_or_default(),
     };
-    let qual = child
-        .map(|t| match &t.schema {
-            Some(s) => format!("{}.{}", ident::pg_quote(s), ident::pg_quote(&t.key())),
-            None => ident::pg_quote(&t.key()),
-        })
-        .unwrap_or_else(|| ident::pg_quote(&e.child));
-    let on: Vec<String> =
-        e.fk.iter()
+    SourceCollection {
+        table: e.child.clone(),
+        alias: alias.to_string(),
+        on: e
+            .fk
+            .iter()
             .zip(&e.parent_key)
-            .map(|(f, k)| {
-                format!(
-                    "{c}.{} = {parent_alias}.{}",
-                    ident::pg_quote(f),
-                    ident::pg_quote(k)
-                )
+            .map(|(f, k)| JoinKey {
+                column: f.clone(),
+                equals: SourceRef::new(parent_alias, k),
             })
-            .collect();
-    let col = ident::pg_quote(&e.column);
-    (
-        format!("{alias}.{col}"),
-        format!(
-            "LEFT JOIN LATERAL (SELECT {agg} AS {col} FROM {qual} {c} WHERE {}) {alias} ON true",
-            on.join(" AND ")
-        ),
-    )
+            .collect(),
+        map_key: e.map_key.as_ref().map(|(k, _)| k.clone()),
+        fields: e.fields.clone(),
+        order,
+    }
 }
 
 /// The write targets, reads before write and note of a write to an embedded child, on each host

@@ -13,7 +13,7 @@ use crate::{DesignConfig, Inputs};
 use remodel_model::{
     AccessPattern, Bind, BindValue, Candidate, CostFigures, Decision, Design, DesignCost,
     DesignTable, Diagnostic, Encoding, QueryMapping, Relationship, Rename, RenameKind, Schema,
-    Severity, WritePath,
+    Severity, SourceEdit, SourceSql, WritePath,
 };
 use std::collections::HashMap;
 
@@ -166,7 +166,7 @@ pub fn emit_tables(inp: &Inputs<'_>, build: &Build) -> Vec<DesignTable> {
         let (mut estimates, warnings) = inp.sizer.estimate(b);
         let mut columns = b.design_columns();
         tables::join_equalities(inp.schema, b, &mut columns);
-        let mut extra = Vec::new();
+        let mut collections = Vec::new();
         for (_, ei) in build.hosts.iter().filter(|(h, _)| *h == bi) {
             let e = &inp.embeds[*ei];
             columns.push(embed::column(e));
@@ -178,12 +178,14 @@ pub fn emit_tables(inp: &Inputs<'_>, build: &Build) -> Vec<DesignTable> {
             estimates.bytes_per_partition_max = (estimates.bytes_per_partition_max
                 + estimates.rows_per_partition_max * per_row)
                 .round();
-            extra.push(embed::source_parts(inp.schema, e, "t0"));
+            let alias = format!("e{}", collections.len());
+            collections.push((e.column.clone(), embed::source(inp.schema, e, "t0", &alias)));
         }
         let mut partition_key = b.partition_key();
         for k in partition_key.iter_mut().filter(|k| k.bucket.is_some()) {
             k.time_zone = Some(inp.config.bucket_time_zone.clone());
         }
+        let source = tables::source_query(inp.schema, b, collections);
         out.push(DesignTable {
             name: b.name.clone(),
             entity: b.root.clone(),
@@ -191,7 +193,8 @@ pub fn emit_tables(inp: &Inputs<'_>, build: &Build) -> Vec<DesignTable> {
             clustering: b.clustering_key(),
             columns,
             serves: b.serves.clone(),
-            source_sql: tables::source_sql_with(inp.schema, b, &extra),
+            source_sql: SourceSql::new(inp.schema, &source).sql(&SourceEdit::default()),
+            source,
             estimates,
             warnings,
         });

@@ -552,8 +552,9 @@ pub(crate) fn offset_expr(a: &remodel_model::PatternAnalysis) -> Result<Option<E
     typed_count(&a.offset_expr, &a.offset_sql, a.offset, "OFFSET")
 }
 
-/// The mapping of a read no CQL can serve as it is: stated, with the reason, and no CQL.
-fn unsupported(p: &AccessPattern, t: &TableBuild, why: String) -> QueryMapping {
+/// The mapping of a read no CQL can serve as it is (of table `t`, or of the entries it embeds):
+/// stated, with the reason, and no CQL.
+pub(crate) fn unsupported(p: &AccessPattern, t: &TableBuild, why: String) -> QueryMapping {
     QueryMapping {
         pattern: p.id.clone(),
         table: Some(t.name.clone()),

@@ -116,22 +116,18 @@ pub fn predicates_kept(
         .map(|f| same.norm(schema, f))
         .collect();
     let filtered = |e: &Expr| filters.contains(&same.norm(schema, e));
-    let source_sql = design
+    let source = design
         .tables
         .iter()
         .find(|t| Some(&t.name) == q.table.as_ref())
-        .map(|t| t.source_sql.as_str())
-        .unwrap_or_default();
+        .map(|t| &t.source);
     let mut lost: Vec<String> = Vec::new();
     for e in &a.equality {
         let cond = eq_expr(&e.column, e.op, e.expr.as_ref());
         let ok = match (e.op, &e.expr) {
             (EqualityOp::IsNull, _) => {
                 filtered(&cond)
-                    || source_sql.contains(&format!(
-                        ".{} IS NULL",
-                        remodel_model::ident::pg_quote(&e.column.column)
-                    ))
+                    || source.is_some_and(|s| s.keeps_only_null(&e.column.table, &e.column.column))
             }
             (_, Some(val)) => bound(q, val) || filtered(&cond),
             (_, None) => false,

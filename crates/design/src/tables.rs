@@ -5,10 +5,10 @@ use crate::keys::{self, KeyPlan, KeySrc};
 use crate::naming;
 use crate::shape::{Edge, Shape};
 use crate::types;
-use remodel_model::ident;
 use remodel_model::{
-    pg_at_utc, Bind, BindValue, Bucket, ColumnRef, CqlType, DesignColumn, Encoding, Generator,
-    KeyColumn, RowId, Schema, SortOrder,
+    row_id_sql, Bind, BindValue, Bucket, ColumnRef, CqlType, DesignColumn, Encoding, Generator,
+    JoinKey, KeyColumn, RowId, Schema, SortOrder, SourceCollection, SourceColumn, SourceFilter,
+    SourceJoin, SourceQuery, SourceRef, SourceValue,
 };
 use std::collections::BTreeMap;
 
@@ -311,20 +311,6 @@ impl TableBuild {
             .collect()
     }
 }
-
-/// The SQL expression of the id of each row of a table without a key, over the table aliased
-/// `alias`: the hash of the row's binary form (no session setting changes it) and its number
-/// among equal rows. Equal rows are interchangeable, so the set of ids a table's rows get is
-/// the same in every read, whatever order the rows come in: every target table holding a
-/// copy of a row, and a resumed backfill, find the same ids.
-pub fn row_id_sql(alias: &str) -> String {
-    format!(
-        "md5(record_send({alias}) || int8send(row_number() OVER (PARTITION BY record_send({alias}))))::uuid"
-    )
-}
-
-/// The column the source SQL's derived table gives the row id as.
-pub const ROW_ID_SOURCE: &str = "__remodel_row_id";
 
 /// What the plan states about the row id of `table`'s rows.
 pub fn row_id(table: &str) -> RowId {
@@ -682,11 +668,6 @@ fn base_name(schema: &Schema, t: &TableBuild, root_name: &str) -> String {
     base
 }
 
-/// The Postgres SELECT whose rows fill the table (read by the backfill).
-pub fn source_sql(schema: &Schema, t: &TableBuild) -> String {
-    source_sql_with(schema, t, &[])
-}
-
 /// One join of a table's source SQL: the table joined (`to`, aliased `alias`) and the column
 /// pairs it is joined on (the column of a table joined before, the column of `to`).
 #[derive(Debug, Clone)]
@@ -799,146 +780,93 @@ pub fn join_equalities(schema: &Schema, t: &TableBuild, columns: &mut [DesignCol
     }
 }
 
-/// `FROM` of the root: the table itself, or for a table without a key a derived table that
-/// also numbers equal rows into their ids ([`row_id_sql`]; read whole: the numbering needs
-/// every row of the table).
-fn root_from(schema: &Schema, t: &TableBuild, qualified: &str) -> String {
-    let has_row_id = t
-        .columns
-        .iter()
-        .any(|(k, ..)| matches!(k, KeySrc::RowId(r) if *r == t.root));
-    if has_row_id && schema.table(&t.root).is_some() {
-        format!(
-            "(SELECT r.*, {} AS {ROW_ID_SOURCE} FROM {qualified} r) t0",
-            row_id_sql("r")
-        )
-    } else {
-        format!("{qualified} t0")
-    }
-}
-
-/// The exact microseconds since the epoch of timestamp SQL `col` (`infinity` as the largest
-/// bigint, as Postgres stores it).
-pub fn epoch_micros_sql(col: &str) -> String {
-    format!(
-        "CASE WHEN {col} = 'infinity' THEN 9223372036854775807 WHEN {col} = '-infinity' THEN -9223372036854775808 ELSE (extract(epoch FROM {col}) * 1000000)::bigint END"
-    )
-}
-
-/// [`source_sql`] with extra (SELECT item, join) pairs appended after the root's own joins; the
-/// joins may refer to the root as `t0` (embedded collections built by a LATERAL aggregate).
-pub fn source_sql_with(schema: &Schema, t: &TableBuild, extra: &[(String, String)]) -> String {
+/// The query whose rows fill table `t`, as data: its root driving, joined along its join
+/// edges, each column's value, the NULL filters, then `collections` (embedded children, each
+/// aliased `e<n>`, joined to the root).
+pub fn source_query(
+    schema: &Schema,
+    t: &TableBuild,
+    collections: Vec<(String, SourceCollection)>,
+) -> SourceQuery {
     let Some(root) = schema.table(&t.root) else {
-        return String::new();
+        return SourceQuery::default();
     };
-    let qual = |name: &str| {
-        schema
-            .table(name)
-            .map(|tt| match &tt.schema {
-                Some(s) => format!("{}.{}", ident::pg_quote(s), ident::pg_quote(&tt.name)),
-                None => ident::pg_quote(&tt.name),
-            })
-            .unwrap_or_else(|| ident::pg_quote(name))
-    };
+    let root_alias = "t0".to_string();
     let steps = join_steps(schema, t);
-    let mut aliases: Vec<(String, String)> = vec![(root.key(), "t0".into())];
-    let mut joins: Vec<String> = Vec::new();
-    for s in &steps {
-        let on: Vec<String> =
-            s.on.iter()
-                .map(|(f, x)| {
-                    format!(
-                        "{}.{} = {}.{}",
-                        s.alias,
-                        ident::pg_quote(&x.column),
-                        s.from_alias,
-                        ident::pg_quote(&f.column)
-                    )
+    let mut aliases: Vec<(String, String)> = vec![(root.key(), root_alias.clone())];
+    let mut joins: Vec<SourceJoin> = Vec::new();
+    for s in steps {
+        joins.push(SourceJoin {
+            table: s.to.clone(),
+            alias: s.alias.clone(),
+            outer: s.outer,
+            on: s
+                .on
+                .iter()
+                .map(|(f, x)| JoinKey {
+                    column: x.column.clone(),
+                    equals: SourceRef::new(&s.from_alias, &f.column),
                 })
-                .collect();
-        joins.push(format!(
-            "{} {} {} ON {}",
-            if s.outer { "LEFT JOIN" } else { "JOIN" },
-            qual(&s.to),
-            s.alias,
-            on.join(" AND ")
-        ));
-        aliases.push((s.to.clone(), s.alias.clone()));
+                .collect(),
+        });
+        aliases.push((s.to, s.alias));
     }
-    let alias_of = |table: &str| {
+    let at = |c: &ColumnRef| {
         aliases
             .iter()
-            .find(|(n, _)| n == table)
-            .map(|(_, a)| a.clone())
+            .find(|(n, _)| *n == c.table)
+            .map(|(_, a)| SourceRef::new(a, &c.column))
     };
-    let mut select = Vec::new();
+    let mut numbered = false;
+    let mut columns: Vec<SourceColumn> = Vec::new();
     for (k, name, ..) in &t.columns {
-        let Some(src) = k.source() else {
-            match k {
-                // The constant partition of a small table.
-                KeySrc::Const(v) => select.push(format!(
-                    "{} AS {}",
-                    ident::literal(v),
-                    ident::pg_quote(name)
-                )),
-                KeySrc::RowId(r) if *r == root.key() => {
-                    select.push(format!("t0.{ROW_ID_SOURCE} AS {}", ident::pg_quote(name)))
-                }
-                _ => select.push(format!("NULL AS {}", ident::pg_quote(name))),
+        let value = match (k, k.source().and_then(at)) {
+            (KeySrc::Const(v), _) => SourceValue::Constant { value: v.clone() },
+            (KeySrc::RowId(r), _) if *r == root.key() => {
+                numbered = true;
+                SourceValue::RowId
             }
-            continue;
+            (KeySrc::Col(c), Some(r)) if t.encoded.contains(c) => SourceValue::EpochMicros(r),
+            (KeySrc::Col(_), Some(r)) => SourceValue::Column(r),
+            (KeySrc::Bucket(c, b), Some(r)) => SourceValue::Bucket {
+                column: r,
+                bucket: *b,
+                at_utc: is_timestamptz(schema, c),
+            },
+            _ => SourceValue::Null,
         };
-        let Some(a) = alias_of(&src.table) else {
-            select.push(format!("NULL AS {}", ident::pg_quote(name)));
-            continue;
-        };
-        let col = format!("{a}.{}", ident::pg_quote(&src.column));
-        let expr = match k {
-            KeySrc::Col(c) if t.encoded.contains(c) => epoch_micros_sql(&col),
-            KeySrc::Col(_) | KeySrc::Const(_) | KeySrc::RowId(_) => col,
-            KeySrc::Bucket(c, b) => {
-                let ty = schema
-                    .table(&c.table)
-                    .and_then(|tt| tt.column(&c.column))
-                    .map(|cc| cc.sql_type.to_ascii_lowercase())
-                    .unwrap_or_default();
-                let utc = if ty.contains("with time zone") || ty.starts_with("timestamptz") {
-                    pg_at_utc(&col)
-                } else {
-                    col.clone()
-                };
-                b.pg_sql(&utc)
-            }
-        };
-        if expr.ends_with(&format!(".{}", ident::pg_quote(name))) {
-            select.push(expr);
-        } else {
-            select.push(format!("{expr} AS {}", ident::pg_quote(name)));
-        }
+        columns.push(SourceColumn {
+            name: name.clone(),
+            value,
+        });
     }
-    for (item, join) in extra {
-        select.push(item.clone());
-        joins.push(join.clone());
+    for (name, c) in collections {
+        columns.push(SourceColumn {
+            name,
+            value: SourceValue::Collection(c),
+        });
     }
-    let mut sql = format!(
-        "SELECT {} FROM {}",
-        select.join(", "),
-        root_from(schema, t, &qual(&root.key()))
-    );
-    for j in joins {
-        sql.push(' ');
-        sql.push_str(&j);
-    }
-    let filters: Vec<String> = t
+    let filters = t
         .null_filter
         .iter()
-        .filter_map(|c| {
-            alias_of(&c.table).map(|a| format!("{a}.{} IS NULL", ident::pg_quote(&c.column)))
-        })
+        .filter_map(|c| at(c).map(SourceFilter::IsNull))
         .collect();
-    if !filters.is_empty() {
-        sql.push_str(" WHERE ");
-        sql.push_str(&filters.join(" AND "));
+    SourceQuery {
+        table: root.key(),
+        alias: root_alias,
+        numbered,
+        joins,
+        columns,
+        filters,
     }
-    sql
+}
+
+/// True when column `c` is a `timestamptz` (its buckets are cut on the UTC calendar).
+fn is_timestamptz(schema: &Schema, c: &ColumnRef) -> bool {
+    let ty = schema
+        .table(&c.table)
+        .and_then(|tt| tt.column(&c.column))
+        .map(|cc| cc.sql_type.to_ascii_lowercase())
+        .unwrap_or_default();
+    ty.contains("with time zone") || ty.starts_with("timestamptz")
 }

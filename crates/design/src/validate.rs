@@ -20,7 +20,9 @@
 //!   the SQL confines the window to one);
 //! - (o) the plan states what an executor needs: typed binds (each with the CQL type its marker
 //!   takes), which partitions each read reads and where its result columns are, consistency
-//!   levels, batches.
+//!   levels, batches;
+//! - (p) every table's source query reads tables and columns the schema holds, returns the
+//!   table's columns, and is what its `source_sql` shows ([`source`]).
 //!
 //! The read checks (e), (n), (o) are in [`crate::read_checks`].
 
@@ -32,6 +34,7 @@ use remodel_model::{
 use std::collections::HashMap;
 
 mod semantics;
+mod source;
 
 /// Checks a plan; an empty list means it is safe to execute.
 pub fn validate_plan(plan: &Plan) -> Vec<Violation> {
@@ -61,6 +64,7 @@ pub fn validate_in(
     for t in &design.tables {
         keys_unique(schema, t, &mut out);
         key_precision(schema, t, &mut out);
+        source::source_query(schema, t, &mut out);
     }
     // By hash: a workload of 100,000 patterns has as many mappings.
     let mut patterns: HashMap<&str, &AccessPattern> = HashMap::new();

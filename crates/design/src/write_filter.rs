@@ -157,29 +157,6 @@ pub fn conjuncts(e: &Expr) -> Vec<&Expr> {
 
 /// A pattern of `kind` with `analysis`, for unit tests.
 #[cfg(test)]
-pub(crate) fn test_pattern(
-    kind: StatementKind,
-    analysis: remodel_model::PatternAnalysis,
-) -> AccessPattern {
-    AccessPattern {
-        id: "q1".into(),
-        fingerprint: "0".into(),
-        kind,
-        sql: String::new(),
-        example: None,
-        calls: 1,
-        total_ms: None,
-        mean_ms: None,
-        rows: None,
-        first_seen: None,
-        last_seen: None,
-        label: None,
-        locations: Vec::new(),
-        analysis,
-        sent_params: Vec::new(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,9 +166,8 @@ mod tests {
     fn every_condition_on_the_written_row_is_listed() {
         let user = ColumnRef::new("sessions", "user_id");
         let revoked = ColumnRef::new("sessions", "revoked_at");
-        let p = test_pattern(
-            StatementKind::Delete,
-            PatternAnalysis {
+        let p = AccessPattern {
+            analysis: PatternAnalysis {
                 equality: vec![
                     Predicate {
                         column: user.clone(),
@@ -222,7 +198,8 @@ mod tests {
                 }),
                 ..PatternAnalysis::default()
             },
-        );
+            ..AccessPattern::new("q1", StatementKind::Delete, "", 1)
+        };
         let t = Table {
             name: "sessions".into(),
             ..Table::default()

@@ -319,9 +319,8 @@ mod tests {
     }
 
     fn pattern(kind: StatementKind, values: &[(&str, Option<Expr>)]) -> AccessPattern {
-        crate::write_filter::test_pattern(
-            kind,
-            PatternAnalysis {
+        AccessPattern {
+            analysis: PatternAnalysis {
                 write: Some(WriteInfo {
                     table: "tickets".into(),
                     columns_written: values.iter().map(|(c, _)| c.to_string()).collect(),
@@ -344,7 +343,8 @@ mod tests {
                 }),
                 ..PatternAnalysis::default()
             },
-        )
+            ..AccessPattern::new("q1", kind, "", 1)
+        }
     }
 
     #[test]

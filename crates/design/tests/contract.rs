@@ -29,13 +29,43 @@ fn every_fixture_plan_follows_the_schema() {
     assert_follows_schema("rideshare", &plan_rideshare(None).0);
 }
 
+/// Every `plan.json` stored under `fixtures/` (the expected plans the tests write and read).
+fn stored_plans(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        if path.is_dir() {
+            stored_plans(&path, out);
+        } else if path.file_name().is_some_and(|n| n == "plan.json") {
+            out.push(path);
+        }
+    }
+}
+
 #[test]
-fn the_stored_rideshare_plan_follows_the_schema() {
-    let path = root().join("fixtures/plan/rideshare/plan.json");
-    let text = std::fs::read_to_string(&path).expect("the stored plan");
-    let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
-    let errors = schema_errors(&value);
-    assert!(errors.is_empty(), "{}", errors.join("\n"));
+fn every_stored_plan_follows_the_schema() {
+    let mut paths = Vec::new();
+    stored_plans(&root().join("fixtures"), &mut paths);
+    paths.sort();
+    assert!(
+        paths
+            .iter()
+            .any(|p| p.ends_with("fixtures/plan/rideshare/plan.json")),
+        "{paths:?}"
+    );
+    for path in paths {
+        let text = std::fs::read_to_string(&path).expect("the stored plan");
+        let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let errors = schema_errors(&value);
+        assert!(
+            errors.is_empty(),
+            "{}:\n{}",
+            path.display(),
+            errors.join("\n")
+        );
+    }
 }
 
 #[test]
@@ -44,7 +74,7 @@ fn the_schema_names_what_a_broken_plan_gets_wrong() {
     let mut value = serde_json::to_value(&plan).expect("JSON");
     value["design"]["queries"][0]["binds"][0]["value"] =
         serde_json::json!({"from": "guess", "sql": "$1"});
-    value["format_version"] = serde_json::json!(1);
+    value["format_version"] = serde_json::json!(2);
     let errors = schema_errors(&value);
     assert!(
         errors

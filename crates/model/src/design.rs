@@ -451,7 +451,11 @@ pub struct DesignTable {
     pub columns: Vec<DesignColumn>,
     /// Ids of the patterns this table serves.
     pub serves: Vec<String>,
-    /// The Postgres SELECT whose rows fill the table (the backfill reads it).
+    /// The Postgres query whose rows fill the table, as data: every executor (backfill,
+    /// verify, sync, the Spark job) builds its SQL from it ([`crate::SourceSql::sql`]).
+    pub source: crate::source::SourceQuery,
+    /// The same query as SQL text, for the reviewer ([`crate::SourceSql::sql`] of `source`, checked
+    /// equal by the plan's validator); no program reads it back.
     pub source_sql: String,
     /// Size estimates.
     pub estimates: Estimates,

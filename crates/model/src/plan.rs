@@ -6,10 +6,11 @@ use crate::schema::Schema;
 use crate::workload::Workload;
 use serde::{Deserialize, Serialize};
 
-/// The version of the `plan.json` format: 2 states every step typed (binds as expressions,
-/// partitions read, the client's work, consistency levels, batches); 1 left them to SQL text
-/// and notes.
-pub const PLAN_FORMAT_VERSION: u32 = 2;
+/// The version of the `plan.json` format: 3 adds each bind's CQL `type`, each read's result
+/// `columns` and each table's typed source query (`source`); 2 stated every step typed (binds as
+/// expressions, partitions read, the client's work, consistency levels, batches); 1 left them to
+/// SQL text and notes. A reader takes only the current one ([`check_format`]).
+pub const PLAN_FORMAT_VERSION: u32 = 3;
 
 /// The part of a `plan.json` every reader reads first: its format. A plan of another format
 /// may not parse as this one, and must be refused with one clear line ([`check_format`]).
@@ -32,7 +33,7 @@ pub enum FormatError {
 }
 
 impl FormatError {
-    /// The line a reader prints, naming the file: `out/plan.json is format 1 (written by an
+    /// The line a reader prints, naming the file: `out/plan.json is format 2 (written by an
     /// older remodel): run remodel plan again`.
     pub fn message(&self, file: &str) -> String {
         match self {
@@ -50,7 +51,7 @@ impl FormatError {
 }
 
 impl std::fmt::Display for FormatError {
-    /// `plan.json is format 1 (written by an older remodel): run remodel plan again`.
+    /// `plan.json is format 2 (written by an older remodel): run remodel plan again`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message("plan.json"))
     }
@@ -80,7 +81,7 @@ pub fn json_schema() -> schemars::Schema {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Plan {
     /// Format version ([`PLAN_FORMAT_VERSION`]).
-    #[cfg_attr(feature = "schema", schemars(range(min = 2, max = 2)))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 3, max = 3)))]
     pub format_version: u32,
     /// The source schema (with inferred foreign keys).
     pub schema: Schema,
@@ -118,11 +119,15 @@ mod tests {
     fn only_the_current_format_is_read() {
         let header = |v| PlanHeader { format_version: v };
         assert_eq!(check_format(header(Some(PLAN_FORMAT_VERSION))), Ok(()));
-        let old = check_format(header(Some(1))).unwrap_err();
-        assert_eq!(
-            old.to_string(),
-            "plan.json is format 1 (written by an older remodel): run remodel plan again"
-        );
+        for v in 1..PLAN_FORMAT_VERSION {
+            let old = check_format(header(Some(v))).unwrap_err();
+            assert_eq!(
+                old.to_string(),
+                format!(
+                    "plan.json is format {v} (written by an older remodel): run remodel plan again"
+                )
+            );
+        }
         assert_eq!(
             check_format(header(Some(PLAN_FORMAT_VERSION + 1))),
             Err(FormatError::Newer(PLAN_FORMAT_VERSION + 1))

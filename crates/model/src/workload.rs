@@ -137,3 +137,36 @@ pub struct AccessPattern {
     #[serde(flatten)]
     pub analysis: PatternAnalysis,
 }
+
+impl AccessPattern {
+    /// A pattern of `kind` whose normalized SQL is `sql`, run `calls` times, fingerprinted by the
+    /// hash of that text ([`crate::text::fnv1a64`]; the workload reader sets its own token
+    /// fingerprint), with nothing else known yet: no example, timings or locations, and an
+    /// empty analysis. Set the rest with struct update syntax
+    /// (`AccessPattern { example, ..AccessPattern::new(…) }`).
+    pub fn new(
+        id: impl Into<String>,
+        kind: StatementKind,
+        sql: impl Into<String>,
+        calls: u64,
+    ) -> Self {
+        let sql = sql.into();
+        AccessPattern {
+            id: id.into(),
+            fingerprint: format!("{:016x}", crate::text::fnv1a64(sql.as_bytes())),
+            kind,
+            sql,
+            example: None,
+            sent_params: Vec::new(),
+            calls,
+            total_ms: None,
+            mean_ms: None,
+            rows: None,
+            first_seen: None,
+            last_seen: None,
+            label: None,
+            locations: Vec::new(),
+            analysis: PatternAnalysis::default(),
+        }
+    }
+}

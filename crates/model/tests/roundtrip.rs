@@ -113,6 +113,7 @@ fn sample_plan() -> Plan {
                 clustering: vec![],
                 columns: vec![],
                 serves: vec!["q1".into()],
+                source: Default::default(),
                 source_sql: "SELECT 1".into(),
                 estimates: Estimates::default(),
                 warnings: vec![],

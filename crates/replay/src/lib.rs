@@ -14,7 +14,6 @@ mod error;
 pub mod exec;
 pub mod existing;
 pub mod exprsql;
-pub mod format1;
 pub mod generate;
 pub mod pg;
 pub mod read;

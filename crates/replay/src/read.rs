@@ -8,8 +8,8 @@
 //! `c IN (NULL)`): the request is not sent (CQL refuses a NULL there) and a NULL in a list is
 //! dropped. `LIMIT 0` returns no row without a request (CQL refuses it), `LIMIT NULL` is no limit.
 //!
-//! A format-1 plan states the client's work only in its notes: [`crate::format1`] reads them until
-//! every plan is format 2; nothing else here reads a note.
+//! Nothing here reads a note: the client's work is `QueryMapping.client` (a plan of an older
+//! format, whose notes were its only statement of it, is refused before replay starts).
 
 use crate::exec::{CqlRows, Prepared, Replayer};
 use crate::pg::Params;
@@ -23,20 +23,11 @@ use remodel_model::{
 use scylla::value::CqlValue;
 use std::cmp::Ordering;
 
-/// A condition or a count of the client's work: a typed expression, or format 1's SQL text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Term {
-    /// A typed expression (format 2).
-    Typed(Expr),
-    /// SQL of the parameters and of the columns read (format 1).
-    Sql(String),
-}
-
 /// What the client does with the rows read, in SQL's order (see [`remodel_model::ClientWork`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClientSteps {
     /// Conditions every row kept satisfies.
-    pub filters: Vec<Term>,
+    pub filters: Vec<Expr>,
     /// Group by these columns.
     pub group_by: Vec<ColumnRef>,
     /// Aggregates per group.
@@ -48,28 +39,24 @@ pub struct ClientSteps {
     /// Sort keys.
     pub sort: Vec<SortKey>,
     /// Rows skipped.
-    pub offset: Option<Term>,
+    pub offset: Option<Expr>,
     /// Rows kept at most.
-    pub limit: Option<Term>,
+    pub limit: Option<Expr>,
 }
 
 impl ClientSteps {
-    /// The client's work of read `q` of pattern `p`: `q.client` in a format-2 plan, the format-1
-    /// fields and notes otherwise.
-    pub fn of(format_version: u32, q: &QueryMapping, a: &remodel_model::PatternAnalysis) -> Self {
-        if format_version < 2 {
-            return crate::format1::client_steps(q, a);
-        }
+    /// The client's work of read `q`, as its `client` states it.
+    pub fn of(q: &QueryMapping) -> Self {
         let c = &q.client;
         ClientSteps {
-            filters: c.filters.iter().cloned().map(Term::Typed).collect(),
+            filters: c.filters.clone(),
             group_by: c.group_by.clone(),
             aggregates: c.aggregates.clone(),
             group_row: c.group_row,
             distinct: c.distinct,
             sort: c.sort.clone(),
-            offset: c.offset.clone().map(Term::Typed),
-            limit: c.limit.clone().map(Term::Typed),
+            offset: c.offset.clone(),
+            limit: c.limit.clone(),
         }
     }
 }
@@ -177,7 +164,7 @@ impl Replayer<'_> {
         for step in &q.then {
             rows = self.step(q, step, params, rows, &mut out).await?;
         }
-        let steps = ClientSteps::of(self.plan.format_version, q, &p.pattern.analysis);
+        let steps = ClientSteps::of(q);
         out.rows = self.client_work(p, &steps, params, rows, &mut out).await?;
         Ok(out)
     }
@@ -218,18 +205,13 @@ impl Replayer<'_> {
     /// The rows `filter` keeps (those for which it is TRUE).
     async fn keep(
         &self,
-        p: &Prepared<'_>,
-        filter: &Term,
+        filter: &Expr,
         params: &Params,
         rows: Vec<Record>,
     ) -> Result<Vec<Record>, Error> {
-        let keep = match filter {
-            Term::Typed(e) => self.eval_expr_rows(e, "boolean", params, &rows).await?,
-            Term::Sql(sql) => {
-                self.eval_rows(sql, "boolean", params, &rows, &p.forms.aliases)
-                    .await?
-            }
-        };
+        let keep = self
+            .eval_expr_rows(filter, "boolean", params, &rows)
+            .await?;
         Ok(rows
             .into_iter()
             .zip(keep)
@@ -240,12 +222,9 @@ impl Replayer<'_> {
 
     /// A count of the client's work (OFFSET, LIMIT) with these parameters; `None` for NULL (no
     /// limit).
-    async fn count(&self, t: &Term, params: &Params) -> Result<Option<usize>, Error> {
+    async fn count(&self, t: &Expr, params: &Params) -> Result<Option<usize>, Error> {
         let big = CqlType::Native(Native::BigInt);
-        let v = match t {
-            Term::Typed(e) => self.eval_expr(e, params, &big).await?,
-            Term::Sql(sql) => self.eval(sql, params, &big).await?,
-        };
+        let v = self.eval_expr(t, params, &big).await?;
         Ok(v.map(|v| as_count(Some(&v))))
     }
 
@@ -260,7 +239,7 @@ impl Replayer<'_> {
         out: &mut CqlRows,
     ) -> Result<Vec<Record>, Error> {
         for filter in &w.filters {
-            rows = self.keep(p, filter, params, rows).await?;
+            rows = self.keep(filter, params, rows).await?;
         }
         let same = crate::record::join_equalities(p.pattern);
         if !w.aggregates.is_empty() || !w.group_by.is_empty() {
@@ -562,16 +541,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_format_2_plan_is_read_as_data_never_from_its_notes() {
+    fn the_client_work_is_read_as_data_never_from_the_notes() {
         let t = ColumnRef::new("trips", "started_at");
-        let a = remodel_model::PatternAnalysis {
-            order_by: vec![remodel_model::OrderBy {
-                column: t.clone(),
-                desc: true,
-            }],
-            limit_sql: Some("$4".into()),
-            ..Default::default()
-        };
         let q = QueryMapping {
             notes: vec![
                 "rows are merged in the requested order on the client".into(),
@@ -579,13 +550,8 @@ mod tests {
             ],
             ..Default::default()
         };
-        // Format 1: the notes are all the plan says.
-        let v1 = ClientSteps::of(1, &q, &a);
-        assert_eq!(v1.sort.len(), 1);
-        assert!(v1.sort[0].desc && v1.sort[0].nulls_first);
-        assert_eq!(v1.limit, Some(Term::Sql("$4".into())));
-        // Format 2: `client` is the contract; the same notes change nothing.
-        assert_eq!(ClientSteps::of(2, &q, &a), ClientSteps::default());
+        // `client` is the contract; notes that say otherwise change nothing.
+        assert_eq!(ClientSteps::of(&q), ClientSteps::default());
         let mut q2 = q.clone();
         q2.client.sort = vec![SortKey {
             by: SortBy::Column { column: t },
@@ -593,9 +559,9 @@ mod tests {
             nulls_first: true,
         }];
         q2.client.limit = Some(Expr::param(4));
-        let v2 = ClientSteps::of(2, &q2, &a);
+        let v2 = ClientSteps::of(&q2);
         assert!(!v2.sort[0].desc && v2.sort[0].nulls_first);
-        assert_eq!(v2.limit, Some(Term::Typed(Expr::param(4))));
+        assert_eq!(v2.limit, Some(Expr::param(4)));
     }
 
     #[test]

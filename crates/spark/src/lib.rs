@@ -9,15 +9,17 @@
 //! partition's connection, ctid page ranges of the driving table, exact conversions, rejects in the
 //! same format), so `remodel verify` checks a Spark-filled keyspace unchanged.
 //!
-//! Architecture invariant: this crate depends on `model` only. What it needs of the Rust engine's
-//! reading of a table (its driving table and source key) is handed in as [`TableRead`] values by
-//! the caller, which takes them from `remodel-backfill`, so both engines read a plan alike.
+//! Architecture invariant: this crate depends on `model` only. Each table's SQL is rendered from
+//! the plan's typed source query by the model's one renderer ([`SourceSql`]), as the Rust engine
+//! renders it; what else it needs of the Rust engine's reading of a table (its source key) is
+//! handed in as [`TableRead`] values by the caller, which takes them from `remodel-backfill`, so
+//! both engines read a plan alike.
 
 mod readme;
 
 pub use readme::shell as shell_word;
 
-use remodel_model::{CqlType, DesignTable, Plan, UserType};
+use remodel_model::{CqlType, DesignTable, Plan, SourceEdit, SourceSql, UserType};
 use serde::Serialize;
 
 /// PySpark from PyPI the job is written for (Spark 3.5, Scala 2.12 jars inside).
@@ -37,22 +39,11 @@ pub const BACKFILL_PY: &str = include_str!("../job/backfill.py");
 /// The job's logging configuration (warnings only).
 pub const LOG4J2_PROPERTIES: &str = include_str!("../job/log4j2.properties");
 
-/// The driving table of a `source_sql` (its `FROM <table> <alias>`), as the Rust engine finds it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Driving {
-    /// The table as written in the SQL (usable as `'…'::regclass` text).
-    pub table: String,
-    /// Its alias in the SQL (`t0`).
-    pub alias: String,
-}
-
 /// How the Rust engine reads one target table: what the job must do the same way.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableRead {
     /// Target table name.
     pub table: String,
-    /// The driving table when the statement can be cut into ctid ranges; `None`: read whole.
-    pub driving: Option<Driving>,
     /// The target columns naming the source row (its driving table's primary key), for rejects.
     pub source_key: Vec<String>,
 }
@@ -127,7 +118,7 @@ struct Versions {
 struct JobTable<'a> {
     name: &'a str,
     entity: &'a str,
-    source_sql: &'a str,
+    source_sql: String,
     columns: Vec<JobColumn<'a>>,
     partition_key: Vec<&'a str>,
     clustering: Vec<&'a str>,
@@ -157,7 +148,7 @@ struct JobBucket<'a> {
 
 #[derive(Serialize)]
 struct Split<'a> {
-    driving_table: &'a str,
+    driving_table: String,
     alias: &'a str,
     /// `source_sql` with the driving row's ctid as its first column ([`CTID_COLUMN`]).
     sql_with_ctid: String,
@@ -178,7 +169,7 @@ pub fn export(
             .iter()
             .find(|t| t.name == read.table)
             .ok_or_else(|| Error::MissingRead(read.table.clone()))?;
-        tables.push(job_table(t, read));
+        tables.push(job_table(plan, t, read));
     }
     let job = Job {
         format_version: JOB_FORMAT_VERSION,
@@ -226,7 +217,7 @@ pub fn export(
     ])
 }
 
-fn job_table<'a>(t: &'a DesignTable, read: &'a TableRead) -> JobTable<'a> {
+fn job_table<'a>(plan: &Plan, t: &'a DesignTable, read: &'a TableRead) -> JobTable<'a> {
     let keys = t.partition_key.iter().chain(&t.clustering);
     let columns = t
         .columns
@@ -248,17 +239,20 @@ fn job_table<'a>(t: &'a DesignTable, read: &'a TableRead) -> JobTable<'a> {
             }
         })
         .collect();
-    let split = read.driving.as_ref().and_then(|d| {
-        Some(Split {
-            driving_table: &d.table,
-            alias: &d.alias,
-            sql_with_ctid: with_ctid(&t.source_sql, &d.alias)?,
-        })
+    // The plan's typed source query, rendered as every engine renders it (never its text edited).
+    let source = SourceSql::new(&plan.schema, &t.source);
+    let split = t.source.splittable().then(|| Split {
+        driving_table: source.driving_table(),
+        alias: &t.source.alias,
+        sql_with_ctid: source.sql(&SourceEdit {
+            first_column: Some(&format!("{}.ctid AS {CTID_COLUMN}", t.source.alias)),
+            ..SourceEdit::default()
+        }),
     });
     JobTable {
         name: &t.name,
         entity: &t.entity,
-        source_sql: &t.source_sql,
+        source_sql: source.sql(&SourceEdit::default()),
         columns,
         partition_key: t.partition_key.iter().map(|k| k.column.as_str()).collect(),
         clustering: t.clustering.iter().map(|k| k.column.as_str()).collect(),
@@ -268,49 +262,9 @@ fn job_table<'a>(t: &'a DesignTable, read: &'a TableRead) -> JobTable<'a> {
     }
 }
 
-/// `SELECT <alias>.ctid AS __remodel_ctid, …rest` of a `SELECT …` statement; `None` for a
-/// statement that does not start with a plain `SELECT` (a `DISTINCT` would no longer remove
-/// duplicates with the extra column, so such a statement is read whole).
-pub fn with_ctid(sql: &str, alias: &str) -> Option<String> {
-    let body = sql.trim_start();
-    let keyword = body.get(..6)?;
-    if !keyword.eq_ignore_ascii_case("select") {
-        return None;
-    }
-    let rest = &body[6..];
-    if !rest.starts_with(|c: char| c.is_whitespace()) {
-        return None;
-    }
-    let first = rest.split_whitespace().next()?;
-    if first.eq_ignore_ascii_case("distinct") || first.eq_ignore_ascii_case("all") {
-        return None;
-    }
-    let rest = rest.trim_end().trim_end_matches(';');
-    Some(format!("SELECT {alias}.ctid AS {CTID_COLUMN},{rest}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_ctid_goes_first_in_a_plain_select_only() {
-        assert_eq!(
-            with_ctid("SELECT t0.a, t0.b FROM x t0;", "t0").as_deref(),
-            Some("SELECT t0.ctid AS __remodel_ctid, t0.a, t0.b FROM x t0")
-        );
-        assert_eq!(
-            with_ctid("  select\n t0.a FROM x t0", "t0").as_deref(),
-            Some("SELECT t0.ctid AS __remodel_ctid,\n t0.a FROM x t0")
-        );
-        assert_eq!(with_ctid("SELECT DISTINCT t0.a FROM x t0", "t0"), None);
-        assert_eq!(with_ctid("SELECT ALL t0.a FROM x t0", "t0"), None);
-        assert_eq!(with_ctid("WITH c AS (SELECT 1) SELECT * FROM c", "c"), None);
-        assert_eq!(with_ctid("SELECTx FROM y", "t0"), None);
-        assert_eq!(with_ctid("SEL", "t0"), None);
-        // A multi-byte first character never splits a char boundary.
-        assert_eq!(with_ctid("ÉÉÉÉ x", "t0"), None);
-    }
 
     #[test]
     fn pinned_versions_match_the_install_script() {

@@ -14,7 +14,7 @@
 use crate::Error;
 use remodel_backfill::target::TargetTable;
 use remodel_model::ident::quote;
-use remodel_model::{Plan, Table};
+use remodel_model::{Plan, SourceEdit, Table};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How a source table feeds one target table.
@@ -63,7 +63,7 @@ pub fn sources(plan: &Plan, targets: &[TargetTable]) -> Result<Vec<Source>, Erro
         let entity = table(plan, &dt.entity, &t.name)?;
         if t.driving.is_none() {
             return Err(Error::Input(format!(
-                "target table {}: its source_sql has no single driving table sync can put a changed row in place of",
+                "target table {}: its source query numbers the rows of a table without a key (it reads the whole table): sync cannot put a changed row in place of it",
                 t.name
             )));
         }
@@ -187,30 +187,16 @@ fn link(driving: &Table, other: &Table) -> Option<Feed> {
     })
 }
 
-/// `source_sql` with the driving table replaced by the one row of `$1` (a JSON object of the
-/// row's columns as text, typed by the table's row type), so Postgres computes the target rows
-/// of a row the WAL gave (which may be gone from the table by now).
+/// The table's source query with the driving table replaced by the one row of `$1` (a JSON
+/// object of the row's columns as text, typed by the table's row type), so Postgres computes the
+/// target rows of a row the WAL gave (which may be gone from the table by now).
 pub fn with_row(t: &TargetTable, row_type: &str) -> Result<String, Error> {
-    let d = t.driving.as_ref().ok_or_else(|| no_driving(t))?;
-    let sql = &t.source_sql;
-    // The designer writes `FROM <table> <alias>`; the shape finder read exactly these tokens.
-    let lower = sql.to_ascii_lowercase();
-    let candidates = [
-        format!("from {} {}", d.table, d.alias),
-        format!("from {} as {}", d.table, d.alias),
-    ];
-    for c in candidates {
-        if let Some(at) = lower.find(&c.to_ascii_lowercase()) {
-            let end = at + c.len();
-            return Ok(format!(
-                "{}FROM (SELECT (jsonb_populate_record(NULL::{row_type}, $1::text::jsonb)).*) {}{}",
-                &sql[..at],
-                d.alias,
-                &sql[end..]
-            ));
-        }
-    }
-    Err(no_driving(t))
+    t.driving.as_ref().ok_or_else(|| no_driving(t))?;
+    let row = format!("(SELECT (jsonb_populate_record(NULL::{row_type}, $1::text::jsonb)).*)");
+    Ok(t.source.sql(&SourceEdit {
+        driving: Some(&row),
+        ..SourceEdit::default()
+    }))
 }
 
 /// `source_sql` restricted to the driving rows whose `driving` columns equal the `row` columns
@@ -232,16 +218,15 @@ pub fn linked_to(
         left.join(", "),
         right.join(", ")
     );
-    Ok(remodel_backfill::sqlshape::with_predicate(
-        &t.source_sql,
-        d,
-        &predicate,
-    ))
+    Ok(t.source.sql(&SourceEdit {
+        predicate: Some(&predicate),
+        ..SourceEdit::default()
+    }))
 }
 
 fn no_driving(t: &TargetTable) -> Error {
     Error::Input(format!(
-        "target table {}: sync cannot find the driving table in its source_sql",
+        "target table {}: its source query numbers the rows of a table without a key, which needs the whole table: sync cannot compute the rows of one changed row",
         t.name
     ))
 }

@@ -5,8 +5,7 @@ pub mod neutral_cases;
 pub mod rewrite_cases;
 
 use remodel_model::{
-    AccessPattern, Column, FkOrigin, ForeignKey, PatternAnalysis, Schema, StatementKind, Table,
-    Workload,
+    AccessPattern, Column, FkOrigin, ForeignKey, Schema, StatementKind, Table, Workload,
 };
 
 /// A table from `(name, type)` columns, a primary key and `(columns, ref_table, ref_columns)` FKs.
@@ -53,21 +52,8 @@ pub fn pattern(id: &str, sql: &str, example: Option<&str>, calls: u64) -> Access
         _ => StatementKind::Select,
     };
     AccessPattern {
-        id: id.into(),
-        fingerprint: format!("{:016x}", calls),
-        kind,
-        sql: sql.into(),
         example: example.map(Into::into),
-        sent_params: Vec::new(),
-        calls,
-        total_ms: None,
-        mean_ms: None,
-        rows: None,
-        first_seen: None,
-        last_seen: None,
-        label: None,
-        locations: Vec::new(),
-        analysis: PatternAnalysis::default(),
+        ..AccessPattern::new(id, kind, sql, calls)
     }
 }
 

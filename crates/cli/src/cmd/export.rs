@@ -5,7 +5,7 @@ use super::plan::write_atomic;
 use anyhow::Context;
 use remodel_backfill::target::TargetTable;
 use remodel_conn::redact_url;
-use remodel_spark::{Driving, ExportOptions, TableRead};
+use remodel_spark::{ExportOptions, TableRead};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -80,10 +80,6 @@ fn spark(args: SparkArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|t| TableRead {
             table: t.name.clone(),
-            driving: t.driving.as_ref().map(|d| Driving {
-                table: d.table.clone(),
-                alias: d.alias.clone(),
-            }),
             source_key: t
                 .source_key
                 .iter()
