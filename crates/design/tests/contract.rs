@@ -192,3 +192,42 @@ fn the_validator_names_a_bind_typed_unlike_its_marker_and_a_misplaced_result_col
         "{found:#?}"
     );
 }
+
+#[test]
+fn the_validator_names_a_source_query_that_cannot_fill_its_table() {
+    use remodel_model::{SourceRef, SourceValue};
+    let plan = plan_rideshare(None).0;
+    let p = |plan: &remodel_model::Plan| -> Vec<String> {
+        remodel_design::validate::validate_plan(plan)
+            .into_iter()
+            .filter(|v| v.check == "p")
+            .map(|v| v.message)
+            .collect()
+    };
+    assert_eq!(p(&plan), Vec::<String>::new());
+    // A column the driving table lacks, an alias the query does not define, a result column
+    // the table does not hold.
+    let mut broken = plan.clone();
+    let t = &mut broken.design.tables[0];
+    t.source.columns[0].value = SourceValue::Column(SourceRef::new("t0", "no_such_column"));
+    t.source.columns[1].value = SourceValue::Column(SourceRef::new("t7", "city"));
+    t.source.columns[2].name = "elsewhere".into();
+    let found = p(&broken);
+    for want in [
+        "it reads `no_such_column`, which `trips` lacks",
+        "it names alias `t7`, which it does not define",
+        "it returns `elsewhere`, which the table does not hold",
+    ] {
+        assert!(found.iter().any(|m| m.contains(want)), "{want}: {found:#?}");
+    }
+    // The text a reviewer reads differs from the query that runs.
+    let mut edited = plan.clone();
+    edited.design.tables[0].source_sql.push_str(" WHERE false");
+    let found = p(&edited);
+    assert!(
+        found
+            .iter()
+            .any(|m| m.contains("its source_sql is not the rendering of its source")),
+        "{found:#?}"
+    );
+}
