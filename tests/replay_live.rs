@@ -3,11 +3,10 @@
 
 mod support;
 
-use remodel_replay::compare::ReadCheck;
 use remodel_replay::{CqlTarget, Params, PgSource, Replayer};
 use remodel_testdb::scylla::client::session::Session;
 use remodel_testdb::scylla::value::CqlValue;
-use support::live::Case;
+use support::live::{read_matches as matches, Case};
 
 /// The library rows: 4 branches in 3 cities (two in Paris, so one shelf-and-city partition holds
 /// books of two branches), 400 books on 8 shelves with due dates 20 days either side of today at
@@ -22,30 +21,6 @@ INSERT INTO books SELECT i, 'shelf-' || (i % 8), 'Title ' || i, 1 + (i * 7) % 4,
     CASE WHEN i % 5 = 0 THEN NULL ELSE i % 9 END, 'About book ' || i
   FROM generate_series(1, 400) i;
 ANALYZE;";
-
-async fn check(r: &mut Replayer<'_>, id: &str, values: &[Option<&str>]) -> ReadCheck {
-    let p = r.prepare(id).await.unwrap_or_else(|e| panic!("{e}"));
-    let params = Params::from_text(r.pg(), &p.param_types, values)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    r.check_read(&p, &params)
-        .await
-        .unwrap_or_else(|e| panic!("{id} with {}: {e}", params.show()))
-}
-
-/// Asserts the read matches Postgres and returns how many rows it returned.
-async fn matches(r: &mut Replayer<'_>, id: &str, values: &[Option<&str>]) -> usize {
-    let c = check(r, id, values).await;
-    if let Some(d) = &c.difference {
-        panic!(
-            "{id} {values:?}: {}\nSQL:\n  {}\nCassandra:\n  {}",
-            d.reason,
-            d.sql.join("\n  "),
-            d.cql.join("\n  ")
-        );
-    }
-    c.cql.rows.len()
-}
 
 /// Book ids stored at `(key…, due_at, book_id = 7)` in `table` (the key columns before due_at named
 /// in `key`).

@@ -3,6 +3,7 @@
 
 use super::{remodel_ok, scratch};
 use remodel_model::Plan;
+use remodel_replay::compare::ReadCheck;
 use remodel_replay::{Params, Replayer};
 use remodel_testdb::{CqlKeyspace, PgSchema};
 use std::path::{Path, PathBuf};
@@ -184,14 +185,7 @@ pub fn json(path: &Path) -> serde_json::Value {
 /// Asserts that read `id` with `values` returns on Cassandra what it returns on Postgres (the
 /// difference shown with both sides' statements); returns the number of rows.
 pub async fn read_matches(r: &mut Replayer<'_>, id: &str, values: &[Option<&str>]) -> usize {
-    let p = r.prepare(id).await.unwrap_or_else(|e| panic!("{e}"));
-    let params = Params::from_text(r.pg(), &p.param_types, values)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let c = r
-        .check_read(&p, &params)
-        .await
-        .unwrap_or_else(|e| panic!("{id} with {}: {e}", params.show()));
+    let c = read_check(r, id, values).await;
     if let Some(d) = &c.difference {
         panic!(
             "{id} {values:?}: {}\nSQL:\n  {}\nCassandra:\n  {}",
@@ -201,4 +195,15 @@ pub async fn read_matches(r: &mut Replayer<'_>, id: &str, values: &[Option<&str>
         );
     }
     c.cql.rows.len()
+}
+
+/// Read `id` with `values` run on both sides and compared.
+pub async fn read_check(r: &mut Replayer<'_>, id: &str, values: &[Option<&str>]) -> ReadCheck {
+    let p = r.prepare(id).await.unwrap_or_else(|e| panic!("{e}"));
+    let params = Params::from_text(r.pg(), &p.param_types, values)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    r.check_read(&p, &params)
+        .await
+        .unwrap_or_else(|e| panic!("{id} with {}: {e}", params.show()))
 }
