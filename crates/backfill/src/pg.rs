@@ -13,7 +13,7 @@ use crate::convert::{canonical_cast, PgKind};
 use crate::target::{TargetColumn, TargetTable};
 use crate::Error;
 use remodel_model::ident::{literal, quote};
-use remodel_model::{pg_at_utc, SourceEdit};
+use remodel_model::SourceEdit;
 use serde::{Deserialize, Serialize};
 use tokio_postgres::binary_copy::BinaryCopyOutStream;
 use tokio_postgres::types::Type;
@@ -423,29 +423,30 @@ fn find_column<'a>(source: &[(&'a str, &'a Type)], name: &str) -> Option<(&'a st
     source.iter().find(|(n, _)| *n == name).copied()
 }
 
-/// A bucket column the source_sql does not compute itself, computed from its source column in
-/// UTC (as the designer's own source_sql does): `day` a date, `hour`/`month` a truncated timestamp.
+/// A bucket column the source_sql does not compute itself, computed from its source column as
+/// the designer's own source query does (in the key column's zone, UTC by default): `day` a
+/// date, `hour`/`month` the unit's first instant.
 fn bucket_expr(source: &[(&str, &Type)], col: &TargetColumn) -> Option<String> {
     let (from, bucket) = col.bucket.as_ref()?;
     let (name, ty) = find_column(source, from)?;
-    let value = match *ty {
-        Type::TIMESTAMPTZ => pg_at_utc(&format!("s.{}", quote(name))),
+    let zone = col.bucket_zone.as_deref();
+    let value = format!("s.{}", quote(name));
+    Some(match *ty {
+        Type::TIMESTAMPTZ => bucket.pg_sql_of(&value, true, zone),
         // A key timestamp the source query already turned into epoch microseconds (exact):
-        // back to a UTC timestamp; the infinities it encodes as the i64 bounds have no bucket.
+        // back to an instant; the infinities it encodes as the i64 bounds have no bucket.
         Type::INT8 => format!(
-            "(CASE WHEN s.{n} IN ({max}, {min}) THEN NULL \
-             ELSE {utc} END)",
-            utc = pg_at_utc(&format!(
-                "(timestamptz 'epoch' + s.{} * interval '1 microsecond')",
-                quote(name)
-            )),
-            n = quote(name),
+            "(CASE WHEN {value} IN ({max}, {min}) THEN NULL ELSE {b} END)",
+            b = bucket.pg_sql_of(
+                &format!("(timestamptz 'epoch' + {value} * interval '1 microsecond')"),
+                true,
+                zone
+            ),
             max = i64::MAX,
             min = i64::MIN,
         ),
-        _ => format!("s.{}", quote(name)),
-    };
-    Some(bucket.pg_sql(&value))
+        _ => bucket.pg_sql_of(&value, false, zone),
+    })
 }
 
 #[cfg(test)]

@@ -28,6 +28,8 @@ pub struct TargetColumn {
     /// For a bucket key column: the source column it is computed from and the bucket width
     /// (used when the source_sql does not compute it).
     pub bucket: Option<(String, Bucket)>,
+    /// For a bucket key column: the time zone whose calendar cuts it (UTC when `None`).
+    pub bucket_zone: Option<String>,
 }
 
 /// Everything the backfill and verify need to know about one target table.
@@ -99,17 +101,19 @@ impl TargetTable {
             let cql = parser
                 .resolve(&c.cql_type)
                 .map_err(|e| Error::Plan(format!("table {}, column {}: {e}", t.name, c.name)))?;
-            let bucket = t
+            let key = t
                 .partition_key
                 .iter()
                 .chain(&t.clustering)
-                .find(|k| k.column == c.name)
-                .and_then(|k| Some((k.derived_from.clone()?, k.bucket?)));
+                .find(|k| k.column == c.name);
+            let bucket = key.and_then(|k| Some((k.derived_from.clone()?, k.bucket?)));
+            let bucket_zone = key.and_then(|k| k.time_zone.clone());
             columns.push(TargetColumn {
                 name: c.name.clone(),
                 cql,
                 cql_text: c.cql_type.to_string(),
                 bucket,
+                bucket_zone,
             });
         }
         let indices = |keys: &[KeyColumn]| -> Result<Vec<usize>, Error> {

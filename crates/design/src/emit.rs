@@ -185,7 +185,7 @@ pub fn emit_tables(inp: &Inputs<'_>, build: &Build) -> Vec<DesignTable> {
         for k in partition_key.iter_mut().filter(|k| k.bucket.is_some()) {
             k.time_zone = Some(inp.config.bucket_time_zone.clone());
         }
-        let source = tables::source_query(inp.schema, b, collections);
+        let source = tables::source_query(inp.schema, b, collections, &inp.config.bucket_time_zone);
         out.push(DesignTable {
             name: b.name.clone(),
             entity: b.root.clone(),

@@ -787,6 +787,7 @@ pub fn source_query(
     schema: &Schema,
     t: &TableBuild,
     collections: Vec<(String, SourceCollection)>,
+    bucket_zone: &str,
 ) -> SourceQuery {
     let Some(root) = schema.table(&t.root) else {
         return SourceQuery::default();
@@ -832,6 +833,7 @@ pub fn source_query(
                 column: r,
                 bucket: *b,
                 at_utc: is_timestamptz(schema, c),
+                time_zone: (bucket_zone != "UTC").then(|| bucket_zone.to_string()),
             },
             _ => SourceValue::Null,
         };

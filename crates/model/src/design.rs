@@ -280,6 +280,36 @@ impl Bucket {
         }
     }
 
+    /// The bucket the instant `instant` (a `timestamptz` expression) falls in on the calendar
+    /// of `zone`, as replay cuts it: a day is the local date, an hour or a month its first
+    /// instant (a `timestamptz`), so a day of 23 or 25 hours is cut as the zone cuts it.
+    pub fn pg_sql_in_zone(self, instant: &str, zone: &str) -> String {
+        let zone = crate::ident::literal(zone);
+        let local = format!("({instant} AT TIME ZONE {zone})");
+        match self {
+            Bucket::Day => format!("{local}::date"),
+            Bucket::Hour | Bucket::Month => {
+                format!(
+                    "(date_trunc('{}', {local}) AT TIME ZONE {zone})",
+                    self.name()
+                )
+            }
+        }
+    }
+
+    /// The bucket of `value`, a source column's expression (`timestamptz` when `tz`, else a
+    /// `timestamp` or `date`, which the backfill stores as its wall clock read in UTC), cut in
+    /// `zone` (UTC when `None`): the one spelling the designer's source query and the backfill's
+    /// computed buckets share.
+    pub fn pg_sql_of(self, value: &str, tz: bool, zone: Option<&str>) -> String {
+        match zone.filter(|z| *z != "UTC") {
+            None if tz => self.pg_sql(&pg_at_utc(value)),
+            None => self.pg_sql(value),
+            Some(z) if tz => self.pg_sql_in_zone(value, z),
+            Some(z) => self.pg_sql_in_zone(&pg_at_utc(&format!("{value}::timestamp")), z),
+        }
+    }
+
     /// `hour`, `day` or `month`.
     pub fn name(self) -> &'static str {
         match self {

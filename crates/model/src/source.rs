@@ -8,7 +8,7 @@
 //! the SQL text back: what an executor needs to know (which table drives, whether it can be cut
 //! into ranges) is a field here.
 
-use crate::design::{pg_at_utc, Bucket};
+use crate::design::Bucket;
 use crate::ident;
 use crate::schema::Schema;
 use serde::{Deserialize, Serialize};
@@ -120,10 +120,15 @@ pub enum SourceValue {
         column: SourceRef,
         /// The bucket's width.
         bucket: Bucket,
-        /// True when the column is a `timestamptz`, cut on the UTC calendar ([`pg_at_utc`]);
+        /// True when the column is a `timestamptz`, cut on the UTC calendar
+        /// ([`pg_at_utc`](crate::design::pg_at_utc));
         /// a `timestamp` or `date` is cut as it is.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         at_utc: bool,
+        /// The time zone whose calendar cuts the buckets (the key column's `time_zone`); UTC
+        /// when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        time_zone: Option<String>,
     },
     /// A text constant (the one partition of a small table read whole).
     Constant {
@@ -361,10 +366,8 @@ impl SourceSql {
                 column,
                 bucket,
                 at_utc,
-            } => {
-                let value = column.sql();
-                bucket.pg_sql(&if *at_utc { pg_at_utc(&value) } else { value })
-            }
+                time_zone,
+            } => bucket.pg_sql_of(&column.sql(), *at_utc, time_zone.as_deref()),
             SourceValue::Constant { value } => ident::literal(value),
             SourceValue::RowId => format!("{}.{ROW_ID_SOURCE}", self.query.alias),
             SourceValue::Null => "NULL".to_string(),
@@ -481,6 +484,7 @@ mod tests {
                         column: SourceRef::new("t0", "seen"),
                         bucket: Bucket::Day,
                         at_utc: true,
+                        time_zone: None,
                     },
                 ),
                 col(
@@ -513,6 +517,49 @@ mod tests {
              LEFT JOIN LATERAL (SELECT json_agg(json_build_object('label', c.label) ORDER BY c.n) AS phones \
              FROM phones c WHERE c.customer_id = t0.id) e1 ON true \
              WHERE t0.gone IS NULL"
+        );
+    }
+
+    #[test]
+    fn a_bucket_in_a_zone_is_cut_on_that_zones_calendar_as_replay_cuts_it() {
+        let b = |bucket, at_utc, zone: Option<&str>| {
+            let v = SourceValue::Bucket {
+                column: SourceRef::new("t0", "seen"),
+                bucket,
+                at_utc,
+                time_zone: zone.map(str::to_string),
+            };
+            let mut q = query();
+            q.columns = vec![SourceColumn {
+                name: "b".into(),
+                value: v,
+            }];
+            q.joins.clear();
+            q.filters.clear();
+            SourceSql::new(&schema(), &q).sql(&SourceEdit::default())
+        };
+        let from = " AS b FROM app.\"Customers\" t0";
+        assert_eq!(
+            b(Bucket::Day, true, Some("Europe/Paris")),
+            format!("SELECT (t0.seen AT TIME ZONE 'Europe/Paris')::date{from}")
+        );
+        assert_eq!(
+            b(Bucket::Hour, true, Some("Asia/Kolkata")),
+            format!("SELECT (date_trunc('hour', (t0.seen AT TIME ZONE 'Asia/Kolkata')) AT TIME ZONE 'Asia/Kolkata'){from}")
+        );
+        // A `timestamp` is stored as its wall clock read in UTC: that instant is what is cut.
+        assert_eq!(
+            b(Bucket::Day, false, Some("America/New_York")),
+            format!("SELECT ((t0.seen::timestamp AT TIME ZONE 'UTC') AT TIME ZONE 'America/New_York')::date{from}")
+        );
+        // UTC named or not: the plans written before the zone was carried, unchanged.
+        assert_eq!(
+            b(Bucket::Day, true, Some("UTC")),
+            b(Bucket::Day, true, None)
+        );
+        assert_eq!(
+            b(Bucket::Month, true, None),
+            format!("SELECT date_trunc('month', (t0.seen AT TIME ZONE 'UTC')){from}")
         );
     }
 
