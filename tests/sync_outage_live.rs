@@ -1,7 +1,8 @@
 //! `remodel sync --follow` rides out Cassandra not answering for 10 s (issue 22: "a Cassandra
 //! pause of 10 s → it catches up"): the node's JVM is paused (SIGSTOP) while a writer commits and
-//! sync streams, then resumed (SIGCONT). The sync neither dies nor loses a change: it catches up
-//! to every row change the writer committed, and the target tables equal the source. Its own test
+//! sync streams, then resumed (SIGCONT). Writes time out (2 s) and are retried with back-off; the
+//! sync neither dies nor loses a change: it catches up to every row change the writer committed,
+//! and the target tables equal the source. Its own test
 //! binary, so that no other test of this file runs during the pause; the node is never stopped
 //! (other tests share it).
 
@@ -37,7 +38,15 @@ async fn sync_catches_up_after_cassandra_pauses_for_ten_seconds_live() {
         slot: slot.clone(),
     };
     let run = case.dir.join("sync").to_string_lossy().to_string();
-    let mut child = follow(&case, &plan, &run, &slot, &["--create-schema"]);
+    // Requests time out after 2 s, so that the pause makes writes fail and be retried.
+    let extra = [
+        "--create-schema",
+        "--request-timeout",
+        "2",
+        "--retry-for",
+        "120",
+    ];
+    let mut child = follow(&case, &plan, &run, &slot, &extra);
     wait_until(&mut child, 120, "the slot is created", || {
         std::path::Path::new(&run).join("sync.json").is_file()
     });
@@ -90,6 +99,12 @@ async fn sync_catches_up_after_cassandra_pauses_for_ten_seconds_live() {
         .expect("kill -INT");
     let status = child.wait().expect("sync exits");
     assert_eq!(status.code(), Some(130), "{status}");
+    let log = std::fs::read_to_string(format!("{run}.log")).expect("the sync's log");
+    assert!(
+        log.contains("; retrying with back-off for up to 120 s"),
+        "{log}"
+    );
+    assert!(log.contains("Cassandra answers again"), "{log}");
     assert_no_differences(&case, &plan, "after the pause");
     assert_trip_tables_equal(&case, "after the pause").await;
     let out = support::remodel(&["sync", "--finish", "--source", &case.url, "--run-dir", &run]);

@@ -6,7 +6,7 @@ use remodel_testdb::scylla::response::{PagingState, PagingStateResponse};
 use remodel_testdb::scylla::statement::unprepared::Statement;
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::{Child, Output, Stdio};
+use std::process::{Child, Output};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -58,15 +58,20 @@ pub fn sync_args<'a>(case: &'a Case, plan: &'a str, run: &'a str, slot: &'a str)
     ]
 }
 
-/// `sync --follow EXTRA…` in the background, its output discarded.
+/// `sync --follow EXTRA…` in the background; what it prints is added to `RUN.log`.
 pub fn follow(case: &Case, plan: &str, run: &str, slot: &str, extra: &[&str]) -> Child {
     let mut args = sync_args(case, plan, run, slot);
     args.push("--follow");
     args.extend(extra);
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(format!("{run}.log"))
+        .expect("the sync's log");
     super::command()
         .args(&args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stdout(log.try_clone().expect("log"))
+        .stderr(log)
         .spawn()
         .expect("sync --follow")
 }

@@ -6,6 +6,7 @@
 //! acknowledged or `retry_for` has passed.
 
 use crate::derive::{self, Feed, Source};
+use crate::run::Progress;
 use crate::Error;
 use futures_util::StreamExt;
 use remodel_backfill::convert::RawValue;
@@ -19,6 +20,7 @@ use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
 use scylla::value::{CqlValue, MaybeUnset};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_postgres::{Client, Statement};
@@ -80,6 +82,10 @@ pub struct Applier {
     deletes: Vec<PreparedStatement>,
     statements: HashMap<String, Statement>,
     retry_for: Duration,
+    /// Told when writes start failing and when Cassandra answers again.
+    progress: Arc<dyn Progress>,
+    /// True while writes fail (one line per outage, not one per write).
+    failing: AtomicBool,
 }
 
 impl Applier {
@@ -90,6 +96,7 @@ impl Applier {
         targets: Vec<TargetTable>,
         sources: Vec<Source>,
         retry_for: Duration,
+        progress: Arc<dyn Progress>,
     ) -> Result<Applier, Error> {
         let client = source.connect().await?;
         let mut shapes = Vec::with_capacity(targets.len());
@@ -111,6 +118,8 @@ impl Applier {
             deletes,
             statements: HashMap::new(),
             retry_for,
+            progress,
+            failing: AtomicBool::new(false),
         })
     }
 
@@ -171,8 +180,20 @@ impl Applier {
         let mut wait = Duration::from_millis(100);
         loop {
             match self.session.execute_unpaged(stmt, &values).await {
-                Ok(_) => return Ok(()),
-                Err(_) if started.elapsed() < self.retry_for => {
+                Ok(_) => {
+                    if self.failing.swap(false, Ordering::Relaxed) {
+                        self.progress.line("Cassandra answers again");
+                    }
+                    return Ok(());
+                }
+                Err(e) if started.elapsed() < self.retry_for => {
+                    if !self.failing.swap(true, Ordering::Relaxed) {
+                        self.progress.line(&format!(
+                            "Cassandra: write to {table} failed ({}); retrying with back-off for up to {} s",
+                            remodel_conn::one_line(&e.to_string()),
+                            self.retry_for.as_secs()
+                        ));
+                    }
                     tokio::time::sleep(wait).await;
                     wait = (wait * 2).min(Duration::from_secs(2));
                 }

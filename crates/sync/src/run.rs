@@ -148,11 +148,19 @@ pub async fn sync(
     drop(held);
     let session = Arc::new(
         target
-            .connect(2, Duration::from_secs(12))
+            .connect(2, opts.backfill.request_timeout)
             .await
             .map_err(Error::Backfill)?,
     );
-    let applier = Applier::new(source, session, targets, sources, opts.retry_for).await?;
+    let applier = Applier::new(
+        source,
+        session,
+        targets,
+        sources,
+        opts.retry_for,
+        progress.clone(),
+    )
+    .await?;
     stream(&client, source, opts, applier, &resolved, state, progress).await
 }
 
