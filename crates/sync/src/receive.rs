@@ -279,3 +279,100 @@ fn image(s: &Source, row: &RowData, old: Option<&RowData>, lsn: u64) -> Result<S
     }
     Ok(serde_json::Value::Object(obj).to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(needs_full: bool) -> Source {
+        Source {
+            key: "trips".into(),
+            sql: "\"trips\"".into(),
+            columns: vec!["trip_id".into(), "status".into()],
+            primary_key: vec!["trip_id".into()],
+            feeds: Vec::new(),
+            needs_full: if needs_full {
+                vec!["trips_by_status is keyed by status (outside the primary key)".into()]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    fn column(name: &str, type_id: u32, type_modifier: i32) -> RelationColumn {
+        RelationColumn {
+            name: name.into(),
+            type_id,
+            type_modifier,
+            is_key: false,
+        }
+    }
+
+    fn typed(name: &str, type_oid: u32, type_modifier: i32) -> ColumnType {
+        ColumnType {
+            name: name.into(),
+            type_oid,
+            type_modifier,
+        }
+    }
+
+    #[test]
+    fn the_plan_s_columns_and_the_slot_s_types_pass() {
+        let expected = [typed("trip_id", 2950, -1), typed("status", 25, -1)];
+        let now = [column("trip_id", 2950, -1), column("status", 25, -1)];
+        assert_eq!(
+            relation_change(&source(true), Some(&expected), &ReplicaIdentity::Full, &now),
+            None
+        );
+        // A run folder without the slot's types checks the names only.
+        assert_eq!(
+            relation_change(&source(false), None, &ReplicaIdentity::Default, &now),
+            None
+        );
+    }
+
+    #[test]
+    fn an_added_column_a_changed_type_and_a_lost_identity_stop() {
+        let expected = [typed("trip_id", 2950, -1), typed("status", 25, -1)];
+        let added = [
+            column("trip_id", 2950, -1),
+            column("status", 25, -1),
+            column("note", 25, -1),
+        ];
+        let why = relation_change(
+            &source(false),
+            Some(&expected),
+            &ReplicaIdentity::Default,
+            &added,
+        );
+        assert_eq!(
+            why.as_deref(),
+            Some("DDL changed table trips (columns now trip_id, status, note; the plan has trip_id, status): plan again for the new schema, then start a new sync")
+        );
+        let retyped = [column("trip_id", 2950, -1), column("status", 1043, 24)];
+        let why = relation_change(
+            &source(false),
+            Some(&expected),
+            &ReplicaIdentity::Default,
+            &retyped,
+        );
+        assert!(
+            why.as_deref()
+                .is_some_and(|w| w.starts_with("DDL changed table trips: column status has type oid 1043 (modifier 24) where the slot's start had 25 (-1)")),
+            "{why:?}"
+        );
+        let now = [column("trip_id", 2950, -1), column("status", 25, -1)];
+        let why = relation_change(
+            &source(true),
+            Some(&expected),
+            &ReplicaIdentity::Default,
+            &now,
+        );
+        assert!(
+            why.as_deref().is_some_and(|w| w.starts_with(
+                "the REPLICA IDENTITY of trips is no longer FULL (Default); it needs FULL because trips_by_status is keyed by status"
+            )),
+            "{why:?}"
+        );
+    }
+}
