@@ -47,7 +47,8 @@ psql "$PG_URL" -qc "ALTER TABLE trips REPLICA IDENTITY FULL"
 echo "== backfill inside the slot's snapshot ($TRIPS trips)"
 bf_start=$(date +%s.%N)
 "$BIN" sync --plan "$DIR/plan/plan.json" --source "$PG_URL" --target "$REMODEL_CQL_URL" \
-  --run-dir "$DIR/run" --slot "$SLOT" --create-schema --progress none 2>/dev/null | head -1
+  --run-dir "$DIR/run" --slot "$SLOT" --create-schema --progress none > "$DIR/first.txt" 2>/dev/null
+head -1 "$DIR/first.txt"
 echo "backfill and first catch-up: $(python3 -c "print(f'{$(date +%s.%N) - $bf_start:.1f}')") s"
 
 cat > "$DIR/writer.sql" <<SQL
@@ -69,7 +70,7 @@ import json, sys, time
 end = time.time() + float(sys.argv[2])
 start = time.time()
 while time.time() < end:
-    lag = rss = ""
+    lag = rss = "-"
     try:
         s = json.load(open(sys.argv[1]))
         if s.get("last_timestamp"):
@@ -102,9 +103,9 @@ import sys
 tps, committed = float(sys.argv[1]), int(sys.argv[2])
 before_tx, after_tx, before_ch, after_ch = map(int, sys.argv[3:7])
 start, end, secs = float(sys.argv[7]), float(sys.argv[8]), float(sys.argv[9])
-samples = [l.split() + [""] * 3 for l in open(sys.argv[10]) if l.strip()]
-lags = sorted(float(s[1]) for s in samples if s[1])
-rss = [(float(s[0]), int(s[2])) for s in samples if s[2]]
+samples = [l.split() for l in open(sys.argv[10]) if len(l.split()) == 3]
+lags = sorted(float(s[1]) for s in samples if s[1] != "-")
+rss = [(float(s[0]), int(s[2])) for s in samples if s[2] != "-"]
 applied, changes = after_tx - before_tx, after_ch - before_ch
 p = lambda q: lags[min(len(lags) - 1, int(q * len(lags)))] if lags else float("inf")
 window = end - start
