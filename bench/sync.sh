@@ -2,22 +2,25 @@
 # Benchmark of `remodel sync` on the rideshare example: TRIPS trips backfilled inside the slot's
 # snapshot, then `sync --follow` while pgbench commits RATE transactions/s for SECS seconds (each:
 # a trip moved to another day and city, which moves its rows in three tables, and a driver's
-# rating). Every 0.2 s the lag is sampled from the run folder's sync.json (now minus the commit
-# time of the last transaction Cassandra acknowledged). Prints the writer's commit rate, the
-# transactions/s applied while it ran, and the lag p50/p99.
-# Exits 1 when a target is missed: applied/s >= 0.95 x the commit rate (sync keeps up) and lag
-# p99 <= 5 s.
+# rating: 2 row changes, 4 target rows written and 2 deleted). Every 0.5 s it samples the lag from
+# the run folder's sync.json (now minus the commit time of the last transaction Cassandra
+# acknowledged) and the sync process's resident memory (VmRSS).
+# Prints the writer's commit rate; the transactions and row changes applied per second while it
+# ran; the lag p50/p99; the peak RSS, and the peak of the first and of the last quarter of the run.
+# Exits 1 when a target is missed: applied >= 0.95 x committed within 5 s of the writer's end
+# (sync keeps up), lag p99 <= 5 s, and RSS flat (the last quarter's peak <= 1.25 x the first
+# quarter's peak + 16 MiB).
 #
 # Needs: the databases of scripts/db running, psql, pgbench (Debian's postgresql), python3.
-# Settings: TRIPS (10000), RATE (500), SECS (20), REMODEL_BIN (default target/release/remodel,
-# built when missing), BENCH_DIR (/tmp/remodel-bench-sync).
+# Settings: TRIPS (100000), RATE (500), SECS (600: the issue's 10 minutes), REMODEL_BIN (default
+# target/release/remodel, built when missing), BENCH_DIR (/tmp/remodel-bench-sync).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DIR="${BENCH_DIR:-/tmp/remodel-bench-sync}"
-TRIPS="${TRIPS:-10000}"
+TRIPS="${TRIPS:-100000}"
 RATE="${RATE:-500}"
-SECS="${SECS:-20}"
+SECS="${SECS:-600}"
 BIN="${REMODEL_BIN:-$ROOT/target/release/remodel}"
 KS=bench_sync
 SLOT="bench_sync_$$"
@@ -30,7 +33,9 @@ eval "$("$ROOT/scripts/db" env)"
 PG_URL="$REMODEL_PG_URL?options=-c%20search_path%3D$KS"
 rm -rf "$DIR"; mkdir -p "$DIR"
 finish() {
-  [[ -n "${SYNC_PID:-}" ]] && kill "$SYNC_PID" 2>/dev/null && wait "$SYNC_PID" 2>/dev/null || true
+  # Cleanup only (the script's exit status stays the verdict's): the slot must not outlive the
+  # bench, whatever happened.
+  if [[ -n "${SYNC_PID:-}" ]]; then kill "$SYNC_PID" 2>/dev/null; wait "$SYNC_PID" 2>/dev/null || :; fi
   "$BIN" sync --finish --source "$PG_URL" --run-dir "$DIR/run" >/dev/null 2>&1 || true
 }
 trap finish EXIT
@@ -40,14 +45,17 @@ psql "$REMODEL_PG_URL" -qc "DROP SCHEMA IF EXISTS $KS CASCADE; CREATE SCHEMA $KS
 psql "$PG_URL" -qc "ALTER TABLE trips REPLICA IDENTITY FULL"
 "$BIN" plan "$ROOT/examples/rideshare" --keyspace "$KS" --out "$DIR/plan" >/dev/null 2>&1
 echo "== backfill inside the slot's snapshot ($TRIPS trips)"
+bf_start=$(date +%s.%N)
 "$BIN" sync --plan "$DIR/plan/plan.json" --source "$PG_URL" --target "$REMODEL_CQL_URL" \
-  --run-dir "$DIR/run" --slot "$SLOT" --create-schema --progress none 2>/dev/null | head -1
+  --run-dir "$DIR/run" --slot "$SLOT" --create-schema --progress none > "$DIR/first.txt" 2>/dev/null
+head -1 "$DIR/first.txt"
+echo "backfill and first catch-up: $(python3 -c "print(f'{$(date +%s.%N) - $bf_start:.1f}')") s"
 
 cat > "$DIR/writer.sql" <<SQL
 \set i random(1, $TRIPS)
 BEGIN;
 UPDATE trips SET started_at = started_at + interval '1 minute', city = (ARRAY['nyc','sf','london','paris'])[1 + :i % 4] WHERE trip_id = md5('trip-' || :i)::uuid;
-UPDATE drivers SET rating = round((3 + random() * 2)::numeric, 2) WHERE driver_id = 'drv_' || (1 + :i % 50);
+UPDATE drivers SET rating = round((3 + random() * 2)::numeric, 2) WHERE driver_id = 'drv_' || (1 + :i % ($TRIPS / 200));
 COMMIT;
 SQL
 
@@ -55,42 +63,67 @@ SQL
   --run-dir "$DIR/run" --slot "$SLOT" --follow --progress none 2>"$DIR/sync.log" &
 SYNC_PID=$!
 sleep 2
-before=$(python3 -c "import json;print(json.load(open('$DIR/run/sync.json'))['transactions'])")
+read -r before_tx before_ch < <(python3 -c "import json;s=json.load(open('$DIR/run/sync.json'));print(s['transactions'], s['changes'])")
 echo "== pgbench: $RATE commits/s for $SECS s while sync follows"
-python3 - "$DIR/run/sync.json" "$SECS" > "$DIR/lag.txt" <<'PY' &
+python3 - "$DIR/run/sync.json" "$SECS" "$SYNC_PID" > "$DIR/samples.txt" <<'PY' &
 import json, sys, time
 end = time.time() + float(sys.argv[2])
+start = time.time()
 while time.time() < end:
+    lag = rss = "-"
     try:
         s = json.load(open(sys.argv[1]))
         if s.get("last_timestamp"):
-            print(max(0.0, time.time() - s["last_timestamp"] / 1e6))
+            lag = max(0.0, time.time() - s["last_timestamp"] / 1e6)
     except (OSError, ValueError):
         pass
-    time.sleep(0.2)
+    try:
+        for line in open(f"/proc/{sys.argv[3]}/status"):
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1])
+    except OSError:
+        pass
+    print(f"{time.time() - start:.1f} {lag} {rss}", flush=True)
+    time.sleep(0.5)
 PY
-LAG_PID=$!
+SAMPLER_PID=$!
 start=$(date +%s.%N)
 PGOPTIONS="-c search_path=$KS" "$PGBENCH" -n -c 4 -j 2 -R "$RATE" -T "$SECS" -f "$DIR/writer.sql" \
   "$REMODEL_PG_URL" > "$DIR/pgbench.txt" 2>&1
-wait "$LAG_PID"
+wait "$SAMPLER_PID"
 # Let sync apply the tail, then count what it applied in the window.
-sleep 3
-after=$(python3 -c "import json;print(json.load(open('$DIR/run/sync.json'))['transactions'])")
+sleep 5
+read -r after_tx after_ch < <(python3 -c "import json;s=json.load(open('$DIR/run/sync.json'));print(s['transactions'], s['changes'])")
 end=$(date +%s.%N)
+kill -0 "$SYNC_PID" 2>/dev/null || { echo "bench: sync died: $(tail -3 "$DIR/sync.log")" >&2; exit 1; }
 tps=$(grep -oP 'tps = \K[0-9.]+' "$DIR/pgbench.txt" | head -1)
 committed=$(grep -oP 'number of transactions actually processed: \K[0-9]+' "$DIR/pgbench.txt")
-python3 - "$tps" "$committed" "$before" "$after" "$start" "$end" "$DIR/lag.txt" <<'PY'
+python3 - "$tps" "$committed" "$before_tx" "$after_tx" "$before_ch" "$after_ch" "$start" "$end" "$SECS" "$DIR/samples.txt" <<'PY'
 import sys
-tps, committed, before, after, start, end = float(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
-lags = sorted(float(l) for l in open(sys.argv[7]) if l.strip())
-applied = after - before
-rate = applied / (end - start)
-p = lambda q: lags[min(len(lags) - 1, int(q * len(lags)))] if lags else float("nan")
-print(f"writer: {committed} transactions, {tps:.0f} commits/s")
-print(f"sync: {applied} transactions applied in {end - start:.1f} s ({rate:.0f}/s over the window incl. 3 s of tail)")
-print(f"lag: p50 {p(0.5):.2f} s, p99 {p(0.99):.2f} s ({len(lags)} samples)")
-ok = applied >= 0.95 * committed and p(0.99) <= 5.0
-print("targets: applied >= 0.95 x committed, lag p99 <= 5 s:", "met" if ok else "MISSED")
-sys.exit(0 if ok else 1)
+tps, committed = float(sys.argv[1]), int(sys.argv[2])
+before_tx, after_tx, before_ch, after_ch = map(int, sys.argv[3:7])
+start, end, secs = float(sys.argv[7]), float(sys.argv[8]), float(sys.argv[9])
+samples = [l.split() for l in open(sys.argv[10]) if len(l.split()) == 3]
+lags = sorted(float(s[1]) for s in samples if s[1] != "-")
+rss = [(float(s[0]), int(s[2])) for s in samples if s[2] != "-"]
+applied, changes = after_tx - before_tx, after_ch - before_ch
+p = lambda q: lags[min(len(lags) - 1, int(q * len(lags)))] if lags else float("inf")
+window = end - start
+print(f"writer: {committed} transactions, {tps:.0f} commits/s ({2 * committed} row changes)")
+print(f"sync: {applied} transactions, {changes} row changes applied in {window:.1f} s: "
+      f"{applied / secs:.0f} transactions/s, {changes / secs:.0f} row changes/s over the writer's {secs:.0f} s")
+print(f"lag: p50 {p(0.5):.2f} s, p99 {p(0.99):.2f} s, max {lags[-1] if lags else float('nan'):.2f} s ({len(lags)} samples)")
+q = secs / 4
+first = max((r for t, r in rss if t <= q), default=0)
+last = max((r for t, r in rss if t >= secs - q), default=0)
+peak = max((r for _, r in rss), default=0)
+print(f"RSS: peak {peak / 1024:.1f} MiB; first quarter peak {first / 1024:.1f} MiB, last quarter peak {last / 1024:.1f} MiB")
+checks = {
+    "applied >= 0.95 x committed": applied >= 0.95 * committed,
+    "lag p99 <= 5 s": p(0.99) <= 5.0,
+    "RSS flat (last quarter <= 1.25 x first + 16 MiB)": 0 < last <= 1.25 * first + 16 * 1024,
+}
+for name, ok in checks.items():
+    print(f"target {name}: {'met' if ok else 'MISSED'}")
+sys.exit(0 if all(checks.values()) else 1)
 PY

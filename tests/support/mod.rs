@@ -5,6 +5,8 @@
 pub mod buckets;
 pub mod cql_statements;
 pub mod live;
+pub mod pause;
+pub mod sync;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

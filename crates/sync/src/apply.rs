@@ -1,11 +1,14 @@
-//! One committed transaction applied to the target: each row change turned into the target rows
-//! it feeds ([`crate::derive`]), collapsed per target row (the last write of a row in the
-//! transaction is its value at commit; all of them carry one timestamp, and Cassandra would
-//! otherwise pick among equal timestamps by value), then sent `USING TIMESTAMP` the
-//! transaction's, at LOCAL_QUORUM, each retried until acknowledged or `retry_for` has passed.
+//! A round of committed transactions applied to the target: each row change turned into the
+//! target rows it feeds ([`crate::derive`]), collapsed per target row (the last write of a row in
+//! the round is its value at the round's end; within a transaction all writes carry one
+//! timestamp, and Cassandra would otherwise pick among equal timestamps by value), then sent
+//! `USING TIMESTAMP` of its transaction's commit, at LOCAL_QUORUM, each retried until
+//! acknowledged or `retry_for` has passed.
 
 use crate::derive::{self, Feed, Source};
+use crate::run::Progress;
 use crate::Error;
+use futures_util::StreamExt;
 use remodel_backfill::convert::RawValue;
 use remodel_backfill::pg::ReadShape;
 use remodel_backfill::rows::convert_row;
@@ -17,6 +20,7 @@ use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
 use scylla::value::{CqlValue, MaybeUnset};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_postgres::{Client, Statement};
@@ -40,7 +44,12 @@ struct Planned {
     queries: Vec<(String, String)>,
     /// How many of `queries` are of the old image (0 or 1).
     olds: usize,
+    /// The write timestamp of the change's transaction.
+    ts: i64,
 }
+
+/// Target writes in flight at once (a round can hold thousands).
+const IN_FLIGHT: usize = 256;
 
 /// A write of one target row.
 #[derive(Debug, Clone)]
@@ -73,6 +82,10 @@ pub struct Applier {
     deletes: Vec<PreparedStatement>,
     statements: HashMap<String, Statement>,
     retry_for: Duration,
+    /// Told when writes start failing and when Cassandra answers again.
+    progress: Arc<dyn Progress>,
+    /// True while writes fail (one line per outage, not one per write).
+    failing: AtomicBool,
 }
 
 impl Applier {
@@ -83,6 +96,7 @@ impl Applier {
         targets: Vec<TargetTable>,
         sources: Vec<Source>,
         retry_for: Duration,
+        progress: Arc<dyn Progress>,
     ) -> Result<Applier, Error> {
         let client = source.connect().await?;
         let mut shapes = Vec::with_capacity(targets.len());
@@ -104,30 +118,35 @@ impl Applier {
             deletes,
             statements: HashMap::new(),
             retry_for,
+            progress,
+            failing: AtomicBool::new(false),
         })
     }
 
-    /// Applies one transaction's changes with write timestamp `ts`; returns once Cassandra
-    /// acknowledged every write.
-    pub async fn apply(&mut self, changes: &[Change], ts: i64) -> Result<Applied, Error> {
-        // Per target table and key: the transaction's last write of that row.
-        let mut ops: Vec<(usize, String, Op)> = Vec::new();
+    /// Applies a round of transactions, each with its write timestamp (increasing); returns once
+    /// Cassandra acknowledged every write. A target row written by several of them is sent once,
+    /// as the last one left it, with that one's timestamp: every write is a whole row or a
+    /// deletion, so the row ends as if each had been sent.
+    pub async fn apply(&mut self, round: &[(&[Change], i64)]) -> Result<Applied, Error> {
+        let changes: Vec<(&Change, i64)> = round
+            .iter()
+            .flat_map(|(changes, ts)| changes.iter().map(|c| (c, *ts)))
+            .collect();
+        // Per target table and key: the round's last write of that row.
+        let mut ops: Vec<(usize, Op, i64)> = Vec::new();
         let mut at: HashMap<(usize, String), usize> = HashMap::new();
-        {
-            for (ti, op) in self.all_ops(changes).await? {
-                let key = key_text(&self.targets[ti], &op);
-                match at.get(&(ti, key.clone())) {
-                    Some(&i) => ops[i].2 = op,
-                    None => {
-                        at.insert((ti, key.clone()), ops.len());
-                        ops.push((ti, key, op));
-                    }
+        for (ti, op, ts) in self.all_ops(&changes).await? {
+            match at.entry((ti, key_text(&self.targets[ti], &op))) {
+                std::collections::hash_map::Entry::Occupied(e) => ops[*e.get()] = (ti, op, ts),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(ops.len());
+                    ops.push((ti, op, ts));
                 }
             }
         }
         let mut applied = Applied::default();
         let mut pending = Vec::with_capacity(ops.len());
-        for (ti, _, op) in ops {
+        for (ti, op, ts) in ops {
             let (stmt, values) = match op {
                 Op::Upsert(mut row) => {
                     applied.upserts += 1;
@@ -143,7 +162,8 @@ impl Applier {
             };
             pending.push(self.send(stmt, values, &self.targets[ti].name));
         }
-        for r in futures_util::future::join_all(pending).await {
+        let mut sent = futures_util::stream::iter(pending).buffer_unordered(IN_FLIGHT);
+        while let Some(r) = sent.next().await {
             r?;
         }
         Ok(applied)
@@ -160,9 +180,20 @@ impl Applier {
         let mut wait = Duration::from_millis(100);
         loop {
             match self.session.execute_unpaged(stmt, &values).await {
-                Ok(_) => return Ok(()),
+                Ok(_) => {
+                    if self.failing.swap(false, Ordering::Relaxed) {
+                        self.progress.line("Cassandra answers again");
+                    }
+                    return Ok(());
+                }
                 Err(e) if started.elapsed() < self.retry_for => {
-                    let _ = e;
+                    if !self.failing.swap(true, Ordering::Relaxed) {
+                        self.progress.line(&format!(
+                            "Cassandra: write to {table} failed ({}); retrying with back-off for up to {} s",
+                            remodel_conn::one_line(&e.to_string()),
+                            self.retry_for.as_secs()
+                        ));
+                    }
                     tokio::time::sleep(wait).await;
                     wait = (wait * 2).min(Duration::from_secs(2));
                 }
@@ -170,10 +201,7 @@ impl Applier {
                     return Err(Error::Cassandra(format!(
                         "write to {table}: gave up after {} s: {}",
                         self.retry_for.as_secs(),
-                        e.to_string()
-                            .split_whitespace()
-                            .collect::<Vec<_>>()
-                            .join(" ")
+                        remodel_conn::one_line(&e.to_string())
                     )))
                 }
             }
@@ -183,10 +211,13 @@ impl Applier {
     /// The writes of a transaction's row changes, in order. Every query is sent before any
     /// answer is awaited (tokio-postgres pipelines them on the one connection): a transaction
     /// costs one round trip to Postgres, not one per change and target table.
-    async fn all_ops(&mut self, changes: &[Change]) -> Result<Vec<(usize, Op)>, Error> {
+    async fn all_ops(
+        &mut self,
+        changes: &[(&Change, i64)],
+    ) -> Result<Vec<(usize, Op, i64)>, Error> {
         // Per change and target table: the queries it needs, (sql, image) pairs.
         let mut plans: Vec<Planned> = Vec::new();
-        for change in changes {
+        for &(change, ts) in changes {
             let source = &self.sources[change.source];
             for (ti, feed) in &source.feeds {
                 let t = &self.targets[*ti];
@@ -217,6 +248,7 @@ impl Applier {
                     feed: feed.clone(),
                     queries,
                     olds,
+                    ts,
                 });
             }
         }
@@ -246,6 +278,7 @@ impl Applier {
             feed,
             queries,
             olds,
+            ts,
         } in plans
         {
             let mut results = Vec::with_capacity(queries.len());
@@ -267,13 +300,18 @@ impl Applier {
                     for r in results.into_iter().flatten() {
                         let k = key_of(t, &r);
                         if !new_keys.contains(&k) {
-                            out.push((ti, Op::Delete(k)));
+                            out.push((ti, Op::Delete(k), ts));
                         }
                     }
-                    out.extend(new.into_iter().map(|r| (ti, Op::Upsert(r))));
+                    out.extend(new.into_iter().map(|r| (ti, Op::Upsert(r), ts)));
                 }
                 Feed::Linked { .. } => {
-                    out.extend(results.into_iter().flatten().map(|r| (ti, Op::Upsert(r))));
+                    out.extend(
+                        results
+                            .into_iter()
+                            .flatten()
+                            .map(|r| (ti, Op::Upsert(r), ts)),
+                    );
                 }
             }
         }

@@ -9,7 +9,9 @@
 //!   target table's own `source_sql` (the backfill's definition of the table) with the changed
 //!   row in place of its driving table, or, for a table a target copies columns of, the driving
 //!   rows its foreign key links.
-//! - [`apply`]: a transaction's target writes, collapsed per target row, sent `USING TIMESTAMP`
+//! - [`receive`]: the slot's stream read in a task of its own into committed transactions, and
+//!   what stops it (DDL on a plan table, TRUNCATE).
+//! - [`apply`]: a round of transactions' target writes, collapsed per target row, sent `USING TIMESTAMP`
 //!   of the commit (microseconds, strictly increasing along the stream), so a change applied twice
 //!   or a backfilled row can never win over a newer change.
 //! - [`state`]: `sync.json` in the run folder: slot, publication, the LSN Cassandra acknowledged
@@ -23,6 +25,7 @@ pub mod apply;
 pub mod checks;
 pub mod derive;
 mod error;
+pub mod receive;
 pub mod run;
 pub mod state;
 

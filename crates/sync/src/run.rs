@@ -4,17 +4,19 @@
 use crate::apply::{Applier, Change};
 use crate::checks::{self, Resolved};
 use crate::derive::{self, Source};
-use crate::state::{format_lsn, parse_lsn, SyncState};
+use crate::receive::{self, Committed, Tables};
+use crate::state::{format_lsn, parse_lsn, ColumnType, SyncState};
 use crate::Error;
 use pg_walstream::{
-    CancellationToken, ChangeEvent, EventType, LogicalReplicationStream, ReplicationError,
-    ReplicationSlotOptions, ReplicationStreamConfig, RowData, StreamingMode,
+    CancellationToken, LogicalReplicationStream, ReplicationSlotOptions, ReplicationStreamConfig,
+    StreamingMode,
 };
 use remodel_backfill::target::TargetTable;
 use remodel_backfill::{BackfillOptions, CqlTarget, PgSource, WriteTimestamp};
 use remodel_model::Plan;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -146,11 +148,19 @@ pub async fn sync(
     drop(held);
     let session = Arc::new(
         target
-            .connect(2, Duration::from_secs(12))
+            .connect(2, opts.backfill.request_timeout)
             .await
             .map_err(Error::Backfill)?,
     );
-    let applier = Applier::new(source, session, targets, sources, opts.retry_for).await?;
+    let applier = Applier::new(
+        source,
+        session,
+        targets,
+        sources,
+        opts.retry_for,
+        progress.clone(),
+    )
+    .await?;
     stream(&client, source, opts, applier, &resolved, state, progress).await
 }
 
@@ -221,6 +231,7 @@ async fn start(
         source: source.display.clone(),
         consistent_lsn: row.get(0),
         backfill_timestamp,
+        columns: columns_now(client, &source.display, sources).await?,
         ..SyncState::default()
     };
     state.save(&opts.run_dir)?;
@@ -229,6 +240,35 @@ async fn start(
         state.slot, state.consistent_lsn
     ));
     Ok((state, holder, snapshot))
+}
+
+/// Each source table's columns and types in the catalog, by the plan's table key.
+async fn columns_now(
+    client: &tokio_postgres::Client,
+    display: &str,
+    sources: &[Source],
+) -> Result<BTreeMap<String, Vec<ColumnType>>, Error> {
+    let mut out = BTreeMap::new();
+    for s in sources {
+        let rows = client
+            .query(
+                "SELECT attname::text, atttypid, atttypmod FROM pg_attribute \
+                 WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
+                &[&s.sql],
+            )
+            .await
+            .map_err(Error::pg(display, format!("read the columns of {}", s.key)))?;
+        let columns = rows
+            .iter()
+            .map(|r| ColumnType {
+                name: r.get(0),
+                type_oid: r.get(1),
+                type_modifier: r.get(2),
+            })
+            .collect();
+        out.insert(s.key.clone(), columns);
+    }
+    Ok(out)
 }
 
 /// A resumed run's slot must still be there (a dropped slot lost the changes since).
@@ -257,13 +297,12 @@ async fn resume_checks(
     }
 }
 
-/// The transaction being received.
-#[derive(Default)]
-struct Txn {
-    changes: Vec<Change>,
-}
+/// At most this many transactions, or about this many row changes, are applied in one round.
+const ROUND_TRANSACTIONS: usize = 1_000;
+const ROUND_CHANGES: usize = 5_000;
 
-/// Streams from the state's LSN and applies each committed transaction.
+/// Streams from the state's LSN and applies the committed transactions, every one already
+/// received in one round.
 async fn stream(
     client: &tokio_postgres::Client,
     source: &PgSource,
@@ -273,11 +312,62 @@ async fn stream(
     mut state: SyncState,
     progress: Arc<dyn Progress>,
 ) -> Result<SyncState, Error> {
-    let by_name: HashMap<(String, String), usize> = resolved
-        .iter()
-        .enumerate()
-        .map(|(i, r)| ((r.schema.clone(), r.name.clone()), i))
-        .collect();
+    let (repl, target_lsn) = open_stream(client, source, opts, &state, &progress).await?;
+    let feedback = repl.shared_lsn_feedback.clone();
+    let tables = Tables {
+        sources: applier.sources.clone(),
+        by_name: resolved
+            .iter()
+            .enumerate()
+            .map(|(i, r)| ((r.schema.clone(), r.name.clone()), i))
+            .collect(),
+        columns: state.columns.clone(),
+    };
+    let mut reader = receive::spawn(repl, tables, source.display.clone(), opts.cancel.clone());
+    let mut status = Status {
+        transactions: state.transactions,
+        changes: state.changes,
+        applied_lsn: parse_lsn(state.resume_lsn()).unwrap_or(0),
+        target_lsn,
+        ..Status::default()
+    };
+    while let Some(first) = reader.rx.recv().await {
+        let (round, ended) = take_round(first, &mut reader.rx);
+        if let Some(last) = round.last() {
+            apply_round(&mut applier, &round, &mut state, opts).await?;
+            feedback.update_flushed_lsn(last.end_lsn);
+            feedback.update_applied_lsn(last.end_lsn);
+            status.transactions = state.transactions;
+            status.changes = state.changes;
+            status.applied_lsn = last.end_lsn;
+            status.received_lsn = reader.received.load(Ordering::Relaxed);
+            status.lag_seconds = (now_micros() - last.commit_micros).max(0) as f64 / 1e6;
+            progress.status(&status);
+        }
+        if let Some(e) = ended {
+            return Err(e);
+        }
+        if opts.cancel.is_cancelled() {
+            return Err(Error::Interrupted);
+        }
+    }
+    if opts.cancel.is_cancelled() {
+        return Err(Error::Interrupted);
+    }
+    state.save(&opts.run_dir)?;
+    progress.status(&status);
+    Ok(state)
+}
+
+/// The replication stream from the state's LSN, started; with `--until-caught-up`, bounded by
+/// the WAL insert position now (returned).
+async fn open_stream(
+    client: &tokio_postgres::Client,
+    source: &PgSource,
+    opts: &SyncOptions,
+    state: &SyncState,
+    progress: &Arc<dyn Progress>,
+) -> Result<(LogicalReplicationStream, Option<u64>), Error> {
     let mut config =
         ReplicationStreamConfig::builder(state.slot.clone(), state.publication.clone())
             .with_protocol_version(1)
@@ -285,12 +375,7 @@ async fn stream(
     config = config
         .with_streaming_mode(StreamingMode::Off)
         .with_existing_slot_required(true);
-    let mut status = Status {
-        transactions: state.transactions,
-        changes: state.changes,
-        applied_lsn: parse_lsn(state.resume_lsn()).unwrap_or(0),
-        ..Status::default()
-    };
+    let mut target_lsn = None;
     if opts.stop == StopAt::CaughtUp {
         // The insert position, not pg_current_wal_lsn() (the position written): with
         // synchronous_commit = off a transaction is committed and visible once its commit record
@@ -302,7 +387,7 @@ async fn stream(
             .map_err(Error::pg(&source.display, "pg_current_wal_insert_lsn()"))?;
         let text: String = row.get(0);
         let lsn = parse_lsn(&text).unwrap_or(0);
-        status.target_lsn = Some(lsn);
+        target_lsn = Some(lsn);
         config = config.with_stop_at_lsn(lsn);
         progress.line(&format!(
             "streaming from LSN {} until LSN {text} (the current one)",
@@ -322,191 +407,79 @@ async fn stream(
         &source.display,
         format!("start streaming slot {}", state.slot),
     ))?;
-    let mut txn = Txn::default();
-    loop {
-        let event = match repl.next_event(&opts.cancel).await {
-            Ok(e) => e,
-            Err(ReplicationError::StreamStopped { .. }) => break,
-            Err(_) if opts.cancel.is_cancelled() => return Err(Error::Interrupted),
-            Err(e) => return Err(Error::repl(&source.display, "stream")(e)),
-        };
-        let commit = on_event(event, &by_name, &applier, &mut txn)?;
-        let Some((end_lsn, commit_micros)) = commit else {
-            continue;
-        };
-        let changes = std::mem::take(&mut txn.changes);
-        if !changes.is_empty() {
-            let ts = commit_micros.max(state.last_timestamp + 1);
-            applier.apply(&changes, ts).await.map_err(|e| match e {
-                Error::Input(reason) => Error::Stopped {
-                    lsn: format_lsn(end_lsn),
-                    reason,
-                },
-                e => e,
-            })?;
-            state.last_timestamp = ts;
-            state.transactions += 1;
-            state.changes += changes.len() as u64;
-            state.applied_lsn = Some(format_lsn(end_lsn));
-            // On disk before the slot hears of it: a restart begins after this transaction.
-            state.save(&opts.run_dir)?;
-        }
-        repl.shared_lsn_feedback.update_flushed_lsn(end_lsn);
-        repl.shared_lsn_feedback.update_applied_lsn(end_lsn);
-        status.transactions = state.transactions;
-        status.changes = state.changes;
-        status.applied_lsn = end_lsn;
-        status.received_lsn = repl.current_lsn();
-        status.lag_seconds = (now_micros() - commit_micros).max(0) as f64 / 1e6;
-        progress.status(&status);
-        if opts.cancel.is_cancelled() {
-            let _ = repl.stop().await;
-            return Err(Error::Interrupted);
-        }
-    }
-    state.save(&opts.run_dir)?;
-    progress.status(&status);
-    Ok(state)
+    Ok((repl, target_lsn))
 }
 
-/// Takes one event into the transaction; returns the end LSN and commit time (microseconds) on
-/// a commit.
-fn on_event(
-    event: ChangeEvent,
-    by_name: &HashMap<(String, String), usize>,
-    applier: &Applier,
-    txn: &mut Txn,
-) -> Result<Option<(u64, i64)>, Error> {
-    let lsn = event.lsn;
-    let find = |schema: &str, table: &str| by_name.get(&(schema.to_string(), table.to_string()));
-    match event.event_type {
-        EventType::Begin { .. } => txn.changes.clear(),
-        EventType::Insert {
-            schema,
-            table,
-            data,
-            ..
-        } => {
-            if let Some(&i) = find(&schema, &table) {
-                let new = image(&applier.sources[i], &data, None, lsn.value())?;
-                txn.changes.push(Change {
-                    source: i,
-                    old: None,
-                    new: Some(new),
-                });
+/// `first` and every transaction already received after it, up to a round's size; the error
+/// that ended the stream, when one came in the round (after its last transaction).
+fn take_round(
+    first: Result<Committed, Error>,
+    rx: &mut tokio::sync::mpsc::Receiver<Result<Committed, Error>>,
+) -> (Vec<Committed>, Option<Error>) {
+    let mut round = Vec::new();
+    let mut changes = 0;
+    let mut next = Some(first);
+    while let Some(item) = next.take() {
+        match item {
+            Ok(c) => {
+                changes += c.changes.len();
+                round.push(c);
             }
+            Err(e) => return (round, Some(e)),
         }
-        EventType::Update {
-            schema,
-            table,
-            old_data,
-            new_data,
-            ..
-        } => {
-            if let Some(&i) = find(&schema, &table) {
-                let s = &applier.sources[i];
-                let old = old_data
-                    .as_ref()
-                    .map(|o| image(s, o, None, 0))
-                    .transpose()?;
-                let new = image(s, &new_data, old_data.as_ref(), lsn.value())?;
-                txn.changes.push(Change {
-                    source: i,
-                    old,
-                    new: Some(new),
-                });
-            }
+        if round.len() < ROUND_TRANSACTIONS && changes < ROUND_CHANGES {
+            next = rx.try_recv().ok();
         }
-        EventType::Delete {
-            schema,
-            table,
-            old_data,
-            ..
-        } => {
-            if let Some(&i) = find(&schema, &table) {
-                let old = image(&applier.sources[i], &old_data, None, 0)?;
-                txn.changes.push(Change {
-                    source: i,
-                    old: Some(old),
-                    new: None,
-                });
-            }
-        }
-        EventType::Truncate { tables, .. } => {
-            if let Some(t) = tables.iter().find(|t| {
-                by_name
-                    .keys()
-                    .any(|(s, n)| t.as_ref() == format!("{s}.{n}") || t.as_ref() == n)
-            }) {
-                return Err(Error::Stopped {
-                    lsn: format_lsn(lsn.value()),
-                    reason: format!("TRUNCATE of {t}: sync does not follow it; truncate the target tables it feeds by hand, then start a new sync"),
-                });
-            }
-        }
-        EventType::Relation {
-            namespace,
-            relation_name,
-            columns,
-            ..
-        } => {
-            if let Some(&i) = find(&namespace, &relation_name) {
-                let s = &applier.sources[i];
-                let now: Vec<&str> = columns.iter().map(|c| c.name.as_ref()).collect();
-                if now != s.columns.iter().map(String::as_str).collect::<Vec<_>>() {
-                    return Err(Error::Stopped {
-                        lsn: format_lsn(lsn.value()),
-                        reason: format!(
-                            "DDL changed table {} (columns now {}; the plan has {}): plan again for the new schema, then start a new sync",
-                            s.key,
-                            now.join(", "),
-                            s.columns.join(", ")
-                        ),
-                    });
-                }
-            }
-        }
-        EventType::Commit {
-            commit_timestamp,
-            end_lsn,
-            ..
-        } => {
-            return Ok(Some((end_lsn.value(), commit_timestamp.timestamp_micros())));
-        }
-        _ => {}
     }
-    Ok(None)
+    (round, None)
 }
 
-/// A row image as a JSON object of its columns' text (NULL as null); a column the WAL left out
-/// (an unchanged TOAST value) is taken from `old`, else the change cannot be applied.
-fn image(s: &Source, row: &RowData, old: Option<&RowData>, lsn: u64) -> Result<String, Error> {
-    let mut obj = serde_json::Map::new();
-    for (layer, from_old) in [(old, true), (Some(row), false)] {
-        let Some(layer) = layer else { continue };
-        for (name, v) in layer.iter() {
-            let value = match v.as_str() {
-                Some(t) if !v.is_null() => serde_json::Value::String(t.to_string()),
-                _ => serde_json::Value::Null,
-            };
-            if from_old && obj.contains_key(name.as_ref()) {
-                continue;
-            }
-            obj.insert(name.to_string(), value);
-        }
+/// Applies a round of transactions, each `USING TIMESTAMP` of its commit (strictly increasing
+/// along the stream), then records the last one's LSN. A change that cannot be applied is found
+/// by applying the round's transactions one at a time, so the stop names its LSN and every
+/// transaction before it is applied and recorded.
+async fn apply_round(
+    applier: &mut Applier,
+    round: &[Committed],
+    state: &mut SyncState,
+    opts: &SyncOptions,
+) -> Result<(), Error> {
+    let mut ts = state.last_timestamp;
+    let stamped: Vec<(&[Change], i64)> = round
+        .iter()
+        .filter(|c| !c.changes.is_empty())
+        .map(|c| {
+            ts = c.commit_micros.max(ts + 1);
+            (c.changes.as_slice(), ts)
+        })
+        .collect();
+    if stamped.is_empty() {
+        return Ok(());
     }
-    if lsn != 0 {
-        if let Some(missing) = s.columns.iter().find(|c| !obj.contains_key(c.as_str())) {
+    match applier.apply(&stamped).await {
+        Ok(_) => {}
+        Err(Error::Input(reason)) if round.len() == 1 => {
             return Err(Error::Stopped {
-                lsn: format_lsn(lsn),
-                reason: format!(
-                    "the WAL left out {}.{missing} (an unchanged TOAST value) and no old row holds it: ALTER TABLE {} REPLICA IDENTITY FULL, then start a new sync",
-                    s.key, s.sql
-                ),
-            });
+                lsn: format_lsn(round[0].end_lsn),
+                reason,
+            })
         }
+        Err(Error::Input(_)) => {
+            for one in round {
+                Box::pin(apply_round(applier, std::slice::from_ref(one), state, opts)).await?;
+            }
+            return Ok(());
+        }
+        Err(e) => return Err(e),
     }
-    Ok(serde_json::Value::Object(obj).to_string())
+    state.last_timestamp = ts;
+    state.transactions += stamped.len() as u64;
+    state.changes += stamped.iter().map(|(c, _)| c.len() as u64).sum::<u64>();
+    if let Some(last) = round.last() {
+        state.applied_lsn = Some(format_lsn(last.end_lsn));
+    }
+    // On disk before the slot hears of it: a restart begins after this round.
+    state.save(&opts.run_dir)
 }
 
 fn now_micros() -> i64 {

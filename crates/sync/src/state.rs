@@ -5,6 +5,7 @@
 
 use crate::Error;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The state of one sync run.
@@ -34,6 +35,21 @@ pub struct SyncState {
     /// Row changes applied.
     #[serde(default)]
     pub changes: u64,
+    /// Each source table's columns when the slot was created (by the plan's table key): a
+    /// Relation message of the stream that differs is a DDL change, and stops the sync.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub columns: BTreeMap<String, Vec<ColumnType>>,
+}
+
+/// A column as the catalog (and pgoutput's Relation message) gives it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ColumnType {
+    /// Its name.
+    pub name: String,
+    /// `pg_attribute.atttypid`.
+    pub type_oid: u32,
+    /// `pg_attribute.atttypmod` (-1: none).
+    pub type_modifier: i32,
 }
 
 impl SyncState {

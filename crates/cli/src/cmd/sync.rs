@@ -71,7 +71,11 @@ pub struct Args {
     /// Apply schema.cql (next to plan.json) before the backfill writes.
     #[arg(long)]
     pub create_schema: bool,
-    /// How long one target write is retried before the run stops, in seconds.
+    /// Client timeout of one write request, in seconds (a request that times out is retried).
+    #[arg(long, default_value_t = 12.0, value_name = "SECS")]
+    pub request_timeout: f64,
+    /// How long one target write is retried (timeouts, unavailable or unreachable node) before
+    /// the run stops, in seconds.
     #[arg(long, default_value_t = 300.0, value_name = "SECS")]
     pub retry_for: f64,
     /// Progress display.
@@ -102,11 +106,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.slot
         );
     }
-    if !(args.retry_for.is_finite() && args.retry_for > 0.0) {
-        bail!(
-            "--retry-for {}: expected a positive number of seconds",
-            args.retry_for
-        );
+    for (flag, secs) in [
+        ("--request-timeout", args.request_timeout),
+        ("--retry-for", args.retry_for),
+    ] {
+        if !(secs.is_finite() && secs > 0.0) {
+            bail!("{flag} {secs}: expected a positive number of seconds");
+        }
     }
     let (Some(plan_path), Some(node)) = (&args.plan, &args.target) else {
         bail!("--plan and --target are needed (or --finish)");
@@ -141,6 +147,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             readers: 2,
             concurrency: 32,
             plan_label: plan_file.display().to_string(),
+            request_timeout: Duration::from_secs_f64(args.request_timeout),
+            retry_for: Duration::from_secs_f64(args.retry_for),
             ..BackfillOptions::default()
         },
         retry_for: Duration::from_secs_f64(args.retry_for),

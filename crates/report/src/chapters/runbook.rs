@@ -1,5 +1,6 @@
-//! Cut-over runbook for this plan: create the schema, dual writes, backfill with a write timestamp
-//! so live writes win, verify, switch reads table by table, stop dual writes. Exact commands.
+//! Cut-over runbook for this plan: create the schema, backfill and follow the source with
+//! `remodel sync`, verify and replay on the existing rows, switch reads table by table, switch
+//! writes, drop the replication slot (`sync --finish`). Exact commands.
 
 use super::{mapping_link, table_link, write_tables, Ctx, REPLAY, RUN, RUNBOOK, WRITES};
 use crate::book::Book;
@@ -18,9 +19,10 @@ pub(super) fn render(ctx: &Ctx, book: &mut Book) {
     );
     s.push_str(&setup(ctx));
     s.push_str(&create_schema(ctx));
-    s.push_str(&dual_writes(ctx));
-    s.push_str(&backfill(ctx));
+    s.push_str(&sync(ctx));
+    s.push_str(&verify(ctx));
     s.push_str(&switch_reads(ctx));
+    s.push_str(&switch_writes(ctx));
     s.push_str(&finish());
     book.page(RUNBOOK, "Cut-over runbook", 0, s);
 }
@@ -32,7 +34,7 @@ fn setup(ctx: &Ctx) -> String {
          SCHEMA={}\n\
          SOURCE='postgres://USER@HOST:5432/DB'   # the application's Postgres\n\
          TARGET='HOST:9042'                      # a Cassandra/ScyllaDB contact point\n\
-         RUN=runs/cutover                        # the backfill's run folder",
+         RUN=runs/sync                           # sync's run folder (the backfill's: $RUN/backfill)",
         p.plan, p.schema_cql
     );
     format!(
@@ -63,7 +65,7 @@ fn create_schema(ctx: &Ctx) -> String {
     format!(
         "## 1. Create the schema\n\n\
          Keyspace `{}` ({}) and {} tables. Review the replication for production first.\n\n{}\n\
-         (`remodel backfill --create-schema` applies the same file before it starts.)\n\n",
+         (`remodel sync --create-schema` applies the same file before its backfill starts.)\n\n",
         d.keyspace.name,
         md::code(&d.keyspace.replication.cql_map()),
         d.tables.len(),
@@ -78,8 +80,88 @@ fn create_schema(ctx: &Ctx) -> String {
     )
 }
 
-fn dual_writes(ctx: &Ctx) -> String {
-    let mut s = String::from("## 2. Start dual writes\n\n");
+/// The source tables the plan's tables are made from (their driving tables and the tables they
+/// copy columns of), in plan order.
+fn source_tables<'a>(ctx: &'a Ctx<'a>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for t in &ctx.plan.design.tables {
+        let copied = t.columns.iter().filter_map(|c| c.source.as_ref());
+        for name in std::iter::once(t.entity.as_str()).chain(copied.map(|c| c.table.as_str())) {
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// The `remodel sync` command with `flags`, on this runbook's variables.
+fn sync_command(flags: &str) -> String {
+    format!(
+        "remodel sync --plan \"$PLAN\" --source \"$SOURCE\" --target \"$TARGET\" \\\n    \
+         --run-dir \"$RUN\" {flags}"
+    )
+}
+
+fn sync(ctx: &Ctx) -> String {
+    let sources: Vec<String> = source_tables(ctx).into_iter().map(md::code).collect();
+    format!(
+        "## 2. Backfill, then follow the source\n\n\
+         `remodel sync` copies the history into the {} tables, then applies every change \
+         committed on Postgres since, each turned into the rows of this plan it feeds: the \
+         application goes on writing to Postgres only. It first checks what the source must \
+         give, one line each: `wal_level = logical`, a role with `REPLICATION`, and for each \
+         source table ({}) a `REPLICA IDENTITY` that puts in the WAL the old values the target \
+         keys need (it names each table that needs `FULL`, and why, with the `ALTER TABLE` to \
+         run).\n\n{}\n\
+         It creates a publication and a logical replication slot (`remodel_sync`), backfills \
+         inside the slot's snapshot (into `$RUN/backfill`), applies the changes committed \
+         meanwhile and stops once caught up. Killed or stopped at any point, the same command \
+         resumes: nothing is lost or applied twice. **From now on the slot keeps WAL on the \
+         source until step 6 drops it**: watch the source's disk. A DDL change of a source table \
+         stops the sync with the LSN and the table: plan again. Then keep following while you \
+         check and switch (Ctrl-C stops it; the same command resumes):\n\n{}\n\
+         Where the source cannot give a replication slot, the way without sync is dual writes in \
+         the application before a backfill with `--write-timestamp` (the book's backfill \
+         chapter, \"Live traffic\").\n\n",
+        ctx.plan.design.tables.len(),
+        sources.join(", "),
+        md::block("sh", &sync_command("--until-caught-up")),
+        md::block("sh", &format!("{} &", sync_command("--follow")))
+    )
+}
+
+fn verify(ctx: &Ctx) -> String {
+    format!(
+        "## 3. Verify, then replay on the existing rows\n\n\
+         Compare counts and a sample of rows, looked up by the new tables' keys (exit status 0 \
+         only when everything matches), then run every read of the workload on the rows already \
+         there, on both sides, and compare the results (read-only on both sides). Run them right \
+         after a catch-up: a row changed within the last seconds can differ by the sync's lag; \
+         run them again.\n\n{}\n\
+         Put the run in this report ({}):\n\n{}\n",
+        md::block(
+            "sh",
+            "remodel verify --plan \"$PLAN\" --source \"$SOURCE\" --target \"$TARGET\" \\\n    \
+             --sample 1000 --run-dir \"$RUN/backfill\"\n\
+             remodel replay --plan \"$PLAN\" --source \"$SOURCE\" --target \"$TARGET\" \\\n    \
+             --existing --out replay-existing"
+        ),
+        if ctx.input.run.is_some() {
+            format!("the [Backfill and verification]({RUN}) chapter")
+        } else {
+            "it adds a Backfill and verification chapter".to_string()
+        },
+        md::block(
+            "sh",
+            "remodel report --plan \"$PLAN\" --run \"$RUN/backfill\" --replay replay-existing \\\n    \
+             --out report --html"
+        )
+    )
+}
+
+fn switch_writes(ctx: &Ctx) -> String {
+    let mut s = String::from("## 5. Switch writes\n\n");
     let writes: Vec<_> = ctx
         .ranked
         .iter()
@@ -89,14 +171,15 @@ fn dual_writes(ctx: &Ctx) -> String {
         .collect();
     if writes.is_empty() {
         s.push_str(
-            "The workload has no write that reaches a designed table: nothing to dual-write. \
-             Note the time anyway, for the backfill:\n\n",
+            "The workload has no write that reaches a designed table: nothing to move. Once no \
+             write reaches Postgres any more, stop the `--follow` of step 2 (Ctrl-C) and apply \
+             what is left:\n\n",
         );
     } else {
         let _ = writeln!(
             s,
-            "Deploy the application change that runs, after each Postgres write, the CQL of its \
-             [write path]({WRITES}) ({} writes):\n",
+            "When every table serves its reads, deploy the application change that runs each \
+             write as the CQL of its [write path]({WRITES}) instead of on Postgres ({} writes):\n",
             writes.len()
         );
         for (p, w) in &writes {
@@ -112,69 +195,16 @@ fn dual_writes(ctx: &Ctx) -> String {
                 tables.join(", ")
             );
         }
-        s.push('\n');
-        let rbw: Vec<String> = writes
-            .iter()
-            .filter(|(_, w)| !w.read_before_write.is_empty())
-            .map(|(p, _)| md::text(&p.id))
-            .collect();
-        if !rbw.is_empty() {
-            let _ = writeln!(
-                s,
-                "{} {} before {} write{}. Until the backfill has finished, rows older than the \
-                 dual writes are not in Cassandra yet: take those values from Postgres (the same \
-                 values) during this window, or the write finds nothing to update.\n",
-                rbw.join(", "),
-                if rbw.len() == 1 { "reads" } else { "read" },
-                if rbw.len() == 1 { "it" } else { "they" },
-                if rbw.len() == 1 { "s" } else { "" },
-            );
-        }
         s.push_str(
-            "Just before the change goes live, note the time in microseconds since the epoch \
-             (CQL's write-time unit): every live write made after it carries a later write time \
-             than the backfill will use, so a backfilled copy never overwrites a newer live write.\n\n",
+            "\nThe application's writes carry the time they are made, later than the commit time \
+             of every Postgres change the sync writes, so none of them is overwritten. Once no \
+             write reaches Postgres any more, stop the `--follow` of step 2 (Ctrl-C) and apply \
+             what is left:\n\n",
         );
     }
-    s.push_str(&md::block(
-        "sh",
-        "T0=$(date +%s%6N)   # keep it: the backfill needs it",
-    ));
+    s.push_str(&md::block("sh", &sync_command("--until-caught-up")));
     s.push('\n');
     s
-}
-
-fn backfill(ctx: &Ctx) -> String {
-    let n = ctx.plan.design.tables.len();
-    format!(
-        "## 3. Backfill, then verify\n\n\
-         Copies the history into the {n} tables with the write time `T0` (`USING TIMESTAMP`), \
-         from one consistent Postgres snapshot, resumable:\n\n{}\n\
-         If it stops, run the same command with `--resume \"$RUN\"` instead of `--run-dir`: \
-         finished ranges are skipped. Rows it cannot store go to the rejects files in `$RUN` \
-         with their key and reason. Then compare counts and a sample of rows, looked up by the \
-         new tables' keys (exit status 0 only when everything matches):\n\n{}\n\
-         Put the run in this report ({}):\n\n{}\n",
-        md::block(
-            "sh",
-            "remodel backfill --plan \"$PLAN\" --source \"$SOURCE\" --target \"$TARGET\" \\\n    \
-             --write-timestamp \"$T0\" --run-dir \"$RUN\""
-        ),
-        md::block(
-            "sh",
-            "remodel verify --plan \"$PLAN\" --source \"$SOURCE\" --target \"$TARGET\" \\\n    \
-             --sample 1000 --run-dir \"$RUN\""
-        ),
-        if ctx.input.run.is_some() {
-            format!("the [Backfill and verification]({RUN}) chapter")
-        } else {
-            "it adds a Backfill and verification chapter".to_string()
-        },
-        md::block(
-            "sh",
-            "remodel report --plan \"$PLAN\" --run \"$RUN\" --out report --html"
-        )
-    )
 }
 
 /// Calls a table serves (the sum over its read patterns).
@@ -269,11 +299,16 @@ fn switch_reads(ctx: &Ctx) -> String {
 
 fn finish() -> String {
     format!(
-        "## 5. Stop dual writes\n\n\
-         When every table serves its reads and has run clean for an agreed time: run the verify \
-         of step 3 once more, make Cassandra the only write target, and keep Postgres read-only \
-         (and a last backup) until you are sure you will not go back. Until this step, going back \
-         is sending the reads to Postgres again. See [write paths]({WRITES}) for what the \
-         application must keep doing for each write.\n"
+        "## 6. Drop the slot\n\n\
+         When every table serves its reads and takes its writes and has run clean for an agreed \
+         time: run the verify of step 3 once more, then drop the replication slot and the \
+         publication, so that the source keeps no WAL for them any more:\n\n{}\n\
+         Keep Postgres read-only (and a last backup) until you are sure you will not go back. \
+         Until step 5, going back is sending the reads to Postgres again. See [write paths]({WRITES}) \
+         for what the application must keep doing for each write.\n",
+        md::block(
+            "sh",
+            "remodel sync --finish --source \"$SOURCE\" --run-dir \"$RUN\""
+        )
     )
 }
