@@ -120,9 +120,8 @@ pub enum SourceValue {
         column: SourceRef,
         /// The bucket's width.
         bucket: Bucket,
-        /// True when the column is a `timestamptz`, cut on the UTC calendar
-        /// ([`pg_at_utc`](crate::design::pg_at_utc));
-        /// a `timestamp` or `date` is cut as it is.
+        /// True when the column is a `timestamptz`; a `timestamp` or `date` is read as its wall
+        /// clock in UTC (how the backfill stores it). [`Bucket::pg_sql_of`] cuts either.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         at_utc: bool,
         /// The time zone whose calendar cuts the buckets (the key column's `time_zone`); UTC
