@@ -380,10 +380,12 @@ async fn prepare(
     ));
     let mut inserts = Vec::with_capacity(tables.len());
     for t in tables {
-        inserts.push(Arc::new(
-            target.prepare(&session, &t.insert_cql(write_ts)).await?,
-        ));
+        let mut stmt = target.prepare(&session, &t.insert_cql(write_ts)).await?;
+        // A counter update sent twice counts twice: never retried blindly.
+        stmt.set_is_idempotent(!t.counter);
+        inserts.push(Arc::new(stmt));
     }
+    empty_counters(&session, target, tables, &checkpoint, run).await?;
     Ok(Ready {
         snapshot,
         checkpoint,
@@ -444,6 +446,38 @@ async fn prepare_target(
     Ok(())
 }
 
+/// Empties every counter table this attempt fills (its ranges were all forgotten by
+/// [`prepare_source`]): counters are added to, so a table must start from zero, and only a
+/// table finished whole by an earlier attempt keeps what it holds.
+async fn empty_counters(
+    session: &scylla::client::session::Session,
+    target: &CqlTarget,
+    tables: &[TargetTable],
+    cp: &Checkpoint,
+    run: &RunDir,
+) -> Result<(), Error> {
+    for t in tables.iter().filter(|t| t.counter) {
+        let done = cp
+            .tables
+            .iter()
+            .find(|c| c.name == t.name)
+            .is_some_and(|c| c.finished.len() == c.ranges.len() && !c.ranges.is_empty());
+        if done {
+            continue;
+        }
+        let cql = format!("TRUNCATE {}", t.qualified());
+        session
+            .query_unpaged(cql.as_str(), ())
+            .await
+            .map_err(|e| target.failed(format!("`{cql}`"), e))?;
+        run.log(&format!(
+            "{}: counter table emptied, filled whole in this attempt (an added count cannot be resumed half way)",
+            t.name
+        ));
+    }
+    Ok(())
+}
+
 /// Describes each table's read, then cuts new ranges for the tables the checkpoint lacks (its
 /// finished ones are kept on resume), counts the attempt and saves the checkpoint.
 async fn prepare_source(
@@ -467,8 +501,19 @@ async fn prepare_source(
                 });
             }
             Some(c) => {
-                let finished: BTreeSet<usize> = c.finished.keys().copied().collect();
+                let whole = c.finished.len() == c.ranges.len();
+                let finished: BTreeSet<usize> = if t.counter && !whole {
+                    BTreeSet::new()
+                } else {
+                    c.finished.keys().copied().collect()
+                };
                 run.prune_rejects(&t.name, &finished)?;
+                if t.counter && !whole {
+                    // Emptied and filled again whole by this attempt (`empty_counters`).
+                    if let Some(c) = cp.tables.iter_mut().find(|c| c.name == t.name) {
+                        c.finished.clear();
+                    }
+                }
             }
             None => {
                 let (ranges, rows) = source

@@ -148,6 +148,7 @@ impl PgKind {
                     matches!(self, P::Int2 | P::Int4 | P::Int8 | P::Oid)
                 }
                 N::BigInt => matches!(self, P::Int2 | P::Int4 | P::Int8 | P::Oid | P::Timestamp),
+                N::Counter => matches!(self, P::Int2 | P::Int4 | P::Int8),
                 N::Decimal => matches!(self, P::Numeric | P::Int2 | P::Int4 | P::Int8 | P::Oid),
                 N::Float => matches!(self, P::Float4),
                 N::Double => matches!(self, P::Float4 | P::Float8),
@@ -174,7 +175,7 @@ pub fn canonical_cast(target: &CqlType) -> Option<String> {
             N::Boolean => "bool",
             N::TinyInt | N::SmallInt => "int2",
             N::Int => "int4",
-            N::BigInt | N::Varint => "int8",
+            N::BigInt | N::Varint | N::Counter => "int8",
             N::Decimal => "numeric",
             N::Float => "float4",
             N::Double => "float8",
@@ -239,6 +240,8 @@ pub fn decode(kind: &PgKind, raw: &[u8], target: &CqlType) -> Result<CqlValue, V
             CqlValue::BigInt(epoch_micros(i64::from_be_bytes(fixed(raw, "timestamp")?)))
         }
         (k, N::BigInt) => CqlValue::BigInt(int_of(k, raw)?),
+        // A counter is sent as the amount to add (`SET n = n + ?`).
+        (k, N::Counter) => CqlValue::Counter(scylla::value::Counter(int_of(k, raw)?)),
         (k, N::Varint) => CqlValue::Varint(CqlVarint::from_signed_bytes_be(
             int_of(k, raw)?.to_be_bytes().to_vec(),
         )),

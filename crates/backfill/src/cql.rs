@@ -283,11 +283,16 @@ impl Writer {
             let outcome = if let [row] = rows {
                 self.session.execute_unpaged(stmt, row).await.map(|_| ())
             } else {
-                let mut batch = Batch::new(BatchType::Unlogged);
+                let kind = if stmt.get_is_idempotent() {
+                    BatchType::Unlogged
+                } else {
+                    BatchType::Counter
+                };
+                let mut batch = Batch::new(kind);
                 for _ in rows {
                     batch.append_statement(stmt.clone());
                 }
-                batch.set_is_idempotent(true);
+                batch.set_is_idempotent(stmt.get_is_idempotent());
                 self.session.batch(&batch, rows).await.map(|_| ())
             };
             let e = match outcome {
@@ -299,6 +304,13 @@ impl Writer {
             };
             match classify(&e) {
                 Class::Reject => return Err(Failure::Rejected(e.to_string())),
+                // A counter update that timed out may have been applied: sending it again could
+                // count it twice, so the run stops (a new attempt refills the table whole).
+                Class::Retry if !stmt.get_is_idempotent() => {
+                    return Err(Failure::Fatal(format!(
+                        "a counter update failed and is not sent again (it may have been applied; the counter table is emptied and filled again by the next attempt): {e}"
+                    )))
+                }
                 Class::Fatal => return Err(Failure::Fatal(e.to_string())),
                 Class::Retry if started.elapsed() + backoff > self.retry_for => {
                     return Err(Failure::GaveUp {

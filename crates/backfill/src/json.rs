@@ -171,6 +171,7 @@ fn native(raw: &RawValue, n: Native) -> Result<CqlValue, ValueError> {
         Native::SmallInt => CqlValue::SmallInt(narrow(int(raw)?, "smallint")?),
         Native::Int => CqlValue::Int(narrow(int(raw)?, "int")?),
         Native::BigInt => CqlValue::BigInt(int(raw)?),
+        Native::Counter => CqlValue::Counter(scylla::value::Counter(int(raw)?)),
         Native::Varint => CqlValue::Varint(CqlVarint::from_signed_bytes_be(
             int(raw)?.to_be_bytes().to_vec(),
         )),

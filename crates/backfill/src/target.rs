@@ -57,6 +57,9 @@ pub struct TargetTable {
     pub driving: Option<Driving>,
     /// Rows the designer expects in the table.
     pub estimated_rows: f64,
+    /// A counter table: written by `UPDATE … SET c = c + ?` (its counters lead its columns, its
+    /// key follows), never retried blindly, emptied before each attempt that fills it.
+    pub counter: bool,
 }
 
 impl TargetTable {
@@ -145,6 +148,16 @@ impl TargetTable {
                 t.name
             )));
         }
+        if t.counter.is_some() {
+            let key: Vec<usize> = partition_key.iter().chain(&clustering).copied().collect();
+            let first_key = key.iter().min().copied().unwrap_or(0);
+            if (first_key..columns.len()).any(|i| !key.contains(&i)) {
+                return Err(Error::Plan(format!(
+                    "counter table {}: its counter columns must come before its key columns (the order the UPDATE binds a source_sql row in)",
+                    t.name
+                )));
+            }
+        }
         let source = SourceSql::new(&plan.schema, &t.source);
         let driving = t.source.splittable().then(|| Driving {
             table: source.driving_table(),
@@ -163,6 +176,7 @@ impl TargetTable {
             source,
             driving,
             estimated_rows: t.estimates.rows,
+            counter: t.counter.is_some(),
         })
     }
 
@@ -188,8 +202,30 @@ impl TargetTable {
         self.partition_key.iter().chain(&self.clustering).copied()
     }
 
-    /// The prepared INSERT of one row, every column bound (unset ones stay untouched).
+    /// The prepared INSERT of one row, every column bound (unset ones stay untouched); for a
+    /// counter table the UPDATE adding a row's counters to its group (no `USING TIMESTAMP`:
+    /// Cassandra refuses one on a counter).
     pub fn insert_cql(&self, write_timestamp: Option<i64>) -> String {
+        if self.counter {
+            let key: Vec<usize> = self.primary_key().collect();
+            let sets: Vec<String> = (0..self.columns.len())
+                .filter(|i| !key.contains(i))
+                .map(|i| {
+                    let q = quote(&self.columns[i].name);
+                    format!("{q} = {q} + ?")
+                })
+                .collect();
+            let wheres: Vec<String> = key
+                .iter()
+                .map(|&i| format!("{} = ?", quote(&self.columns[i].name)))
+                .collect();
+            return format!(
+                "UPDATE {} SET {} WHERE {}",
+                self.qualified(),
+                sets.join(", "),
+                wheres.join(" AND ")
+            );
+        }
         let names: Vec<String> = self.columns.iter().map(|c| quote(&c.name)).collect();
         let marks = vec!["?"; names.len()].join(", ");
         let using = write_timestamp

@@ -22,6 +22,8 @@ pub enum Served {
     /// Served from the parent's row in table `usize`, whose collection embeds the children
     /// (embedding `usize`).
     Embedded(usize, usize),
+    /// Served by the chosen counter `usize` ([`Build::counters`]).
+    Counter(usize),
 }
 
 /// What the passes build up: the tables, how each read is served, the embedded collections.
@@ -37,6 +39,8 @@ pub struct Build {
     pub diagnostics: Vec<Diagnostic>,
     /// For each candidate layout, the table it became (when a chosen read uses it).
     pub layout_table: Vec<Option<usize>>,
+    /// The counter tables chosen, and every counter considered with its costs.
+    pub counters: Vec<crate::counters::Decision>,
 }
 
 /// The tables of the chosen options: each layout chosen once, with the columns of every read it
@@ -86,6 +90,7 @@ pub fn from_selection(inp: &Inputs<'_>, c: &Candidates, chosen: &Chosen) -> Buil
                 }
                 Served::Embedded(host, *ei)
             }
+            Fixed::Counter(ci) => Served::Counter(*ci),
         };
         build.served.push((*pi, served));
     }
@@ -140,11 +145,13 @@ pub fn write_lookups(inp: &Inputs<'_>, build: &mut Build) {
         tables::name_tables(inp.schema, &mut build.tables);
         let mut added = false;
         for p in inp.workload.patterns.iter().filter(|p| p.kind.is_write()) {
+            let specs: Vec<crate::counters::Spec> =
+                build.counters.iter().map(|d| d.spec.clone()).collect();
             let (_, missing) = writes::plan(
                 inp.schema,
                 &inp.config.keyspace,
                 p,
-                &build.tables,
+                (&build.tables, &specs),
                 &inp.sizer,
             );
             for m in missing {

@@ -69,6 +69,8 @@ pub enum Fixed {
     /// Served from the parent's row, whose collection embeds the children: (embedding,
     /// parent columns read).
     Embedded(usize, Vec<ColumnRef>),
+    /// Served by the counter table the costs chose (index into the chosen counters).
+    Counter(usize),
 }
 
 /// Every way of serving every read.
@@ -87,6 +89,18 @@ pub struct Candidates {
     /// Layouts that list child rows by their link to a parent (entity, link columns): a write of
     /// the parent reads them to update the children's copies of its columns.
     pub finders: std::collections::BTreeMap<(String, Vec<ColumnRef>), usize>,
+}
+
+impl Candidates {
+    /// Serves each read of `counted` (workload index, counter index) by its counter table: its
+    /// other options go.
+    pub fn serve_by_counters(&mut self, counted: &[(usize, usize)]) {
+        self.options
+            .retain(|o| !counted.iter().any(|(pi, _)| *pi == o.pattern));
+        for (pi, ci) in counted {
+            self.fixed.push((*pi, Fixed::Counter(*ci)));
+        }
+    }
 }
 
 /// Enumerates the candidates of every read of the workload.

@@ -19,6 +19,11 @@ pub struct ReadCost {
     pub partitions: f64,
     /// Rows the first read returns (what the lookups multiply).
     pub rows: f64,
+    /// Rows scanned in the partitions read (lookups included): every row of them when the
+    /// client filters, aggregates, groups or sorts before a LIMIT, else the rows returned.
+    pub rows_scanned: f64,
+    /// Bytes the CQL returns to the client (every row scanned, at the option's columns).
+    pub bytes_returned: f64,
     /// Bytes the option's columns take in its table (for the storage term).
     pub stored_bytes: f64,
 }
@@ -30,6 +35,8 @@ pub struct WriteTerm {
     pub write: usize,
     /// CQL statements on the table.
     pub statements: f64,
+    /// Bytes those statements send (their rows' columns).
+    pub bytes: f64,
     /// Partitions read to find the rows that copy the written one.
     pub many_reads: f64,
     /// The entity whose row the write reads first (by key), shared by every table that needs it.
@@ -109,7 +116,8 @@ pub fn read_cost(
         None => est.partitions,
     };
     let per_partition = est.rows_per_partition_avg.max(1.0);
-    let mut rows = per_partition * partitions;
+    let all = per_partition * partitions;
+    let mut rows = all;
     if let Some(limit) = p.analysis.limit.filter(|_| !o.key.client_sort) {
         rows = rows.min(limit as f64);
     }
@@ -117,11 +125,58 @@ pub fn read_cost(
         rows = rows.min(r.max(1.0));
     }
     let lookups = o.shape.lookups.len() as f64 * rows;
+    let scanned = if scans_partitions(p, o) { all } else { rows };
+    let names: Vec<String> = o
+        .needs
+        .iter()
+        .filter_map(|c| t.col_name(c).map(str::to_string))
+        .collect();
+    // An aggregate CQL computes (count/min/max of one partition) returns one row; otherwise
+    // the client gets every row scanned.
+    let returned = if server_aggregates(p, o) {
+        1.0
+    } else {
+        scanned
+    };
     ReadCost {
         partitions: partitions + lookups,
         rows,
+        rows_scanned: scanned + lookups,
+        bytes_returned: returned * sizer.row_bytes(&t, Some(&names)),
         stored_bytes: est.rows * sizer.row_bytes(&t, None),
     }
+}
+
+/// True when Cassandra computes the read's aggregates itself (as the query mapping does:
+/// `count`, `min`, `max` over one partition with nothing for the client to filter or join).
+fn server_aggregates(p: &AccessPattern, o: &ReadOption) -> bool {
+    let a = &p.analysis;
+    !a.aggregates.is_empty()
+        && a.group_by.is_empty()
+        && a.aggregates.iter().all(|g| {
+            !g.distinct
+                && matches!(
+                    g.function.to_ascii_lowercase().as_str(),
+                    "count" | "min" | "max"
+                )
+        })
+        && o.key.partitions_read == Some(1)
+        && o.shape.client.is_empty()
+        && o.shape.extra_ranges.is_empty()
+        && o.shape.lookups.is_empty()
+}
+
+/// True when the read goes through every row of the partitions it reads: the client filters,
+/// aggregates, groups, removes duplicates or sorts them before any LIMIT can stop the scan
+/// (`count(*)` over a partition reads all its rows).
+fn scans_partitions(p: &AccessPattern, o: &ReadOption) -> bool {
+    let a = &p.analysis;
+    o.key.client_sort
+        || !o.shape.client.is_empty()
+        || !o.shape.extra_ranges.is_empty()
+        || !a.aggregates.is_empty()
+        || !a.group_by.is_empty()
+        || a.distinct
 }
 
 /// The source columns of a finished table's key (bucket columns by the column they derive from).
@@ -137,6 +192,7 @@ fn key_sources(t: &TableBuild) -> Vec<ColumnRef> {
 pub fn always_terms(sizer: &Sizer<'_>, workload: &Workload, layout: &TableBuild) -> Vec<WriteTerm> {
     let t = finished(sizer, layout, &[]);
     let keys = key_sources(&t);
+    let row_bytes = sizer.row_bytes(&t, None);
     let mut out = Vec::new();
     for w in writes(workload) {
         if !same(w.table, &t.root) {
@@ -163,6 +219,7 @@ pub fn always_terms(sizer: &Sizer<'_>, workload: &Workload, layout: &TableBuild)
             out.push(WriteTerm {
                 write: w.index,
                 statements,
+                bytes: statements * row_bytes,
                 many_reads: 0.0,
                 reads_row_of,
                 finder: None,
@@ -184,6 +241,7 @@ pub fn need_terms(
 ) -> Vec<WriteTerm> {
     let t = finished(sizer, layout, needs);
     let keys = key_sources(&t);
+    let row_bytes = sizer.row_bytes(&t, None);
     let stored: Vec<&ColumnRef> = needs.iter().filter(|c| !keys.contains(c)).collect();
     let mut out = Vec::new();
     for w in writes(workload) {
@@ -199,6 +257,7 @@ pub fn need_terms(
             out.push(WriteTerm {
                 write: w.index,
                 statements: 1.0,
+                bytes: row_bytes,
                 many_reads: 0.0,
                 reads_row_of: (!key_known).then(|| t.root.clone()),
                 finder: None,
@@ -216,6 +275,7 @@ pub fn need_terms(
                 out.push(WriteTerm {
                     write: w.index,
                     statements: 0.0,
+                    bytes: 0.0,
                     many_reads: 0.0,
                     reads_row_of: Some(parent.to_string()),
                     finder: None,
@@ -247,9 +307,11 @@ pub fn need_terms(
         } else {
             fanout(sizer, relationships, w.table, &t.root)
         };
+        let statements = fanout * if in_key { 2.0 } else { 1.0 };
         out.push(WriteTerm {
             write: w.index,
-            statements: fanout * if in_key { 2.0 } else { 1.0 },
+            statements,
+            bytes: statements * row_bytes,
             many_reads: if static_case { 0.0 } else { 1.0 },
             reads_row_of: None,
             finder: (!static_case).then(|| (t.root.clone(), link_columns(sizer, &t.root, edge))),

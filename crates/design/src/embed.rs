@@ -571,6 +571,7 @@ pub fn write(
             }];
             binds.extend(kb);
             targets.push(WriteTarget {
+                counter: None,
                 table: h.name.clone(),
                 cql: format!(
                     "UPDATE {ks}.{} SET {col} = {col} + ? WHERE {wk}",
@@ -684,6 +685,7 @@ pub fn write(
         }
         binds.extend(kb);
         targets.push(WriteTarget {
+            counter: None,
             table: h.name.clone(),
             cql,
             action,

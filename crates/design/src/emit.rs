@@ -12,8 +12,8 @@ use crate::writes;
 use crate::{DesignConfig, Inputs};
 use remodel_model::{
     AccessPattern, Bind, BindValue, Candidate, CostFigures, Decision, Design, DesignCost,
-    DesignTable, Diagnostic, Encoding, QueryMapping, Relationship, Rename, RenameKind, Schema,
-    Severity, SourceEdit, SourceSql, WritePath,
+    DesignTable, Diagnostic, Encoding, QueryMapping, ReadTerms, Relationship, Rename, RenameKind,
+    Schema, Severity, SourceEdit, SourceSql, WritePath,
 };
 use std::collections::HashMap;
 
@@ -73,6 +73,31 @@ pub fn map_queries(
                 unsupported: Some(why.clone()),
                 ..Default::default()
             }),
+            Served::Counter(ci) => {
+                let d = &build.counters[*ci];
+                let mut q = crate::counters::query(ks, inp.schema, p, &d.spec);
+                q.partition_reads = Some(1.0);
+                q.cost = Some(read_terms(&d.read, &inp.config.weights));
+                q.candidates = vec![
+                    Candidate {
+                        table: format!("{} scanned", d.spec.root),
+                        ..d.scan.clone()
+                    },
+                    Candidate {
+                        kind: "counter table".into(),
+                        table: d.spec.name.clone(),
+                        partition_reads: 1.0,
+                        write_cost: round2(d.upkeep_cost),
+                        reads_before_write: 0.0,
+                        chosen: true,
+                        rows_scanned: 1.0,
+                        bytes_returned: d.read.bytes_returned.round(),
+                        reason: Some(d.reason.clone()),
+                    },
+                ];
+                q.reason = Some(d.reason.clone());
+                queries.push(q);
+            }
             Served::Embedded(idx, ei) => {
                 queries.push(embed::query_mapping(
                     ks,
@@ -121,11 +146,13 @@ pub fn map_queries(
 pub fn write_paths(inp: &Inputs<'_>, build: &mut Build) -> Vec<WritePath> {
     let mut out = Vec::new();
     for p in inp.workload.patterns.iter().filter(|p| p.kind.is_write()) {
+        let specs: Vec<crate::counters::Spec> =
+            build.counters.iter().map(|d| d.spec.clone()).collect();
         let (mut w, _) = writes::plan(
             inp.schema,
             &inp.config.keyspace,
             p,
-            &build.tables,
+            (&build.tables, &specs),
             &inp.sizer,
         );
         if !w.one_off {
@@ -197,9 +224,52 @@ pub fn emit_tables(inp: &Inputs<'_>, build: &Build) -> Vec<DesignTable> {
             source,
             estimates,
             warnings,
+            counter: None,
         });
     }
+    for (ci, d) in build.counters.iter().enumerate() {
+        let p = &inp.workload.patterns[d.spec.pattern];
+        let t = crate::counters::table(inp, &d.spec, &p.id);
+        out.push(t);
+        let _ = ci;
+    }
     out
+}
+
+/// The counters considered and rejected (with the costs compared), and why an aggregate read
+/// has no counter, on each read's evidence.
+pub fn counter_evidence(inp: &Inputs<'_>, rejected: &[crate::counters::Decision], d: &mut Design) {
+    let mut query_of: HashMap<&str, usize> = HashMap::with_capacity(d.queries.len());
+    for (qi, q) in d.queries.iter().enumerate() {
+        query_of.entry(q.pattern.as_str()).or_insert(qi);
+    }
+    let query_of: HashMap<String, usize> = query_of
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    for (pi, p) in inp.workload.patterns.iter().enumerate() {
+        let Some(q) = query_of.get(&p.id).and_then(|&qi| d.queries.get_mut(qi)) else {
+            continue;
+        };
+        if let Some(r) = rejected.iter().find(|r| r.spec.pattern == pi) {
+            q.candidates.push(Candidate {
+                kind: "counter table".into(),
+                table: format!("{} [not created]", r.spec.name),
+                partition_reads: 1.0,
+                write_cost: round2(r.upkeep_cost),
+                reads_before_write: 0.0,
+                chosen: false,
+                rows_scanned: 1.0,
+                bytes_returned: r.read.bytes_returned.round(),
+                reason: Some(r.reason.clone()),
+            });
+            q.notes.push(r.reason.clone());
+        } else if q.counter.is_none() && q.unsupported.is_none() && !q.one_off {
+            if let Some(why) = crate::counters::refusal(inp, p, pi) {
+                q.notes.push(format!("no counter table: {why}"));
+            }
+        }
+    }
 }
 
 /// Every target name that does not spell its source as written: tables named apart (from
@@ -348,9 +418,19 @@ pub fn design(
         .iter()
         .map(|(pi, oi)| (*pi, costs.reads[*oi].rows))
         .collect();
+    let mut baseline = baseline_figures(inp, &rows);
+    // The baseline's tables are keyed as each read needs: the same rows scanned and returned.
+    let share = shares(inp);
+    for (pi, oi) in &chosen.option {
+        let s = share
+            .get(inp.workload.patterns[*pi].id.as_str())
+            .unwrap_or(&0.0);
+        baseline.rows_scanned += round2(s * costs.reads[*oi].rows_scanned);
+        baseline.bytes_returned += (s * costs.reads[*oi].bytes_returned).round();
+    }
     d.cost = Some(DesignCost {
         design: design_figures(inp, &d),
-        baseline: baseline_figures(inp, &rows),
+        baseline,
         selection: chosen.info.clone(),
     });
     d
@@ -497,9 +577,13 @@ fn evidence(
                 write_cost: round2(statements + reads_first),
                 reads_before_write: round2(reads_first),
                 chosen: pick == Some(oi),
+                rows_scanned: round2(costs.reads[oi].rows_scanned),
+                bytes_returned: costs.reads[oi].bytes_returned.round(),
+                reason: None,
             });
         }
         q.partition_reads = pick.map(|oi| round2(costs.reads[oi].partitions));
+        q.cost = pick.map(|oi| read_terms(&costs.reads[oi], &inp.config.weights));
     }
 }
 
@@ -516,7 +600,17 @@ fn layout_label(t: &TableBuild) -> String {
     format!("{} by ({}) [not created]", t.root, key.join(", "))
 }
 
-fn round2(x: f64) -> f64 {
+/// The terms of a read's cost per call, and their weighted sum.
+pub(crate) fn read_terms(r: &crate::cost::ReadCost, w: &crate::Weights) -> ReadTerms {
+    ReadTerms {
+        partitions: round2(r.partitions),
+        rows_scanned: round2(r.rows_scanned),
+        bytes_returned: r.bytes_returned.round(),
+        weighted: round2(w.read_terms(r.partitions, r.rows_scanned, r.bytes_returned)),
+    }
+}
+
+pub(crate) fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
@@ -542,13 +636,18 @@ fn design_figures(inp: &Inputs<'_>, d: &Design) -> CostFigures {
     let share = shares(inp);
     let mut f = CostFigures::default();
     for q in d.queries.iter().filter(|q| !q.one_off && q.table.is_some()) {
-        f.partition_reads +=
-            share.get(q.pattern.as_str()).unwrap_or(&0.0) * q.partition_reads.unwrap_or(1.0);
+        let s = share.get(q.pattern.as_str()).unwrap_or(&0.0);
+        f.partition_reads += s * q.partition_reads.unwrap_or(1.0);
+        if let Some(c) = &q.cost {
+            f.rows_scanned += s * c.rows_scanned;
+            f.bytes_returned += s * c.bytes_returned;
+        }
     }
     for w in d.writes.iter().filter(|w| !w.one_off) {
         let s = share.get(w.pattern.as_str()).unwrap_or(&0.0);
         f.table_writes += s * w.table_writes;
         f.reads_before_write += s * w.reads_before_write;
+        f.bytes_written += s * w.batch_bytes as f64;
     }
     f.stored_bytes = d
         .tables
@@ -564,6 +663,9 @@ fn round_figures(f: CostFigures) -> CostFigures {
         table_writes: round2(f.table_writes),
         reads_before_write: round2(f.reads_before_write),
         stored_bytes: f.stored_bytes.round(),
+        rows_scanned: round2(f.rows_scanned),
+        bytes_returned: f.bytes_returned.round(),
+        bytes_written: f.bytes_written.round(),
     }
 }
 

@@ -17,6 +17,7 @@ pub mod assemble;
 pub mod buckets;
 pub mod candidates;
 pub mod cost;
+pub mod counters;
 pub mod cql;
 pub mod embed;
 pub mod emit;
@@ -131,6 +132,9 @@ pub struct DesignConfig {
     pub bucket_time_zone: String,
     /// The consistency level of the plan's reads and of its writes.
     pub consistency: send::ConsistencyConfig,
+    /// Counter tables are considered for counts and sums (default true); false for a plan
+    /// `remodel sync` must keep (it cannot apply counter updates idempotently).
+    pub counter_tables: bool,
 }
 
 impl DesignConfig {
@@ -156,6 +160,7 @@ impl Default for DesignConfig {
             time_zone: "UTC".into(),
             bucket_time_zone: "UTC".into(),
             consistency: send::ConsistencyConfig::default(),
+            counter_tables: true,
         }
     }
 }
@@ -270,12 +275,33 @@ pub fn design(
         &small,
         &config.zones(),
     );
-    let costs = select::costs(&inputs.sizer, workload, relationships, &cands);
-    let chosen = select::select(&cands, &costs, &config.weights);
+    let mut cands = cands;
+    let mut costs = select::costs(&inputs.sizer, workload, relationships, &cands);
+    let mut chosen = select::select(&cands, &costs, &config.weights);
+    // Counters cheaper than scanning serve their reads; the tables are chosen again without them.
+    let decisions = if config.counter_tables {
+        counters::decide(&inputs, &cands, &costs, &chosen)
+    } else {
+        Vec::new()
+    };
+    let kept: Vec<counters::Decision> = decisions.iter().filter(|d| d.chosen).cloned().collect();
+    if !kept.is_empty() {
+        let counted: Vec<(usize, usize)> = kept
+            .iter()
+            .enumerate()
+            .map(|(ci, d)| (d.spec.pattern, ci))
+            .collect();
+        cands.serve_by_counters(&counted);
+        costs = select::costs(&inputs.sizer, workload, relationships, &cands);
+        chosen = select::select(&cands, &costs, &config.weights);
+    }
     let mut build = assemble::from_selection(&inputs, &cands, &chosen);
+    build.counters = kept;
+    let rejected: Vec<counters::Decision> = decisions.into_iter().filter(|d| !d.chosen).collect();
     assemble::write_lookups(&inputs, &mut build);
     let relationships = emit::relationships(&inputs, &cands, &costs, &chosen);
     let mut design = emit::design(&inputs, &mut build, &cands, &costs, &chosen, &relationships);
+    emit::counter_evidence(&inputs, &rejected, &mut design);
     let mut diagnostics = build.diagnostics;
     diagnostics.extend(emit::type_warnings(schema, &design));
     for r in &design.renames {

@@ -29,6 +29,16 @@ pub struct Weights {
     pub write: f64,
     /// Per GiB stored (one replica).
     pub storage_per_gib: f64,
+    /// Per row a read scans: 0.01 (a hundred rows merged and sent cost about what finding a
+    /// partition does: the coordinator's round trip, the bloom filters and partition index).
+    #[serde(default = "Weights::default_row")]
+    pub row: f64,
+    /// Per KiB a read returns: 0.01.
+    #[serde(default = "Weights::default_kib")]
+    pub kib_read: f64,
+    /// Per KiB a write sends: 0.01.
+    #[serde(default = "Weights::default_kib")]
+    pub kib_written: f64,
 }
 
 impl Weights {
@@ -47,7 +57,23 @@ impl Weights {
             read,
             write,
             storage_per_gib: 0.01,
+            row: Self::default_row(),
+            kib_read: Self::default_kib(),
+            kib_written: Self::default_kib(),
         })
+    }
+
+    fn default_row() -> f64 {
+        0.01
+    }
+
+    fn default_kib() -> f64 {
+        0.01
+    }
+
+    /// A read's weighted cost per call: partitions, rows scanned and KiB returned.
+    pub fn read_terms(&self, partitions: f64, rows_scanned: f64, bytes_returned: f64) -> f64 {
+        self.read * partitions + self.row * rows_scanned + self.kib_read * bytes_returned / 1024.0
     }
 }
 
@@ -57,6 +83,9 @@ impl Default for Weights {
             read: 1.0,
             write: 1.0,
             storage_per_gib: 0.01,
+            row: Weights::default_row(),
+            kib_read: Weights::default_kib(),
+            kib_written: Weights::default_kib(),
         })
     }
 }
@@ -127,8 +156,9 @@ pub fn costs(
 
 impl Costs {
     /// The weighted cost of a write term (its statements, and the reads that find copying rows).
-    fn term(&self, w: &Weights, t: &WriteTerm) -> f64 {
-        self.share[t.write] * (w.write * t.statements + w.read * t.many_reads)
+    pub fn term(&self, w: &Weights, t: &WriteTerm) -> f64 {
+        self.share[t.write]
+            * (w.write * t.statements + w.read * t.many_reads + w.kib_written * t.bytes / 1024.0)
     }
 
     /// The weighted cost of reading a row first, for one write.
@@ -137,9 +167,10 @@ impl Costs {
     }
 
     /// The weighted read and storage cost of an option.
-    fn option(&self, w: &Weights, c: &Candidates, oi: usize) -> f64 {
+    pub fn option(&self, w: &Weights, c: &Candidates, oi: usize) -> f64 {
         let r = &self.reads[oi];
-        self.share[c.options[oi].pattern] * w.read * r.partitions
+        self.share[c.options[oi].pattern]
+            * w.read_terms(r.partitions, r.rows_scanned, r.bytes_returned)
             + w.storage_per_gib * r.stored_bytes / (1024.0 * 1024.0 * 1024.0)
     }
 
@@ -181,6 +212,7 @@ pub struct Chosen {
 pub fn select(c: &Candidates, costs: &Costs, weights: &Weights) -> Chosen {
     let mut info = Selection {
         weights: (weights.read, weights.write, weights.storage_per_gib),
+        term_weights: Some((weights.row, weights.kib_read, weights.kib_written)),
         ..Selection::default()
     };
     let program = Program::build(c, costs, weights);
@@ -402,6 +434,7 @@ pub fn select_greedy(c: &Candidates, costs: &Costs, weights: &Weights) -> Chosen
         info: Selection {
             method: "greedy".into(),
             weights: (weights.read, weights.write, weights.storage_per_gib),
+            term_weights: Some((weights.row, weights.kib_read, weights.kib_written)),
             ..Selection::default()
         },
     }

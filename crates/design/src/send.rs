@@ -118,8 +118,58 @@ pub fn apply(design: &mut Design, c: &ConsistencyConfig, batch_warn_bytes: u64) 
             continue;
         }
         w.consistency = Some(writes.clone());
-        w.batch = Some(batch(w, tables, batch_warn_bytes));
+        w.batch = Some(batch_with_counters(w, tables, batch_warn_bytes));
     }
+}
+
+/// How a write path's statements are sent, its counter statements apart: Cassandra refuses a
+/// batch that mixes counter updates with other statements, so they follow the others as one
+/// statement or a counter batch (not atomic with the rest: said in the reason).
+pub fn batch_with_counters(
+    w: &WritePath,
+    tables: &[DesignTable],
+    batch_warn_bytes: u64,
+) -> BatchPlan {
+    let (counters, others): (Vec<_>, Vec<_>) =
+        w.targets.iter().cloned().partition(|t| t.counter.is_some());
+    if counters.is_empty() {
+        return batch(w, tables, batch_warn_bytes);
+    }
+    let kind = if counters.len() == 1 && counters[0].for_each.is_none() {
+        BatchKind::Single
+    } else {
+        BatchKind::Counter
+    };
+    let names: std::collections::BTreeSet<&str> =
+        counters.iter().map(|t| t.table.as_str()).collect();
+    let counted = format!(
+        "{} counter statement(s) on {} sent {}",
+        counters.len(),
+        names.into_iter().collect::<Vec<_>>().join(", "),
+        if kind == BatchKind::Single {
+            "alone"
+        } else {
+            "as a counter batch"
+        }
+    );
+    if others.is_empty() {
+        return BatchPlan {
+            kind,
+            reason: counted,
+            counters: Some(kind),
+        };
+    }
+    let rest = WritePath {
+        targets: others,
+        ..w.clone()
+    };
+    let mut plan = batch(&rest, tables, batch_warn_bytes);
+    plan.reason = format!(
+        "{}; then {counted}: Cassandra refuses counter and other statements in one batch, so the counters are not atomic with the rest (a failure between the two sends leaves them apart until the write is retried)",
+        plan.reason
+    );
+    plan.counters = Some(kind);
+    plan
 }
 
 /// How a write path's statements are sent: one statement alone; statements of one partition
@@ -131,6 +181,7 @@ pub fn batch(w: &WritePath, tables: &[DesignTable], batch_warn_bytes: u64) -> Ba
         return BatchPlan {
             kind: BatchKind::Single,
             reason: "one statement: no batch".into(),
+            counters: None,
         };
     }
     let first = &w.targets[0];
@@ -148,6 +199,7 @@ pub fn batch(w: &WritePath, tables: &[DesignTable], batch_warn_bytes: u64) -> Ba
                 w.targets.len(),
                 first.table
             ),
+            counters: None,
         };
     }
     let tables_written: std::collections::BTreeSet<&str> =
@@ -167,6 +219,7 @@ pub fn batch(w: &WritePath, tables: &[DesignTable], batch_warn_bytes: u64) -> Ba
     BatchPlan {
         kind: BatchKind::Logged,
         reason,
+        counters: None,
     }
 }
 

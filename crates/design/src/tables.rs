@@ -860,6 +860,7 @@ pub fn source_query(
         joins,
         columns,
         filters,
+        group_by: Vec::new(),
     }
 }
 

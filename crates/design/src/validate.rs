@@ -22,7 +22,9 @@
 //!   takes), which partitions each read reads and where its result columns are, consistency
 //!   levels, batches;
 //! - (p) every table's source query reads tables and columns the schema holds, returns the
-//!   table's columns, and is what its `source_sql` shows ([`source`]).
+//!   table's columns, and is what its `source_sql` shows ([`source`]);
+//! - (q) every counter table holds its key and counters only, is written by counter updates
+//!   only, and is kept by every write of the rows it counts ([`counters`]).
 //!
 //! The read checks (e), (n), (o) are in [`crate::read_checks`].
 
@@ -33,6 +35,7 @@ use remodel_model::{
 };
 use std::collections::HashMap;
 
+mod counters;
 mod semantics;
 mod source;
 
@@ -61,17 +64,27 @@ pub fn validate_in(
     session_zone: &str,
 ) -> Vec<Violation> {
     let mut out = Vec::new();
-    for t in &design.tables {
-        keys_unique(schema, t, &mut out);
-        key_precision(schema, t, &mut out);
-        source::source_query(schema, t, &mut out);
-    }
     // By hash: a workload of 100,000 patterns has as many mappings.
     let mut patterns: HashMap<&str, &AccessPattern> = HashMap::new();
     for p in &workload.patterns {
         patterns.entry(p.id.as_str()).or_insert(p);
     }
     let pattern = |id: &str| patterns.get(id).copied();
+    let writes: Vec<(&AccessPattern, &WritePath)> = design
+        .writes
+        .iter()
+        .filter_map(|w| Some((pattern(&w.pattern)?, w)))
+        .collect();
+    for t in &design.tables {
+        if t.counter.is_some() {
+            // One row per group by design: the rows it counts are not its rows.
+            counters::counter_table(design, &writes, t, &mut out);
+            continue;
+        }
+        keys_unique(schema, t, &mut out);
+        key_precision(schema, t, &mut out);
+        source::source_query(schema, t, &mut out);
+    }
     for w in &design.writes {
         let Some(p) = pattern(&w.pattern) else {
             continue;

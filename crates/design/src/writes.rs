@@ -19,6 +19,7 @@ use remodel_model::{
     WriteTarget,
 };
 
+mod counting;
 mod semantics;
 
 /// A lookup a write path needs and no table provides: rows of `entity` found by `by` (its
@@ -109,6 +110,8 @@ struct Planner<'a> {
     warnings: Vec<Warning>,
     /// True when the read of the written rows keeps only some (a filter the key does not apply).
     filtered: bool,
+    /// The counter tables counting the written table's rows.
+    counters: Vec<&'a crate::counters::Spec>,
 }
 
 /// Plans one write pattern over the finished, named tables; also returns the lookups it needs
@@ -117,7 +120,7 @@ pub fn plan(
     schema: &Schema,
     keyspace: &str,
     p: &AccessPattern,
-    tables: &[TableBuild],
+    (tables, counters): (&[TableBuild], &[crate::counters::Spec]),
     sizer: &Sizer<'_>,
 ) -> (WritePath, Vec<Missing>) {
     let mut path = WritePath {
@@ -225,6 +228,7 @@ pub fn plan(
         upsert: None,
         warnings: Vec::new(),
         filtered: false,
+        counters: counters.iter().filter(|c| c.root == st.key()).collect(),
     };
     planner.plan_all(sizer);
     let missing = planner.finish(&mut path, sizer);
@@ -276,7 +280,11 @@ impl Planner<'_> {
         if !self.joined_row_reads() || !self.existing_row() {
             return;
         }
-        if self.stmt.kind != StatementKind::Insert && self.needs_rows() && !self.written_rows() {
+        let counted = self.counted();
+        if self.stmt.kind != StatementKind::Insert
+            && (self.needs_rows() || counted)
+            && !self.written_rows()
+        {
             return;
         }
         if self.stmt.kind == StatementKind::Update {
@@ -301,6 +309,12 @@ impl Planner<'_> {
                     "{} holds {s} columns through a join this write path does not maintain: review it",
                     t.name
                 ));
+            }
+        }
+        if counted || self.stmt.kind == StatementKind::Insert {
+            let specs = self.counters.clone();
+            for spec in specs {
+                self.counter_targets(spec);
             }
         }
     }
@@ -763,6 +777,7 @@ impl Planner<'_> {
             binds.push(t.bind(n, self.value(k, Version::New)));
         }
         WriteTarget {
+            counter: None,
             table: t.name.clone(),
             cql: format!(
                 "INSERT INTO {}.{} ({}) VALUES ({})",
@@ -782,6 +797,7 @@ impl Planner<'_> {
     fn delete_row(&self, t: &TableBuild, guard: Option<Guard>) -> WriteTarget {
         let (wk, binds) = self.where_key(t, &t.key_elements(), Version::Current);
         WriteTarget {
+            counter: None,
             table: t.name.clone(),
             cql: format!("DELETE FROM {}.{} WHERE {wk}", self.ks, cql_quote(&t.name)),
             action: WriteAction::Delete,
@@ -802,6 +818,7 @@ impl Planner<'_> {
         let mut binds: Vec<Bind> = sets.iter().map(|(n, v)| t.bind(n, v.clone())).collect();
         binds.extend(key_binds);
         WriteTarget {
+            counter: None,
             table: t.name.clone(),
             cql: update_cql(
                 &self.ks,
@@ -1242,14 +1259,27 @@ impl Planner<'_> {
             self.notes.push(format!(
                 "no designed table holds {tname} data this statement changes: nothing to write in Cassandra"
             ));
-        } else if self.targets.len() > 1 {
+        } else {
+            // Counter statements go apart (Cassandra batches them with nothing else).
+            let plain: Vec<&WriteTarget> = self
+                .targets
+                .iter()
+                .filter(|t| t.counter.is_none())
+                .collect();
             let tables: std::collections::BTreeSet<&String> =
-                self.targets.iter().map(|t| &t.table).collect();
-            self.notes.push(format!(
-                "{} statements over {} tables: send them as one logged batch so the copies stay in step",
-                self.targets.len(),
-                tables.len()
-            ));
+                plain.iter().map(|t| &t.table).collect();
+            if plain.len() > 1 {
+                self.notes.push(format!(
+                    "{} statements over {} tables: send them as one logged batch so the copies stay in step",
+                    plain.len(),
+                    tables.len()
+                ));
+            }
+            if plain.len() < self.targets.len() {
+                self.notes.push(
+                    "the counter updates follow as their own (counter) batch: Cassandra refuses them beside other statements".into(),
+                );
+            }
         }
         path.batch_bytes = self.bytes.round() as u64;
         path.fits_batch = path.batch_bytes <= sizer.config.thresholds.batch_warn_bytes;

@@ -48,10 +48,13 @@ pub enum NativeType {
     Timeuuid,
     /// `inet`
     Inet,
+    /// `counter`: a 64-bit count changed only by `UPDATE … SET c = c + ?` (a column of a
+    /// counter table, whose other columns are all its primary key).
+    Counter,
 }
 
 impl NativeType {
-    const ALL: [(NativeType, &'static str); 19] = [
+    const ALL: [(NativeType, &'static str); 20] = [
         (NativeType::Ascii, "ascii"),
         (NativeType::Text, "text"),
         (NativeType::Boolean, "boolean"),
@@ -71,6 +74,7 @@ impl NativeType {
         (NativeType::Uuid, "uuid"),
         (NativeType::Timeuuid, "timeuuid"),
         (NativeType::Inet, "inet"),
+        (NativeType::Counter, "counter"),
     ];
 
     /// The type's CQL name (`bigint`).

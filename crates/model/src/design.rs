@@ -117,6 +117,15 @@ pub struct CostFigures {
     pub reads_before_write: f64,
     /// Bytes stored (one replica), for the whole data set.
     pub stored_bytes: f64,
+    /// Rows the reads scan.
+    #[serde(default)]
+    pub rows_scanned: f64,
+    /// Bytes the reads return.
+    #[serde(default)]
+    pub bytes_returned: f64,
+    /// Bytes the writes send (their statements' values).
+    #[serde(default)]
+    pub bytes_written: f64,
 }
 
 /// How the set of tables was chosen.
@@ -139,6 +148,10 @@ pub struct Selection {
     /// Why greedy ran instead of the program, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The weights of the terms beyond `weights`: a row scanned, a KiB returned by a read, a
+    /// KiB written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub term_weights: Option<(f64, f64, f64)>,
 }
 
 /// The cost of a design and of the normalized baseline (one table per source table keyed as
@@ -173,6 +186,16 @@ pub struct Candidate {
     pub reads_before_write: f64,
     /// True for the way chosen.
     pub chosen: bool,
+    /// Rows scanned per call.
+    #[serde(default)]
+    pub rows_scanned: f64,
+    /// Bytes returned per call.
+    #[serde(default)]
+    pub bytes_returned: f64,
+    /// Why the way was chosen or not, with the weighted costs it was compared by (a counter
+    /// table against scanning the partition per call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// A check a plan fails: it would lose rows, leave stale copies, read columns a table lacks or
@@ -492,6 +515,52 @@ pub struct DesignTable {
     /// Warnings for the reviewer.
     #[serde(default)]
     pub warnings: Vec<Warning>,
+    /// For a counter table: what it counts. Its columns are its partition key (the groups) and
+    /// `counter` columns only; it is written by `UPDATE … SET c = c + ?` alone (never INSERT,
+    /// `USING TIMESTAMP` or `USING TTL`), and its `source_sql` returns each group's values
+    /// (`SELECT count(*) AS n, t0.post_id FROM likes t0 GROUP BY t0.post_id`: the counters first, in the order of `columns`), which a backfill adds with `UPDATE … SET n = n + ? WHERE post_id = ?`, binding each row as it comes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter: Option<CounterTable>,
+}
+
+/// What a counter table keeps: per group of the counted table's rows (the values of
+/// `group_by`, its partition key), the count of the rows and, per summed column, their sum.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CounterTable {
+    /// The source table whose rows are counted.
+    pub counts: String,
+    /// The source columns that make a group (the partition key's sources, in key order).
+    pub group_by: Vec<ColumnRef>,
+    /// The counter column holding the number of rows of the group (`count(*)`): a group whose
+    /// count is 0 (or that has no row) has no source row.
+    pub count_column: String,
+    /// The counter columns holding a sum, each with the source column it sums.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sums: Vec<(String, ColumnRef)>,
+}
+
+/// The change a counter statement makes: `column = column + ?` or `column = column - ?`, the
+/// `?` bound (in `binds`, under the counter column's name) to the amount.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CounterChange {
+    /// The counter columns changed, each with its sign (true: subtracted).
+    pub columns: Vec<(String, bool)>,
+}
+
+/// A read served by a counter table: each row read holds one group's counters; the client
+/// drops rows whose `count_column` is 0 (groups left without a row), and when the SQL has no
+/// GROUP BY (`SELECT count(*) … WHERE post_id = $1`: one result row always) and no row is left,
+/// returns one row where each column read from `count_column` is 0 and each other column
+/// (a sum of no rows) is NULL.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CounterRead {
+    /// The counter column holding each group's row count.
+    pub count_column: String,
+    /// True when the SQL groups (GROUP BY): an empty group returns no row.
+    pub grouped: bool,
 }
 
 /// A user-defined type.
@@ -572,6 +641,27 @@ pub struct QueryMapping {
     /// (`lock_dropped`: a `SELECT … FOR UPDATE` takes no lock in Cassandra; …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
+    /// Set when a counter table serves the read: how its rows become the result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter: Option<CounterRead>,
+    /// What the read costs per call, term by term (the way chosen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<ReadTerms>,
+}
+
+/// A read's cost per call, term by term: what the designer's objective weighs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ReadTerms {
+    /// Partitions read (each lookup hop counts).
+    pub partitions: f64,
+    /// Rows the read scans in them (all the rows of each partition read for an aggregate; at
+    /// most the LIMIT when no client-side filter comes before it).
+    pub rows_scanned: f64,
+    /// Bytes the read returns to the client.
+    pub bytes_returned: f64,
+    /// The weighted total: partitions × `read` + rows × `row` + KiB returned × `kib_read`.
+    pub weighted: f64,
 }
 
 /// One column of a read's result.
@@ -952,6 +1042,12 @@ pub struct WriteTarget {
     /// Run only under this condition.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guard: Option<Guard>,
+    /// For a counter table's statement (`UPDATE … SET n = n + ?`): what it changes. Counter
+    /// statements never carry `USING TIMESTAMP`/`TTL`, are not idempotent (sent once, never
+    /// retried blindly) and go in the path's counter batch ([`BatchPlan::counters`]), never in a
+    /// batch with other statements.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter: Option<CounterChange>,
 }
 
 impl WriteTarget {
@@ -1081,10 +1177,16 @@ pub enum ValueOrigin {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BatchPlan {
-    /// The kind.
+    /// The kind (of the statements that are not counter statements, when the path has any).
     pub kind: BatchKind,
     /// Why.
     pub reason: String,
+    /// How the path's counter statements (targets with `counter`) are sent, after the others:
+    /// `single` or `counter` (a counter batch). Cassandra refuses counter and non-counter
+    /// statements in one batch, so the two sends are not atomic together. (A path of counter
+    /// statements only has them in `kind` too, and sends nothing else.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<BatchKind>,
 }
 
 /// A way to send a write path's statements.
@@ -1099,6 +1201,9 @@ pub enum BatchKind {
     Logged,
     /// An unlogged batch (statements of one partition: atomic and isolated there).
     Unlogged,
+    /// A counter batch (`BEGIN COUNTER BATCH`): counter updates only, not replayed by a batch
+    /// log.
+    Counter,
 }
 
 /// The read-modify-write an `INSERT … ON CONFLICT (cols) DO …` becomes: read the row with the

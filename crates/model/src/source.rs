@@ -57,6 +57,11 @@ pub struct SourceQuery {
     /// Conditions every row read meets (all of them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub filters: Vec<SourceFilter>,
+    /// A counter table's groups (`GROUP BY`): one result row per group of the rows read, its
+    /// `count`/`sum` columns over them. Any range of the driving table gives each group's part,
+    /// and the parts add up (a counter is only ever added to).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub group_by: Vec<SourceRef>,
 }
 
 /// A column of a table of the query, by the table's alias.
@@ -138,6 +143,10 @@ pub enum SourceValue {
     RowId,
     /// NULL (a column with no source in the query).
     Null,
+    /// The number of rows of the group (`count(*)`, a `bigint`).
+    Count,
+    /// The sum of a column over the group's rows, as a `bigint`.
+    Sum(SourceRef),
     /// The driving row's children of an embedded one-to-many, aggregated as JSON.
     Collection(SourceCollection),
 }
@@ -353,6 +362,11 @@ impl SourceSql {
             sql.push_str(" WHERE ");
             sql.push_str(&conditions.join(" AND "));
         }
+        if !q.group_by.is_empty() {
+            let g: Vec<String> = q.group_by.iter().map(SourceRef::sql).collect();
+            sql.push_str(" GROUP BY ");
+            sql.push_str(&g.join(", "));
+        }
         sql
     }
 
@@ -370,6 +384,8 @@ impl SourceSql {
             SourceValue::Constant { value } => ident::literal(value),
             SourceValue::RowId => format!("{}.{ROW_ID_SOURCE}", self.query.alias),
             SourceValue::Null => "NULL".to_string(),
+            SourceValue::Count => "count(*)".to_string(),
+            SourceValue::Sum(r) => format!("sum({})::bigint", r.sql()),
             SourceValue::Collection(c) => {
                 let col = ident::pg_quote(name);
                 return (

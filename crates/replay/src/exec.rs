@@ -573,6 +573,23 @@ pub fn field_of(table: &DesignTable, name: &str) -> Option<Field> {
             .iter()
             .find(|c| c.name == n || c.name.eq_ignore_ascii_case(n))
     };
+    if let (Some(k), Some(c)) = (&table.counter, by_name(name)) {
+        // A counter table's counters are the aggregates its reads return.
+        if c.name == k.count_column {
+            return Some(Field::Agg {
+                function: "count".into(),
+                column: None,
+                distinct: false,
+            });
+        }
+        if let Some((_, src)) = k.sums.iter().find(|(n, _)| *n == c.name) {
+            return Some(Field::Agg {
+                function: "sum".into(),
+                column: Some(src.clone()),
+                distinct: false,
+            });
+        }
+    }
     if let Some(c) = by_name(name) {
         return c
             .source

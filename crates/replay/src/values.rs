@@ -19,7 +19,8 @@ pub fn cql_type(ct: &ColumnType<'_>) -> Result<CqlType, Error> {
             NativeType::Ascii => Native::Ascii,
             NativeType::Boolean => Native::Boolean,
             NativeType::Blob => Native::Blob,
-            NativeType::Counter | NativeType::BigInt => Native::BigInt,
+            NativeType::BigInt => Native::BigInt,
+            NativeType::Counter => Native::Counter,
             NativeType::Date => Native::Date,
             NativeType::Decimal => Native::Decimal,
             NativeType::Double => Native::Double,
@@ -61,7 +62,8 @@ pub fn cql_type(ct: &ColumnType<'_>) -> Result<CqlType, Error> {
     })
 }
 
-fn int_value(v: &CqlValue) -> Option<i128> {
+/// An integer value of any CQL integer type (a counter included).
+pub(crate) fn int_value(v: &CqlValue) -> Option<i128> {
     Some(match v {
         CqlValue::TinyInt(i) => *i as i128,
         CqlValue::SmallInt(i) => *i as i128,

@@ -96,6 +96,9 @@ enum This<'r> {
     Read(&'r Record),
 }
 
+/// The values of a batch's statements, in order.
+type Values = Vec<Vec<Option<CqlValue>>>;
+
 impl Replayer<'_> {
     /// Runs write pattern `p` on Postgres (`RETURNING *`), in a transaction whose `now()` it
     /// records.
@@ -237,32 +240,43 @@ impl Replayer<'_> {
             out.elapsed = out.reads.elapsed;
             return Ok(out);
         }
-        let (batch, values) = self.statements(&ctx, w, &mut out).await?;
-        out.statements = values.len();
+        let (batch, values, counters) = self.statements(&ctx, w, &mut out).await?;
+        out.statements = values.len() + counters.1.len();
         let start = Instant::now();
         self.send(&w.pattern, &batch, &values).await?;
+        // Counter updates go after the rest, in a counter batch (Cassandra takes them with
+        // nothing else).
+        self.send(&w.pattern, &counters.0, &counters.1).await?;
         out.elapsed = out.reads.elapsed + start.elapsed();
         Ok(out)
     }
 
     /// Every statement of the path with its values (once per row of a `for_each`), guards
-    /// applied.
+    /// applied: the counter statements apart, as the plan's batch says.
     async fn statements(
         &mut self,
         ctx: &Ctx<'_>,
         w: &WritePath,
         out: &mut CqlWrite,
-    ) -> Result<(Batch, Vec<Vec<Option<CqlValue>>>), Error> {
+    ) -> Result<(Batch, Values, (Batch, Values)), Error> {
         let kind = match w.batch.as_ref().map(|b| b.kind) {
             Some(remodel_model::BatchKind::Unlogged) => BatchType::Unlogged,
             _ => BatchType::Logged,
         };
-        let mut batch = Batch::new(kind);
+        let mut main = Batch::new(kind);
+        let mut counters = Batch::new(BatchType::Counter);
         if let Some(c) = &w.consistency {
-            batch.set_consistency(crate::exec::consistency_of(c.level));
+            main.set_consistency(crate::exec::consistency_of(c.level));
+            counters.set_consistency(crate::exec::consistency_of(c.level));
         }
-        let mut values: Vec<Vec<Option<CqlValue>>> = Vec::new();
+        let mut main_values: Values = Vec::new();
+        let mut counter_values: Values = Vec::new();
         for t in &w.targets {
+            let (batch, values) = if t.counter.is_some() {
+                (&mut counters, &mut counter_values)
+            } else {
+                (&mut main, &mut main_values)
+            };
             let stmt = self.statement_at(&t.cql, w.consistency.as_ref()).await?;
             let types = Self::marker_types(&stmt)?;
             let rows: Vec<Option<Record>> = match t.for_each {
@@ -292,7 +306,7 @@ impl Replayer<'_> {
                 values.push(vals);
             }
         }
-        Ok((batch, values))
+        Ok((main, main_values, (counters, counter_values)))
     }
 
     /// Sends the statements: one alone, several as the logged batch the plan asks for.

@@ -63,6 +63,24 @@ pub(crate) fn render(plan: &Plan, tables: &[JobTable<'_>], opts: &ExportOptions)
         plan = opts.plan_label,
         n = tables.len(),
     );
+    let counters: Vec<&str> = plan
+        .design
+        .tables
+        .iter()
+        .filter(|t| t.counter.is_some())
+        .map(|t| t.name.as_str())
+        .collect();
+    if !counters.is_empty() {
+        let _ = writeln!(
+            md,
+            "**Not filled by this job: the counter tables {}.** The Spark Cassandra Connector \
+             writes rows as upserts, and a counter is only ever added to (a retried task would \
+             count twice). Fill them with `remodel backfill --tables {}` (which empties each and \
+             adds every group's count once); `remodel verify` checks them like any table.\n",
+            counters.join(", "),
+            counters.join(",")
+        );
+    }
     let _ = writeln!(
         md,
         "| file | what |\n|---|---|\n\

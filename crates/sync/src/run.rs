@@ -80,6 +80,26 @@ pub fn slot_warning(slot: &str, run_dir: &std::path::Path) -> String {
     )
 }
 
+/// Sync applies every change `USING TIMESTAMP` of its commit, so a change applied again (after
+/// a kill) lands once; a counter update cannot carry a timestamp and counts again: a plan with
+/// counter tables is refused before anything starts.
+pub fn refuse_counters(plan: &Plan) -> Result<(), Error> {
+    let counters: Vec<&str> = plan
+        .design
+        .tables
+        .iter()
+        .filter(|t| t.counter.is_some())
+        .map(|t| t.name.as_str())
+        .collect();
+    if counters.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Input(format!(
+        "the plan has counter tables ({}), which sync cannot keep exact: it applies changes idempotently with USING TIMESTAMP, which Cassandra refuses on counters (a change applied again after a restart would count twice); plan again without them (`counter_tables = false` in the [design] table of --config)",
+        counters.join(", ")
+    )))
+}
+
 /// Runs `remodel sync`: returns the state once caught up (or an error, `Interrupted` on Ctrl-C).
 pub async fn sync(
     plan: &Plan,
@@ -90,6 +110,7 @@ pub async fn sync(
     backfill_progress: Arc<dyn remodel_backfill::Progress>,
 ) -> Result<SyncState, Error> {
     let targets = TargetTable::from_plan(plan, &[])?;
+    refuse_counters(plan)?;
     let sources = derive::sources(plan, &targets)?;
     let client = source.connect().await?;
     let say = |s: &str| progress.line(s);

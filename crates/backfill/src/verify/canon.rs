@@ -68,7 +68,9 @@ fn json_leaf_type(n: Native) -> Option<&'static str> {
     Some(match n {
         N::Text | N::Ascii => return None,
         N::Boolean => "bool",
-        N::TinyInt | N::SmallInt | N::Int | N::BigInt | N::Varint | N::Decimal => "numeric",
+        N::TinyInt | N::SmallInt | N::Int | N::BigInt | N::Counter | N::Varint | N::Decimal => {
+            "numeric"
+        }
         N::Float => "float4",
         N::Double => "float8",
         N::Blob => "bytea",
@@ -94,7 +96,7 @@ fn native_sql(e: &str, pg: Pg, n: Native) -> String {
             format!("CASE WHEN {e} IS NULL THEN NULL ELSE concat({e}) END")
         }
         N::Text | N::Ascii | N::Boolean => format!("({e})::text"),
-        N::TinyInt | N::SmallInt | N::Int | N::BigInt | N::Varint | N::Decimal => {
+        N::TinyInt | N::SmallInt | N::Int | N::BigInt | N::Counter | N::Varint | N::Decimal => {
             format!("({e})::numeric::text")
         }
         N::Float => format!("encode(float4send(({e})::float4), 'hex')"),

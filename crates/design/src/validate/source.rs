@@ -81,10 +81,15 @@ fn refs(q: &SourceQuery) -> Vec<&SourceRef> {
     }
     for c in &q.columns {
         match &c.value {
-            SourceValue::Column(r) | SourceValue::EpochMicros(r) => out.push(r),
+            SourceValue::Column(r) | SourceValue::EpochMicros(r) | SourceValue::Sum(r) => {
+                out.push(r)
+            }
             SourceValue::Bucket { column, .. } => out.push(column),
             SourceValue::Collection(coll) => out.extend(coll.on.iter().map(|k| &k.equals)),
-            SourceValue::Constant { .. } | SourceValue::RowId | SourceValue::Null => {}
+            SourceValue::Constant { .. }
+            | SourceValue::RowId
+            | SourceValue::Null
+            | SourceValue::Count => {}
         }
     }
     for f in &q.filters {

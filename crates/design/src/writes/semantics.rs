@@ -388,6 +388,11 @@ impl<'a> Planner<'a> {
         for e in self.statement_exprs() {
             columns_in(e, &s.key(), &RowRef::This, &mut need);
         }
+        for c in self.counter_columns() {
+            if !need.contains(&c) {
+                need.push(c);
+            }
+        }
         let by: Vec<ColumnRef> = self
             .stmt
             .key_eq

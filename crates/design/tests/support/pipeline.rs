@@ -236,7 +236,11 @@ pub fn mapping_text(plan: &Plan) -> String {
             s.push_str(&format!("    {}{each}{guard} {}\n", t.cql, binds(&t.binds)));
         }
         if let Some(b) = &w.batch {
-            s.push_str(&format!("    batch: {:?}\n", b.kind));
+            s.push_str(&format!("    batch: {:?}", b.kind));
+            if let Some(c) = b.counters {
+                s.push_str(&format!(", then counters: {c:?}"));
+            }
+            s.push('\n');
         }
         if let Some(u) = &w.unsupported {
             s.push_str(&format!("    unsupported: {u}\n"));

@@ -82,7 +82,31 @@ fn measures(c: &DesignCost) -> [Pair; 4] {
 
 /// The design beside the baseline, as a table and a picture.
 fn figures(c: &DesignCost) -> String {
-    let rows: Vec<Vec<String>> = measures(c)
+    let mut all = measures(c).to_vec();
+    // What the reads touch beyond partitions, and what the writes send (the chart keeps the four
+    // measures above; these are the terms the objective adds).
+    let term = |label: &str, f: fn(&CostFigures) -> f64, unit: fn(f64) -> String| Pair {
+        label: label.into(),
+        design: f(&c.design),
+        baseline: f(&c.baseline),
+        unit,
+    };
+    all.push(term(
+        "rows scanned per 100 calls",
+        |f| f.rows_scanned,
+        md::amount,
+    ));
+    all.push(term(
+        "bytes returned per 100 calls",
+        |f| f.bytes_returned,
+        md::bytes,
+    ));
+    all.push(term(
+        "bytes written per 100 calls",
+        |f| f.bytes_written,
+        md::bytes,
+    ));
+    let rows: Vec<Vec<String>> = all
         .iter()
         .map(|m| {
             vec![
@@ -573,6 +597,12 @@ struct Way<'a> {
     /// Table writes that keep its tables in step, per 100 calls.
     writes: f64,
     chosen: bool,
+    /// Rows the read scans per call.
+    rows_per_call: f64,
+    /// The weighted rows scanned and KiB returned, per 100 calls (the objective's other terms).
+    extra: f64,
+    /// Why it was chosen or not, when the designer said (a counter table against scanning).
+    reason: Option<&'a str>,
 }
 
 impl Way<'_> {
@@ -583,14 +613,24 @@ impl Way<'_> {
     }
 
     fn weighted(&self, (read, write): (f64, f64)) -> f64 {
-        read * self.all_reads() + write * self.writes
+        read * self.all_reads() + write * self.writes + self.extra
     }
 }
 
 fn ways<'a>(ctx: &Ctx, p: &AccessPattern, q: &'a QueryMapping) -> Vec<Way<'a>> {
+    let (row, kib, _) = ctx
+        .plan
+        .design
+        .cost
+        .as_ref()
+        .and_then(|c| c.selection.term_weights)
+        .unwrap_or((0.0, 0.0, 0.0));
     q.candidates
         .iter()
         .map(|c| Way {
+            rows_per_call: c.rows_scanned,
+            extra: per_100(ctx, p) * (row * c.rows_scanned + kib * c.bytes_returned / 1024.0),
+            reason: c.reason.as_deref(),
             kind: &c.kind,
             table: &c.table,
             per_call: c.partition_reads,
@@ -666,6 +706,7 @@ pub(super) fn ways_considered(ctx: &Ctx, p: &AccessPattern, q: &QueryMapping) ->
                         },
                         md::code(w.table),
                         md::amount(w.per_call),
+                        md::amount(w.rows_per_call),
                         md::amount(w.reads),
                         md::amount(w.reads_first),
                         md::amount(w.writes),
@@ -679,7 +720,8 @@ pub(super) fn ways_considered(ctx: &Ctx, p: &AccessPattern, q: &QueryMapping) ->
                 .collect();
             format!(
                 "Ways considered (per 100 calls of the workload; weighted: a partition read {}, \
-                 reads before write included, a table write {}):\n\n{}\n{}\n\n",
+                 reads before write included, a table write {}, plus the rows scanned and bytes \
+                 returned at their weights):\n\n{}\n{}\n\n{}",
                 weight(weights.0),
                 weight(weights.1),
                 md::table(
@@ -687,6 +729,7 @@ pub(super) fn ways_considered(ctx: &Ctx, p: &AccessPattern, q: &QueryMapping) ->
                         "way",
                         "first table",
                         "partitions per call",
+                        "rows scanned per call",
                         "partition reads",
                         "reads before write",
                         "table writes",
@@ -694,10 +737,19 @@ pub(super) fn ways_considered(ctx: &Ctx, p: &AccessPattern, q: &QueryMapping) ->
                     ],
                     &rows
                 ),
-                why(&ways, weights)
+                why(&ways, weights),
+                reasons(&ways)
             )
         }
     }
+}
+
+/// The designer's own reasons (a counter table chosen or rejected, with the costs compared).
+fn reasons(ways: &[Way]) -> String {
+    ways.iter()
+        .filter_map(|w| w.reason)
+        .map(|r| format!("{}\n\n", md::text(r)))
+        .collect()
 }
 
 /// Why the chosen way won, against each other way, from the numbers.
@@ -820,6 +872,9 @@ mod tests {
             reads_first,
             writes,
             chosen,
+            rows_per_call: 0.0,
+            extra: 0.0,
+            reason: None,
         }
     }
 

@@ -1,0 +1,169 @@
+//! Counter tables (issue 24) on a small likes app (`fixtures/plan/counters-*`): a `count(*)` of a
+//! post's likes read far more often than likes come and go keeps a counter table maintained by
+//! the write paths; the same read under a write-heavy mix scans, each with the costs compared.
+//! And the cost model itself: a read's cost counts the rows it scans.
+
+mod support;
+
+use remodel_model::{Plan, QueryMapping, Statistics};
+use support::pipeline::{mapping_text, pattern_id, plan_files, root, strict_violations};
+
+fn plan(case: &str) -> Plan {
+    let dir = root().join("fixtures/plan").join(case);
+    let stats: Statistics =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("stats.json")).expect("stats.json"))
+            .expect("statistics");
+    let (plan, _) = plan_files(
+        &[dir.join("schema.sql")],
+        &[dir.join("queries.sql")],
+        Some(&stats),
+        "likes",
+    );
+    let violations = strict_violations(&plan);
+    assert!(violations.is_empty(), "{case}: {violations:#?}");
+    expect_test::expect_file![dir.join("schema.cql")]
+        .assert_eq(&remodel_design::emit_cql(&plan.design));
+    expect_test::expect_file![dir.join("mapping.txt")].assert_eq(&mapping_text(&plan));
+    plan
+}
+
+fn count_read(plan: &Plan) -> &QueryMapping {
+    let id = pattern_id(plan, "SELECT count(*) FROM likes");
+    plan.design
+        .queries
+        .iter()
+        .find(|q| q.pattern == id)
+        .expect("mapping")
+}
+
+#[test]
+fn a_read_heavy_count_keeps_a_counter_maintained_by_every_write() {
+    let p = plan("counters-read-heavy");
+    let q = count_read(&p);
+    let name = q.table.as_deref().expect("served");
+    let t = p
+        .design
+        .tables
+        .iter()
+        .find(|t| t.name == name)
+        .expect("table");
+    let c = t
+        .counter
+        .as_ref()
+        .expect("a counter table serves the count");
+    assert_eq!(c.counts, "likes");
+    assert_eq!(q.counter.as_ref().map(|r| r.grouped), Some(false));
+    // Only the key and counter columns (Cassandra's rule for counter tables).
+    for col in &t.columns {
+        let in_key = t.partition_key.iter().any(|k| k.column == col.name);
+        assert!(in_key || col.cql_type.to_string() == "counter", "{col:#?}");
+    }
+    let chosen: Vec<_> = q.candidates.iter().filter(|c| c.chosen).collect();
+    assert_eq!(chosen.len(), 1, "{:#?}", q.candidates);
+    assert_eq!(chosen[0].kind, "counter table");
+    let reason = chosen[0].reason.as_deref().unwrap_or_default();
+    assert!(reason.starts_with("counter chosen"), "{reason}");
+    assert!(reason.contains("1000 rows scanned"), "{reason}");
+    // The scanning way is on the evidence with its terms.
+    let scan = q.candidates.iter().find(|c| !c.chosen).expect("scan");
+    assert!(scan.rows_scanned >= 1000.0, "{scan:#?}");
+    // +1 on insert, -1 per row deleted (read first), never in a batch with other statements.
+    let counted = |sql: &str| {
+        let id = pattern_id(&p, sql);
+        p.design
+            .writes
+            .iter()
+            .find(|w| w.pattern == id)
+            .expect("write")
+            .clone()
+    };
+    let ins = counted("INSERT INTO likes");
+    let up = ins
+        .targets
+        .iter()
+        .find(|t| t.table == name)
+        .expect("insert updates the counter");
+    assert!(
+        up.cql.contains("= \"n\" + ?") || up.cql.contains("= n + ?"),
+        "{}",
+        up.cql
+    );
+    assert!(!up.cql.contains("USING"), "{}", up.cql);
+    let del = counted("DELETE FROM likes");
+    let down = del
+        .targets
+        .iter()
+        .find(|t| t.table == name)
+        .expect("delete updates the counter");
+    assert!(down.cql.contains("n - ?"), "{}", down.cql);
+    assert!(down.for_each.is_some(), "only rows read first: {del:#?}");
+    let batch = del.batch.as_ref().expect("batch");
+    assert!(batch.counters.is_some(), "{batch:#?}");
+}
+
+#[test]
+fn a_write_heavy_count_scans_and_says_why() {
+    let p = plan("counters-write-heavy");
+    let q = count_read(&p);
+    assert!(q.counter.is_none(), "{q:#?}");
+    assert!(p.design.tables.iter().all(|t| t.counter.is_none()));
+    let c = q
+        .candidates
+        .iter()
+        .find(|c| c.kind == "counter table")
+        .expect("the counter was costed");
+    assert!(!c.chosen);
+    let reason = c.reason.as_deref().unwrap_or_default();
+    assert!(reason.starts_with("counter rejected"), "{reason}");
+    assert!(q.notes.iter().any(|n| n.starts_with("counter rejected")));
+}
+
+/// The same count over 10 and over 100,000 likes per post: the scan's cost follows the rows.
+#[test]
+fn a_read_costs_the_rows_it_scans() {
+    let dir = root().join("fixtures/plan/counters-write-heavy");
+    let cost = |per_post: f64| {
+        let stats: Statistics = serde_json::from_value(serde_json::json!({
+            "tables": {"likes": {"rows": 1_000_000_000.0, "columns": {
+                "post_id": {"n_distinct": 1_000_000_000.0 / per_post}
+            }}}
+        }))
+        .expect("stats");
+        let (plan, _) = plan_files(
+            &[dir.join("schema.sql")],
+            &[dir.join("queries.sql")],
+            Some(&stats),
+            "likes",
+        );
+        let id = pattern_id(&plan, "SELECT user_id, liked_at FROM likes");
+        let list = plan
+            .design
+            .queries
+            .iter()
+            .find(|q| q.pattern == id)
+            .and_then(|q| q.cost.clone())
+            .expect("list cost");
+        (count_read(&plan).candidates.clone(), list)
+    };
+    let (few, few_list) = cost(10.0);
+    let (many, many_list) = cost(100_000.0);
+    let scan = |c: &[remodel_model::Candidate]| {
+        c.iter()
+            .find(|c| c.kind != "counter table")
+            .cloned()
+            .expect("scan")
+    };
+    let (a, b) = (scan(&few), scan(&many));
+    assert_eq!(
+        a.partition_reads, b.partition_reads,
+        "one partition either way"
+    );
+    assert_eq!(a.rows_scanned, 10.0, "{a:#?}");
+    assert_eq!(b.rows_scanned, 100_000.0, "{b:#?}");
+    // Cassandra counts one partition itself: one row comes back either way.
+    assert_eq!(a.bytes_returned, b.bytes_returned);
+    // A LIMIT with nothing before it bounds the rows scanned: 10 rows, or the 20 of the LIMIT.
+    assert_eq!(few_list.rows_scanned, 10.0);
+    assert_eq!(many_list.rows_scanned, 20.0);
+    assert!(many_list.weighted < b.partition_reads + 0.01 * b.rows_scanned);
+}
