@@ -1,6 +1,7 @@
 //! The contract test: an independent executor (`tests/contract/executor.py`, Python with the
-//! PyPI cassandra-driver and psycopg) reads only plan.json and runs every read of the rideshare
-//! and library plans on their backfilled keyspaces, comparing with the original SQL on Postgres.
+//! PyPI cassandra-driver and psycopg) reads only plan.json and runs every read of the rideshare,
+//! library and likes (a counter table) plans on their backfilled keyspaces, comparing with the
+//! original SQL on Postgres.
 //! It fails on a mismatch and on any read plan.json does not state well enough to execute.
 //! Needs `REMODEL_PG_URL`, `REMODEL_CQL_URL` and PyPI (or the cached venv).
 
@@ -60,21 +61,17 @@ fn all_match(python: &str, case: &Case, plan: &Path, reads: usize) {
     assert!(shown.contains(&summary), "{shown}");
 }
 
-/// The library schema and rows loaded, planned and backfilled; the plan path.
-async fn library(case: &Case) -> String {
+/// A fixture's schema and `rows` loaded and planned; the plan path.
+async fn loaded(case: &Case, fixture: &str, rows: &str) -> String {
     let root = support::root();
     let read = |p: &str| std::fs::read_to_string(root.join(p)).expect(p);
-    let sql = format!(
-        "{}\n{}",
-        read("fixtures/plan/library/schema.sql"),
-        read("tests/contract/library_rows.sql")
-    );
+    let sql = format!("{}\n{}", read(&format!("{fixture}/schema.sql")), read(rows));
     case.pg
         .client()
         .batch_execute(&sql)
         .await
-        .expect("load the library rows");
-    case.plan("fixtures/plan/library")
+        .unwrap_or_else(|e| panic!("load {rows}: {e}"));
+    case.plan(fixture)
 }
 
 fn backfill(case: &Case, plan: &str) {
@@ -123,7 +120,12 @@ async fn every_read_runs_from_plan_json_alone_live() {
     case.cleanup().await;
 
     let case = Case::new("contract_library").await;
-    let plan = library(&case).await;
+    let plan = loaded(
+        &case,
+        "fixtures/plan/library",
+        "tests/contract/library_rows.sql",
+    )
+    .await;
     backfill(&case, &plan);
     all_match(&python, &case, Path::new(&plan), 5);
     // The PIN check dropped from the client's filters: a wrong PIN logs in.
@@ -152,4 +154,42 @@ async fn every_read_runs_from_plan_json_alone_live() {
     });
     must_fail(&python, &case, &swapped, &["MISMATCH q1 with "]);
     case.cleanup().await;
+
+    // A count served by a counter table: the group's row, as plan.json's `counter` says.
+    let case = Case::new("contract_counters").await;
+    let plan = loaded(
+        &case,
+        "fixtures/plan/counters-read-heavy",
+        "tests/contract/likes_rows.sql",
+    )
+    .await;
+    backfill(&case, &plan);
+    all_match(&python, &case, Path::new(&plan), 3);
+    let count = pattern_of(&plan, "SELECT count(*) FROM likes");
+    // The count read from the wrong counter column (the group's key): the figure is wrong.
+    let wrong = broken(&plan, &count, |q| {
+        q["columns"][0]["cql_column"] = serde_json::json!("post_id");
+    });
+    must_fail(
+        &python,
+        &case,
+        &wrong,
+        &[&format!("MISMATCH {count} with ")],
+    );
+    case.cleanup().await;
+}
+
+/// The id of the pattern of `plan` whose SQL starts with `sql_start`.
+fn pattern_of(plan: &str, sql_start: &str) -> String {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(plan).expect("plan.json")).expect("json");
+    v["workload"]["patterns"]
+        .as_array()
+        .and_then(|ps| {
+            ps.iter()
+                .find(|p| p["sql"].as_str().is_some_and(|s| s.starts_with(sql_start)))
+        })
+        .and_then(|p| p["id"].as_str())
+        .unwrap_or_else(|| panic!("no pattern {sql_start}"))
+        .to_string()
 }

@@ -423,7 +423,22 @@ def read(session, plan, q, params):
         rows.extend(source_rows(run_cql(session, q["cql"], binds, vals, level), table))
     for step in q.get("then") or []:
         rows = then_step(session, tables, step, rows, ctx, level)
+    if q.get("counter"):
+        rows = counter_rows(table, q, rows)
     return client(q.get("client") or {}, rows, ctx)
+
+
+def counter_rows(table, q, rows):
+    """A counter table's rows as plan.json's `counter` says: groups whose count is 0 hold no
+    row; without GROUP BY the read returns one row always, 0 for the count and NULL for a sum of
+    no rows."""
+    k = q["counter"]
+    n = ("cql", table["name"], k["count_column"])
+    rows = [r for r in rows if (r.get(n) or 0) != 0]
+    if rows or k["grouped"]:
+        return rows
+    return [{("cql", table["name"], c["cql_column"]): 0 if c["cql_column"] == k["count_column"]
+             else None for c in q.get("columns", []) if c.get("cql_column")}]
 
 
 def then_step(session, tables, step, rows, ctx, level):
@@ -575,6 +590,15 @@ def norm(v):
     return ("v", v)
 
 
+def as_stored(v, column):
+    """A Postgres value as the result column's CQL type can hold it: a CQL `timestamp` keeps
+    milliseconds (sub-millisecond digits rounded down, as the backfill and write paths store
+    them); an `epoch_micros` column keeps microseconds."""
+    if column.get("type") == "timestamp" and not column.get("encoding") and v[0] == "ts":
+        return ("ts", v[1] // 1000 * 1000)
+    return v
+
+
 def result_row(r, columns):
     """One result row as the read's `columns` state it: each from its table's CQL column,
     decoded per its `encoding`."""
@@ -593,10 +617,11 @@ def result_row(r, columns):
 
 def check(pg, session, plan, pattern, q, params):
     """(None, rows compared) when the read matches, else (the difference, 0)."""
-    sql_rows = [tuple(norm(v) for v in r) for r in pg.execute(pattern["sql"], params).fetchall()]
     columns = q.get("columns")
     if not columns:
         raise Gap(f"{q['pattern']}: the read states no result columns")
+    sql_rows = [tuple(as_stored(norm(v), c) for v, c in zip(r, columns))
+                for r in pg.execute(pattern["sql"], params).fetchall()]
     rows = read(session, plan, q, params)
     cql_rows = [result_row(r, columns) for r in rows]
     if pattern.get("order_by"):

@@ -319,6 +319,7 @@ mod tests {
             source_sql: "SELECT 1".into(),
             estimates: Estimates::default(),
             warnings: vec![],
+            counter: None,
         }
     }
 

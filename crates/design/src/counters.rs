@@ -16,8 +16,8 @@ use remodel_model::ident::cql_quote;
 use remodel_model::{
     AccessPattern, Bind, BindValue, Candidate, ColumnRef, CounterRead, CounterTable, CqlType,
     DesignColumn, DesignTable, EqualityOp, Estimates, KeyColumn, NativeType, PartitionRead,
-    QueryMapping, ReadColumn, Schema, SourceColumn, SourceEdit, SourceQuery, SourceRef, SourceSql,
-    SourceValue, StatementKind, Workload,
+    QueryMapping, ReadColumn, Schema, SourceColumn, SourceEdit, SourceFilter, SourceQuery,
+    SourceRef, SourceSql, SourceValue, StatementKind, Workload,
 };
 
 /// A counter table a read could be served by.
@@ -453,11 +453,15 @@ pub fn table(inp: &Inputs<'_>, s: &Spec, serves: &str) -> DesignTable {
     for c in &s.sums {
         columns.push(plain_column(&Spec::sum_column(c), counter_type(), None));
     }
-    columns.extend(
-        s.group
-            .iter()
-            .map(|g| plain_column(&g.column, s.group_type(schema, g), Some(g.clone()))),
-    );
+    let referenced = referenced_key(schema, s);
+    columns.extend(s.group.iter().map(|g| {
+        let mut c = plain_column(&g.column, s.group_type(schema, g), Some(g.clone()));
+        if let Some(r) = referenced.iter().find(|(from, _)| from == g) {
+            c.source = Some(r.1.clone());
+            c.equals = vec![g.clone()];
+        }
+        c
+    }));
     let groups = distinct_groups(inp, &s.group);
     let row_bytes = group_bytes(inp, s) + 8.0 * (1 + s.sums.len()) as f64;
     DesignTable {
@@ -467,8 +471,8 @@ pub fn table(inp: &Inputs<'_>, s: &Spec, serves: &str) -> DesignTable {
         clustering: Vec::new(),
         columns,
         serves: vec![serves.to_string()],
-        source_sql: SourceSql::new(schema, &source(s)).sql(&SourceEdit::default()),
-        source: source(s),
+        source_sql: SourceSql::new(schema, &source(schema, s)).sql(&SourceEdit::default()),
+        source: source(schema, s),
         estimates: Estimates {
             rows_per_partition_avg: 1.0,
             rows_per_partition_max: 1.0,
@@ -497,6 +501,33 @@ pub fn table(inp: &Inputs<'_>, s: &Spec, serves: &str) -> DesignTable {
     }
 }
 
+/// When the group is exactly a foreign key of the counted table to a unique key
+/// (`likes.post_id` → `posts.id`), each counter row is one row of the referenced table (the
+/// likes of one post): the group columns paired with the referenced key columns they hold,
+/// which the table's lineage names as their source (the counted column as `equals`).
+fn referenced_key(schema: &Schema, s: &Spec) -> Vec<(ColumnRef, ColumnRef)> {
+    let Some(t) = schema.table(&s.root) else {
+        return Vec::new();
+    };
+    let same_set = |cols: &[String]| {
+        cols.len() == s.group.len() && s.group.iter().all(|g| cols.contains(&g.column))
+    };
+    t.foreign_keys
+        .iter()
+        .filter(|fk| same_set(&fk.columns) && fk.columns.len() == fk.ref_columns.len())
+        .find_map(|fk| {
+            let rt = schema.table(&fk.ref_table)?;
+            rt.is_unique_on(&fk.ref_columns).then(|| {
+                fk.columns
+                    .iter()
+                    .zip(&fk.ref_columns)
+                    .map(|(c, r)| (ColumnRef::new(t.key(), c), ColumnRef::new(rt.key(), r)))
+                    .collect()
+            })
+        })
+        .unwrap_or_default()
+}
+
 fn plain_column(name: &str, cql_type: CqlType, source: Option<ColumnRef>) -> DesignColumn {
     DesignColumn {
         name: name.to_string(),
@@ -513,7 +544,7 @@ fn plain_column(name: &str, cql_type: CqlType, source: Option<ColumnRef>) -> Des
 /// `SELECT count(*) AS n, t0.post_id FROM likes t0 GROUP BY t0.post_id`: each group's counters
 /// (counters first, the order of the table's columns), which a backfill adds to the (empty)
 /// counter table.
-pub fn source(s: &Spec) -> SourceQuery {
+pub fn source(schema: &Schema, s: &Spec) -> SourceQuery {
     let r = |c: &str| SourceRef::new("t0", c);
     let mut columns = vec![SourceColumn {
         name: s.count_column.clone(),
@@ -531,10 +562,22 @@ pub fn source(s: &Spec) -> SourceQuery {
             value: SourceValue::Column(r(&g.column)),
         });
     }
+    let nullable = |g: &&ColumnRef| {
+        schema
+            .table(&g.table)
+            .and_then(|t| t.column(&g.column))
+            .is_none_or(|c| c.nullable)
+    };
     SourceQuery {
         table: s.root.clone(),
         alias: "t0".into(),
         columns,
+        filters: s
+            .group
+            .iter()
+            .filter(nullable)
+            .map(|g| SourceFilter::IsNotNull(r(&g.column)))
+            .collect(),
         group_by: s.group.iter().map(|g| r(&g.column)).collect(),
         ..Default::default()
     }

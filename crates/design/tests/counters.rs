@@ -53,6 +53,27 @@ fn a_read_heavy_count_keeps_a_counter_maintained_by_every_write() {
         .expect("a counter table serves the count");
     assert_eq!(c.counts, "likes");
     assert_eq!(q.counter.as_ref().map(|r| r.grouped), Some(false));
+    // likes.post_id references posts: a counter row is one post's likes, and its lineage says
+    // so (the post's key, equal to the counted column).
+    let group = t
+        .columns
+        .iter()
+        .find(|c| c.name == "post_id")
+        .expect("group");
+    assert_eq!(
+        group.source.as_ref().map(|s| s.to_string()).as_deref(),
+        Some("posts.post_id")
+    );
+    assert_eq!(
+        group
+            .equals
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>(),
+        ["likes.post_id"]
+    );
+    // A NOT NULL group column needs no filter; the backfill counts every like.
+    assert!(t.source.filters.is_empty(), "{:#?}", t.source.filters);
     // Only the key and counter columns (Cassandra's rule for counter tables).
     for col in &t.columns {
         let in_key = t.partition_key.iter().any(|k| k.column == col.name);
@@ -166,4 +187,63 @@ fn a_read_costs_the_rows_it_scans() {
     assert_eq!(few_list.rows_scanned, 10.0);
     assert_eq!(many_list.rows_scanned, 20.0);
     assert!(many_list.weighted < b.partition_reads + 0.01 * b.rows_scanned);
+}
+
+#[test]
+fn a_nullable_group_is_counted_without_its_null_rows() {
+    // The same app with likes.post_id nullable and no foreign key: a NULL post_id is no group a
+    // read can ask for (`post_id = $1` never matches it) and cannot be a partition key, so the
+    // backfill's source query leaves those rows out. The link to posts is inferred from the
+    // names, and the lineage still names the post's key.
+    let src = root().join("fixtures/plan/counters-read-heavy");
+    let dir = std::env::temp_dir().join(format!("remodel-counters-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let ddl = std::fs::read_to_string(src.join("schema.sql")).expect("schema");
+    let ddl = ddl.replace(
+        "post_id  bigint NOT NULL REFERENCES posts (post_id),",
+        "post_id  bigint,",
+    );
+    let ddl = ddl.replace(
+        "PRIMARY KEY (post_id, user_id)",
+        "UNIQUE (post_id, user_id)",
+    );
+    assert!(ddl.contains("post_id  bigint,"), "{ddl}");
+    std::fs::write(dir.join("schema.sql"), ddl).expect("write");
+    let stats: Statistics =
+        serde_json::from_str(&std::fs::read_to_string(src.join("stats.json")).expect("stats.json"))
+            .expect("statistics");
+    let (p, _) = plan_files(
+        &[dir.join("schema.sql")],
+        &[src.join("queries.sql")],
+        Some(&stats),
+        "likes",
+    );
+    let q = count_read(&p);
+    let t = p
+        .design
+        .tables
+        .iter()
+        .find(|t| Some(t.name.as_str()) == q.table.as_deref())
+        .expect("table");
+    assert!(t.counter.is_some(), "still a counter: {:#?}", q.candidates);
+    assert!(
+        t.source_sql
+            .ends_with("WHERE t0.post_id IS NOT NULL GROUP BY t0.post_id"),
+        "{}",
+        t.source_sql
+    );
+    let group = t
+        .columns
+        .iter()
+        .find(|c| c.name == "post_id")
+        .expect("group");
+    assert_eq!(
+        group.source.as_ref().map(|s| s.to_string()).as_deref(),
+        Some("posts.post_id")
+    );
+    assert!(
+        strict_violations(&p).is_empty(),
+        "{:#?}",
+        strict_violations(&p)
+    );
 }

@@ -180,6 +180,9 @@ pub struct SourceCollection {
 pub enum SourceFilter {
     /// The column is NULL.
     IsNull(SourceRef),
+    /// The column is not NULL (a counter's group: a row without one belongs to no group a read
+    /// can ask for, and a NULL cannot be a partition key).
+    IsNotNull(SourceRef),
 }
 
 /// Changes an executor makes to the query it renders ([`SourceSql::sql`]); the default renders
@@ -247,6 +250,7 @@ impl SourceQuery {
     pub fn keeps_only_null(&self, table: &str, column: &str) -> bool {
         self.filters.iter().any(|f| match f {
             SourceFilter::IsNull(r) => r.column == column && self.table_of(&r.alias) == Some(table),
+            SourceFilter::IsNotNull(_) => false,
         })
     }
 
@@ -355,6 +359,7 @@ impl SourceSql {
             .iter()
             .map(|f| match f {
                 SourceFilter::IsNull(r) => format!("{} IS NULL", r.sql()),
+                SourceFilter::IsNotNull(r) => format!("{} IS NOT NULL", r.sql()),
             })
             .collect();
         conditions.extend(edit.predicate.map(str::to_string));
@@ -515,6 +520,7 @@ mod tests {
                 col("phones", collection("phones", "e1", None)),
             ],
             filters: vec![SourceFilter::IsNull(SourceRef::new("t0", "gone"))],
+            group_by: Vec::new(),
         }
     }
 

@@ -117,6 +117,7 @@ fn sample_plan() -> Plan {
                 source_sql: "SELECT 1".into(),
                 estimates: Estimates::default(),
                 warnings: vec![],
+                counter: None,
             }],
             ..Default::default()
         },

@@ -582,6 +582,11 @@ pub fn field_of(table: &DesignTable, name: &str) -> Option<Field> {
                 distinct: false,
             });
         }
+        // A group column holds the counted table's column (its lineage may name the key it
+        // references instead).
+        if let Some(g) = k.group_by.iter().find(|g| g.column == c.name) {
+            return Some(Field::Col(g.clone()));
+        }
         if let Some((_, src)) = k.sums.iter().find(|(n, _)| *n == c.name) {
             return Some(Field::Agg {
                 function: "sum".into(),

@@ -71,6 +71,10 @@ pub fn change(now: f64, before: f64) -> String {
     }
     let ratio = now / before;
     let pct = (ratio - 1.0) * 100.0;
+    // A difference the two decimals shown cannot tell (`+0.00%`) is none to the reader.
+    if pct.abs() < 0.005 {
+        return "same".into();
+    }
     if ratio >= 2.0 {
         format!("×{ratio:.1}")
     } else if pct.abs() < 0.1 {
@@ -231,6 +235,7 @@ mod tests {
         assert_eq!(change(56.21, 18.8), "×3.0");
         assert_eq!(change(81.2, 88.21), "-7.9%");
         assert_eq!(change(1.0, 1.001), "same");
+        assert_eq!(change(586.01, 586.0), "same");
         assert_eq!(change(1_054_914.35, 1_055_142.19), "-0.02%");
         assert_eq!(change(2.0, 0.0), "new");
     }

@@ -27,7 +27,7 @@ pub fn counter_table(
         if in_key == counter {
             v(
                 out,
-                "p",
+                "q",
                 format!(
                     "counter table {}: column {} must be {}",
                     t.name,

@@ -94,7 +94,7 @@ fn refs(q: &SourceQuery) -> Vec<&SourceRef> {
     }
     for f in &q.filters {
         match f {
-            SourceFilter::IsNull(r) => out.push(r),
+            SourceFilter::IsNull(r) | SourceFilter::IsNotNull(r) => out.push(r),
         }
     }
     out
