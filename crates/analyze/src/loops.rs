@@ -134,9 +134,11 @@ fn judge(
     };
     match direction {
         Direction::ToMany => {
+            // No joined read: one row per child would lose A's LIMIT (it counts A's rows) and
+            // A's rows without children; the designer weighs a collection in A's rows instead.
             lp.not_folded = Some(format!(
-                "{} reads the rows of {} that refer to each row of {}: folding them would nest a collection in each row",
-                b.id, lp.child_column.table, a.id
+                "{} reads the rows of {} that refer to each row of {}: a loop over children, which the designer may fold into {}'s rows as a collection, not a joined read",
+                b.id, lp.child_column.table, a.id, a.id
             ));
         }
         Direction::ToOne | Direction::Same => match joined(a, b, &lp, tables) {

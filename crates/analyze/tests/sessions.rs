@@ -88,3 +88,69 @@ fn the_csvlog_of_the_same_run_shows_the_same() {
     // Same sessions, statements, loops and transactions: only the line numbers differ.
     assert_eq!(render(&log), render(&csv));
 }
+
+/// `fixtures/sessions-pooled/`: 4 clients through pgbouncer in transaction mode with one server
+/// connection, so the log shows one backend (one `%c`); half the front pages run in a
+/// transaction, half not.
+fn pooled(log: &str, pooling: remodel_sql::workload::Pooling) -> Analysis {
+    let r = root();
+    let ddl =
+        remodel_sql::ddl::load_files(&[r.join("fixtures/sessions/schema.sql")]).expect("schema");
+    let load = remodel_sql::workload::read_files_pooled(
+        &[r.join("fixtures/sessions-pooled").join(log)],
+        Format::Auto,
+        pooling,
+    )
+    .expect("log");
+    remodel_analyze::analyze(
+        &ddl.schema,
+        &load.workload,
+        &remodel_analyze::AnalyzeConfig::default(),
+    )
+}
+
+#[test]
+fn behind_a_transaction_pooler_only_transactions_make_loops() {
+    use remodel_sql::workload::Pooling;
+    let a = pooled("app.log", Pooling::Transaction);
+    let naive = pooled("app.log", Pooling::Session);
+    let text = format!(
+        "--pooled transaction\n{}\nread as one session\n{}",
+        render(&a),
+        render(&naive)
+    );
+    expect_test::expect_file!["../../../fixtures/sessions-pooled/analysis.txt"].assert_eq(&text);
+    assert!(a.workload.sessions.transaction_pooled);
+    assert_eq!(a.workload.sessions.sessions, 1, "{text}");
+    // The page's loop is seen in its transactions only, with the page's own fan-out: 10
+    // authors per list of 10 posts, in every window (the clients' statements interleave
+    // between transactions, never inside one).
+    let l = a
+        .loops
+        .iter()
+        .find(|l| l.child_column.table == "authors")
+        .expect("the front page's loop, inside its transactions");
+    assert_eq!((l.fan_out_mean, l.fan_out_p95), (10.0, 10), "{text}");
+    let in_tx: u64 = a
+        .workload
+        .sessions
+        .transactions
+        .iter()
+        .map(|t| t.committed)
+        .sum();
+    assert!(l.calls <= in_tx, "{text}");
+    // Read as one session, the other clients' lookups land in the page's windows.
+    let n = naive
+        .loops
+        .iter()
+        .find(|l| l.child_column.table == "authors");
+    assert!(
+        n.is_none_or(|n| n.lookups != l.lookups || n.fan_out_mean != 10.0),
+        "{text}"
+    );
+    assert_eq!(
+        render(&a),
+        render(&pooled("app.csv", Pooling::Transaction)),
+        "the csvlog of the run"
+    );
+}

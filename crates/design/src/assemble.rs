@@ -116,6 +116,36 @@ pub fn from_selection(inp: &Inputs<'_>, c: &Candidates, chosen: &Chosen) -> Buil
     build
 }
 
+/// Puts each fold's collection (a loop's children) in the table that serves its read, which
+/// must hold that read's rows (the children's parent), and makes sure a table finds the parent
+/// row by key (its writes read the rest of the host's key there). Returns the folds' keys hosted.
+pub fn host_folds(
+    inp: &mut Inputs<'_>,
+    build: &mut Build,
+    folds: &[(String, String, crate::embed::Embedding)],
+) -> Vec<String> {
+    let mut hosted = Vec::new();
+    for (key, read, e) in folds {
+        let Some(pi) = inp.workload.patterns.iter().position(|p| &p.id == read) else {
+            continue;
+        };
+        let host = build.served.iter().find_map(|(i, s)| match s {
+            Served::Table(ti, ..) if *i == pi => Some(*ti),
+            _ => None,
+        });
+        let Some(host) = host.filter(|h| build.tables[*h].root == e.parent) else {
+            continue;
+        };
+        if ensure_primary_lookup(inp.schema, &mut build.tables, &e.parent).is_none() {
+            continue;
+        }
+        inp.embeds.push(e.clone());
+        build.hosts.push((host, inp.embeds.len() - 1));
+        hosted.push(key.clone());
+    }
+    hosted
+}
+
 /// Why `table` counts as small enough to live in one partition, or `None`: its row count from
 /// the statistics, or — without statistics — reference data the workload never inserts into.
 pub fn small_entity(inp: &Inputs<'_>, table: &str) -> Option<String> {

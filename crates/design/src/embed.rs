@@ -184,6 +184,77 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
     out
 }
 
+/// The embedding that folds a loop's children into the rows of the read that lists their parents:
+/// `child` rows whose `fk` refers to `parent`'s one-column key, with `columns` (what the loop's
+/// lookup reads and orders by) as the entry's fields, in a map keyed by the child's one-column
+/// key (unique, so a retried INSERT or an UPDATE finds its entry). `Err` says why it cannot be.
+pub fn of_loop(
+    schema: &Schema,
+    parent: &str,
+    child: &str,
+    fk: &str,
+    columns: &[String],
+    fanout: f64,
+    existing: &[Embedding],
+) -> Result<Embedding, String> {
+    let (Some(pt), Some(ct)) = (schema.table(parent), schema.table(child)) else {
+        return Err(format!("{parent} or {child} is not in the schema"));
+    };
+    let [pk] = pt.primary_key.as_slice() else {
+        return Err(format!(
+            "{parent} has no one-column primary key for its rows to be found by"
+        ));
+    };
+    let [ck] = ct.primary_key.as_slice() else {
+        return Err(format!(
+            "{child} has no one-column primary key to keep its entries apart in one {parent} row"
+        ));
+    };
+    let ckt = ct
+        .column(ck)
+        .map(|c| types::cql_type(&c.sql_type))
+        .ok_or_else(|| format!("{child}.{ck} is not a column"))?;
+    let fields: Vec<String> = ct
+        .columns
+        .iter()
+        .filter(|c| !same(&c.name, fk) && (same(&c.name, ck) || columns.contains(&c.name)))
+        .map(|c| c.name.clone())
+        .collect();
+    let udt_fields: Vec<(String, CqlType)> = fields
+        .iter()
+        .filter_map(|f| ct.column(f))
+        .map(|c| {
+            let t = types::cql_type(&c.sql_type);
+            (c.name.clone(), types::frozen_if_collection(t))
+        })
+        .collect();
+    let plain = naming::sanitize(&ct.name.to_ascii_lowercase());
+    let column = crate::tables::free_name(&[plain.clone(), format!("{plain}_entries")], |n| {
+        pt.column(n).is_some()
+    });
+    let entry_bytes = fields
+        .iter()
+        .filter_map(|f| ct.column(f))
+        .map(|c| types::default_width(&c.sql_type))
+        .sum();
+    Ok(Embedding {
+        parent: pt.key(),
+        child: ct.key(),
+        fk: vec![fk.to_string()],
+        parent_key: vec![pk.clone()],
+        udt: UserType {
+            name: udt_name(existing, &column, &udt_fields),
+            fields: udt_fields,
+        },
+        name_note: None,
+        column,
+        map_key: Some((ck.clone(), ckt)),
+        fields,
+        fanout,
+        entry_bytes,
+    })
+}
+
 /// Identifiers compare exactly: the front ends fold them as Postgres does.
 fn same(a: &str, b: &str) -> bool {
     a == b
@@ -500,12 +571,15 @@ pub fn source(schema: &Schema, e: &Embedding, parent_alias: &str, alias: &str) -
 }
 
 /// The write targets, reads before write and note of a write to an embedded child, on each host
-/// table; `Err` says why the write cannot be applied (the parent key is not known).
+/// table; `Err` says why the write cannot be applied (the parent key is not known). A host keyed
+/// by more than the parent's key (a list of parents folding a loop's children) finds the rest of
+/// its key in the parent's row, read first from `parent_row` (the parent's table by key).
 pub fn write(
     keyspace: &str,
     p: &AccessPattern,
     e: &Embedding,
     hosts: &[&TableBuild],
+    parent_row: Option<&TableBuild>,
 ) -> Result<(Vec<WriteTarget>, Vec<ReadBeforeWrite>, String), String> {
     let mut targets = Vec::new();
     let mut reads = Vec::new();
@@ -524,7 +598,8 @@ pub fn write(
         .filter(|q| q.op == EqualityOp::Eq && same(&q.column.table, &e.child))
         .map(|q| q.column.column.clone())
         .collect();
-    // The host's key is the parent's primary key, whose values are the child's FK values.
+    // The host's key is the parent's primary key, whose values are the child's FK values; any
+    // other parent column of the key is read from the parent's row (`keyed_by_parent`).
     let host_key = |h: &TableBuild, v: &dyn Fn(ColumnRef) -> BindValue| -> (String, Vec<Bind>) {
         let mut conds = Vec::new();
         let mut binds = Vec::new();
@@ -535,15 +610,35 @@ pub fn write(
                 .find(|d| d.name == k.column)
                 .and_then(|d| d.source);
             let fk = src
+                .as_ref()
                 .and_then(|s| e.parent_key.iter().position(|pk| same(pk, &s.column)))
                 .map(|i| e.fk[i].clone());
+            let value = match (fk, src) {
+                (Some(f), _) => v(child(&f)),
+                (None, Some(s)) if same(&s.table, &e.parent) => v(s),
+                (None, _) => v(child(&k.column)),
+            };
             conds.push(format!("{} = ?", ident::cql_quote(&k.column)));
-            binds.push(h.bind(&k.column, v(child(fk.as_deref().unwrap_or(&k.column)))));
+            binds.push(h.bind(&k.column, value));
         }
         (conds.join(" AND "), binds)
     };
     let new = |c: ColumnRef| BindValue::New { column: c };
     let current = |c: ColumnRef| BindValue::Current { column: c };
+    let parent_cols = keyed_by_parent(e, hosts);
+    if !parent_cols.is_empty() {
+        let insert = p.kind == StatementKind::Insert;
+        let v: &dyn Fn(ColumnRef) -> BindValue = if insert { &new } else { &current };
+        reads.push(parent_read(
+            keyspace,
+            e,
+            hosts,
+            parent_row,
+            &parent_cols,
+            v,
+            insert,
+        )?);
+    }
     let entry = |v: &dyn Fn(ColumnRef) -> BindValue| BindValue::Entry {
         key: e.map_key.as_ref().map(|(k, _)| Box::new(v(child(k)))),
         fields: e
@@ -711,4 +806,99 @@ pub fn write(
         }
     );
     Ok((targets, reads, note))
+}
+
+/// The parent columns other than its key that key a host (a list's partition and order columns).
+fn keyed_by_parent(e: &Embedding, hosts: &[&TableBuild]) -> Vec<ColumnRef> {
+    let mut out: Vec<ColumnRef> = Vec::new();
+    for h in hosts {
+        for k in h.partition_key().iter().chain(h.clustering_key().iter()) {
+            let src = h
+                .design_columns()
+                .into_iter()
+                .find(|d| d.name == k.column)
+                .and_then(|d| d.source);
+            if let Some(s) = src.filter(|s| {
+                same(&s.table, &e.parent) && !e.parent_key.iter().any(|pk| same(pk, &s.column))
+            }) {
+                if !out.contains(&s) {
+                    out.push(s);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The read of the parent's row, by the child's FK, that gives a host the rest of its key.
+fn parent_read(
+    keyspace: &str,
+    e: &Embedding,
+    hosts: &[&TableBuild],
+    parent_row: Option<&TableBuild>,
+    cols: &[ColumnRef],
+    v: &dyn Fn(ColumnRef) -> BindValue,
+    reads_new: bool,
+) -> Result<ReadBeforeWrite, String> {
+    let names: Vec<String> = cols.iter().map(|c| c.column.clone()).collect();
+    let Some(t) = parent_row else {
+        return Err(format!(
+            "no table reads the {} row by key, whose {} key the {} rows' collection",
+            e.parent,
+            names.join(", "),
+            e.child
+        ));
+    };
+    let mut columns = Vec::new();
+    for c in cols {
+        let n = t.col_name(c).ok_or_else(|| {
+            format!(
+                "{} does not hold {c}, which keys the {} rows' collection",
+                t.name, e.child
+            )
+        })?;
+        columns.push(n.to_string());
+    }
+    let mut conds = Vec::new();
+    let mut binds = Vec::new();
+    for k in t.partition_key().iter().chain(t.clustering_key().iter()) {
+        let src = t
+            .design_columns()
+            .into_iter()
+            .find(|d| d.name == k.column)
+            .and_then(|d| d.source);
+        let i = src
+            .and_then(|s| e.parent_key.iter().position(|pk| same(pk, &s.column)))
+            .ok_or_else(|| format!("{} is not keyed by the {} key alone", t.name, e.parent))?;
+        conds.push(format!("{} = ?", ident::cql_quote(&k.column)));
+        binds.push(t.bind(
+            &k.column,
+            v(ColumnRef::new(e.child.clone(), e.fk[i].clone())),
+        ));
+    }
+    let quoted: Vec<String> = columns.iter().map(|c| ident::cql_quote(c)).collect();
+    Ok(ReadBeforeWrite {
+        table: t.name.clone(),
+        cql: format!(
+            "SELECT {} FROM {}.{} WHERE {}",
+            quoted.join(", "),
+            ident::cql_quote(keyspace),
+            ident::cql_quote(&t.name),
+            conds.join(" AND ")
+        ),
+        columns,
+        for_tables: hosts.iter().map(|h| h.name.clone()).collect(),
+        note: Some(format!(
+            "the {} row the {} row belongs to: its {} key the row whose `{}` holds it",
+            e.parent,
+            e.child,
+            names.join(", "),
+            e.column
+        )),
+        binds,
+        many: false,
+        reads_new,
+        filter: Vec::new(),
+        name: None,
+    })
 }

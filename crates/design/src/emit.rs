@@ -319,6 +319,53 @@ pub fn renames(inp: &Inputs<'_>, build: &Build) -> Vec<Rename> {
     out
 }
 
+/// The reads whose loops over children were folded: each selects its rows' collection too, and
+/// says so.
+pub fn folded_reads(
+    inp: &Inputs<'_>,
+    design: &mut Design,
+    folds: &[(String, String, embed::Embedding)],
+    hosted: &[String],
+) {
+    for (key, read, e) in folds.iter().filter(|(k, ..)| hosted.contains(k)) {
+        let Some(q) = design.queries.iter_mut().find(|q| &q.pattern == read) else {
+            continue;
+        };
+        let child = key.split('<').nth(1).unwrap_or_default();
+        if let Some(cql) = &q.cql {
+            q.cql = Some(cql.replacen(
+                " FROM ",
+                &format!(", {} FROM ", remodel_model::ident::cql_quote(&e.column)),
+                1,
+            ));
+        }
+        let order = inp
+            .workload
+            .pattern(child)
+            .map(|b| {
+                b.analysis
+                    .order_by
+                    .iter()
+                    .map(|o| format!("{}{}", o.column.column, if o.desc { " DESC" } else { "" }))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        q.notes.push(format!(
+            "each {} row carries its {} rows in `{}` (a map keyed by {} of {}): {child}, run once per row before, is read with it{}",
+            e.parent,
+            e.child,
+            e.column,
+            e.map_key.as_ref().map_or("", |(k, _)| k.as_str()),
+            e.udt.name,
+            if order.is_empty() {
+                String::new()
+            } else {
+                format!("; the client orders the entries by {}", order.join(", "))
+            }
+        ));
+    }
+}
+
 /// Adds to a write path the collection writes of an embedded child: the parent tables holding
 /// its collection are updated (append for an INSERT, rewrite after a read for UPDATE/DELETE).
 fn embed_write(
@@ -349,7 +396,11 @@ fn embed_write(
             continue;
         }
         let had_targets = !w.targets.is_empty();
-        let (targets, reads, note) = match embed::write(&config.keyspace, p, e, &tables) {
+        let parent_row = builds
+            .iter()
+            .find(|b| b.root == e.parent && b.is_primary_lookup(schema));
+        let (targets, reads, note) = match embed::write(&config.keyspace, p, e, &tables, parent_row)
+        {
             Ok(parts) => parts,
             Err(why) => {
                 w.unsupported = Some(why);

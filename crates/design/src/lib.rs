@@ -41,6 +41,7 @@ pub(crate) use assemble::ensure_primary_lookup;
 
 pub use cql::emit_cql;
 
+use embed::Embedding;
 use remodel_model::{
     Design, Diagnostic, Keyspace, Plan, Relationship, Replication, Schema, Severity, Statistics,
     Workload, PLAN_FORMAT_VERSION,
@@ -186,23 +187,47 @@ pub fn plan(
 ) -> (Plan, Vec<Diagnostic>) {
     // Each loop's joined read stands for its first read and lookups; one the design cannot
     // serve is designed again unfolded.
+    let children = loops::children(
+        &analysis.schema,
+        &analysis.workload,
+        &analysis.loops,
+        &analysis.relationships,
+        &config.weights,
+    );
     let mut skip: Vec<String> = Vec::new();
-    let (workload, folded, mut out) = loop {
-        let (wl, folded) = loops::fold(&analysis.workload, &analysis.loops, &skip);
-        let out = design(
+    let (workload, folded, hosted, mut out) = loop {
+        let (wl, folded) = loops::fold(&analysis.workload, &analysis.loops, &children, &skip);
+        let folds: Vec<(String, String, Embedding)> = children
+            .iter()
+            .filter(|c| folded.contains(&c.key(&analysis.loops)))
+            .filter_map(|c| {
+                let e = c.embedding.clone()?;
+                Some((c.key(&analysis.loops), c.parent.clone(), e))
+            })
+            .collect();
+        let (out, hosted) = design_folding(
             &analysis.schema,
             &wl,
             &analysis.relationships,
             stats,
             config,
+            &folds,
         );
-        let bad = loops::unserved(&out.design, &folded);
+        let bad = loops::unserved(&out.design, &folded, &hosted);
         if bad.is_empty() {
-            break (wl, folded, out);
+            break (wl, folded, hosted, out);
         }
         skip.extend(bad);
     };
     out.design.loops = loops::decisions(&analysis.loops, &folded, &analysis.workload, &out.design);
+    for c in &children {
+        let served =
+            hosted.contains(&c.key(&analysis.loops)) && folded.contains(&c.key(&analysis.loops));
+        let lp = &analysis.loops[c.loop_index];
+        if let Some(d) = out.design.loops.get_mut(c.loop_index) {
+            *d = loops::child_decision(lp, c, served);
+        }
+    }
     out.design.write_groups = loops::write_groups(&analysis.transactions, &out.design);
     let mut diagnostics = analysis.diagnostics;
     for d in &out.design.loops {
@@ -254,7 +279,21 @@ pub fn design(
     stats: Option<&Statistics>,
     config: &DesignConfig,
 ) -> DesignOutput {
-    let inputs = Inputs {
+    design_folding(schema, workload, relationships, stats, config, &[]).0
+}
+
+/// [`design`], with loops over children folded: each `(key, read, collection)` puts the
+/// collection in the table that serves the read (the read's own table). Returns the keys of
+/// the folds carried out.
+fn design_folding(
+    schema: &Schema,
+    workload: &Workload,
+    relationships: &[Relationship],
+    stats: Option<&Statistics>,
+    config: &DesignConfig,
+    folds: &[(String, String, Embedding)],
+) -> (DesignOutput, Vec<String>) {
+    let mut inputs = Inputs {
         schema,
         workload,
         relationships,
@@ -298,10 +337,12 @@ pub fn design(
     let mut build = assemble::from_selection(&inputs, &cands, &chosen);
     build.counters = kept;
     let rejected: Vec<counters::Decision> = decisions.into_iter().filter(|d| !d.chosen).collect();
+    let hosted = assemble::host_folds(&mut inputs, &mut build, folds);
     assemble::write_lookups(&inputs, &mut build);
     let relationships = emit::relationships(&inputs, &cands, &costs, &chosen);
     let mut design = emit::design(&inputs, &mut build, &cands, &costs, &chosen, &relationships);
     emit::counter_evidence(&inputs, &rejected, &mut design);
+    emit::folded_reads(&inputs, &mut design, folds, &hosted);
     let mut diagnostics = build.diagnostics;
     diagnostics.extend(emit::type_warnings(schema, &design));
     for r in &design.renames {
@@ -319,9 +360,12 @@ pub fn design(
             message: format!("plan check ({}): {}", v.check, v.message),
         });
     }
-    DesignOutput {
-        design,
-        relationships,
-        diagnostics,
-    }
+    (
+        DesignOutput {
+            design,
+            relationships,
+            diagnostics,
+        },
+        hosted,
+    )
 }

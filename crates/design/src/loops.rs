@@ -10,8 +10,12 @@
 //! Writes seen together in one transaction become one write group: a logged batch (all or none
 //! land, as the transaction did) when its statements are few, else an ordered list.
 
+use crate::embed::{self, Embedding};
+use crate::select::Weights;
+use remodel_model::text::thousands;
 use remodel_model::{
-    Design, GroupSend, Loop, LoopChoice, LoopDecision, QueryMapping, TransactionGroup, Workload,
+    AccessPattern, ColumnRef, Design, EqualityOp, GroupSend, Loop, LoopChoice, LoopCosts,
+    LoopDecision, QueryMapping, Relationship, Schema, StatementKind, TransactionGroup, Workload,
     WriteGroup,
 };
 
@@ -19,10 +23,28 @@ use remodel_model::{
 const MAX_GROUP_STATEMENTS: usize = 16;
 
 /// The workload with each foldable loop folded: A replaced by its joined read, B's calls in
-/// the loops removed (B gone when it ran only in loops). Returns the loops folded.
-pub(crate) fn fold(wl: &Workload, loops: &[Loop], skip: &[String]) -> (Workload, Vec<String>) {
+/// the loops removed (B gone when it ran only in loops); a loop over children folded into A's
+/// rows (`children` with an embedding, unless its key is in `skip`) loses B's calls the same
+/// way. Returns the loops folded (joined reads' ids and folded children's keys).
+pub(crate) fn fold(
+    wl: &Workload,
+    loops: &[Loop],
+    children: &[ChildFold],
+    skip: &[String],
+) -> (Workload, Vec<String>) {
     let mut out = wl.clone();
     let mut folded: Vec<String> = Vec::new();
+    for cf in children.iter().filter(|c| c.embedding.is_some()) {
+        let key = cf.key(loops);
+        if skip.contains(&key) {
+            continue;
+        }
+        let lp = &loops[cf.loop_index];
+        if let Some(b) = out.patterns.iter_mut().find(|p| p.id == lp.child) {
+            b.calls = b.calls.saturating_sub(lp.lookups);
+        }
+        folded.push(key);
+    }
     for lp in loops {
         let Some(joined) = &lp.folded else { continue };
         if skip.contains(&joined.id)
@@ -52,10 +74,14 @@ pub(crate) fn fold(wl: &Workload, loops: &[Loop], skip: &[String]) -> (Workload,
 }
 
 /// The joined reads the design could not serve: each is designed again unfolded.
-pub(crate) fn unserved(design: &Design, folded: &[String]) -> Vec<String> {
+/// A folded loop over children is served when its collection found a host (`hosted`).
+pub(crate) fn unserved(design: &Design, folded: &[String], hosted: &[String]) -> Vec<String> {
     folded
         .iter()
         .filter(|id| {
+            if id.contains('<') {
+                return !hosted.contains(id);
+            }
             design
                 .queries
                 .iter()
@@ -131,6 +157,8 @@ fn decide(
         fan_out_p95: lp.fan_out_p95,
         lookups_after: lp.fan_out_mean,
         write_ratio,
+        children_per_row: None,
+        costs: None,
         reason: String::new(),
     };
     let Some(q) = mapping else {
@@ -261,4 +289,252 @@ pub(crate) fn write_groups(txs: &[TransactionGroup], design: &Design) -> Vec<Wri
             }
         })
         .collect()
+}
+
+impl ChildFold {
+    /// How the fold is named in `skip` and among the folded loops.
+    pub(crate) fn key(&self, loops: &[Loop]) -> String {
+        format!("{}<{}", self.parent, loops[self.loop_index].child)
+    }
+}
+
+/// A loop over children (B reads the rows of its table that refer to each row of A) and what
+/// folding them into A's rows would take and cost.
+#[derive(Debug, Clone)]
+pub(crate) struct ChildFold {
+    /// The loop's index in the analysis' loops.
+    pub loop_index: usize,
+    /// A's pattern id.
+    pub parent: String,
+    /// The collection that carries B's rows in A's table (when folding is chosen).
+    pub embedding: Option<Embedding>,
+    /// B's rows per row of A, where known.
+    pub per_row: Option<f64>,
+    /// Both ways costed, when both are possible.
+    pub costs: Option<LoopCosts>,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// The loops over children, each decided: folded (B's rows as a map in each row of A's table,
+/// the lookups gone, B's writes applied to A's rows) when the children per row are bounded,
+/// every write of B names the row of A it belongs to, and the writes cost less than the lookups
+/// (by `weights`, per 100 calls of the observed workload); else the lookups stay, with why.
+pub(crate) fn children(
+    schema: &Schema,
+    observed: &Workload,
+    loops: &[Loop],
+    relationships: &[Relationship],
+    weights: &Weights,
+) -> Vec<ChildFold> {
+    let total = observed
+        .patterns
+        .iter()
+        .map(|p| p.calls as f64)
+        .sum::<f64>()
+        .max(1.0);
+    let share = |calls: u64| calls as f64 * 100.0 / total;
+    let mut out = Vec::new();
+    for (loop_index, lp) in loops.iter().enumerate() {
+        if !refers_to(schema, &lp.child_column, &lp.parent_column) {
+            continue;
+        }
+        let (Some(_), Some(b)) = (observed.pattern(&lp.parent), observed.pattern(&lp.child)) else {
+            continue;
+        };
+        let mut cf = ChildFold {
+            loop_index,
+            parent: lp.parent.clone(),
+            embedding: None,
+            per_row: None,
+            costs: None,
+            reason: String::new(),
+        };
+        let (parent, child) = (&lp.parent_column.table, &lp.child_column.table);
+        let fk = &lp.child_column.column;
+        let rel = relationships
+            .iter()
+            .find(|r| &r.from == parent && &r.to == child && r.columns == [fk.clone()]);
+        cf.per_row = rel.and_then(|r| r.rationale.fanout).map(round2);
+        let bounded = rel.and_then(|r| r.rationale.bounded);
+        if bounded != Some(true) {
+            cf.reason = format!(
+                "{} reads the {child} rows of each {parent} row ({} per call of {}, p95 {}), but their number per {parent} row is {}: folding them would grow each row of {}'s table without bound, so the lookups stay (state it with [fanout] \"{child}.{fk}\" = N in --config, or pass --stats)",
+                lp.child,
+                lp.fan_out_mean,
+                lp.parent,
+                lp.fan_out_p95,
+                match (bounded, rel) {
+                    (Some(false), Some(r)) => format!("unbounded ({})", r.rationale.rule),
+                    _ => "not known".to_string(),
+                },
+                lp.parent
+            );
+            out.push(cf);
+            continue;
+        }
+        let mut columns: Vec<String> = Vec::new();
+        let analysis = &b.analysis;
+        for c in analysis
+            .projection
+            .iter()
+            .chain(analysis.order_by.iter().map(|o| &o.column))
+        {
+            if &c.table == child && !columns.contains(&c.column) {
+                columns.push(c.column.clone());
+            }
+        }
+        let per_row = cf.per_row.unwrap_or(1.0);
+        let e = match embed::of_loop(schema, parent, child, fk, &columns, per_row, &[]) {
+            Ok(e) => e,
+            Err(why) => {
+                cf.reason = format!(
+                    "{}'s rows cannot be folded into {}'s: {why}",
+                    lp.child, lp.parent
+                );
+                out.push(cf);
+                continue;
+            }
+        };
+        let mut folded = 0.0;
+        let mut writes = Vec::new();
+        for w in observed.patterns.iter().filter(|p| {
+            p.analysis.write.as_ref().is_some_and(|w| &w.table == child)
+                && p.analysis.one_off.is_none()
+        }) {
+            match child_write_reads(w, &e) {
+                Ok(reads) => {
+                    folded += share(w.calls) * (weights.write + weights.read * reads);
+                    writes.push(format!("{} ({} calls)", w.id, w.calls));
+                }
+                Err(why) => {
+                    cf.reason = format!(
+                        "the lookups stay: {} cannot be applied to the {child} rows folded into {}'s rows: {why}",
+                        w.id, lp.parent
+                    );
+                    break;
+                }
+            }
+        }
+        if !cf.reason.is_empty() {
+            out.push(cf);
+            continue;
+        }
+        let costs = LoopCosts {
+            lookups: round2(share(lp.lookups) * weights.read),
+            folded: round2(folded),
+        };
+        cf.costs = Some(costs);
+        let figures = format!(
+            "keeping the lookups costs {} ({} partition reads of {child} in {} loops), folding costs {} ({}: each a write of {}'s row and a read of the {parent} row first, an UPDATE of part of an entry a read of the entry too), per 100 calls weighted by --objective",
+            costs.lookups,
+            thousands(lp.lookups),
+            thousands(lp.calls),
+            costs.folded,
+            if writes.is_empty() { "no writes of the rows".to_string() } else { writes.join(", ") },
+            lp.parent
+        );
+        if costs.folded < costs.lookups {
+            cf.reason = format!(
+                "children folded: {} lookups of {} per call of {} (p95 {}) → 0; each row of {}'s table carries its {child} rows ({per_row} per row, bounded) in `{}`, a map keyed by {} of {}; {figures}",
+                lp.fan_out_mean,
+                lp.child,
+                lp.parent,
+                lp.fan_out_p95,
+                lp.parent,
+                e.column,
+                e.map_key.as_ref().map_or("", |(k, _)| k.as_str()),
+                e.udt.name
+            );
+            cf.embedding = Some(e);
+        } else {
+            cf.reason = format!(
+                "the lookups stay: the {child} rows change too often to keep a copy in every row of {}'s table; {figures}",
+                lp.parent
+            );
+        }
+        out.push(cf);
+    }
+    out
+}
+
+/// Reads before write a write of the child needs on a host of the folded rows: the parent's
+/// row (the rest of the host's key), and for an UPDATE of part of an entry the entry itself.
+/// `Err` when the write does not name its parent row by the foreign key.
+fn child_write_reads(w: &AccessPattern, e: &Embedding) -> Result<f64, String> {
+    let Some(info) = &w.analysis.write else {
+        return Ok(0.0);
+    };
+    let fk = &e.fk[0];
+    if w.kind == StatementKind::Insert {
+        return if info.columns_written.contains(fk) {
+            Ok(1.0)
+        } else {
+            Err(format!("the INSERT does not give {fk}"))
+        };
+    }
+    let binds_fk = w
+        .analysis
+        .equality
+        .iter()
+        .any(|q| q.op == EqualityOp::Eq && q.column.table == e.child && &q.column.column == fk);
+    if !binds_fk || info.columns_written.contains(fk) {
+        return Err(format!(
+            "it does not bind {fk} by `=` (or it changes it), so the row holding the entry is not known by key"
+        ));
+    }
+    let whole = e.fields.iter().all(|f| {
+        e.map_key.as_ref().is_some_and(|(k, _)| k == f) || info.columns_written.contains(f)
+    });
+    Ok(if w.kind == StatementKind::Update && !whole {
+        2.0
+    } else {
+        1.0
+    })
+}
+
+/// True when `from` is a foreign key to `to` (each row of `to`'s table has rows of `from`'s).
+fn refers_to(schema: &Schema, from: &ColumnRef, to: &ColumnRef) -> bool {
+    schema.table(&from.table).is_some_and(|t| {
+        t.foreign_keys.iter().any(|k| {
+            k.ref_table == to.table
+                && k.columns == [from.column.clone()]
+                && k.ref_columns == [to.column.clone()]
+        })
+    })
+}
+
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// The decision on a loop over children, from its [`ChildFold`]; `served` tells whether the
+/// design carried the fold out.
+pub(crate) fn child_decision(lp: &Loop, cf: &ChildFold, served: bool) -> LoopDecision {
+    let folded = cf.embedding.is_some() && served;
+    LoopDecision {
+        parent: lp.parent.clone(),
+        child: lp.child.clone(),
+        pattern: folded.then(|| lp.parent.clone()),
+        choice: if folded {
+            LoopChoice::Folded
+        } else {
+            LoopChoice::KeptLookups
+        },
+        calls: lp.calls,
+        fan_out_mean: lp.fan_out_mean,
+        fan_out_p95: lp.fan_out_p95,
+        lookups_after: if folded { 0.0 } else { lp.fan_out_mean },
+        write_ratio: 0.0,
+        children_per_row: cf.per_row,
+        costs: cf.costs,
+        reason: if cf.embedding.is_some() && !served {
+            format!(
+                "the lookups stay: {} has no table of its own to carry the {} rows ({})",
+                lp.parent, lp.child_column.table, cf.reason
+            )
+        } else {
+            cf.reason.clone()
+        },
+    }
 }

@@ -73,3 +73,95 @@ fn the_csvlog_of_the_same_run_plans_the_same() {
     assert_eq!(render(&a), render(&b));
     assert_eq!(mapping_text(&a), mapping_text(&b));
 }
+
+/// The loop-over-children case (`fixtures/sessions-children/`: a blog's front page lists 10
+/// posts, then reads each post's comments), planned with `[fanout]` stating the comments per
+/// post (bounded) or without it (the workload inserts comments and no posts: unbounded).
+fn plan_children(log: &str, comments_per_post: Option<u64>) -> Plan {
+    let dir = root().join("fixtures/sessions-children");
+    let ddl = remodel_sql::ddl::load_files(&[root().join("fixtures/sessions/schema.sql")])
+        .expect("schema");
+    let wl =
+        remodel_sql::workload::read_files(&[dir.join(log)], remodel_sql::workload::Format::Auto)
+            .expect("log");
+    let mut config = remodel_analyze::AnalyzeConfig::default();
+    if let Some(n) = comments_per_post {
+        config.fanout.insert("comments.post_id".into(), n);
+    }
+    let analysis = remodel_analyze::analyze(&ddl.schema, &wl.workload, &config);
+    let design = remodel_design::DesignConfig {
+        keyspace: "blog".into(),
+        ..Default::default()
+    };
+    remodel_design::plan(analysis, None, &design).0
+}
+
+#[test]
+fn a_loop_over_children_is_folded_when_bounded_and_cheaper() {
+    let plan = plan_children("app.log", Some(12));
+    let v = strict_violations(&plan);
+    assert!(v.is_empty(), "{v:#?}");
+    let text = format!("{}\n{}", render(&plan), mapping_text(&plan));
+    expect_test::expect_file![root().join("fixtures/sessions-children/plan.txt")].assert_eq(&text);
+    let d = &plan.design.loops;
+    assert_eq!(d.len(), 1, "{text}");
+    assert_eq!(d[0].choice, LoopChoice::Folded, "{text}");
+    let costs = d[0].costs.expect("both ways costed");
+    assert!(costs.folded < costs.lookups, "{text}");
+    // The front page's table carries the comments, keyed by comment id in a map; the lookups'
+    // pattern is gone from the workload (it ran only in the loop).
+    let host = plan
+        .design
+        .tables
+        .iter()
+        .find(|t| t.serves.contains(&d[0].parent))
+        .expect("the list's table");
+    assert!(host.columns.iter().any(|c| c.name == "comments"), "{text}");
+    assert!(plan.workload.pattern(&d[0].child).is_none(), "{text}");
+    // Every write of comments keeps the folded rows: each has a target on the list's table.
+    for w in plan.workload.patterns.iter().filter(|p| {
+        p.analysis
+            .write
+            .as_ref()
+            .is_some_and(|w| w.table == "comments")
+    }) {
+        let path = plan.design.writes.iter().find(|x| x.pattern == w.id);
+        assert!(
+            path.is_some_and(
+                |x| x.unsupported.is_none() && x.targets.iter().any(|t| t.table == host.name)
+            ),
+            "{} does not keep {}: {text}",
+            w.id,
+            host.name
+        );
+    }
+}
+
+#[test]
+fn a_loop_over_children_of_unknown_number_keeps_its_lookups() {
+    let plan = plan_children("app.log", None);
+    let text = format!("{}\n{}", render(&plan), mapping_text(&plan));
+    expect_test::expect_file![root().join("fixtures/sessions-children/plan-unbounded.txt")]
+        .assert_eq(&text);
+    let d = &plan.design.loops;
+    assert_eq!(d.len(), 1, "{text}");
+    assert_eq!(d[0].choice, LoopChoice::KeptLookups, "{text}");
+    assert!(plan.workload.pattern(&d[0].child).is_some(), "{text}");
+    assert!(
+        plan.design
+            .tables
+            .iter()
+            .all(|t| t.columns.iter().all(|c| c.name != "comments")),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_csvlog_of_the_children_run_plans_the_same() {
+    let (a, b) = (
+        plan_children("app.log", Some(12)),
+        plan_children("app.csv", Some(12)),
+    );
+    assert_eq!(render(&a), render(&b));
+    assert_eq!(mapping_text(&a), mapping_text(&b));
+}

@@ -22,6 +22,10 @@ pub struct SessionStats {
     /// Statements read without one (their order in a session is unknown).
     #[serde(default)]
     pub without_session: u64,
+    /// The log's sessions were a transaction pooler's backends (`--pooled transaction`):
+    /// statements were linked into loops only inside one transaction.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub transaction_pooled: bool,
     /// Sessions whose open windows were closed early to keep memory bounded.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub evicted: u64,
@@ -202,8 +206,27 @@ pub struct LoopDecision {
     pub lookups_after: f64,
     /// Calls of the writes that change the copied columns of B, per call of A.
     pub write_ratio: f64,
+    /// A loop over children (B reads the rows that refer to each row of A): B's rows per row
+    /// of A, as the analyzer knows it (configured, measured or from the inserts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub children_per_row: Option<f64>,
+    /// A loop over children: the weighted cost per 100 calls of the workload of keeping the
+    /// lookups (B's partition reads), and of folding B's rows into A's table (the writes of B
+    /// applied to A's rows, with the reads they need first), by `--objective`'s weights.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub costs: Option<LoopCosts>,
     /// Why, in words.
     pub reason: String,
+}
+
+/// The two ways of serving a loop over children, costed per 100 calls of the workload.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct LoopCosts {
+    /// Keeping the lookups: B's partition reads per 100 calls, weighted.
+    pub lookups: f64,
+    /// Folding: the writes of B on A's table and their reads first, per 100 calls, weighted.
+    pub folded: f64,
 }
 
 /// How a transaction's writes are sent to Cassandra.

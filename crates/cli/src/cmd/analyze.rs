@@ -28,9 +28,22 @@ pub struct Args {
     /// The analyzer's thresholds.
     #[command(flatten)]
     pub thresholds: Thresholds,
+    /// What the logs' sessions are: `session` (each backend serves one client) or
+    /// `transaction` (a pooler in transaction mode, pgbouncer's `pool_mode = transaction`,
+    /// shares a backend between clients: only statements inside one transaction form loops).
+    #[arg(long, value_name = "MODE", default_value = "session", value_parser = ["session", "transaction"])]
+    pub pooled: String,
     /// Also print notes (detected formats, unresolved names, inferred keys).
     #[arg(long, short)]
     pub verbose: bool,
+}
+
+/// The `--pooled` mode of `analyze` and `plan`.
+pub(crate) fn pooling(mode: &str) -> remodel_sql::workload::Pooling {
+    match mode {
+        "transaction" => remodel_sql::workload::Pooling::Transaction,
+        _ => remodel_sql::workload::Pooling::Session,
+    }
 }
 
 fn parse_format(s: &str) -> anyhow::Result<Format> {
@@ -119,7 +132,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             super::schema::no_table_detail(&ddl)
         );
     }
-    let load = remodel_sql::workload::read_files(&args.queries, format)?;
+    let load =
+        remodel_sql::workload::read_files_pooled(&args.queries, format, pooling(&args.pooled))?;
     if load.workload.patterns.is_empty() {
         print_diagnostics(&load.diagnostics, args.verbose);
         anyhow::bail!(

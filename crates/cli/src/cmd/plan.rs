@@ -60,6 +60,11 @@ pub struct Args {
     /// `--config`, else UTC]
     #[arg(long, value_name = "ZONE")]
     pub timezone: Option<String>,
+    /// What the logs' sessions are: `session` (each backend serves one client) or
+    /// `transaction` (a pooler in transaction mode, pgbouncer's `pool_mode = transaction`,
+    /// shares a backend between clients: only statements inside one transaction form loops).
+    #[arg(long, value_name = "MODE", default_value = "session", value_parser = ["session", "transaction"])]
+    pub pooled: String,
     /// Print every diagnostic (notes included), not only warnings and errors.
     #[arg(long, short)]
     pub verbose: bool,
@@ -564,8 +569,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             wl
         }
-        None => remodel_sql::workload::read_files(&inputs.queries, Format::Auto)
-            .context("reading the workload")?,
+        None => remodel_sql::workload::read_files_pooled(
+            &inputs.queries,
+            Format::Auto,
+            super::analyze::pooling(&args.pooled),
+        )
+        .context("reading the workload")?,
     };
     if wl.workload.patterns.is_empty() && inputs.queries.is_empty() {
         print_diagnostics(&wl.diagnostics, args.verbose);

@@ -56,6 +56,13 @@ pub(super) fn render(ctx: &Ctx, book: &mut Book) {
             }
         );
     }
+    if ss.transaction_pooled {
+        s.push_str(
+            "The log was read as a transaction pooler's (`--pooled transaction`): a backend \
+             serves another client at each transaction, so only statements inside one \
+             transaction were linked into loops.\n\n",
+        );
+    }
     loops(ctx, &mut s);
     groups(ctx, &mut s);
     book.page(SESSIONS, "Sessions: loops and transactions", 0, s);
@@ -107,13 +114,14 @@ fn loops(ctx: &Ctx, s: &mut String) {
     for l in &d.loops {
         let _ = writeln!(
             s,
-            "- **{} then {}**{}: {}",
+            "- **{} then {}**{}{}: {}",
             md::text(&l.parent),
             md::text(&l.child),
             l.pattern
                 .as_deref()
                 .map(|p| format!(" (served as {})", md::text(p)))
                 .unwrap_or_default(),
+            children_figures(l),
             md::text(&l.reason)
         );
     }
@@ -147,4 +155,24 @@ fn groups(ctx: &Ctx, s: &mut String) {
         &rows,
     ));
     s.push('\n');
+}
+
+/// A loop over children's figures: rows per row of the list and both costs.
+fn children_figures(l: &remodel_model::LoopDecision) -> String {
+    let mut parts = Vec::new();
+    if let Some(n) = l.children_per_row {
+        parts.push(format!("{} children per row", md::amount(n)));
+    }
+    if let Some(c) = l.costs {
+        parts.push(format!(
+            "per 100 calls: lookups {}, folded {}",
+            md::amount(c.lookups),
+            md::amount(c.folded)
+        ));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join("; "))
+    }
 }

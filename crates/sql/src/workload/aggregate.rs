@@ -135,6 +135,11 @@ impl Aggregator {
         Self::default()
     }
 
+    /// What the logs' session ids stand for.
+    pub fn pooling(&mut self, pooling: super::sessions::Pooling) {
+        self.sessions.pooling = pooling;
+    }
+
     /// Starts a new input file; following occurrences are located in it.
     pub fn begin_file(&mut self, file: &str, format: &str) {
         self.file = file.to_string();

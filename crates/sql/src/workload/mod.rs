@@ -19,6 +19,7 @@ mod sqlfile;
 
 pub use crate::error::SqlError;
 pub use aggregate::{StatementCount, MAX_PATTERN_TEXT};
+pub use sessions::Pooling;
 
 use aggregate::Aggregator;
 use remodel_model::{Diagnostic, Location, Severity, Workload};
@@ -71,7 +72,18 @@ pub struct WorkloadLoad {
 /// Reads workload files in order. Errors only when a file cannot be opened or read; content
 /// problems are counted in the result.
 pub fn read_files<P: AsRef<Path>>(paths: &[P], format: Format) -> Result<WorkloadLoad, SqlError> {
+    read_files_pooled(paths, format, Pooling::Session)
+}
+
+/// [`read_files`], with the logs' session ids standing for what `pooling` says (a transaction
+/// pooler's backends link statements only inside a transaction).
+pub fn read_files_pooled<P: AsRef<Path>>(
+    paths: &[P],
+    format: Format,
+    pooling: Pooling,
+) -> Result<WorkloadLoad, SqlError> {
     let mut agg = Aggregator::new();
+    agg.pooling(pooling);
     let mut notes = Vec::new();
     for path in paths {
         let path = path.as_ref();

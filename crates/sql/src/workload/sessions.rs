@@ -77,9 +77,24 @@ struct PairCount {
     fan_out: HashMap<u64, u64>,
 }
 
+/// How a log's session ids map to the application's sessions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Pooling {
+    /// Each backend (process id, session id) serves one client session: its statements follow
+    /// each other in the application's order.
+    #[default]
+    Session,
+    /// A pooler in transaction mode (pgbouncer's `pool_mode = transaction`) hands a backend to
+    /// a client for one transaction: consecutive statements of a backend belong to one client
+    /// only inside a `BEGIN … COMMIT`, so only those are linked into loops.
+    Transaction,
+}
+
 /// The sessions of the inputs being read, and what their closed windows added up to.
 #[derive(Debug, Default)]
 pub(crate) struct Sessions {
+    /// What a session id stands for.
+    pub(crate) pooling: Pooling,
     live: HashMap<String, Session>,
     seq: u64,
     pairs: HashMap<(usize, usize), PairCount>,
@@ -108,9 +123,10 @@ impl Sessions {
         let seq = self.seq;
         let mut closed = Vec::new();
         // One lookup for a session already held (nearly every statement).
+        let pooling = self.pooling;
         if let Some(s) = self.live.get_mut(key) {
             s.last = seq;
-            step(s, entry, role, value, &mut self.txs, &mut closed);
+            step(s, entry, role, value, &mut self.txs, &mut closed, pooling);
         } else {
             if self.live.len() >= MAX_SESSIONS {
                 self.evict();
@@ -118,7 +134,7 @@ impl Sessions {
             self.seen += 1;
             let s = self.live.entry(key.to_string()).or_default();
             s.last = seq;
-            step(s, entry, role, value, &mut self.txs, &mut closed);
+            step(s, entry, role, value, &mut self.txs, &mut closed, pooling);
         }
         for w in closed {
             self.close(w);
@@ -200,6 +216,7 @@ impl Sessions {
             .collect();
         transactions.sort_by(|x, y| x.statements.cmp(&y.statements));
         SessionStats {
+            transaction_pooled: self.pooling == Pooling::Transaction,
             sessions: self.seen,
             statements: self.statements,
             without_session: self.without,
@@ -210,7 +227,9 @@ impl Sessions {
     }
 }
 
-/// One statement of a session: its transaction, then its windows.
+/// One statement of a session: its transaction, then its windows. Behind a transaction pooler
+/// a transaction's bounds end every window (the next transaction may be another client's), and
+/// a statement outside one links to nothing.
 fn step(
     s: &mut Session,
     entry: usize,
@@ -218,8 +237,15 @@ fn step(
     value: impl FnOnce() -> u64,
     txs: &mut HashMap<Vec<usize>, (u64, u64)>,
     closed: &mut Vec<Window>,
+    pooling: Pooling,
 ) {
     transaction(s, entry, role, txs);
+    if pooling == Pooling::Transaction
+        && (matches!(role, Role::Begin | Role::Commit | Role::Rollback) || s.tx.is_none())
+    {
+        closed.append(&mut s.windows);
+        return;
+    }
     if role == Role::Read {
         observe(s, entry, value(), closed);
     } else if role == Role::Write {
@@ -462,6 +488,39 @@ mod tests {
             pairs.iter().all(|p| p.0 != "e0" || p.1 == "e1"),
             "{pairs:?}"
         );
+    }
+
+    /// Two clients on one backend of a transaction pooler: client 1 runs its page in a
+    /// transaction, client 2's autocommit lookups of the same read come in between.
+    fn pooled_backend(s: &mut Sessions) {
+        for page in 0..3u64 {
+            s.add("p", 20, Role::Begin, || 0);
+            s.add("p", 0, Role::Read, || page);
+            for row in 0..3u64 {
+                s.add("p", 1, Role::Read, || row + page * 10);
+            }
+            s.add("p", 21, Role::Commit, || 0);
+            for other in 0..4u64 {
+                s.add("p", 1, Role::Read, || 100 + other + page * 10);
+            }
+        }
+    }
+
+    #[test]
+    fn behind_a_transaction_pooler_only_a_transaction_links_statements() {
+        let fan_out = |pooling| {
+            let mut s = Sessions {
+                pooling,
+                ..Sessions::default()
+            };
+            pooled_backend(&mut s);
+            let st = s.finish(|i| format!("e{i}"));
+            let f = st.follows.iter().find(|f| f.parent == "e0").cloned();
+            f.map(|f| (f.windows, f.child_calls))
+        };
+        // Read as one session, client 2's lookups count in client 1's loops.
+        assert_eq!(fan_out(Pooling::Session), Some((3, 21)));
+        assert_eq!(fan_out(Pooling::Transaction), Some((3, 9)));
     }
 
     #[test]
