@@ -136,9 +136,25 @@ pub fn host_folds(
         let Some(host) = host.filter(|h| build.tables[*h].root == e.parent) else {
             continue;
         };
-        if ensure_primary_lookup(inp.schema, &mut build.tables, &e.parent).is_none() {
+        let Some(row) = ensure_primary_lookup(inp.schema, &mut build.tables, &e.parent) else {
             continue;
-        }
+        };
+        // The parent's row gives the child's writes the rest of the host's key.
+        let keyed: Vec<remodel_model::ColumnRef> = build.tables[host]
+            .key_elements()
+            .into_iter()
+            .filter_map(|k| match k {
+                keys::KeySrc::Col(c)
+                    if c.table == e.parent && !e.parent_key.contains(&c.column) =>
+                {
+                    Some(c)
+                }
+                _ => None,
+            })
+            .collect();
+        let b = &mut build.tables[row];
+        b.add_needed(&keyed, &[]);
+        tables::finish(inp.schema, b, inp.config.copy_entity_columns);
         inp.embeds.push(e.clone());
         build.hosts.push((host, inp.embeds.len() - 1));
         hosted.push(key.clone());
