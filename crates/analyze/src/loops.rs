@@ -3,7 +3,7 @@
 //!
 //! A log holds no result rows, so a loop is judged on what it does hold: read B ran k times
 //! after one call of read A in the same session, with distinct parameter values, in most of A's
-//! calls; k never above A's LIMIT; and B looks up by `=` one column that a column A returns
+//! calls that sessions could follow (behind a transaction pooler, those in a transaction); k never above A's LIMIT; and B looks up by `=` one column that a column A returns
 //! refers to (a foreign key of the schema, or the same column). Such a pair is a [`Loop`], and
 //! the joined read "A with B's columns" is built and analysed here, so the designer (which
 //! never parses SQL) can serve it in place of A and the lookups.
@@ -86,7 +86,14 @@ fn judge(
     }
     let (mean, p95) = (f.mean(), f.p95());
     let distinct = f.distinct as f64 / f.windows.max(1) as f64;
-    let share = f.windows as f64 / a.calls.max(1) as f64;
+    // The share of A's calls a loop could be seen after (behind a transaction pooler, those in
+    // a transaction); all of A's calls when the sessions did not count them.
+    let seen = if f.parent_windows > 0 {
+        f.parent_windows
+    } else {
+        a.calls
+    };
+    let share = f.windows as f64 / seen.max(1) as f64;
     let limit = a.analysis.limit;
     if mean < MIN_FAN_OUT || distinct < MIN_FAN_OUT || share < MIN_SHARE {
         return None;

@@ -57,6 +57,10 @@ pub struct Follow {
     pub parent: String,
     /// Fingerprint of the child statement (B).
     pub child: String,
+    /// Calls of A that opened a window: read in a session and, behind a transaction pooler,
+    /// inside a transaction (the calls a loop could be seen after; 0 when not recorded).
+    #[serde(default)]
+    pub parent_windows: u64,
     /// Calls of A whose window held at least one call of B.
     pub windows: u64,
     /// Calls of B in those windows.

@@ -98,6 +98,8 @@ pub(crate) struct Sessions {
     live: HashMap<String, Session>,
     seq: u64,
     pairs: HashMap<(usize, usize), PairCount>,
+    /// Windows each read opened: its calls a loop could have followed.
+    opened: HashMap<usize, u64>,
     txs: HashMap<Vec<usize>, (u64, u64)>,
     seen: u64,
     statements: u64,
@@ -124,9 +126,9 @@ impl Sessions {
         let mut closed = Vec::new();
         // One lookup for a session already held (nearly every statement).
         let pooling = self.pooling;
-        if let Some(s) = self.live.get_mut(key) {
+        let opened = if let Some(s) = self.live.get_mut(key) {
             s.last = seq;
-            step(s, entry, role, value, &mut self.txs, &mut closed, pooling);
+            step(s, entry, role, value, &mut self.txs, &mut closed, pooling)
         } else {
             if self.live.len() >= MAX_SESSIONS {
                 self.evict();
@@ -134,7 +136,10 @@ impl Sessions {
             self.seen += 1;
             let s = self.live.entry(key.to_string()).or_default();
             s.last = seq;
-            step(s, entry, role, value, &mut self.txs, &mut closed, pooling);
+            step(s, entry, role, value, &mut self.txs, &mut closed, pooling)
+        };
+        if opened {
+            *self.opened.entry(entry).or_default() += 1;
         }
         for w in closed {
             self.close(w);
@@ -197,6 +202,7 @@ impl Sessions {
                 Follow {
                     parent: fingerprint(a),
                     child: fingerprint(b),
+                    parent_windows: self.opened.get(&a).copied().unwrap_or(0),
                     windows: p.windows,
                     child_calls: p.child_calls,
                     distinct: p.distinct,
@@ -229,7 +235,7 @@ impl Sessions {
 
 /// One statement of a session: its transaction, then its windows. Behind a transaction pooler
 /// a transaction's bounds end every window (the next transaction may be another client's), and
-/// a statement outside one links to nothing.
+/// a statement outside one links to nothing. True when the statement opened a window.
 fn step(
     s: &mut Session,
     entry: usize,
@@ -238,21 +244,24 @@ fn step(
     txs: &mut HashMap<Vec<usize>, (u64, u64)>,
     closed: &mut Vec<Window>,
     pooling: Pooling,
-) {
+) -> bool {
     transaction(s, entry, role, txs);
     if pooling == Pooling::Transaction
         && (matches!(role, Role::Begin | Role::Commit | Role::Rollback) || s.tx.is_none())
     {
         closed.append(&mut s.windows);
-        return;
+        return false;
     }
     if role == Role::Read {
         observe(s, entry, value(), closed);
-    } else if role == Role::Write {
+        return true;
+    }
+    if role == Role::Write {
         for w in &mut s.windows {
             w.len += 1;
         }
     }
+    false
 }
 
 /// Follows the session's transaction: a `BEGIN` starts recording, its end counts the shape.
@@ -504,6 +513,8 @@ mod tests {
                 s.add("p", 1, Role::Read, || 100 + other + page * 10);
             }
         }
+        // Client 2's page without a transaction: a call of the list no loop can be seen after.
+        s.add("p", 0, Role::Read, || 7);
     }
 
     #[test]
@@ -516,11 +527,12 @@ mod tests {
             pooled_backend(&mut s);
             let st = s.finish(|i| format!("e{i}"));
             let f = st.follows.iter().find(|f| f.parent == "e0").cloned();
-            f.map(|f| (f.windows, f.child_calls))
+            f.map(|f| (f.parent_windows, f.windows, f.child_calls))
         };
-        // Read as one session, client 2's lookups count in client 1's loops.
-        assert_eq!(fan_out(Pooling::Session), Some((3, 21)));
-        assert_eq!(fan_out(Pooling::Transaction), Some((3, 9)));
+        // Read as one session, client 2's lookups count in client 1's loops, and its list
+        // counts as a call the loop skipped.
+        assert_eq!(fan_out(Pooling::Session), Some((4, 3, 21)));
+        assert_eq!(fan_out(Pooling::Transaction), Some((3, 3, 9)));
     }
 
     #[test]
