@@ -225,7 +225,7 @@ pub fn plan(
             hosted.contains(&c.key(&analysis.loops)) && folded.contains(&c.key(&analysis.loops));
         let lp = &analysis.loops[c.loop_index];
         if let Some(d) = out.design.loops.get_mut(c.loop_index) {
-            *d = loops::child_decision(lp, c, served);
+            *d = loops::child_decision(lp, c, served, &analysis.workload);
         }
     }
     out.design.write_groups = loops::write_groups(&analysis.transactions, &out.design);

@@ -14,9 +14,9 @@ use crate::embed::{self, Embedding};
 use crate::select::Weights;
 use remodel_model::text::thousands;
 use remodel_model::{
-    AccessPattern, ColumnRef, Design, EqualityOp, GroupSend, Loop, LoopChoice, LoopCosts,
-    LoopDecision, QueryMapping, Relationship, Schema, StatementKind, TransactionGroup, Workload,
-    WriteGroup,
+    AccessPattern, ColumnRef, Design, EqualityOp, FoldedLookup, GroupSend, Loop, LoopChoice,
+    LoopCosts, LoopDecision, QueryMapping, Relationship, Schema, StatementKind, TransactionGroup,
+    Workload, WriteGroup,
 };
 
 /// Most statements a transaction's logged batch holds (more: an ordered list).
@@ -159,6 +159,7 @@ fn decide(
         write_ratio,
         children_per_row: None,
         costs: None,
+        lookup: None,
         reason: String::new(),
     };
     let Some(q) = mapping else {
@@ -510,8 +511,26 @@ fn round2(x: f64) -> f64 {
 
 /// The decision on a loop over children, from its [`ChildFold`]; `served` tells whether the
 /// design carried the fold out.
-pub(crate) fn child_decision(lp: &Loop, cf: &ChildFold, served: bool) -> LoopDecision {
+pub(crate) fn child_decision(
+    lp: &Loop,
+    cf: &ChildFold,
+    served: bool,
+    observed: &Workload,
+) -> LoopDecision {
     let folded = cf.embedding.is_some() && served;
+    // What replay checks the collection against: B's SQL run per row, as the log showed it.
+    let lookup = cf
+        .embedding
+        .as_ref()
+        .filter(|_| folded)
+        .zip(observed.pattern(&lp.child))
+        .map(|(e, b)| FoldedLookup {
+            sql: b.sql.clone(),
+            param: lp.param,
+            parent_column: lp.parent_column.clone(),
+            child_column: lp.child_column.clone(),
+            column: e.column.clone(),
+        });
     LoopDecision {
         parent: lp.parent.clone(),
         child: lp.child.clone(),
@@ -528,6 +547,7 @@ pub(crate) fn child_decision(lp: &Loop, cf: &ChildFold, served: bool) -> LoopDec
         write_ratio: 0.0,
         children_per_row: cf.per_row,
         costs: cf.costs,
+        lookup,
         reason: if cf.embedding.is_some() && !served {
             format!(
                 "the lookups stay: {} has no table of its own to carry the {} rows ({})",

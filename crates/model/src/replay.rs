@@ -123,8 +123,17 @@ pub struct PatternReplay {
     /// The plan's estimate of the same.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plan_partitions: Option<f64>,
+    /// Rows of a folded loop's lookup (run on Postgres for each row read) found in the
+    /// collection of the row that carries them, over the samples: the fold checked, not only
+    /// the list's own columns.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub folded_rows: u64,
     /// Every difference found.
     pub mismatches: Vec<ReplayMismatch>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One difference: a read whose rows differ from the SQL's, or a write path that failed.

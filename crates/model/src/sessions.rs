@@ -219,8 +219,30 @@ pub struct LoopDecision {
     /// applied to A's rows, with the reads they need first), by `--objective`'s weights.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub costs: Option<LoopCosts>,
+    /// A loop over children folded into A's rows: the lookups the collection replaces, so
+    /// replay can check the collection against them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lookup: Option<FoldedLookup>,
     /// Why, in words.
     pub reason: String,
+}
+
+/// The lookup a loop over children ran per row of A, now read from a collection of A's rows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct FoldedLookup {
+    /// B's SQL as the application ran it, once per row of A.
+    pub sql: String,
+    /// B's `$n` bound to each row's value.
+    pub param: u32,
+    /// The column of A's rows whose value B binds.
+    pub parent_column: ColumnRef,
+    /// The column B looks up by it (the children's foreign key, which the entries leave out:
+    /// its value is the row's).
+    pub child_column: ColumnRef,
+    /// The collection column, in the table serving A, that holds B's rows (a map keyed by B's
+    /// key, each entry's fields named after B's columns).
+    pub column: String,
 }
 
 /// The two ways of serving a loop over children, costed per 100 calls of the workload.

@@ -66,6 +66,8 @@ pub struct ReadCheck {
     pub cql: CqlRows,
     /// How they differ, when they do.
     pub difference: Option<Difference>,
+    /// Rows of a folded loop's lookup checked against the collection of the rows read.
+    pub folded_rows: u64,
 }
 
 impl Replayer<'_> {
@@ -90,11 +92,16 @@ impl Replayer<'_> {
         })?;
         let mut cql = self.read(p, q, params).await?;
         self.client_outputs(p, params, &sql, &mut cql).await?;
-        let difference = compare(&sql, &cql);
+        let mut difference = compare(&sql, &cql);
+        let mut folded_rows = 0;
+        if difference.is_none() {
+            (difference, folded_rows) = self.check_folded(p, &sql, &cql).await?;
+        }
         Ok(ReadCheck {
             sql,
             cql,
             difference,
+            folded_rows,
         })
     }
 
@@ -306,7 +313,7 @@ fn shown(v: Option<&CqlValue>, pg_type: &Type) -> String {
     }
 }
 
-fn render(row: &[(Canon, String)], names: &[String]) -> String {
+pub(crate) fn render(row: &[(Canon, String)], names: &[String]) -> String {
     let parts: Vec<String> = row
         .iter()
         .zip(names)

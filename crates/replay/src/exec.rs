@@ -311,7 +311,7 @@ impl<'a> Replayer<'a> {
             .flat_map(|r| r.keys())
             .filter_map(|f| match f {
                 Field::Col(c) => Some(c),
-                Field::Agg { .. } | Field::Expr(_) | Field::RowId(_) => None,
+                Field::Agg { .. } | Field::Expr(_) | Field::RowId(_) | Field::Embedded(_) => None,
             })
             .collect();
         cols.sort();
@@ -600,7 +600,8 @@ pub fn field_of(table: &DesignTable, name: &str) -> Option<Field> {
             .source
             .clone()
             .map(Field::Col)
-            .or_else(|| c.row_id.as_ref().map(|r| Field::RowId(r.table.clone())));
+            .or_else(|| c.row_id.as_ref().map(|r| Field::RowId(r.table.clone())))
+            .or_else(|| c.embeds.as_ref().map(|_| Field::Embedded(c.name.clone())));
     }
     let bare = name.strip_prefix("system.").unwrap_or(name);
     if bare == "count" {

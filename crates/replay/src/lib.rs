@@ -14,6 +14,7 @@ mod error;
 pub mod exec;
 pub mod existing;
 pub mod exprsql;
+pub mod folded;
 pub mod generate;
 pub mod pg;
 pub mod read;

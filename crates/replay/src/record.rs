@@ -25,6 +25,8 @@ pub enum Field {
     Expr(String),
     /// The generated id of a row of a source table without a key (the plan's `row_id`).
     RowId(String),
+    /// A collection column of embedded child rows, by its name in the table read.
+    Embedded(String),
 }
 
 /// Pairs of columns a pattern's joins make equal in every row (`a.x = b.y`): either stands for
@@ -97,6 +99,7 @@ impl fmt::Display for Field {
             }
             Field::Expr(sql) => write!(f, "{sql}"),
             Field::RowId(table) => write!(f, "row_id({table})"),
+            Field::Embedded(column) => write!(f, "{column}"),
         }
     }
 }

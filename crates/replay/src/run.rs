@@ -401,6 +401,7 @@ async fn replay_read(r: &mut Replayer<'_>, id: &str, samples: usize, seed: u64) 
             Ok(c) => {
                 out.samples += 1;
                 out.rows += c.sql.returned as u64;
+                out.folded_rows += c.folded_rows;
                 t.pg_ms.push(ms(c.sql.elapsed));
                 t.cql_ms.push(ms(c.cql.elapsed));
                 t.partitions.push(c.cql.partitions as f64);
@@ -615,6 +616,7 @@ async fn reads_after(
                     Err(Error::SourceRefused(_)) => {}
                     Ok(c) => {
                         out.rows += c.sql.returned as u64;
+                        out.folded_rows += c.folded_rows;
                         out.mismatches.extend(mismatch(id, params, Some(after), &c));
                     }
                     Err(e) => {
