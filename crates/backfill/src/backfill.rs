@@ -11,7 +11,7 @@ use crate::rows::{convert_row, row_key, row_size, source_key, Row};
 use crate::run::{
     Checkpoint, RangeDone, RejectRecord, RunDir, TableCheckpoint, CHECKPOINT_VERSION,
 };
-use crate::target::TargetTable;
+use crate::target::{TargetTable, Ttl};
 use crate::targetschema;
 use crate::time;
 use crate::Error;
@@ -19,7 +19,7 @@ use futures_util::StreamExt;
 use remodel_model::{DesignTable, Plan, RunStatus, RunSummary, TableRun};
 use scylla::client::session::Session;
 use scylla::statement::prepared::PreparedStatement;
-use scylla::value::MaybeUnset;
+use scylla::value::{CqlValue, MaybeUnset};
 use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -855,8 +855,23 @@ impl<'a> RangeWork<'a> {
         self.unreported = 0;
     }
 
-    async fn push(&mut self, row: Row) -> Result<(), Error> {
+    async fn push(&mut self, mut row: Row) -> Result<(), Error> {
         let t = self.table();
+        if let Some(i) = t.ttl {
+            let value = match row.get(i) {
+                Some(MaybeUnset::Set(v)) => Some(v),
+                _ => None,
+            };
+            match t.ttl_of(value, crate::time::now_micros()) {
+                // Past its instant: the source's reads no longer see it; counted, not written.
+                Some(Ttl::Expired) => {
+                    self.done.expired += 1;
+                    return Ok(());
+                }
+                Some(Ttl::Seconds(n)) => row.push(MaybeUnset::Set(CqlValue::Int(n))),
+                None => {}
+            }
+        }
         let size = row_size(&row);
         if size > self.shared.opts.max_row_bytes {
             let reason = format!(
@@ -1023,12 +1038,13 @@ impl<'a> RangeWork<'a> {
         c.ranges_done.fetch_add(1, Ordering::Relaxed);
         *c.last_end.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
         s.run.log(&format!(
-            "{}: range {} done: {} read, {} written, {} rejected in {} ms",
+            "{}: range {} done: {} read, {} written, {} rejected, {} expired in {} ms",
             self.table().name,
             self.ri,
             done.read,
             done.written,
             done.rejected,
+            done.expired,
             done.millis
         ));
         check_percent(s)
@@ -1112,6 +1128,7 @@ fn summarize(
                 rows_read: totals.read,
                 rows_written: totals.written,
                 rows_rejected: totals.rejected,
+                rows_expired: totals.expired,
                 ranges_total: tc.ranges.len() as u64,
                 ranges_done: tc.finished.len() as u64,
                 ranges_skipped: c.base_ranges as u64,

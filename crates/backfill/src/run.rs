@@ -26,8 +26,11 @@ pub struct RangeDone {
     pub read: u64,
     /// Rows written.
     pub written: u64,
-    /// Rows rejected (read = written + rejected).
+    /// Rows rejected (read = written + rejected + expired).
     pub rejected: u64,
+    /// Rows not written because their TTL instant had passed (a table whose rows expire).
+    #[serde(default)]
+    pub expired: u64,
     /// The attempt (1 = first run, 2 = first resume …) that finished it.
     pub attempt: u32,
     /// Milliseconds it took.
@@ -58,6 +61,7 @@ impl TableCheckpoint {
                 read: a.read + d.read,
                 written: a.written + d.written,
                 rejected: a.rejected + d.rejected,
+                expired: a.expired + d.expired,
                 attempt: a.attempt.max(d.attempt),
                 millis: a.millis + d.millis,
             })

@@ -15,6 +15,7 @@ pub struct Driving {
     /// Its alias in the query (`t0`), which a range's predicate names.
     pub alias: String,
 }
+use scylla::value::CqlValue;
 
 /// A column of a target table.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,6 +31,15 @@ pub struct TargetColumn {
     pub bucket: Option<(String, Bucket)>,
     /// For a bucket key column: the time zone whose calendar cuts it (UTC when `None`).
     pub bucket_zone: Option<String>,
+}
+
+/// The TTL a row is written with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ttl {
+    /// Its instant has passed: the source's reads no longer see it.
+    Expired,
+    /// `USING TTL` this many seconds (0: none).
+    Seconds(i32),
 }
 
 /// Everything the backfill and verify need to know about one target table.
@@ -60,6 +70,9 @@ pub struct TargetTable {
     /// A counter table: written by `UPDATE … SET c = c + ?` (its counters lead its columns, its
     /// key follows), never retried blindly, emptied before each attempt that fills it.
     pub counter: bool,
+    /// The index of the column whose instant ends a row's life, when its rows expire
+    /// (`design.tables[].ttl`): every row is written `USING TTL` of the seconds until it.
+    pub ttl: Option<usize>,
 }
 
 impl TargetTable {
@@ -142,9 +155,29 @@ impl TargetTable {
             )));
         }
         let clustering = indices(&t.clustering)?;
+        let ttl = match &t.ttl {
+            Some(x) => Some(
+                columns
+                    .iter()
+                    .position(|c| c.name == x.target_column)
+                    .ok_or_else(|| {
+                        Error::Plan(format!(
+                            "table {}: TTL column `{}` is not among its columns",
+                            t.name, x.target_column
+                        ))
+                    })?,
+            ),
+            None => None,
+        };
         if t.source.table.is_empty() || t.source.columns.is_empty() {
             return Err(Error::Plan(format!(
                 "table {} has no source query (its `source`)",
+                t.name
+            )));
+        }
+        if t.counter.is_some() && ttl.is_some() {
+            return Err(Error::Plan(format!(
+                "counter table {} has a TTL: Cassandra refuses USING TTL on a counter",
                 t.name
             )));
         }
@@ -177,6 +210,7 @@ impl TargetTable {
             driving,
             estimated_rows: t.estimates.rows,
             counter: t.counter.is_some(),
+            ttl,
         })
     }
 
@@ -202,40 +236,82 @@ impl TargetTable {
         self.partition_key.iter().chain(&self.clustering).copied()
     }
 
-    /// The prepared INSERT of one row, every column bound (unset ones stay untouched); for a
-    /// counter table the UPDATE adding a row's counters to its group (no `USING TIMESTAMP`:
-    /// Cassandra refuses one on a counter).
+    /// The prepared INSERT of one row, every column bound (unset ones stay untouched), then
+    /// the row's TTL when its rows expire; for a counter table the UPDATE adding a row's
+    /// counters to its group (no `USING TIMESTAMP` or `TTL`: Cassandra refuses them on a counter).
     pub fn insert_cql(&self, write_timestamp: Option<i64>) -> String {
         if self.counter {
-            let key: Vec<usize> = self.primary_key().collect();
-            let sets: Vec<String> = (0..self.columns.len())
-                .filter(|i| !key.contains(i))
-                .map(|i| {
-                    let q = quote(&self.columns[i].name);
-                    format!("{q} = {q} + ?")
-                })
-                .collect();
-            let wheres: Vec<String> = key
-                .iter()
-                .map(|&i| format!("{} = ?", quote(&self.columns[i].name)))
-                .collect();
-            return format!(
-                "UPDATE {} SET {} WHERE {}",
-                self.qualified(),
-                sets.join(", "),
-                wheres.join(" AND ")
-            );
+            return self.counter_update_cql();
         }
+        self.insert_cql_at(write_timestamp.map(|ts| ts.to_string()).as_deref())
+    }
+
+    /// The UPDATE adding one source_sql row's counters to its group.
+    fn counter_update_cql(&self) -> String {
+        let key: Vec<usize> = self.primary_key().collect();
+        let sets: Vec<String> = (0..self.columns.len())
+            .filter(|i| !key.contains(i))
+            .map(|i| {
+                let q = quote(&self.columns[i].name);
+                format!("{q} = {q} + ?")
+            })
+            .collect();
+        let wheres: Vec<String> = key
+            .iter()
+            .map(|&i| format!("{} = ?", quote(&self.columns[i].name)))
+            .collect();
+        format!(
+            "UPDATE {} SET {} WHERE {}",
+            self.qualified(),
+            sets.join(", "),
+            wheres.join(" AND ")
+        )
+    }
+
+    /// The INSERT with `timestamp` as its `USING TIMESTAMP` (a number, or `?` bound after the
+    /// columns and the TTL).
+    pub fn insert_cql_at(&self, timestamp: Option<&str>) -> String {
         let names: Vec<String> = self.columns.iter().map(|c| quote(&c.name)).collect();
         let marks = vec!["?"; names.len()].join(", ");
-        let using = write_timestamp
-            .map(|ts| format!(" USING TIMESTAMP {ts}"))
-            .unwrap_or_default();
+        let mut using: Vec<String> = Vec::new();
+        if self.ttl.is_some() {
+            using.push("TTL ?".into());
+        }
+        if let Some(ts) = timestamp {
+            using.push(format!("TIMESTAMP {ts}"));
+        }
+        let using = if using.is_empty() {
+            String::new()
+        } else {
+            format!(" USING {}", using.join(" AND "))
+        };
         format!(
             "INSERT INTO {} ({}) VALUES ({marks}){using}",
             self.qualified(),
             names.join(", ")
         )
+    }
+
+    /// The TTL of a converted row when its rows expire, `now_micros` being the clock:
+    /// `Some(Expired)` when its instant has passed, else the seconds [`remodel_model::BindValue::SecondsUntil`]
+    /// would bind (0, no TTL, for a NULL instant); `None` for a table whose rows do not expire.
+    pub fn ttl_of(&self, value: Option<&CqlValue>, now_micros: i64) -> Option<Ttl> {
+        self.ttl?;
+        let micros = match value {
+            None => return Some(Ttl::Seconds(0)),
+            Some(CqlValue::Timestamp(t)) => t.0.saturating_mul(1000),
+            Some(CqlValue::BigInt(us)) => *us,
+            Some(_) => return Some(Ttl::Seconds(0)),
+        };
+        let until = micros.saturating_sub(now_micros);
+        if until <= 0 {
+            return Some(Ttl::Expired);
+        }
+        Some(Ttl::Seconds(remodel_model::ttl_seconds(
+            until,
+            1,
+            remodel_model::MAX_TTL_SECONDS,
+        )))
     }
 
     /// The prepared SELECT of one row by its full primary key (for verify).

@@ -320,6 +320,8 @@ mod tests {
             estimates: Estimates::default(),
             warnings: vec![],
             counter: None,
+            ttl: None,
+            tombstones: None,
         }
     }
 

@@ -58,6 +58,15 @@ pub fn now_secs() -> i64 {
         .unwrap_or(0)
 }
 
+/// Microseconds since the Unix epoch now (0 on a clock set before 1970): the clock a row's TTL
+/// counts from.
+pub fn now_micros() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0)
+}
+
 /// Parses `YYYY-MM-DD` to days since 1970-01-01.
 pub fn parse_date(text: &str) -> Option<i64> {
     let (y, rest) = text.split_at_checked(4)?;

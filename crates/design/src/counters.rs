@@ -498,6 +498,8 @@ pub fn table(inp: &Inputs<'_>, s: &Spec, serves: &str) -> DesignTable {
                 .map(|c| (Spec::sum_column(c), c.clone()))
                 .collect(),
         }),
+        ttl: None,
+        tombstones: None,
     }
 }
 

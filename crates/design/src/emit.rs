@@ -176,7 +176,10 @@ pub fn write_paths(inp: &Inputs<'_>, build: &mut Build) -> Vec<WritePath> {
             ));
         }
         write_cost(&mut w, &build.tables, &inp.sizer);
-        if let Some(why) = &w.unsupported {
+        let by_ttl = crate::expiry::applied(&inp.expiries, &build.tables)
+            .iter()
+            .any(|e| e.purges.contains(&p.id));
+        if let Some(why) = w.unsupported.as_ref().filter(|_| !by_ttl) {
             build
                 .diagnostics
                 .push(diag(p, Severity::Warning, why.clone()));
@@ -225,6 +228,8 @@ pub fn emit_tables(inp: &Inputs<'_>, build: &Build) -> Vec<DesignTable> {
             estimates,
             warnings,
             counter: None,
+            ttl: None,
+            tombstones: None,
         });
     }
     for (ci, d) in build.counters.iter().enumerate() {
@@ -459,6 +464,10 @@ pub fn design(
     };
     encode_binds(&mut d);
     equal_read_columns(&mut d);
+    crate::expiry::apply(
+        &crate::expiry::applied(&inp.expiries, &build.tables),
+        &mut d,
+    );
     crate::send::apply(
         &mut d,
         &inp.config.consistency,

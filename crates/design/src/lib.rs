@@ -21,6 +21,7 @@ pub mod counters;
 pub mod cql;
 pub mod embed;
 pub mod emit;
+pub mod expiry;
 pub mod keys;
 mod loops;
 pub mod naming;
@@ -267,6 +268,8 @@ pub struct Inputs<'a> {
     pub sizer: sizing::Sizer<'a>,
     /// The embedded one-to-few collections the relationships decide.
     pub embeds: Vec<embed::Embedding>,
+    /// The source columns whose rows expire (written with a TTL where every table allows it).
+    pub expiries: Vec<expiry::Expiry>,
 }
 
 /// Designs the query-first Cassandra model for a schema and its analysed workload: the passes
@@ -304,6 +307,7 @@ fn design_folding(
             config,
         },
         embeds: embed::collect(schema, relationships),
+        expiries: expiry::find(schema, workload, &config.time_zone),
     };
     let small = |t: &str| assemble::small_entity(&inputs, t).is_some();
     let cands = candidates::enumerate(
@@ -338,7 +342,18 @@ fn design_folding(
     build.counters = kept;
     let rejected: Vec<counters::Decision> = decisions.into_iter().filter(|d| !d.chosen).collect();
     let hosted = assemble::host_folds(&mut inputs, &mut build, folds);
+    expiry::mark(&inputs.expiries, &mut build, &inputs.embeds);
     assemble::write_lookups(&inputs, &mut build);
+    for (e, why) in expiry::mark(&inputs.expiries, &mut build, &inputs.embeds) {
+        build.diagnostics.push(Diagnostic {
+            severity: Severity::Note,
+            location: None,
+            message: format!(
+                "no TTL for the rows of {} ({}): {why}",
+                e.column.table, e.column
+            ),
+        });
+    }
     let relationships = emit::relationships(&inputs, &cands, &costs, &chosen);
     let mut design = emit::design(&inputs, &mut build, &cands, &costs, &chosen, &relationships);
     emit::counter_evidence(&inputs, &rejected, &mut design);

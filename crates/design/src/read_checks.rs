@@ -272,6 +272,12 @@ fn untyped(b: &BindValue) -> bool {
 /// column's type (`list<T>` for `IN ?`), `int` for `LIMIT ?`; a collection's binds (its type,
 /// its key's, its entry's) only need a type.
 fn mistyped(design: &Design, table: &str, b: &Bind) -> Option<String> {
+    if let BindValue::SecondsUntil { .. } = b.value {
+        // `USING TTL ?` takes an int, whatever the table's columns.
+        let int = CqlType::Native(NativeType::Int);
+        return (b.cql_type != int)
+            .then(|| format!("typed {} where USING TTL takes int", b.cql_type));
+    }
     let col = design
         .tables
         .iter()

@@ -83,6 +83,7 @@ pub fn read_consistency(c: &ConsistencyConfig) -> Consistency {
             origin(c.reads, default.reads),
             pair_reason(c)
         ),
+        read_your_writes: Vec::new(),
     }
 }
 
@@ -102,6 +103,7 @@ pub fn write_consistency(c: &ConsistencyConfig) -> Consistency {
             origin(c.writes, default.writes),
             pair_reason(c)
         ),
+        read_your_writes: Vec::new(),
     }
 }
 

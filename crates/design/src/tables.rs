@@ -45,6 +45,9 @@ pub struct TableBuild {
     /// Key columns kept as microseconds since the epoch (set by [`finish`]): their source keeps
     /// microseconds, CQL's `timestamp` milliseconds.
     pub encoded: Vec<ColumnRef>,
+    /// The source column whose instant ends each row's life (set by [`crate::expiry::mark`]):
+    /// its INSERTs and UPDATEs carry `USING TTL ?`.
+    pub expires: Option<ColumnRef>,
 }
 
 impl TableBuild {
@@ -65,6 +68,7 @@ impl TableBuild {
             warnings: Vec::new(),
             name_note: None,
             encoded: Vec::new(),
+            expires: None,
         }
     }
 
@@ -104,6 +108,7 @@ impl TableBuild {
             warnings: Vec::new(),
             name_note: None,
             encoded: Vec::new(),
+            expires: None,
         })
     }
 
@@ -125,6 +130,7 @@ impl TableBuild {
             warnings: Vec::new(),
             name_note: None,
             encoded: Vec::new(),
+            expires: None,
         }
     }
 

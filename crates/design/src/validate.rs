@@ -102,7 +102,59 @@ pub fn validate_in(
         crate::read_checks::buckets_read(design, p, q, session_zone, &mut out);
     }
     crate::read_checks::contract(design, &mut out);
+    ttl_written(design, &mut out);
     out
+}
+
+/// (ttl) Every INSERT and UPDATE of a table whose rows expire gives them their TTL: a statement
+/// without it writes cells that outlive the row (a TTL of 0 or none is "never"), and every
+/// purge served by the TTL names tables that have one.
+fn ttl_written(design: &Design, out: &mut Vec<Violation>) {
+    for t in &design.tables {
+        let Some(ttl) = &t.ttl else { continue };
+        for w in &design.writes {
+            for s in w
+                .targets
+                .iter()
+                .filter(|s| s.table == t.name && s.action != remodel_model::WriteAction::Delete)
+            {
+                let given = s.binds.iter().any(|b| {
+                    matches!(&b.value, BindValue::SecondsUntil { of, .. }
+                        if matches!(&**of, BindValue::New { column } | BindValue::Current { column }
+                            if *column == ttl.column))
+                });
+                if !given || !s.cql.contains("USING TTL ?") {
+                    v(
+                        out,
+                        "ttl",
+                        format!(
+                            "write {}: `{}` writes rows of {} without the TTL of {}",
+                            w.pattern, s.cql, t.name, ttl.column
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    for w in &design.writes {
+        let Some(by) = &w.served_by_ttl else { continue };
+        for name in &by.tables {
+            let held = design
+                .tables
+                .iter()
+                .any(|t| t.name == *name && t.ttl.as_ref().is_some_and(|x| x.column == by.column));
+            if !held {
+                v(
+                    out,
+                    "ttl",
+                    format!(
+                        "write {}: served by the TTL of {}, but {name} has no TTL on it",
+                        w.pattern, by.column
+                    ),
+                );
+            }
+        }
+    }
 }
 
 fn v(out: &mut Vec<Violation>, check: &str, message: String) {
@@ -422,7 +474,9 @@ fn unresolved(
             .map(|k| k.as_ref())
             .chain(fields.iter().map(|(_, v)| v))
             .find_map(|v| unresolved(design, f, before, row, v)),
-        BindValue::EpochMicros { of } => unresolved(design, f, before, row, of),
+        BindValue::EpochMicros { of } | BindValue::SecondsUntil { of, .. } => {
+            unresolved(design, f, before, row, of)
+        }
         BindValue::RowId { table } => {
             let inserted = f.kind == StatementKind::Insert && same(table, &f.table.key());
             let read = |r: &ReadBeforeWrite| gives_row_id(design, r, table);
@@ -688,7 +742,13 @@ fn key_changes(design: &Design, f: &Facts<'_>, w: &WritePath, out: &mut Vec<Viol
 /// (f) Every table holding the written entity's rows (INSERT/DELETE) or a copy of a column the
 /// UPDATE sets is written by the path.
 fn copies_maintained(design: &Design, f: &Facts<'_>, w: &WritePath, out: &mut Vec<Violation>) {
-    for t in &design.tables {
+    // A purge served by the TTL: the `ttl` check holds its tables to having one.
+    let expire = |t: &str| {
+        w.served_by_ttl
+            .as_ref()
+            .is_some_and(|by| by.tables.iter().any(|x| x == t))
+    };
+    for t in design.tables.iter().filter(|t| !expire(&t.name)) {
         let holds = |c: &remodel_model::DesignColumn| {
             c.source
                 .as_ref()

@@ -751,6 +751,20 @@ impl Planner<'_> {
         if t.root == self.stmt.table.key() && target.for_each.is_none() {
             target.for_each = self.rows;
         }
+        if let Some(c) = t
+            .expires
+            .clone()
+            .filter(|_| target.action != WriteAction::Delete)
+        {
+            // Every cell written lives as long as the row: an UPDATE that leaves the column
+            // alone still needs its value, read first.
+            self.ensure(
+                std::slice::from_ref(&c),
+                Version::New,
+                &format!("{c}, the instant the {} row expires, for its TTL", t.name),
+            );
+            target = crate::expiry::with_ttl(target, self.bind_of(&c, Version::New));
+        }
         self.targets.push(target);
     }
 

@@ -521,6 +521,12 @@ pub struct DesignTable {
     /// (`SELECT count(*) AS n, t0.post_id FROM likes t0 GROUP BY t0.post_id`: the counters first, in the order of `columns`), which a backfill adds with `UPDATE … SET n = n + ? WHERE post_id = ?`, binding each row as it comes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counter: Option<CounterTable>,
+    /// Its rows expire: every write gives them a TTL from a timestamp column (seed 003's TTL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl: Option<RowTtl>,
+    /// The tombstones a read that starts at the oldest rows scans (seed 003: a queue).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tombstones: Option<Tombstones>,
 }
 
 /// What a counter table keeps: per group of the counted table's rows (the values of
@@ -561,6 +567,51 @@ pub struct CounterRead {
     pub count_column: String,
     /// True when the SQL groups (GROUP BY): an empty group returns no row.
     pub grouped: bool,
+}
+
+/// Rows kept only until a timestamp column passes: the reads see no row past it and a purge
+/// deletes those rows, so Cassandra expires them itself. Every INSERT and UPDATE of the table
+/// carries `USING TTL ?` bound to [`BindValue::SecondsUntil`] of the column. A backfill (and a
+/// sync's row copy) gives each row the TTL `SecondsUntil` would of `target_column`, counted
+/// from when it converts the row (a later send only lengthens the life, which the reads'
+/// filter covers); the backfill skips a row already past it (`rows_expired` of the run).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RowTtl {
+    /// The source column whose instant ends a row's life (`password_resets.expires_at`).
+    pub column: ColumnRef,
+    /// The table's column holding it.
+    pub target_column: String,
+    /// The reads that keep only rows whose column is later than now (`expires_at > now()`).
+    pub reads: Vec<String>,
+    /// The write patterns that delete the rows whose column has passed
+    /// (`DELETE … WHERE expires_at < now()`): served by the TTL, they send nothing.
+    pub purges: Vec<String>,
+    /// Why, for the reviewer.
+    pub reason: String,
+}
+
+/// What an oldest-first read of a table whose rows are deleted about as often as they are
+/// inserted scans: the deleted rows' tombstones lie before the live rows until compaction
+/// drops them, `gc_grace_seconds` after the delete.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Tombstones {
+    /// The read that starts at the oldest rows (pattern id).
+    pub read: String,
+    /// The write patterns that delete the table's rows.
+    pub deletes: Vec<String>,
+    /// Rows inserted per day (the workload's calls, taken over `workload_days`).
+    pub inserted_per_day: f64,
+    /// Rows deleted per day.
+    pub deleted_per_day: f64,
+    /// Partitions the deletes spread over (the table's estimate).
+    pub partitions: f64,
+    /// Seconds a tombstone is kept before compaction may drop it (Cassandra's default, 10 days).
+    pub gc_grace_seconds: u64,
+    /// Tombstones one read scans before its first live row: the deletes of its partition over
+    /// `gc_grace_seconds`.
+    pub per_read: f64,
 }
 
 /// A user-defined type.
@@ -823,6 +874,10 @@ pub struct Consistency {
     pub level: ConsistencyLevel,
     /// Why.
     pub reason: String,
+    /// The writes whose rows this read follows in the same session (a user reading their own
+    /// write), or, on a write, the reads that follow it so: empty where none was seen.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_your_writes: Vec<String>,
 }
 
 /// A Cassandra consistency level.
@@ -978,6 +1033,59 @@ pub enum BindValue {
         /// The source table.
         table: String,
     },
+    /// A row's time to live (the `?` of `USING TTL ?`, an `int`): the whole seconds from `clock`
+    /// until the instant `of`, rounded up, so the row lives at least until that instant (the
+    /// reads' own `> now()` filter hides it for the rest of that second). A NULL instant binds
+    /// 0, which CQL reads as no TTL: the row stays, as the source keeps a row whose column is
+    /// NULL. An instant less than `min` seconds away binds `min` (the row is written and
+    /// expires at once, hidden by the reads' filter meanwhile, and replaces any older version).
+    /// More than `max` seconds away (Cassandra refuses a TTL over 20 years) binds 0 too.
+    SecondsUntil {
+        /// The instant (a timestamp value).
+        of: Box<BindValue>,
+        /// Whose clock "now" is.
+        clock: TtlClock,
+        /// The least TTL sent: 1.
+        min: u32,
+        /// The greatest TTL sent: 630,720,000 (20 years).
+        max: u32,
+    },
+}
+
+/// The clock a [`BindValue::SecondsUntil`] counts from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum TtlClock {
+    /// The executor's wall clock when it sends the statement (Cassandra counts a TTL from when
+    /// the write arrives; the two clocks are assumed in step, as NTP keeps them).
+    Sent,
+}
+
+impl BindValue {
+    /// The TTL bind of a row expiring at `of`: seconds until it, from the sender's clock.
+    pub fn seconds_until(of: BindValue) -> BindValue {
+        BindValue::SecondsUntil {
+            of: Box::new(of),
+            clock: TtlClock::Sent,
+            min: 1,
+            max: MAX_TTL_SECONDS,
+        }
+    }
+}
+
+/// Cassandra's largest TTL: 20 years (`MAX_TTL` of `Attributes`).
+pub const MAX_TTL_SECONDS: u32 = 630_720_000;
+
+/// The TTL of a row expiring `micros_until` microseconds from now, as [`BindValue::SecondsUntil`]
+/// states it: the seconds rounded up, at least `min`; 0 (no TTL) past `max`.
+pub fn ttl_seconds(micros_until: i64, min: u32, max: u32) -> i32 {
+    let secs =
+        micros_until.div_euclid(1_000_000) + i64::from(micros_until.rem_euclid(1_000_000) > 0);
+    if secs > i64::from(max) {
+        return 0;
+    }
+    secs.max(i64::from(min)) as i32
 }
 
 fn utc() -> String {
@@ -1142,6 +1250,21 @@ pub struct WritePath {
     /// What the mapping changes in the statement's meaning that the reviewer must accept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
+    /// A purge of expired rows that the tables' TTL does instead (no statement is sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub served_by_ttl: Option<ServedByTtl>,
+}
+
+/// A DELETE of the rows whose timestamp has passed, done by Cassandra's TTL ([`RowTtl`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ServedByTtl {
+    /// The source column whose passing the purge deletes by.
+    pub column: ColumnRef,
+    /// The tables whose rows expire by it.
+    pub tables: Vec<String>,
+    /// Why, for the reviewer.
+    pub reason: String,
 }
 
 /// The value a write gives one source column.
@@ -1285,6 +1408,7 @@ impl std::fmt::Display for BindValue {
                 write!(f, ")")
             }
             BindValue::Expr { expr } => write!(f, "{expr}"),
+            BindValue::SecondsUntil { of, .. } => write!(f, "seconds_until({of})"),
             BindValue::List { items } => {
                 let parts: Vec<String> = items.iter().map(ToString::to_string).collect();
                 write!(f, "({})", parts.join(", "))
@@ -1323,5 +1447,22 @@ impl std::fmt::Display for Guard {
             Guard::NewIsNull { column } => write!(f, "when new {column} IS NULL"),
             Guard::NewIsNotNull { column } => write!(f, "when new {column} IS NOT NULL"),
         }
+    }
+}
+
+#[cfg(test)]
+mod ttl_tests {
+    use super::*;
+
+    #[test]
+    fn a_ttl_rounds_up_and_keeps_to_its_bounds() {
+        assert_eq!(ttl_seconds(5_000_000, 1, MAX_TTL_SECONDS), 5);
+        assert_eq!(ttl_seconds(4_000_001, 1, MAX_TTL_SECONDS), 5);
+        assert_eq!(ttl_seconds(1, 1, MAX_TTL_SECONDS), 1);
+        assert_eq!(ttl_seconds(0, 1, MAX_TTL_SECONDS), 1);
+        assert_eq!(ttl_seconds(-3_500_000, 1, MAX_TTL_SECONDS), 1);
+        let max = i64::from(MAX_TTL_SECONDS) * 1_000_000;
+        assert_eq!(ttl_seconds(max, 1, MAX_TTL_SECONDS), MAX_TTL_SECONDS as i32);
+        assert_eq!(ttl_seconds(max + 1, 1, MAX_TTL_SECONDS), 0);
     }
 }

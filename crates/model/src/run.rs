@@ -92,8 +92,11 @@ pub struct TableRun {
     pub rows_read: u64,
     /// Rows written to Cassandra.
     pub rows_written: u64,
-    /// Rows sent to the rejects file instead (read = written + rejected).
+    /// Rows sent to the rejects file instead (read = written + rejected + expired).
     pub rows_rejected: u64,
+    /// Rows of a table whose rows expire ([`crate::RowTtl`]) already past their instant when
+    /// read: not written, as the source's reads no longer see them and its purge deletes them.
+    pub rows_expired: u64,
     /// Key ranges planned.
     pub ranges_total: u64,
     /// Key ranges finished.

@@ -118,6 +118,8 @@ fn sample_plan() -> Plan {
                 estimates: Estimates::default(),
                 warnings: vec![],
                 counter: None,
+                ttl: None,
+                tombstones: None,
             }],
             ..Default::default()
         },

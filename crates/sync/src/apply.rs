@@ -12,7 +12,7 @@ use futures_util::StreamExt;
 use remodel_backfill::convert::RawValue;
 use remodel_backfill::pg::ReadShape;
 use remodel_backfill::rows::convert_row;
-use remodel_backfill::target::TargetTable;
+use remodel_backfill::target::{TargetTable, Ttl};
 use remodel_backfill::PgSource;
 use remodel_model::ident::quote;
 use scylla::client::session::Session;
@@ -150,6 +150,15 @@ impl Applier {
             let (stmt, values) = match op {
                 Op::Upsert(mut row) => {
                     applied.upserts += 1;
+                    let t = &self.targets[ti];
+                    let instant = t.ttl.and_then(|i| row.get(i)).and_then(Option::as_ref);
+                    // A row already past its instant is written with the least TTL: it replaces
+                    // any older version and is gone a second later (the plan's SecondsUntil).
+                    match t.ttl_of(instant, remodel_backfill::time::now_micros()) {
+                        Some(Ttl::Expired) => row.push(Some(CqlValue::Int(1))),
+                        Some(Ttl::Seconds(n)) => row.push(Some(CqlValue::Int(n))),
+                        None => {}
+                    }
                     row.push(Some(CqlValue::BigInt(ts)));
                     (&self.inserts[ti], row)
                 }
@@ -383,9 +392,10 @@ async fn prepare(session: &Session, cql: &str) -> Result<PreparedStatement, Erro
     Ok(p)
 }
 
-/// `INSERT … USING TIMESTAMP ?`: every column, then the timestamp.
+/// `INSERT … USING [TTL ? AND] TIMESTAMP ?`: every column, the TTL when its rows expire, then
+/// the timestamp.
 fn insert_cql(t: &TargetTable) -> String {
-    format!("{} USING TIMESTAMP ?", t.insert_cql(None))
+    t.insert_cql_at(Some("?"))
 }
 
 /// `DELETE FROM … USING TIMESTAMP ? WHERE` every primary-key column `= ?`.
