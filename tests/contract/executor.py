@@ -256,6 +256,11 @@ def bind_value(b, ctx):
         # A time stored as a bigint of microseconds since 1970-01-01 UTC (a column whose
         # `encoding` is epoch_micros): CQL's timestamp holds milliseconds only.
         return epoch_micros(bind_value(b["of"], ctx))
+    if f == "seconds_until":
+        # `USING TTL ?` of a write: seconds from the sender's clock to the instant.
+        if b.get("clock") != "sent":
+            raise Gap(f"seconds_until with clock {b.get('clock')!r}")
+        return seconds_until(bind_value(b["of"], ctx), dt.datetime.now(UTC), b["min"], b["max"])
     if f == "current":
         key = (b["column"]["table"], b["column"]["column"])
         if ctx.row is None or key not in ctx.row:
@@ -265,6 +270,19 @@ def bind_value(b, ctx):
 
 
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def seconds_until(instant, now, lo, hi):
+    """A row's TTL as plan.json's seconds_until states it: whole seconds until `instant`,
+    rounded up, at least `lo`; 0 (CQL's "no TTL") for NULL or beyond `hi`."""
+    if instant is None:
+        return 0
+    if not isinstance(instant, dt.datetime):
+        raise Gap(f"seconds_until of {instant!r}, which is no timestamp")
+    instant = instant if instant.tzinfo else instant.replace(tzinfo=UTC)
+    us = (instant - now) // dt.timedelta(microseconds=1)
+    secs = -(-us // 1_000_000)
+    return 0 if secs > hi else max(secs, lo)
 
 
 def epoch_micros(v):

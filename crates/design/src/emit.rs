@@ -468,6 +468,7 @@ pub fn design(
         &crate::expiry::applied(&inp.expiries, &build.tables),
         &mut d,
     );
+    crate::tombstones::apply(&mut d, inp.workload, &inp.config.thresholds);
     crate::send::apply(
         &mut d,
         &inp.config.consistency,

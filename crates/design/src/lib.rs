@@ -32,6 +32,7 @@ pub mod send;
 pub mod shape;
 pub mod sizing;
 pub mod tables;
+pub mod tombstones;
 pub mod types;
 pub mod validate;
 pub mod write_filter;
@@ -68,6 +69,18 @@ pub struct Thresholds {
     /// Most rows of a table read whole from one constant partition (reference data such as
     /// categories or statuses); also the size assumed for such a table without statistics: 10,000.
     pub one_partition_rows: u64,
+    /// Days the workload's calls span (rates per day: the tombstone estimate): 1.
+    pub workload_days: f64,
+    /// Cassandra's `gc_grace_seconds` (a tombstone's life before compaction may drop it):
+    /// 864,000 (10 days).
+    pub gc_grace_seconds: u64,
+    /// Cassandra's `tombstone_warn_threshold`: 1,000 tombstones scanned by one read.
+    pub tombstone_warn: f64,
+    /// Cassandra's `tombstone_failure_threshold`: 100,000 (the read is aborted).
+    pub tombstone_fail: f64,
+    /// A table whose deleted rows are at least this share of its inserted rows, read
+    /// oldest-first, is a queue (`tombstones` warning): 0.5.
+    pub queue_delete_share: f64,
 }
 
 impl Default for Thresholds {
@@ -79,6 +92,11 @@ impl Default for Thresholds {
             low_cardinality_limit: 100.0,
             batch_warn_bytes: 5 * 1024,
             one_partition_rows: 10_000,
+            workload_days: 1.0,
+            gc_grace_seconds: 864_000,
+            tombstone_warn: 1_000.0,
+            tombstone_fail: 100_000.0,
+            queue_delete_share: 0.5,
         }
     }
 }

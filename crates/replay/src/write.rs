@@ -432,6 +432,18 @@ impl Replayer<'_> {
                 self.eval(&sql, ctx.params, to).await
             }
             BindValue::EpochMicros { of } => self.micros(ctx, of, row, to).await,
+            BindValue::SecondsUntil { of, min, max, .. } => {
+                // The instant as Postgres gives it, then the seconds from now (the clock is
+                // the sender's: this process's, as the statement goes out).
+                let stamp = CqlType::Native(Native::Timestamp);
+                let instant = Box::pin(self.value(ctx, of, row, &stamp)).await?;
+                Ok(Some(CqlValue::Int(seconds_until(
+                    instant.as_ref(),
+                    remodel_backfill::time::now_micros(),
+                    *min,
+                    *max,
+                ))))
+            }
             BindValue::RowId { table } => self.row_id(ctx, table, row, to),
             other => self.bind_value(other, ctx.params, row, to).await,
         }
@@ -834,4 +846,17 @@ fn drawn_by_database(e: &Expr) -> bool {
         }
     });
     found
+}
+
+/// `USING TTL` of a row expiring at `instant` (milliseconds of a CQL timestamp), `now_micros`
+/// being the clock, as [`BindValue::SecondsUntil`] states it: 0 (no TTL) for NULL.
+fn seconds_until(instant: Option<&CqlValue>, now_micros: i64, min: u32, max: u32) -> i32 {
+    match instant {
+        Some(CqlValue::Timestamp(t)) => remodel_model::ttl_seconds(
+            t.0.saturating_mul(1000).saturating_sub(now_micros),
+            min,
+            max,
+        ),
+        _ => 0,
+    }
 }

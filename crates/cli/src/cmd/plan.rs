@@ -907,7 +907,13 @@ fn write_line(w: &remodel_model::WritePath) -> String {
         "write {}: {} -> {}{batch}{}",
         w.pattern,
         count(w.targets.len() as u64, "statement", None),
-        if tables.is_empty() {
+        if let Some(by) = &w.served_by_ttl {
+            format!(
+                "nothing: served by the TTL of {} on {}",
+                by.column,
+                by.tables.join(", ")
+            )
+        } else if tables.is_empty() {
             "nothing".to_string()
         } else {
             tables.join(", ")
