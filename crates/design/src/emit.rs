@@ -471,6 +471,7 @@ pub fn design(
     crate::tombstones::apply(&mut d, inp.workload, &inp.config.thresholds);
     crate::send::apply(
         &mut d,
+        inp.workload,
         &inp.config.consistency,
         inp.config.thresholds.batch_warn_bytes,
     );

@@ -2,7 +2,8 @@
 //! whether a write path's statements go as one statement, an unlogged batch or a logged one.
 
 use remodel_model::{
-    BatchKind, BatchPlan, Bind, Consistency, ConsistencyLevel, Design, DesignTable, WritePath,
+    BatchKind, BatchPlan, Bind, Consistency, ConsistencyLevel, Design, DesignTable, Workload,
+    WritePath,
 };
 use serde::{Deserialize, Serialize};
 
@@ -107,11 +108,26 @@ pub fn write_consistency(c: &ConsistencyConfig) -> Consistency {
     }
 }
 
-/// States the consistency of every read and write and the batch of every write path.
-pub fn apply(design: &mut Design, c: &ConsistencyConfig, batch_warn_bytes: u64) {
+/// States the consistency of every read and write and the batch of every write path. A read
+/// that the log shows running after a write feeding its table in the same transaction (a user
+/// reading their own write) is at LOCAL_QUORUM, and so is that write, whatever the configured
+/// levels; every other access takes the configured level.
+pub fn apply(
+    design: &mut Design,
+    workload: &Workload,
+    c: &ConsistencyConfig,
+    batch_warn_bytes: u64,
+) {
+    let pairs = own_writes(design, workload);
     let reads = read_consistency(c);
     for q in design.queries.iter_mut().filter(|q| q.cql.is_some()) {
-        q.consistency = Some(reads.clone());
+        let after: Vec<&(String, String, u64)> =
+            pairs.iter().filter(|(_, r, _)| *r == q.pattern).collect();
+        q.consistency = Some(if after.is_empty() {
+            reads.clone()
+        } else {
+            own_write_level(c, c.reads, after.iter().map(|(w, _, n)| (w, *n)), "after")
+        });
     }
     let writes = write_consistency(c);
     let tables = &design.tables;
@@ -119,7 +135,18 @@ pub fn apply(design: &mut Design, c: &ConsistencyConfig, batch_warn_bytes: u64) 
         if w.targets.is_empty() {
             continue;
         }
-        w.consistency = Some(writes.clone());
+        let before: Vec<&(String, String, u64)> =
+            pairs.iter().filter(|(x, _, _)| *x == w.pattern).collect();
+        w.consistency = Some(if before.is_empty() {
+            writes.clone()
+        } else {
+            own_write_level(
+                c,
+                c.writes,
+                before.iter().map(|(_, r, n)| (r, *n)),
+                "before",
+            )
+        });
         w.batch = Some(batch_with_counters(w, tables, batch_warn_bytes));
     }
 }
@@ -172,6 +199,77 @@ pub fn batch_with_counters(
     );
     plan.counters = Some(kind);
     plan
+}
+
+/// (write, read, transactions): the read ran after the write in that many transactions of the
+/// log, and the write writes a table the read reads (its first table or a lookup step's).
+fn own_writes(design: &Design, workload: &Workload) -> Vec<(String, String, u64)> {
+    let id_of: std::collections::HashMap<&str, &str> = workload
+        .patterns
+        .iter()
+        .map(|p| (p.fingerprint.as_str(), p.id.as_str()))
+        .collect();
+    let mut out: Vec<(String, String, u64)> = Vec::new();
+    for tx in &workload.sessions.transactions {
+        let ids: Vec<&str> = tx
+            .statements
+            .iter()
+            .filter_map(|f| id_of.get(f.as_str()).copied())
+            .collect();
+        let n = tx.committed + tx.rolled_back;
+        for (i, w) in ids.iter().enumerate() {
+            let Some(path) = design.writes.iter().find(|x| x.pattern == *w) else {
+                continue;
+            };
+            for r in &ids[i + 1..] {
+                let Some(q) = design.queries.iter().find(|q| q.pattern == *r) else {
+                    continue;
+                };
+                let feeds = q
+                    .table
+                    .iter()
+                    .chain(q.then.iter().map(|s| &s.table))
+                    .any(|t| path.targets.iter().any(|x| x.table == *t));
+                if !feeds {
+                    continue;
+                }
+                match out.iter_mut().find(|(a, b, _)| a == w && b == r) {
+                    Some(x) => x.2 += n,
+                    None => out.push((w.to_string(), r.to_string(), n)),
+                }
+            }
+        }
+    }
+    out
+}
+
+/// LOCAL_QUORUM for one side of a read of one's own write (or the configured level when it
+/// already shares a replica with the other side), naming the other side's patterns.
+fn own_write_level<'a>(
+    c: &ConsistencyConfig,
+    configured: ConsistencyLevel,
+    others: impl Iterator<Item = (&'a String, u64)>,
+    side: &str,
+) -> Consistency {
+    let others: Vec<(&String, u64)> = others.collect();
+    let level = if overlaps(c.reads, c.writes) {
+        configured
+    } else {
+        ConsistencyLevel::LocalQuorum
+    };
+    let list: Vec<String> = others
+        .iter()
+        .map(|(p, n)| format!("{p} ({} transactions)", remodel_model::text::thousands(*n)))
+        .collect();
+    Consistency {
+        level,
+        reason: format!(
+            "{}: a user reads their own write: the log shows it {side} {} in the same transaction, so both sides are at a majority of the replicas and share one",
+            level_name(level),
+            list.join(", ")
+        ),
+        read_your_writes: others.iter().map(|(p, _)| p.to_string()).collect(),
+    }
 }
 
 /// How a write path's statements are sent: one statement alone; statements of one partition

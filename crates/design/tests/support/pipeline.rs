@@ -245,6 +245,13 @@ pub fn mapping_text(plan: &Plan) -> String {
         if let Some(u) = &w.unsupported {
             s.push_str(&format!("    unsupported: {u}\n"));
         }
+        if let Some(by) = &w.served_by_ttl {
+            s.push_str(&format!(
+                "    served by TTL of {} on {}\n",
+                by.column,
+                by.tables.join(", ")
+            ));
+        }
         for x in &w.warnings {
             s.push_str(&format!("    warning ({}): {}\n", x.code, x.message));
         }
@@ -254,6 +261,38 @@ pub fn mapping_text(plan: &Plan) -> String {
     }
     for sg in &plan.design.suggestions {
         s.push_str(&format!("{} suggestion: {}\n", sg.pattern, sg.text));
+    }
+    // The checklist's findings on tables (only where there are some: older fixtures keep
+    // their text).
+    for t in &plan.design.tables {
+        if let Some(x) = &t.ttl {
+            s.push_str(&format!(
+                "table {}: TTL from {} (column {}), reads {}, purges {}\n",
+                t.name,
+                x.column,
+                x.target_column,
+                x.reads.join(", "),
+                x.purges.join(", ")
+            ));
+        }
+        if let Some(x) = &t.tombstones {
+            s.push_str(&format!(
+                "table {}: tombstones {} per read of {} ({} deleted / {} inserted a day over {} partitions, deletes {})\n",
+                t.name,
+                x.per_read,
+                x.read,
+                x.deleted_per_day,
+                x.inserted_per_day,
+                x.partitions,
+                x.deletes.join(", ")
+            ));
+        }
+        for w in t.warnings.iter().filter(|w| w.code == "tombstones") {
+            s.push_str(&format!(
+                "table {}: warning {}: {}\n",
+                t.name, w.code, w.message
+            ));
+        }
     }
     s
 }
