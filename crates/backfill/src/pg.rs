@@ -390,10 +390,14 @@ impl ReadShape {
         format!("SELECT {} FROM ({inner}) s{order}", self.select_list)
     }
 
-    /// The count of all rows and of rows with a NULL key column (verify).
+    /// The count of all rows, of rows with a NULL key column and of rows already past their
+    /// TTL instant (0 for a table whose rows do not expire) (verify).
     pub fn count_sql(&self, table: &TargetTable) -> String {
+        let expired = expired_by(table, "now()")
+            .map(|c| format!("count(*) FILTER (WHERE {c})"))
+            .unwrap_or_else(|| "0::int8".into());
         format!(
-            "SELECT count(*), count(*) FILTER (WHERE {}) FROM ({}) s",
+            "SELECT count(*), count(*) FILTER (WHERE {}), {expired} FROM ({}) s",
             self.key_nulls, table.source_sql
         )
     }
@@ -411,11 +415,28 @@ impl ReadShape {
             }
             _ => table.source_sql.clone(),
         };
+        // A row expiring before it is looked up would be missed for no fault: not sampled.
+        let live = expired_by(table, "now() + interval '60 seconds'")
+            .map(|c| format!(" WHERE NOT ({c})"))
+            .unwrap_or_default();
         format!(
-            "SELECT {} FROM ({inner}) s ORDER BY random() LIMIT {n}",
+            "SELECT {} FROM ({inner}) s{live} ORDER BY random() LIMIT {n}",
             self.select_list
         )
     }
+}
+
+/// The condition "this row's TTL instant is at or before `at`" over `s`, for a table whose rows
+/// expire (the column kept as a timestamp, or as epoch microseconds).
+fn expired_by(table: &TargetTable, at: &str) -> Option<String> {
+    let c = &table.columns[table.ttl?];
+    let col = format!("s.{}", remodel_model::ident::quote(&c.name));
+    Some(match c.cql {
+        crate::cqltype::CqlType::Native(crate::cqltype::Native::BigInt) => {
+            format!("{col} <= (extract(epoch FROM {at}) * 1000000)::int8")
+        }
+        _ => format!("{col} <= {at}"),
+    })
 }
 
 /// The result column named `name`, exactly (`"Name"` and `name` are two columns).

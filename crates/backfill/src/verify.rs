@@ -87,7 +87,8 @@ pub async fn verify(
     for t in &tables {
         let shape = source.describe(&client, t).await?;
         notify(&format!("{}: counting source rows", t.name));
-        let (source_rows, null_key_rows) = source_counts(source, &client, t, &shape).await?;
+        let (source_rows, null_key_rows, expired_rows) =
+            source_counts(source, &client, t, &shape).await?;
         notify(&format!(
             "{}: counting stored rows over {} token ranges",
             t.name, opts.token_ranges
@@ -101,7 +102,8 @@ pub async fn verify(
             source_rows,
             null_key_rows,
             rejected_rows,
-            expected: source_rows.saturating_sub(null_key_rows + rejected_rows),
+            expired_rows,
+            expected: source_rows.saturating_sub(null_key_rows + rejected_rows + expired_rows),
             stored,
             ..TableVerify::default()
         };
@@ -138,14 +140,14 @@ async fn source_counts(
     client: &Client,
     t: &TargetTable,
     shape: &ReadShape,
-) -> Result<(u64, u64), Error> {
+) -> Result<(u64, u64, u64), Error> {
     let sql = shape.count_sql(t);
     let row = client
         .query_one(&sql, &[])
         .await
         .map_err(|e| source.failed(format!("count the source rows of {}", t.name), e))?;
-    let (all, null): (i64, i64) = (row.get(0), row.get(1));
-    Ok((all as u64, null as u64))
+    let (all, null, expired): (i64, i64, i64) = (row.get(0), row.get(1), row.get(2));
+    Ok((all as u64, null as u64, expired as u64))
 }
 
 /// `(lo, hi]` token ranges covering the Murmur3 ring.

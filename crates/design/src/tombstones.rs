@@ -3,7 +3,10 @@
 //! first. Each DELETE leaves a tombstone that stays `gc_grace_seconds` (10 days by default) before
 //! compaction may drop it, and the oldest rows are the deleted ones: every read scans the
 //! partition's tombstones before its first live row. The table gets a `tombstones` warning with
-//! that figure, from the workload's insert and delete rates and the table's partitions.
+//! that figure, from the workload's insert and delete rates and the table's partitions. "Oldest
+//! first" is read from the SQL: the read's ascending order is on a column every INSERT gives the
+//! clock or a sequence, or the DELETEs find their rows by what the read returns (a consumer
+//! deleting the head it just read).
 
 use crate::Thresholds;
 use remodel_model::{
@@ -46,6 +49,18 @@ fn grows_with_inserts(design: &Design, workload: &Workload, table: &str, column:
         })
 }
 
+/// True when DELETE `d` finds its rows by `=` on columns read `r` returns or is given (its
+/// result names the rows to delete), one of them a returned one.
+fn consumes(r: &AccessPattern, d: &AccessPattern) -> bool {
+    let by: Vec<_> = d.analysis.equality.iter().map(|e| &e.column).collect();
+    let returned = |c: &&remodel_model::ColumnRef| r.analysis.projection.contains(c);
+    let given = |c: &&remodel_model::ColumnRef| r.analysis.equality.iter().any(|e| e.column == **c);
+    written(d) == r.analysis.tables.first().map(String::as_str)
+        && !by.is_empty()
+        && by.iter().any(returned)
+        && by.iter().all(|c| returned(c) || given(c))
+}
+
 fn written(p: &AccessPattern) -> Option<&str> {
     p.analysis.write.as_ref().map(|w| w.table.as_str())
 }
@@ -67,9 +82,18 @@ pub fn apply(design: &mut Design, workload: &Workload, th: &Thresholds) {
         let Some(t) = design.tables.iter().find(|t| t.name == *table) else {
             continue;
         };
-        if t.entity != first.column.table
-            || found.iter().any(|(n, _)| n == table)
-            || !grows_with_inserts(design, workload, &t.entity, &first.column.column)
+        if t.entity != first.column.table || found.iter().any(|(n, _)| n == table) {
+            continue;
+        }
+        // The head of the order is what gets deleted: the oldest rows (the order grows with
+        // inserts), or the rows this read returns (each DELETE finds its row by what the read
+        // gives: the consumer deletes what it read).
+        let grows = grows_with_inserts(design, workload, &t.entity, &first.column.column);
+        if !grows
+            && !workload
+                .patterns
+                .iter()
+                .any(|d| d.kind == StatementKind::Delete && consumes(p, d))
         {
             continue;
         }
@@ -98,8 +122,9 @@ pub fn apply(design: &mut Design, workload: &Workload, th: &Thresholds) {
         }
         let days = th.workload_days.max(f64::MIN_POSITIVE);
         let partitions = t.estimates.partitions.max(1.0);
-        let per_read =
-            (deleted / days / partitions * th.gc_grace_seconds as f64 / 86_400.0).round();
+        let per_read = (deleted / days / partitions * th.gc_grace_seconds as f64 / 86_400.0 * 10.0)
+            .round()
+            / 10.0;
         found.push((
             table.clone(),
             Tombstones {
@@ -152,7 +177,11 @@ fn message(table: &str, ts: &Tombstones, th: &Thresholds) -> String {
         ts.deletes.join(", "),
         ts.read,
         ts.gc_grace_seconds / 86_400,
-        n(ts.per_read),
+        if ts.per_read < 10.0 {
+            format!("{:.1}", ts.per_read)
+        } else {
+            n(ts.per_read)
+        },
         n(ts.partitions),
     )
 }

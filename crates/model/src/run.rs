@@ -157,7 +157,10 @@ pub struct TableVerify {
     pub null_key_rows: u64,
     /// Other rows the backfill run rejected (from its rejects files).
     pub rejected_rows: u64,
-    /// Rows the table must hold: source rows less the two above.
+    /// Source rows past their TTL instant when counted (a table whose rows expire): Cassandra
+    /// no longer holds them. A row expiring between the two counts can still differ.
+    pub expired_rows: u64,
+    /// Rows the table must hold: source rows less the three above.
     pub expected: u64,
     /// Rows it holds (a token-range count).
     pub stored: u64,
