@@ -433,10 +433,11 @@ impl Replayer<'_> {
             }
             BindValue::EpochMicros { of } => self.micros(ctx, of, row, to).await,
             BindValue::SecondsUntil { of, min, max, .. } => {
-                // The instant as Postgres gives it, then the seconds from now (the clock is
-                // the sender's: this process's, as the statement goes out).
-                let stamp = CqlType::Native(Native::Timestamp);
-                let instant = Box::pin(self.value(ctx, of, row, &stamp)).await?;
+                // The instant in microseconds (as Postgres computes it, or as the row read
+                // holds it), then the seconds from now (the clock is the sender's: this
+                // process's, as the statement goes out).
+                let us = CqlType::Native(Native::BigInt);
+                let instant = Box::pin(self.micros(ctx, of, row, &us)).await?;
                 Ok(Some(CqlValue::Int(seconds_until(
                     instant.as_ref(),
                     remodel_backfill::time::now_micros(),
@@ -848,15 +849,13 @@ fn drawn_by_database(e: &Expr) -> bool {
     found
 }
 
-/// `USING TTL` of a row expiring at `instant` (milliseconds of a CQL timestamp), `now_micros`
+/// `USING TTL` of a row expiring at `instant` (epoch microseconds, or a CQL timestamp), `now_micros`
 /// being the clock, as [`BindValue::SecondsUntil`] states it: 0 (no TTL) for NULL.
 fn seconds_until(instant: Option<&CqlValue>, now_micros: i64, min: u32, max: u32) -> i32 {
-    match instant {
-        Some(CqlValue::Timestamp(t)) => remodel_model::ttl_seconds(
-            t.0.saturating_mul(1000).saturating_sub(now_micros),
-            min,
-            max,
-        ),
-        _ => 0,
-    }
+    let micros = match instant {
+        Some(CqlValue::BigInt(us)) => *us,
+        Some(CqlValue::Timestamp(t)) => t.0.saturating_mul(1000),
+        _ => return 0,
+    };
+    remodel_model::ttl_seconds(micros.saturating_sub(now_micros), min, max)
 }

@@ -439,12 +439,21 @@ fn print_summary(s: &RunSummary) {
     let read: u64 = s.tables.iter().map(|t| t.rows_read).sum();
     let rejected: u64 = s.tables.iter().map(|t| t.rows_rejected).sum();
     let skipped: u64 = s.tables.iter().map(|t| t.ranges_skipped).sum();
+    let expired: u64 = s.tables.iter().map(|t| t.rows_expired).sum();
     println!(
-        "{} in {:.1} s: {} rows read, {} rejected, {} retries{}; run folder {}",
+        "{} in {:.1} s: {} rows read, {} rejected{}, {} retries{}; run folder {}",
         s.status.as_str(),
         s.elapsed_seconds,
         thousands(read),
         thousands(rejected),
+        if expired > 0 {
+            format!(
+                ", {} past their TTL instant (not written)",
+                thousands(expired)
+            )
+        } else {
+            String::new()
+        },
         s.retries,
         if skipped > 0 {
             format!(", {skipped} ranges skipped (finished earlier)")

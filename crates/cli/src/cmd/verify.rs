@@ -113,6 +113,12 @@ fn print_verdict(v: &TableVerify) {
             thousands(v.rejected_rows)
         ));
     }
+    if v.expired_rows > 0 {
+        excluded.push(format!(
+            "{} past their TTL instant",
+            thousands(v.expired_rows)
+        ));
+    }
     let excluded = if excluded.is_empty() {
         String::new()
     } else {
