@@ -3,6 +3,7 @@
 //! To add a chapter: a module with a `render(ctx, book)` that calls `book.page(…)`, and one line
 //! in [`render`].
 
+mod checklist;
 mod cost;
 mod mapping;
 mod overview;

@@ -278,6 +278,7 @@ fn page(ctx: &Ctx, t: &DesignTable, image: &str) -> String {
     s.push_str(&served(ctx, t));
     s.push_str(&maintained(ctx, t));
     s.push_str(&sizes(t));
+    s.push_str(&super::checklist::section(ctx, t));
     if !t.warnings.is_empty() {
         s.push_str("\n## Warnings\n\n");
         for w in &t.warnings {

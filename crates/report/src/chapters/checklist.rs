@@ -1,0 +1,262 @@
+//! The seed checklist per table (seed 003, issue 24): partition size, hot keys, growth,
+//! tombstones, TTL, counters and consistency, each ✔ or ⚠ with its figure, from what the plan
+//! recorded (estimates, warnings, `ttl`, `tombstones`, the consistency of the accesses).
+
+use super::{Ctx, PARTITION_BYTES_LIMIT, PARTITION_ROWS_LIMIT};
+use crate::md;
+use remodel_model::{ConsistencyLevel, DesignTable, StatementKind};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// One line of the checklist: passed or not, and the figure behind it.
+struct Item {
+    check: &'static str,
+    ok: bool,
+    figure: String,
+}
+
+/// The "Checklist" section of a table's page.
+pub(super) fn section(ctx: &Ctx, t: &DesignTable) -> String {
+    let items = [
+        partition_size(t),
+        hot_keys(t),
+        growth(t),
+        tombstones(t),
+        ttl(ctx, t),
+        counters(t),
+        consistency(ctx, t),
+    ];
+    let rows: Vec<Vec<String>> = items
+        .iter()
+        .map(|i| {
+            vec![
+                i.check.to_string(),
+                if i.ok { "✔" } else { "⚠" }.to_string(),
+                i.figure.clone(),
+            ]
+        })
+        .collect();
+    let mut s = String::from("\n## Checklist\n\n");
+    let _ = writeln!(
+        s,
+        "What a Cassandra reviewer checks (the seed checklist): ✔ passed, ⚠ look at it.\n"
+    );
+    s.push_str(&md::table(&["check", "", "figure"], &rows));
+    s
+}
+
+fn warned<'t>(t: &'t DesignTable, codes: &[&str]) -> Option<&'t remodel_model::Warning> {
+    t.warnings.iter().find(|w| codes.contains(&w.code.as_str()))
+}
+
+fn partition_size(t: &DesignTable) -> Item {
+    let e = &t.estimates;
+    Item {
+        check: "partition size",
+        ok: e.rows_per_partition_max <= PARTITION_ROWS_LIMIT
+            && e.bytes_per_partition_max <= PARTITION_BYTES_LIMIT,
+        figure: format!(
+            "largest {} rows, {} (limits {} rows, {}); average {} rows",
+            md::count(e.rows_per_partition_max),
+            md::bytes(e.bytes_per_partition_max),
+            md::count(PARTITION_ROWS_LIMIT),
+            md::bytes(PARTITION_BYTES_LIMIT),
+            md::count(e.rows_per_partition_avg)
+        ),
+    }
+}
+
+fn hot_keys(t: &DesignTable) -> Item {
+    let e = &t.estimates;
+    match warned(t, &["hot_key", "low_cardinality_key"]) {
+        Some(w) => Item {
+            check: "hot keys",
+            ok: false,
+            figure: format!("`{}`: {}", w.code, md::text(&w.message)),
+        },
+        None => Item {
+            check: "hot keys",
+            ok: true,
+            figure: format!(
+                "{} partitions; largest / average = {:.1}",
+                md::count(e.partitions),
+                if e.rows_per_partition_avg > 0.0 {
+                    e.rows_per_partition_max / e.rows_per_partition_avg
+                } else {
+                    1.0
+                }
+            ),
+        },
+    }
+}
+
+fn growth(t: &DesignTable) -> Item {
+    match warned(t, &["unbounded_growth", "large_partition"]) {
+        Some(w) => Item {
+            check: "growth",
+            ok: false,
+            figure: format!("`{}`: {}", w.code, md::text(&w.message)),
+        },
+        None => Item {
+            check: "growth",
+            ok: true,
+            figure: "no partition grows without bound (keyed per row, bucketed or bounded)".into(),
+        },
+    }
+}
+
+fn tombstones(t: &DesignTable) -> Item {
+    match &t.tombstones {
+        Some(x) => Item {
+            check: "tombstones",
+            ok: false,
+            figure: format!(
+                "about {} tombstones scanned per read of {} ({} rows deleted a day by {} over {} partitions, kept {} days)",
+                md::count(x.per_read),
+                x.read,
+                md::count(x.deleted_per_day),
+                x.deletes.join(", "),
+                md::count(x.partitions),
+                x.gc_grace_seconds / 86_400
+            ),
+        },
+        None => Item {
+            check: "tombstones",
+            ok: true,
+            figure: "no read starts at rows deleted about as often as inserted".into(),
+        },
+    }
+}
+
+fn ttl(ctx: &Ctx, t: &DesignTable) -> Item {
+    if let Some(x) = &t.ttl {
+        return Item {
+            check: "TTL",
+            ok: true,
+            figure: format!(
+                "rows expire: written USING TTL of the seconds until {}; purge {} served by it",
+                x.column,
+                x.purges.join(", ")
+            ),
+        };
+    }
+    // A DELETE of this table's rows by a range that no keyed statement serves: a TTL or a job.
+    let stuck: Vec<&str> = ctx
+        .plan
+        .design
+        .writes
+        .iter()
+        .filter(|w| w.unsupported.is_some())
+        .filter(|w| {
+            ctx.pattern(&w.pattern).is_some_and(|p| {
+                p.kind == StatementKind::Delete
+                    && p.analysis
+                        .write
+                        .as_ref()
+                        .is_some_and(|x| x.table == t.entity)
+                    && !p.analysis.ranges.is_empty()
+            })
+        })
+        .map(|w| w.pattern.as_str())
+        .collect();
+    if stuck.is_empty() {
+        Item {
+            check: "TTL",
+            ok: true,
+            figure: "none needed: no purge deletes its rows by a time range".into(),
+        }
+    } else {
+        Item {
+            check: "TTL",
+            ok: false,
+            figure: format!(
+                "{} deletes rows by a range no keyed statement serves and no TTL stands for",
+                stuck.join(", ")
+            ),
+        }
+    }
+}
+
+/// Hook for the counter tables of issue 24 (built on another branch): when `DesignTable` states
+/// a counter maintained beside this table, this item shows it; until then, none.
+fn counters(_t: &DesignTable) -> Item {
+    Item {
+        check: "counters",
+        ok: true,
+        figure: "none".into(),
+    }
+}
+
+fn consistency(ctx: &Ctx, t: &DesignTable) -> Item {
+    let name = |l: ConsistencyLevel| {
+        match l {
+            ConsistencyLevel::One => "ONE",
+            ConsistencyLevel::LocalOne => "LOCAL_ONE",
+            ConsistencyLevel::Quorum => "QUORUM",
+            ConsistencyLevel::LocalQuorum => "LOCAL_QUORUM",
+            ConsistencyLevel::EachQuorum => "EACH_QUORUM",
+            ConsistencyLevel::All => "ALL",
+        }
+        .to_string()
+    };
+    let mut reads: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    let mut own: Vec<String> = Vec::new();
+    for q in ctx
+        .plan
+        .design
+        .queries
+        .iter()
+        .filter(|q| q.table.as_deref() == Some(t.name.as_str()))
+    {
+        if let Some(c) = &q.consistency {
+            reads.entry(name(c.level)).or_default().push(&q.pattern);
+            if !c.read_your_writes.is_empty() {
+                own.push(format!(
+                    "{} after {}",
+                    q.pattern,
+                    c.read_your_writes.join(", ")
+                ));
+            }
+        }
+    }
+    let mut writes: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for w in ctx
+        .plan
+        .design
+        .writes
+        .iter()
+        .filter(|w| w.targets.iter().any(|x| x.table == t.name))
+    {
+        if let Some(c) = &w.consistency {
+            writes.entry(name(c.level)).or_default().push(&w.pattern);
+        }
+    }
+    let list = |m: &BTreeMap<String, Vec<&str>>| {
+        m.iter()
+            .map(|(l, ps)| format!("{l} ({})", ps.join(", ")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let stated = !reads.is_empty() || !writes.is_empty();
+    let mut figure = format!(
+        "reads {}; writes {}",
+        if reads.is_empty() {
+            "none".into()
+        } else {
+            list(&reads)
+        },
+        if writes.is_empty() {
+            "none".into()
+        } else {
+            list(&writes)
+        }
+    );
+    if !own.is_empty() {
+        let _ = write!(figure, "; read your own write: {}", own.join("; "));
+    }
+    Item {
+        check: "consistency",
+        ok: stated,
+        figure,
+    }
+}
