@@ -407,6 +407,7 @@ mod tests {
                 read: 3,
                 written: 2,
                 rejected: 1,
+                expired: 0,
                 attempt: 1,
                 millis: 5,
             },
