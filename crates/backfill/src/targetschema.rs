@@ -322,6 +322,7 @@ mod tests {
             counter: None,
             ttl: None,
             tombstones: None,
+            counter: None,
         }
     }
 

@@ -84,7 +84,7 @@ pub fn map_queries(
                         ..d.scan.clone()
                     },
                     Candidate {
-                        kind: "counter table".into(),
+                        kind: Candidate::COUNTER_TABLE.into(),
                         table: d.spec.name.clone(),
                         partition_reads: 1.0,
                         write_cost: round2(d.upkeep_cost),
@@ -258,7 +258,7 @@ pub fn counter_evidence(inp: &Inputs<'_>, rejected: &[crate::counters::Decision]
         };
         if let Some(r) = rejected.iter().find(|r| r.spec.pattern == pi) {
             q.candidates.push(Candidate {
-                kind: "counter table".into(),
+                kind: Candidate::COUNTER_TABLE.into(),
                 table: format!("{} [not created]", r.spec.name),
                 partition_reads: 1.0,
                 write_cost: round2(r.upkeep_cost),
@@ -271,7 +271,8 @@ pub fn counter_evidence(inp: &Inputs<'_>, rejected: &[crate::counters::Decision]
             q.notes.push(r.reason.clone());
         } else if q.counter.is_none() && q.unsupported.is_none() && !q.one_off {
             if let Some(why) = crate::counters::refusal(inp, p, pi) {
-                q.notes.push(format!("no counter table: {why}"));
+                q.notes
+                    .push(format!("{}{why}", remodel_model::NO_COUNTER_NOTE));
             }
         }
     }

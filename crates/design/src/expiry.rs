@@ -106,7 +106,11 @@ pub fn find(schema: &Schema, workload: &Workload, time_zone: &str) -> Vec<Expiry
 /// source table's rows must hold the column (the backfill computes each row's TTL from it), and
 /// no row may live inside another's collection.
 fn blocked(e: &Expiry, build: &Build, embeds: &[crate::embed::Embedding]) -> Option<String> {
-    if let Some(d) = build.counters.iter().find(|d| d.spec.root == e.column.table) {
+    if let Some(d) = build
+        .counters
+        .iter()
+        .find(|d| d.spec.root == e.column.table)
+    {
         return Some(format!(
             "counter table {} counts {}'s rows and a row that expires by TTL is never subtracted from it (its purge must run, so the counters see the rows it deletes)",
             d.spec.name, e.column.table

@@ -112,6 +112,30 @@ pub fn validate_in(
 fn ttl_written(design: &Design, out: &mut Vec<Violation>) {
     for t in &design.tables {
         let Some(ttl) = &t.ttl else { continue };
+        if t.counter.is_some() {
+            v(
+                out,
+                "ttl",
+                format!(
+                    "counter table {} has a TTL: Cassandra refuses USING TTL on a counter",
+                    t.name
+                ),
+            );
+        }
+        if let Some(c) = design.tables.iter().find(|c| {
+            c.counter
+                .as_ref()
+                .is_some_and(|x| x.counts == ttl.column.table)
+        }) {
+            v(
+                out,
+                "ttl",
+                format!(
+                    "{}'s rows expire by TTL but counter table {} counts them: an expired row is never subtracted",
+                    ttl.column.table, c.name
+                ),
+            );
+        }
         for w in &design.writes {
             for s in w
                 .targets

@@ -198,6 +198,20 @@ pub struct Candidate {
     pub reason: Option<String>,
 }
 
+impl Candidate {
+    /// The `kind` of a counter table weighed for a count or sum read.
+    pub const COUNTER_TABLE: &'static str = "counter table";
+
+    /// A counter table weighed for the read.
+    pub fn counter_table(&self) -> bool {
+        self.kind == Self::COUNTER_TABLE
+    }
+}
+
+/// How a count or sum read's `notes` begin the reason no counter table can serve it (the report
+/// quotes the rest).
+pub const NO_COUNTER_NOTE: &str = "no counter table: ";
+
 /// A check a plan fails: it would lose rows, leave stale copies, read columns a table lacks or
 /// change what a query returns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -23,7 +23,7 @@ pub(super) fn section(ctx: &Ctx, t: &DesignTable) -> String {
         growth(t),
         tombstones(t),
         ttl(ctx, t),
-        counters(t),
+        counters(ctx, t),
         consistency(ctx, t),
     ];
     let rows: Vec<Vec<String>> = items
@@ -129,6 +129,13 @@ fn tombstones(t: &DesignTable) -> Item {
 }
 
 fn ttl(ctx: &Ctx, t: &DesignTable) -> Item {
+    if t.counter.is_some() {
+        return Item {
+            check: "TTL",
+            ok: true,
+            figure: "none: Cassandra refuses USING TTL on a counter; the writes that delete counted rows subtract them".into(),
+        };
+    }
     if let Some(x) = &t.ttl {
         return Item {
             check: "TTL",
@@ -177,13 +184,116 @@ fn ttl(ctx: &Ctx, t: &DesignTable) -> Item {
     }
 }
 
-/// Hook for the counter tables of issue 24 (built on another branch): when `DesignTable` states
-/// a counter maintained beside this table, this item shows it; until then, none.
-fn counters(_t: &DesignTable) -> Item {
+/// A counter table states what it counts and the writes that keep it; any other table, for
+/// each read counting or summing its rows, the counter table that serves it or why the read
+/// scans instead (the counter weighed and rejected, or refused), as the plan recorded it.
+fn counters(ctx: &Ctx, t: &DesignTable) -> Item {
+    if let Some(c) = &t.counter {
+        return counter_table(ctx, t, c);
+    }
+    let mut figures: Vec<String> = Vec::new();
+    let mut ok = true;
+    for q in ctx
+        .plan
+        .design
+        .queries
+        .iter()
+        .filter(|q| q.table.as_deref() == Some(t.name.as_str()) && q.counter.is_none())
+        .filter(|q| ctx.pattern(&q.pattern).is_some_and(counts_rows))
+    {
+        let weighed = q
+            .candidates
+            .iter()
+            .find(|c| c.counter_table() && !c.chosen)
+            .and_then(|c| c.reason.as_deref());
+        let refused = q
+            .notes
+            .iter()
+            .find_map(|n| n.strip_prefix(remodel_model::NO_COUNTER_NOTE));
+        let scanned = q
+            .cost
+            .as_ref()
+            .map(|c| format!(" ({} rows scanned per call)", md::count(c.rows_scanned)))
+            .unwrap_or_default();
+        match (weighed, refused) {
+            (Some(why), _) => figures.push(format!("{} scans{scanned}: {why}", q.pattern)),
+            (None, Some(why)) => {
+                ok = false;
+                figures.push(format!("{} scans{scanned}, no counter: {why}", q.pattern));
+            }
+            (None, None) => {
+                ok = false;
+                figures.push(format!("{} scans{scanned}", q.pattern));
+            }
+        }
+    }
+    for c in ctx
+        .plan
+        .design
+        .tables
+        .iter()
+        .filter(|c| c.counter.as_ref().is_some_and(|x| x.counts == t.entity))
+    {
+        figures.push(format!(
+            "its rows are counted by counter table {} (serves {})",
+            c.name,
+            c.serves.join(", ")
+        ));
+    }
+    Item {
+        check: "counters",
+        ok,
+        figure: if figures.is_empty() {
+            "none needed: no read counts or sums its rows".into()
+        } else {
+            md::text(&figures.join("; "))
+        },
+    }
+}
+
+/// A read whose result counts or sums rows (`count(*)`, `sum(col)`).
+fn counts_rows(p: &remodel_model::AccessPattern) -> bool {
+    p.kind == StatementKind::Select
+        && p.analysis.aggregates.iter().any(|a| {
+            a.function.eq_ignore_ascii_case("count") || a.function.eq_ignore_ascii_case("sum")
+        })
+}
+
+/// The counters item of a counter table: what it keeps and which writes keep it.
+fn counter_table(ctx: &Ctx, t: &DesignTable, c: &remodel_model::CounterTable) -> Item {
+    let group: Vec<String> = c.group_by.iter().map(ToString::to_string).collect();
+    let sums: String = c
+        .sums
+        .iter()
+        .map(|(col, src)| format!(", {col} = sum({src})"))
+        .collect();
+    let kept: Vec<&str> = ctx
+        .plan
+        .design
+        .writes
+        .iter()
+        .filter(|w| {
+            w.targets
+                .iter()
+                .any(|x| x.table == t.name && x.counter.is_some())
+        })
+        .map(|w| w.pattern.as_str())
+        .collect();
     Item {
         check: "counters",
         ok: true,
-        figure: "none".into(),
+        figure: md::text(&format!(
+            "counter table: {} = count(*) of {} per {}{sums}; serves {}; kept by {}",
+            c.count_column,
+            c.counts,
+            group.join(", "),
+            t.serves.join(", "),
+            if kept.is_empty() {
+                "no write (the workload never changes the counted rows)".to_string()
+            } else {
+                kept.join(", ")
+            }
+        )),
     }
 }
 
