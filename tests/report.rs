@@ -377,3 +377,50 @@ fn report_with_a_replay_live() {
     );
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// The Checklist row `check` of table `table`'s page in the report `remodel plan CASE` writes.
+fn checklist_row(case: &str, name: &str, table: &str, check: &str) -> String {
+    let out = scratch(name);
+    let run = bin()
+        .args(["plan", case, "--out"])
+        .arg(&out)
+        .output()
+        .expect("run remodel plan");
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let page = read(&out.join("report/src/tables").join(format!("{table}.md")));
+    let section = page.split("## Checklist").nth(1).unwrap_or("");
+    let prefix = format!("| {check} |");
+    section
+        .lines()
+        .find(|l| l.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("no {check} row in {table}'s Checklist:\n{page}"))
+        .to_string()
+}
+
+/// The Checklist's counters item reads the plan's counter fields: a counter table says what it
+/// counts and which writes keep it, the table it counts names it, and a count read that scans
+/// quotes why the counter was rejected (read-heavy chooses the counter, write-heavy does not).
+#[test]
+fn checklist_shows_counter_tables_and_why_a_count_scans() {
+    let heavy = "fixtures/plan/counters-read-heavy";
+    let row = checklist_row(heavy, "ck-counter", "likes_count_by_post_id", "counters");
+    assert!(
+        row.contains("✔")
+            && row.contains("counter table: n = count(\\*) of likes per likes.post_id")
+            && row.contains("kept by q4, q5"),
+        "{row}"
+    );
+    let row = checklist_row(heavy, "ck-counted", "likes_by_post", "counters");
+    assert!(
+        row.contains("counted by counter table likes_count_by_post_id"),
+        "{row}"
+    );
+    let ttl = checklist_row(heavy, "ck-ttl", "likes_count_by_post_id", "TTL");
+    assert!(ttl.contains("refuses USING TTL on a counter"), "{ttl}");
+    let light = "fixtures/plan/counters-write-heavy";
+    let row = checklist_row(light, "ck-scan", "likes_by_post", "counters");
+    assert!(
+        row.contains("q1 scans (1,000 rows scanned per call): counter rejected"),
+        "{row}"
+    );
+}
