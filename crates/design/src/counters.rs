@@ -266,7 +266,7 @@ pub fn decide(inp: &Inputs<'_>, c: &Candidates, costs: &Costs, chosen: &Chosen) 
         let Some(Ok(spec)) = spec_of(inp.schema, p, pi) else {
             continue;
         };
-        let Ok(upkeep) = upkeep(inp.schema, inp.workload, &spec) else {
+        let Ok(upkeep) = kept_exact(inp, &spec) else {
             continue;
         };
         out.push(weigh(inp, c, costs, chosen, (pi, oi), spec, &upkeep, w));
@@ -285,8 +285,23 @@ pub fn refusal(inp: &Inputs<'_>, p: &AccessPattern, pi: usize) -> Option<String>
     }
     match spec_of(inp.schema, p, pi)? {
         Err(why) => Some(why),
-        Ok(spec) => upkeep(inp.schema, inp.workload, &spec).err(),
+        Ok(spec) => kept_exact(inp, &spec).err(),
     }
+}
+
+/// The counter updates that keep `spec` exact, or why none can: also when the counted rows
+/// expire by TTL ([`crate::expiry`]), since Cassandra drops an expired row without a write
+/// that could subtract it (the TTL is kept: it serves the purge no keyed statement can).
+fn kept_exact(inp: &Inputs<'_>, spec: &Spec) -> Result<Vec<Upkeep>, String> {
+    if let Some(e) = inp.expiries.iter().find(|e| e.column.table == spec.root) {
+        return Err(format!(
+            "{}'s rows expire by TTL at {} (purge {}): Cassandra drops an expired row without a write that could subtract it",
+            spec.root,
+            e.column,
+            e.purges.join(", ")
+        ));
+    }
+    upkeep(inp.schema, inp.workload, spec)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -218,3 +218,52 @@ fn a_queue_read_oldest_first_gets_a_tombstones_warning_with_its_figure() {
         );
     }
 }
+
+/// Rows that expire by TTL are never kept in a counter table: Cassandra drops an expired row
+/// without a write that could subtract it. A read-heavy `count(*)` of `password_resets` (the
+/// `expiring` fixture's schema) that would otherwise get its counter scans instead, says why,
+/// and the rows keep their TTL.
+#[test]
+fn rows_that_expire_by_ttl_are_counted_by_scanning_not_by_a_counter() {
+    let dir = std::env::temp_dir().join(format!("remodel-ttl-counted-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let queries = dir.join("queries.sql");
+    std::fs::write(
+        &queries,
+        "-- calls: 1000\nINSERT INTO password_resets (token, user_id, expires_at) VALUES ($1, $2, $3);\n\
+         -- calls: 1500\nSELECT user_id FROM password_resets WHERE token = $1 AND expires_at > now();\n\
+         -- calls: 24\nDELETE FROM password_resets WHERE expires_at < now();\n\
+         -- calls: 900000\nSELECT count(*) FROM password_resets WHERE user_id = $1;\n",
+    )
+    .expect("write queries");
+    let schema = root().join("fixtures/plan/expiring/schema.sql");
+    let (plan, _) = plan_files(&[schema], &[queries], None, "counted");
+    let _ = std::fs::remove_dir_all(&dir);
+    let v = remodel_design::validate::validate(&plan.schema, &plan.workload, &plan.design);
+    assert!(v.is_empty(), "{v:#?}");
+    assert!(
+        plan.design.tables.iter().all(|t| t.counter.is_none()),
+        "no counter table for rows that expire"
+    );
+    assert!(plan
+        .design
+        .tables
+        .iter()
+        .filter(|t| t.entity == "password_resets")
+        .all(|t| t.ttl.is_some()));
+    let id = pattern_id(&plan, "SELECT count(*)");
+    let q = plan
+        .design
+        .queries
+        .iter()
+        .find(|q| q.pattern == id)
+        .expect("the count read");
+    assert!(
+        q.notes
+            .iter()
+            .any(|n| n.starts_with(remodel_model::NO_COUNTER_NOTE)
+                && n.contains("expire by TTL at password_resets.expires_at")),
+        "{:?}",
+        q.notes
+    );
+}
