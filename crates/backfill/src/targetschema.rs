@@ -322,7 +322,6 @@ mod tests {
             counter: None,
             ttl: None,
             tombstones: None,
-            counter: None,
         }
     }
 
