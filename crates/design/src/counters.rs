@@ -295,7 +295,7 @@ pub fn refusal(inp: &Inputs<'_>, p: &AccessPattern, pi: usize) -> Option<String>
 fn kept_exact(inp: &Inputs<'_>, spec: &Spec) -> Result<Vec<Upkeep>, String> {
     if let Some(e) = inp.expiries.iter().find(|e| e.column.table == spec.root) {
         return Err(format!(
-            "{}'s rows expire by TTL at {} (purge {}): Cassandra drops an expired row without a write that could subtract it",
+            "{}'s rows are purged once past {} ({}), which a TTL serves: Cassandra drops an expired row without a write that could subtract it",
             spec.root,
             e.column,
             e.purges.join(", ")
