@@ -112,7 +112,8 @@ fn tombstones(t: &DesignTable) -> Item {
             ok: false,
             figure: format!(
                 "about {} tombstones scanned per read of {} ({} rows deleted a day by {} over {} partitions, kept {} days)",
-                md::count(x.per_read),
+                // Below one a whole number would read as "0" beside a warning.
+                md::amount(x.per_read),
                 x.read,
                 md::count(x.deleted_per_day),
                 x.deletes.join(", "),
