@@ -26,18 +26,6 @@ impl Default for ConsistencyConfig {
     }
 }
 
-/// `LOCAL_QUORUM`, as CQL names the level.
-pub fn level_name(l: ConsistencyLevel) -> &'static str {
-    match l {
-        ConsistencyLevel::One => "ONE",
-        ConsistencyLevel::LocalOne => "LOCAL_ONE",
-        ConsistencyLevel::Quorum => "QUORUM",
-        ConsistencyLevel::LocalQuorum => "LOCAL_QUORUM",
-        ConsistencyLevel::EachQuorum => "EACH_QUORUM",
-        ConsistencyLevel::All => "ALL",
-    }
-}
-
 /// A majority of the replicas it names (so a read and a write of this kind share a replica).
 fn majority(l: ConsistencyLevel) -> bool {
     matches!(
@@ -56,7 +44,7 @@ fn overlaps(read: ConsistencyLevel, write: ConsistencyLevel) -> bool {
 
 /// Why the pair `(reads, writes)` gives what it gives.
 fn pair_reason(c: &ConsistencyConfig) -> String {
-    let (r, w) = (level_name(c.reads), level_name(c.writes));
+    let (r, w) = (c.reads.cql_name(), c.writes.cql_name());
     if overlaps(c.reads, c.writes) {
         format!("reads at {r} after writes at {w} share a replica: a user reads their own writes")
     } else {
@@ -80,7 +68,7 @@ pub fn read_consistency(c: &ConsistencyConfig) -> Consistency {
         level: c.reads,
         reason: format!(
             "{} ({}): {}",
-            level_name(c.reads),
+            c.reads.cql_name(),
             origin(c.reads, default.reads),
             pair_reason(c)
         ),
@@ -100,7 +88,7 @@ pub fn write_consistency(c: &ConsistencyConfig) -> Consistency {
         level: c.writes,
         reason: format!(
             "{} ({}): {tolerance}; {}",
-            level_name(c.writes),
+            c.writes.cql_name(),
             origin(c.writes, default.writes),
             pair_reason(c)
         ),
@@ -265,7 +253,7 @@ fn own_write_level<'a>(
         level,
         reason: format!(
             "{}: a user reads their own write: the log shows it {side} {} in the same transaction, so both sides are at a majority of the replicas and share one",
-            level_name(level),
+            level.cql_name(),
             list.join(", ")
         ),
         read_your_writes: others.iter().map(|(p, _)| p.to_string()).collect(),

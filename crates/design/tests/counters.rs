@@ -6,19 +6,27 @@
 mod support;
 
 use remodel_model::{Plan, QueryMapping, Statistics};
+use std::path::Path;
 use support::pipeline::{mapping_text, pattern_id, plan_files, root, strict_violations};
 
-fn plan(case: &str) -> Plan {
+/// The plan of fixture `case`'s queries and statistics over `schema`.
+fn plan_over(case: &str, schema: &Path) -> Plan {
     let dir = root().join("fixtures/plan").join(case);
     let stats: Statistics =
         serde_json::from_str(&std::fs::read_to_string(dir.join("stats.json")).expect("stats.json"))
             .expect("statistics");
-    let (plan, _) = plan_files(
-        &[dir.join("schema.sql")],
+    plan_files(
+        &[schema.to_path_buf()],
         &[dir.join("queries.sql")],
         Some(&stats),
         "likes",
-    );
+    )
+    .0
+}
+
+fn plan(case: &str) -> Plan {
+    let dir = root().join("fixtures/plan").join(case);
+    let plan = plan_over(case, &dir.join("schema.sql"));
     let violations = strict_violations(&plan);
     assert!(violations.is_empty(), "{case}: {violations:#?}");
     expect_test::expect_file![dir.join("schema.cql")]
@@ -209,15 +217,7 @@ fn a_nullable_group_is_counted_without_its_null_rows() {
     );
     assert!(ddl.contains("post_id  bigint,"), "{ddl}");
     std::fs::write(dir.join("schema.sql"), ddl).expect("write");
-    let stats: Statistics =
-        serde_json::from_str(&std::fs::read_to_string(src.join("stats.json")).expect("stats.json"))
-            .expect("statistics");
-    let (p, _) = plan_files(
-        &[dir.join("schema.sql")],
-        &[src.join("queries.sql")],
-        Some(&stats),
-        "likes",
-    );
+    let p = plan_over("counters-read-heavy", &dir.join("schema.sql"));
     let q = count_read(&p);
     let t = p
         .design

@@ -44,6 +44,15 @@ pub struct Design {
 }
 
 impl Design {
+    /// The names of the counter tables (`counter` set), in plan order.
+    pub fn counter_tables(&self) -> Vec<&str> {
+        self.tables
+            .iter()
+            .filter(|t| t.counter.is_some())
+            .map(|t| t.name.as_str())
+            .collect()
+    }
+
     /// Every CQL statement the plan has the application run — each read and the lookups after
     /// it (`then`), each write's reads before write and its statements — in plan order, each
     /// labelled by its pattern and role (`q1 read`, `q1 then[0]`, `q5 read before write[0]`,
@@ -911,6 +920,20 @@ pub enum ConsistencyLevel {
     EachQuorum,
     /// `ALL`.
     All,
+}
+
+impl ConsistencyLevel {
+    /// `LOCAL_QUORUM`, as CQL names the level.
+    pub fn cql_name(self) -> &'static str {
+        match self {
+            ConsistencyLevel::One => "ONE",
+            ConsistencyLevel::LocalOne => "LOCAL_ONE",
+            ConsistencyLevel::Quorum => "QUORUM",
+            ConsistencyLevel::LocalQuorum => "LOCAL_QUORUM",
+            ConsistencyLevel::EachQuorum => "EACH_QUORUM",
+            ConsistencyLevel::All => "ALL",
+        }
+    }
 }
 
 /// A read after the first read of a query (a lookup by key of values the first rows name).

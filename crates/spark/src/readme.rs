@@ -63,13 +63,7 @@ pub(crate) fn render(plan: &Plan, tables: &[JobTable<'_>], opts: &ExportOptions)
         plan = opts.plan_label,
         n = tables.len(),
     );
-    let counters: Vec<&str> = plan
-        .design
-        .tables
-        .iter()
-        .filter(|t| t.counter.is_some())
-        .map(|t| t.name.as_str())
-        .collect();
+    let counters = plan.design.counter_tables();
     if !counters.is_empty() {
         let _ = writeln!(
             md,

@@ -84,13 +84,7 @@ pub fn slot_warning(slot: &str, run_dir: &std::path::Path) -> String {
 /// a kill) lands once; a counter update cannot carry a timestamp and counts again: a plan with
 /// counter tables is refused before anything starts.
 pub fn refuse_counters(plan: &Plan) -> Result<(), Error> {
-    let counters: Vec<&str> = plan
-        .design
-        .tables
-        .iter()
-        .filter(|t| t.counter.is_some())
-        .map(|t| t.name.as_str())
-        .collect();
+    let counters = plan.design.counter_tables();
     if counters.is_empty() {
         return Ok(());
     }

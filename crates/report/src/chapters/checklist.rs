@@ -4,7 +4,7 @@
 
 use super::{Ctx, PARTITION_BYTES_LIMIT, PARTITION_ROWS_LIMIT};
 use crate::md;
-use remodel_model::{ConsistencyLevel, DesignTable, StatementKind};
+use remodel_model::{DesignTable, StatementKind};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -299,17 +299,6 @@ fn counter_table(ctx: &Ctx, t: &DesignTable, c: &remodel_model::CounterTable) ->
 }
 
 fn consistency(ctx: &Ctx, t: &DesignTable) -> Item {
-    let name = |l: ConsistencyLevel| {
-        match l {
-            ConsistencyLevel::One => "ONE",
-            ConsistencyLevel::LocalOne => "LOCAL_ONE",
-            ConsistencyLevel::Quorum => "QUORUM",
-            ConsistencyLevel::LocalQuorum => "LOCAL_QUORUM",
-            ConsistencyLevel::EachQuorum => "EACH_QUORUM",
-            ConsistencyLevel::All => "ALL",
-        }
-        .to_string()
-    };
     let mut reads: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     let mut own: Vec<String> = Vec::new();
     for q in ctx
@@ -320,7 +309,10 @@ fn consistency(ctx: &Ctx, t: &DesignTable) -> Item {
         .filter(|q| q.table.as_deref() == Some(t.name.as_str()))
     {
         if let Some(c) = &q.consistency {
-            reads.entry(name(c.level)).or_default().push(&q.pattern);
+            reads
+                .entry(c.level.cql_name().to_string())
+                .or_default()
+                .push(&q.pattern);
             if !c.read_your_writes.is_empty() {
                 own.push(format!(
                     "{} after {}",
@@ -339,7 +331,10 @@ fn consistency(ctx: &Ctx, t: &DesignTable) -> Item {
         .filter(|w| w.targets.iter().any(|x| x.table == t.name))
     {
         if let Some(c) = &w.consistency {
-            writes.entry(name(c.level)).or_default().push(&w.pattern);
+            writes
+                .entry(c.level.cql_name().to_string())
+                .or_default()
+                .push(&w.pattern);
         }
     }
     let list = |m: &BTreeMap<String, Vec<&str>>| {
