@@ -470,6 +470,7 @@ pub fn design(
         &mut d,
     );
     crate::tombstones::apply(&mut d, inp.workload, &inp.config.thresholds);
+    crate::precision::apply(&mut d, inp.schema);
     crate::send::apply(
         &mut d,
         inp.workload,
@@ -520,13 +521,9 @@ fn encode_binds(d: &mut Design) {
             let key = (table.to_string(), b.column.clone());
             if let Some(Encoding::EpochMicros) = encoded.get(&key) {
                 if !matches!(b.value, BindValue::EpochMicros { .. }) {
-                    let of = std::mem::replace(
-                        &mut b.value,
-                        BindValue::Const {
-                            value: String::new(),
-                        },
-                    );
-                    b.value = BindValue::EpochMicros { of: Box::new(of) };
+                    b.value = BindValue::EpochMicros {
+                        of: Box::new(b.value.clone()),
+                    };
                 }
             }
         }

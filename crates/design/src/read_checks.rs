@@ -255,19 +255,6 @@ pub fn buckets_read(
     }
 }
 
-/// True for a bind of format 1 (SQL text or CQL text only a database could read).
-fn untyped(b: &BindValue) -> bool {
-    match b {
-        BindValue::Sql { .. } | BindValue::Const { .. } => true,
-        BindValue::Bucket { of, .. } | BindValue::EpochMicros { of } => untyped(of),
-        BindValue::Buckets { lower, upper, .. } => untyped(lower) || untyped(upper),
-        BindValue::Entry { key, fields } => {
-            key.as_deref().is_some_and(untyped) || fields.iter().any(|(_, v)| untyped(v))
-        }
-        _ => false,
-    }
-}
-
 /// Why `b`, a bind of a statement on `table`, is not typed as its marker takes it: the
 /// column's type (`list<T>` for `IN ?`), `int` for `LIMIT ?`; a collection's binds (its type,
 /// its key's, its entry's) only need a type.
@@ -341,13 +328,6 @@ fn typed_reads(design: &Design, q: &QueryMapping, out: &mut Vec<Violation>) {
 pub fn contract(design: &Design, out: &mut Vec<Violation>) {
     for q in design.queries.iter().filter(|q| !q.one_off) {
         typed_reads(design, q, out);
-        let binds = q.binds.iter().chain(q.then.iter().flat_map(|s| &s.binds));
-        if let Some(b) = binds.clone().find(|b| untyped(&b.value)) {
-            v(out, "o", format!(
-                "read {}: {} is bound to SQL or CQL text ({}), which only a database could evaluate",
-                q.pattern, b.column, b.value
-            ));
-        }
         match (&q.cql, &q.unsupported) {
             (Some(_), Some(why)) => v(
                 out,
@@ -370,17 +350,6 @@ pub fn contract(design: &Design, out: &mut Vec<Violation>) {
         .iter()
         .filter(|w| !w.one_off && !w.targets.is_empty())
     {
-        let binds = w
-            .targets
-            .iter()
-            .flat_map(|t| &t.binds)
-            .chain(w.read_before_write.iter().flat_map(|r| &r.binds));
-        if let Some(b) = binds.clone().find(|b| untyped(&b.value)) {
-            v(out, "o", format!(
-                "write {}: {} is bound to SQL or CQL text ({}), which only a database could evaluate",
-                w.pattern, b.column, b.value
-            ));
-        }
         let statements = w.targets.iter().map(|t| (&t.table, &t.binds));
         let reads = w
             .read_before_write

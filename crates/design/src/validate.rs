@@ -485,11 +485,7 @@ fn unresolved(
                 .any(|r| !r.many && !r.reads_new && provides(design, r, c))
     };
     match value {
-        BindValue::Sql { .. }
-        | BindValue::Const { .. }
-        | BindValue::Expr { .. }
-        | BindValue::List { .. }
-        | BindValue::Literal { .. } => None,
+        BindValue::Expr { .. } | BindValue::List { .. } | BindValue::Literal { .. } => None,
         BindValue::Bucket { of, .. } => unresolved(design, f, before, row, of),
         BindValue::Buckets { lower, upper, .. } => unresolved(design, f, before, row, lower)
             .or_else(|| unresolved(design, f, before, row, upper)),

@@ -248,3 +248,29 @@ fn the_validator_fails_a_keyless_table_without_its_row_id() {
     }
     assert_eq!(checks(&p), ["c"]);
 }
+
+#[test]
+fn a_non_key_microsecond_timestamp_cut_to_milliseconds_is_stated() {
+    let millis = |plan: &Plan, table: &str| -> Vec<String> {
+        let t = plan.design.tables.iter().find(|t| t.name == table);
+        t.map(|t| &t.warnings)
+            .into_iter()
+            .flatten()
+            .filter(|w| w.code == "timestamp_millis")
+            .map(|w| w.message.clone())
+            .collect()
+    };
+    // `follows.since` (timestamptz) is a regular column: cut, and said so with its source.
+    let follows = planned("keyless_follows");
+    let said = millis(&follows, "follows_by_follower");
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].starts_with("since (follows.since) keeps microseconds"),
+        "{said:?}"
+    );
+    // A key kept as epoch microseconds loses nothing, and `timestamptz(3)` has nothing to lose.
+    let ledger = planned("ledger_precision");
+    for t in &ledger.design.tables {
+        assert!(millis(&ledger, &t.name).is_empty(), "{}", t.name);
+    }
+}

@@ -973,13 +973,6 @@ pub struct Bind {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "from", rename_all = "snake_case")]
 pub enum BindValue {
-    /// Format 1: a column-free SQL expression of the statement's parameters (`$2`,
-    /// `now() - interval '14 days'`), which only a Postgres could evaluate. Replaced by
-    /// [`BindValue::Expr`]; no format-2 plan holds it.
-    Sql {
-        /// The expression.
-        sql: String,
-    },
     /// A source column's value after the write: the statement's new value where it sets the
     /// column, else its current value.
     New {
@@ -1002,12 +995,6 @@ pub enum BindValue {
         #[serde(default = "utc")]
         time_zone: String,
     },
-    /// Format 1: a constant as CQL text. Replaced by [`BindValue::Literal`]; no format-2 plan
-    /// holds it.
-    Const {
-        /// The value as CQL text.
-        value: String,
-    },
     /// A one-entry collection of an embedded child row: `{key: {fields}}` for a map, `[{fields}]`
     /// for a list.
     Entry {
@@ -1022,13 +1009,12 @@ pub enum BindValue {
         /// The collection column.
         column: String,
     },
-    /// A column-free expression of the statement's parameters, constants and the clock
-    /// (replaces [`BindValue::Sql`], whose text needed a Postgres to evaluate).
+    /// A column-free expression of the statement's parameters, constants and the clock.
     Expr {
         /// The expression.
         expr: Expr,
     },
-    /// A typed constant (replaces [`BindValue::Const`]'s CQL text).
+    /// A typed constant.
     Literal {
         /// The value.
         value: Literal,
@@ -1416,7 +1402,6 @@ impl std::fmt::Display for BindValue {
     /// A compact form for summaries: `$2`, `cur(trips.city)`, `new(trips.status)`, `day($2)`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            BindValue::Sql { sql } => write!(f, "{sql}"),
             BindValue::New { column } => write!(f, "new({column})"),
             BindValue::Current { column } => write!(f, "cur({column})"),
             BindValue::Bucket {
@@ -1451,7 +1436,6 @@ impl std::fmt::Display for BindValue {
                 write!(f, "({})", parts.join(", "))
             }
             BindValue::Literal { value } => write!(f, "{value}"),
-            BindValue::Const { value } => write!(f, "{value}"),
             BindValue::Entry { key, fields } => {
                 let parts: Vec<String> = fields.iter().map(|(n, v)| format!("{n}: {v}")).collect();
                 match key {

@@ -188,6 +188,17 @@ impl Table {
         }
     }
 
+    /// The table as Postgres SQL names it: each part quoted where needed, qualified when its
+    /// schema is known (the backfill, sync and replay read the same table; a name the dump gave
+    /// unqualified is found along the connection's `search_path`).
+    pub fn pg_name(&self) -> String {
+        let quote = crate::ident::pg_quote;
+        match self.schema.as_deref() {
+            Some(s) => format!("{}.{}", quote(s), quote(&self.name)),
+            None => quote(&self.name),
+        }
+    }
+
     /// True when [`Table::key`] is `key` (without building the key).
     pub fn has_key(&self, key: &str) -> bool {
         match self.schema.as_deref() {

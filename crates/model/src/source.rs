@@ -204,10 +204,7 @@ pub struct SourceEdit<'a> {
 /// quoted as needed; a table the schema does not hold is its key, quoted.
 pub fn pg_table(schema: &Schema, key: &str) -> String {
     match schema.table(key) {
-        Some(t) => match &t.schema {
-            Some(s) => format!("{}.{}", ident::pg_quote(s), ident::pg_quote(&t.name)),
-            None => ident::pg_quote(&t.name),
-        },
+        Some(t) => t.pg_name(),
         None => ident::pg_quote(key),
     }
 }

@@ -467,8 +467,6 @@ impl<'a> Replayer<'a> {
         match v {
             BindValue::Expr { expr } => self.eval_expr(expr, params, to).await,
             BindValue::Literal { value } => self.eval(&value.to_string(), params, to).await,
-            BindValue::Sql { sql } => self.eval(sql, params, to).await,
-            BindValue::Const { value } => self.eval(value, params, to).await,
             BindValue::Current { column } => {
                 let found = row
                     .and_then(|r| r.get(&Field::Col(column.clone())))
@@ -493,7 +491,6 @@ impl<'a> Replayer<'a> {
                  once per bucket only as a read's bind)"
             ))),
             BindValue::EpochMicros { of } => match &**of {
-                BindValue::Sql { sql } => self.eval_micros(sql, params, to).await,
                 BindValue::Expr { expr } => {
                     let sql = exprsql::column_free(expr)
                         .map_err(|why| Error::Plan(format!("the expression `{expr}`: {why}")))?;

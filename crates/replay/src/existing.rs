@@ -56,12 +56,7 @@ pub async fn source_rows(
     let mut out = Vec::new();
     let mut missing = Vec::new();
     for t in &plan.schema.tables {
-        let quote = remodel_model::ident::pg_quote;
-        // An unqualified name is found along the URL's search_path, as the pattern's SQL finds it.
-        let name = match t.schema.as_deref() {
-            Some(s) if s != "public" => format!("{}.{}", quote(s), quote(&t.name)),
-            _ => quote(&t.name),
-        };
+        let name = t.pg_name();
         let row = pg
             .query_one(
                 "SELECT c.reltuples::int8 FROM pg_class c WHERE c.oid = to_regclass($1)",

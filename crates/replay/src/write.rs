@@ -464,7 +464,6 @@ impl Replayer<'_> {
         let own = |c: &ColumnRef| c.table == ctx.table;
         let in_row = |c: &ColumnRef| row.is_some_and(|r| r.contains_key(&Field::Col(c.clone())));
         let sql = match of {
-            BindValue::Sql { sql } => Some(sql.clone()),
             BindValue::Current { column } if own(column) && !in_row(column) => {
                 ctx.key_eq.get(&column.column).cloned()
             }

@@ -842,9 +842,9 @@ class ColumnRead:
 def column_read(index, col, cql, source_cols, kinds, table_name):
     """The read of one target column from the source_sql's result columns."""
     name = col["name"]
-    found = [c for c in source_cols if c[0] == name] or [
-        c for c in source_cols if c[0].lower() == name.lower()
-    ]
+    # Names match exactly: the source_sql aliases each result column with the target column's
+    # name, and `Name` beside `name` are two columns (a case-blind match could take the other).
+    found = [c for c in source_cols if c[0] == name]
     if not found:
         bucket = col.get("bucket")
         if not bucket:
@@ -853,13 +853,11 @@ def column_read(index, col, cql, source_cols, kinds, table_name):
                 "the source_sql of %s returns no column `%s` (it returns: %s)"
                 % (table_name, name, have)
             )
-        src = [c for c in source_cols if c[0] == bucket["derived_from"]] or [
-            c for c in source_cols if c[0].lower() == bucket["derived_from"].lower()
-        ]
+        src = [c for c in source_cols if c[0] == bucket["derived_from"]]
         if not src:
             raise Unusable(
                 "table %s: bucket column %s is computed from %s, which the source_sql does "
-                "not return" % (table_name, name, bucket["derived_from"])
+                "not return (names match exactly)" % (table_name, name, bucket["derived_from"])
             )
         src_name, src_type = src[0]
         v = "s.%s" % pg_quote(src_name)

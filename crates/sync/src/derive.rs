@@ -139,20 +139,12 @@ fn table<'p>(plan: &'p Plan, key: &str, target: &str) -> Result<&'p Table, Error
 fn entry<'o>(out: &'o mut BTreeMap<String, Source>, t: &Table) -> &'o mut Source {
     out.entry(t.key()).or_insert_with(|| Source {
         key: t.key(),
-        sql: sql_name(t),
+        sql: t.pg_name(),
         columns: t.columns.iter().map(|c| c.name.clone()).collect(),
         primary_key: t.primary_key.clone(),
         feeds: Vec::new(),
         needs_full: Vec::new(),
     })
-}
-
-/// The table as SQL: quoted, qualified when its schema is not `public` (the plan's key rule).
-pub fn sql_name(t: &Table) -> String {
-    match t.schema.as_deref() {
-        Some(s) if s != "public" => format!("{}.{}", quote(s), quote(&t.name)),
-        _ => quote(&t.name),
-    }
 }
 
 /// The foreign key between the driving table and a table whose columns it copies, either way.

@@ -9,7 +9,11 @@
 //! [`MAX_SESSIONS`] sessions are held; beyond it the least recently active half is closed.
 
 use remodel_model::{FanOutBin, Follow, SessionStats, TransactionShape};
-use std::collections::HashMap;
+use std::collections::HashMap as StdMap;
+
+/// The maps probed for every statement of a log (sessions, loop pairs, transactions): hashed
+/// with foldhash, as SipHash took a tenth of the ingest time.
+type HashMap<K, V> = StdMap<K, V, foldhash::fast::RandomState>;
 
 /// Reads open per session (a loop's parent stays open while its lookups run).
 const MAX_WINDOWS: usize = 8;
@@ -47,6 +51,10 @@ pub(crate) enum Role {
 struct Child {
     entry: usize,
     calls: u32,
+    /// The first call's value: most children of a window run once (a read after the parent
+    /// that is not a loop), and keep it without an allocation.
+    first: u64,
+    /// Distinct values after the first one.
     values: Vec<u64>,
     /// Distinct values beyond the remembered ones.
     more: u32,
@@ -74,7 +82,9 @@ struct PairCount {
     windows: u64,
     child_calls: u64,
     distinct: u64,
-    fan_out: HashMap<u64, u64>,
+    /// (calls in a window, windows): few distinct counts per pair, found by a scan (a hash per
+    /// child of every closed window cost more than the scan).
+    fan_out: Vec<(u64, u64)>,
 }
 
 /// How a log's session ids map to the application's sessions.
@@ -99,8 +109,11 @@ pub(crate) struct Sessions {
     seq: u64,
     pairs: HashMap<(usize, usize), PairCount>,
     /// Windows each read opened: its calls a loop could have followed.
-    opened: HashMap<usize, u64>,
+    /// Indexed by entry (entries are numbered densely).
+    opened: Vec<u64>,
     txs: HashMap<Vec<usize>, (u64, u64)>,
+    /// The windows a statement closed (a buffer kept between statements).
+    closed: Vec<Window>,
     seen: u64,
     statements: u64,
     without: u64,
@@ -123,7 +136,7 @@ impl Sessions {
         self.statements += 1;
         self.seq += 1;
         let seq = self.seq;
-        let mut closed = Vec::new();
+        let mut closed = std::mem::take(&mut self.closed);
         // One lookup for a session already held (nearly every statement).
         let pooling = self.pooling;
         let opened = if let Some(s) = self.live.get_mut(key) {
@@ -139,11 +152,15 @@ impl Sessions {
             step(s, entry, role, value, &mut self.txs, &mut closed, pooling)
         };
         if opened {
-            *self.opened.entry(entry).or_default() += 1;
+            if self.opened.len() <= entry {
+                self.opened.resize(entry + 1, 0);
+            }
+            self.opened[entry] += 1;
         }
-        for w in closed {
+        for w in closed.drain(..) {
             self.close(w);
         }
+        self.closed = closed;
     }
 
     /// Closes the least recently active half of the sessions.
@@ -170,14 +187,19 @@ impl Sessions {
     fn close(&mut self, w: Window) {
         for c in w.children {
             let key = (w.parent, c.entry);
-            if !self.pairs.contains_key(&key) && self.pairs.len() >= MAX_PAIRS {
+            // One lookup until the bound is reached (the check after it needs a second).
+            if self.pairs.len() >= MAX_PAIRS && !self.pairs.contains_key(&key) {
                 continue;
             }
             let p = self.pairs.entry(key).or_default();
             p.windows += 1;
             p.child_calls += u64::from(c.calls);
-            p.distinct += c.values.len() as u64 + u64::from(c.more);
-            *p.fan_out.entry(u64::from(c.calls)).or_default() += 1;
+            p.distinct += 1 + c.values.len() as u64 + u64::from(c.more);
+            let calls = u64::from(c.calls);
+            match p.fan_out.iter_mut().find(|(n, _)| *n == calls) {
+                Some((_, windows)) => *windows += 1,
+                None => p.fan_out.push((calls, 1)),
+            }
         }
     }
 
@@ -202,7 +224,7 @@ impl Sessions {
                 Follow {
                     parent: fingerprint(a),
                     child: fingerprint(b),
-                    parent_windows: self.opened.get(&a).copied().unwrap_or(0),
+                    parent_windows: self.opened.get(a).copied().unwrap_or(0),
                     windows: p.windows,
                     child_calls: p.child_calls,
                     distinct: p.distinct,
@@ -304,14 +326,14 @@ fn observe(s: &mut Session, entry: usize, value: u64, closed: &mut Vec<Window>) 
     let mut i = 0;
     while i < s.windows.len() {
         let w = &mut s.windows[i];
-        let known = w.children.iter().any(|c| c.entry == entry);
-        if w.parent == entry || w.len >= MAX_WINDOW_LEN || (w.repeating && !known) {
+        let known = w.children.iter().position(|c| c.entry == entry);
+        if w.parent == entry || w.len >= MAX_WINDOW_LEN || (w.repeating && known.is_none()) {
             closed.push(s.windows.remove(i));
             continue;
         }
-        w.repeating |= known;
+        w.repeating |= known.is_some();
         w.len += 1;
-        count_child(w, entry, value);
+        count_child(w, known, entry, value);
         i += 1;
     }
     s.windows.insert(
@@ -328,24 +350,25 @@ fn observe(s: &mut Session, entry: usize, value: u64, closed: &mut Vec<Window>) 
     }
 }
 
-fn count_child(w: &mut Window, entry: usize, value: u64) {
-    let c = match w.children.iter_mut().position(|c| c.entry == entry) {
+/// Counts a call of `entry` in the window, at its child `known` (found by the caller's scan).
+fn count_child(w: &mut Window, known: Option<usize>, entry: usize, value: u64) {
+    let c = match known {
         Some(i) => &mut w.children[i],
         None if w.children.len() < MAX_CHILDREN => {
             w.children.push(Child {
                 entry,
-                calls: 0,
+                calls: 1,
+                first: value,
                 values: Vec::new(),
                 more: 0,
             });
-            let n = w.children.len() - 1;
-            &mut w.children[n]
+            return;
         }
         None => return,
     };
     c.calls = c.calls.saturating_add(1);
-    if !c.values.contains(&value) {
-        if c.values.len() < MAX_DISTINCT {
+    if c.first != value && !c.values.contains(&value) {
+        if c.values.len() + 1 < MAX_DISTINCT {
             c.values.push(value);
         } else {
             c.more = c.more.saturating_add(1);
@@ -367,7 +390,7 @@ pub(crate) fn session_of_prefix(prefix: &str) -> Option<(&str, &'static str)> {
 fn session_id(prefix: &str) -> Option<&str> {
     let b = prefix.as_bytes();
     let hex = |c: u8| c.is_ascii_hexdigit();
-    for (dot, _) in prefix.match_indices('.') {
+    for dot in memchr::memchr_iter(b'.', b) {
         let mut s = dot;
         while s > 0 && hex(b[s - 1]) {
             s -= 1;
