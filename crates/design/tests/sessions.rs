@@ -108,6 +108,30 @@ fn a_loop_over_children_is_folded_when_bounded_and_cheaper() {
     assert_eq!(d[0].choice, LoopChoice::Folded, "{text}");
     let costs = d[0].costs.expect("both ways costed");
     assert!(costs.folded < costs.lookups, "{text}");
+    // The folded comments keep `created_at` (timestamptz) in a CQL timestamp field: the host
+    // table says they are cut to milliseconds.
+    let host = plan
+        .design
+        .tables
+        .iter()
+        .find(|t| {
+            t.columns
+                .iter()
+                .any(|c| c.embeds.as_deref() == Some("comments"))
+        })
+        .expect("a table holding the comments");
+    let cut: Vec<&str> = host
+        .warnings
+        .iter()
+        .filter(|w| w.code == "timestamp_millis")
+        .map(|w| w.message.as_str())
+        .collect();
+    assert!(
+        cut.iter()
+            .any(|m| m.contains("comments.created_at (comments.created_at)")),
+        "{}: {cut:?}",
+        host.name
+    );
     // The front page's table carries the comments, keyed by comment id in a map; the lookups'
     // pattern is gone from the workload (it ran only in the loop).
     let host = plan
