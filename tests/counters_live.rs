@@ -8,23 +8,7 @@
 
 mod support;
 
-use serde_json::Value;
 use support::live::Case;
-
-fn pattern<'r>(report: &'r Value, sql_start: &str, plan: &Value) -> &'r Value {
-    let id = plan["workload"]["patterns"]
-        .as_array()
-        .and_then(|ps| {
-            ps.iter()
-                .find(|p| p["sql"].as_str().is_some_and(|s| s.starts_with(sql_start)))
-        })
-        .and_then(|p| p["id"].as_str())
-        .unwrap_or_else(|| panic!("no pattern {sql_start}"));
-    report["patterns"]
-        .as_array()
-        .and_then(|ps| ps.iter().find(|p| p["pattern"] == id))
-        .unwrap_or_else(|| panic!("{id} is not in replay.json"))
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn counters_live_equal_count_after_inserts_and_deletes() {
@@ -38,37 +22,8 @@ async fn counters_live_equal_count_after_inserts_and_deletes() {
             .is_some_and(|ts| ts.iter().any(|t| t["counter"].is_object())),
         "the read-heavy plan keeps a counter table"
     );
-    let out = case.dir.join("replay");
-    let out_s = out.to_string_lossy().to_string();
-    let run = support::remodel(&[
-        "replay",
-        "--plan",
-        &plan_path,
-        "--source",
-        &case.url,
-        "--target",
-        case.ks.node(),
-        "--writes",
-        "--samples",
-        "12",
-        "--rows",
-        "300",
-        "--seed",
-        "5",
-        "--out",
-        &out_s,
-    ]);
-    let shown = format!(
-        "{}\n{}",
-        support::text(&run.stdout),
-        support::text(&run.stderr)
-    );
-    assert!(
-        matches!(run.status.code(), Some(0 | 1)),
-        "remodel replay failed:\n{shown}"
-    );
-    let report = support::live::json(&out.join("replay.json"));
-    let count = pattern(&report, "SELECT count(*) FROM likes", &plan);
+    let (report, shown) = case.replay_writes(&plan_path, 12, 300, 5);
+    let count = support::live::replayed(&report, "SELECT count(*) FROM likes", &plan);
     assert_eq!(count["outcome"], "replayed", "{count:#}\n{shown}");
     assert_eq!(
         count["mismatches"].as_array().map(Vec::len).unwrap_or(0),
@@ -76,7 +31,7 @@ async fn counters_live_equal_count_after_inserts_and_deletes() {
         "{count:#}\n{shown}"
     );
     for sql in ["INSERT INTO likes", "DELETE FROM likes"] {
-        let w = pattern(&report, sql, &plan);
+        let w = support::live::replayed(&report, sql, &plan);
         assert_eq!(w["outcome"], "replayed", "{sql}: {w:#}\n{shown}");
         assert!(w["samples"].as_u64().unwrap_or(0) > 0, "{sql}: {w:#}");
         assert!(

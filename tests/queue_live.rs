@@ -6,24 +6,7 @@
 
 mod support;
 
-use serde_json::Value;
 use support::live::Case;
-
-/// The replay report's entry of the pattern whose SQL starts with `sql_start`.
-fn pattern<'r>(report: &'r Value, sql_start: &str, plan: &Value) -> &'r Value {
-    let id = plan["workload"]["patterns"]
-        .as_array()
-        .and_then(|ps| {
-            ps.iter()
-                .find(|p| p["sql"].as_str().is_some_and(|s| s.starts_with(sql_start)))
-        })
-        .and_then(|p| p["id"].as_str())
-        .unwrap_or_else(|| panic!("no pattern {sql_start}"));
-    report["patterns"]
-        .as_array()
-        .and_then(|ps| ps.iter().find(|p| p["pattern"] == id))
-        .unwrap_or_else(|| panic!("{id} is not in replay.json"))
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn queue_live_reads_the_oldest_rows_after_inserts_and_deletes() {
@@ -40,37 +23,8 @@ async fn queue_live_reads_the_oldest_rows_after_inserts_and_deletes() {
         })
     });
     assert!(warned, "the outbox's table states its tombstones");
-    let out = case.dir.join("replay");
-    let out_s = out.to_string_lossy().to_string();
-    let run = support::remodel(&[
-        "replay",
-        "--plan",
-        &plan_path,
-        "--source",
-        &case.url,
-        "--target",
-        case.ks.node(),
-        "--writes",
-        "--samples",
-        "12",
-        "--rows",
-        "300",
-        "--seed",
-        "7",
-        "--out",
-        &out_s,
-    ]);
-    let shown = format!(
-        "{}\n{}",
-        support::text(&run.stdout),
-        support::text(&run.stderr)
-    );
-    assert!(
-        matches!(run.status.code(), Some(0 | 1)),
-        "remodel replay failed:\n{shown}"
-    );
-    let report = support::live::json(&out.join("replay.json"));
-    let read = pattern(&report, "SELECT id, payload FROM outbox", &plan);
+    let (report, shown) = case.replay_writes(&plan_path, 12, 300, 7);
+    let read = support::live::replayed(&report, "SELECT id, payload FROM outbox", &plan);
     assert_eq!(read["outcome"], "replayed", "{read:#}\n{shown}");
     assert!(read["rows"].as_u64().unwrap_or(0) > 0, "{read:#}\n{shown}");
     assert_eq!(
@@ -79,7 +33,7 @@ async fn queue_live_reads_the_oldest_rows_after_inserts_and_deletes() {
         "{read:#}\n{shown}"
     );
     for sql in ["INSERT INTO outbox", "DELETE FROM outbox"] {
-        let w = pattern(&report, sql, &plan);
+        let w = support::live::replayed(&report, sql, &plan);
         assert_eq!(w["outcome"], "replayed", "{sql}: {w:#}\n{shown}");
         assert!(
             w["reads_after"].as_u64().unwrap_or(0) > 0,

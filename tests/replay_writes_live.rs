@@ -17,36 +17,7 @@ use support::live::Case;
 /// what the command printed.
 fn replay(case: &Case, fixture: &str) -> (Value, String) {
     let plan = case.plan(&format!("fixtures/plan/{fixture}"));
-    let out = case.dir.join("replay");
-    let out_s = out.to_string_lossy().to_string();
-    let run = support::remodel(&[
-        "replay",
-        "--plan",
-        &plan,
-        "--source",
-        &case.url,
-        "--target",
-        case.ks.node(),
-        "--writes",
-        "--samples",
-        "8",
-        "--rows",
-        "400",
-        "--seed",
-        "3",
-        "--out",
-        &out_s,
-    ]);
-    let shown = format!(
-        "{}\n{}",
-        support::text(&run.stdout),
-        support::text(&run.stderr)
-    );
-    assert!(
-        matches!(run.status.code(), Some(0 | 1)),
-        "remodel replay {fixture} failed:\n{shown}"
-    );
-    (support::live::json(&out.join("replay.json")), shown)
+    case.replay_writes(&plan, 8, 400, 3)
 }
 
 /// Asserts that write pattern `id` was replayed, compared reads after it, and found nothing.

@@ -118,59 +118,19 @@ async fn replayed_inserts_and_updates_carry_the_ttl() {
     remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("ttl_replay").await;
     let plan = case.plan("fixtures/plan/expiring");
-    let out = case.dir.join("replay");
-    let out_s = out.to_string_lossy().to_string();
-    let run = support::remodel(&[
-        "replay",
-        "--plan",
-        &plan,
-        "--source",
-        &case.url,
-        "--target",
-        case.ks.node(),
-        "--writes",
-        "--samples",
-        "6",
-        "--rows",
-        "200",
-        "--seed",
-        "5",
-        "--out",
-        &out_s,
-    ]);
-    let shown = format!(
-        "{}\n{}",
-        support::text(&run.stdout),
-        support::text(&run.stderr)
-    );
-    assert!(
-        matches!(run.status.code(), Some(0 | 1)),
-        "replay failed:\n{shown}"
-    );
-    let report = json(&out.join("replay.json"));
+    let (report, shown) = case.replay_writes(&plan, 6, 200, 5);
     let patterns = report["patterns"].as_array().expect("patterns");
     let plan_json = json(std::path::Path::new(&plan));
-    let id_of = |start: &str| {
-        plan_json["workload"]["patterns"]
-            .as_array()
-            .and_then(|ps| {
-                ps.iter()
-                    .find(|p| p["sql"].as_str().is_some_and(|s| s.starts_with(start)))
-            })
-            .and_then(|p| p["id"].as_str())
-            .unwrap_or_else(|| panic!("{start}"))
-            .to_string()
-    };
     for start in [
         "INSERT INTO password_resets",
         "UPDATE password_resets",
         "INSERT INTO login_sessions",
         "UPDATE login_sessions",
     ] {
-        let id = id_of(start);
+        let id = support::live::pattern_id(&plan_json, start);
         let p = patterns
             .iter()
-            .find(|p| p["pattern"] == id.as_str() && p["kind"] != "select")
+            .find(|p| p["pattern"] == id && p["kind"] != "select")
             .unwrap_or_else(|| panic!("{id} not replayed:\n{shown}"));
         assert_eq!(p["outcome"], "replayed", "{id}: {p:#}\n{shown}");
         let mismatches = p["mismatches"].as_array().map(Vec::len).unwrap_or(0);

@@ -150,6 +150,45 @@ impl Case {
         (out.status.code(), shown, report)
     }
 
+    /// `remodel replay --writes` of the plan at `plan` on generated rows (`samples`, `rows`,
+    /// `seed`), its report in `NAME/replay` of the scratch folder; fails unless it ran (exit 0
+    /// or 1); returns replay.json and what the command printed.
+    pub fn replay_writes(
+        &self,
+        plan: &str,
+        samples: u32,
+        rows: u32,
+        seed: u64,
+    ) -> (serde_json::Value, String) {
+        let out = self.dir.join("replay");
+        let out_s = out.to_string_lossy().to_string();
+        let (samples, rows, seed) = (samples.to_string(), rows.to_string(), seed.to_string());
+        let run = super::remodel(&[
+            "replay",
+            "--plan",
+            plan,
+            "--source",
+            &self.url,
+            "--target",
+            self.ks.node(),
+            "--writes",
+            "--samples",
+            &samples,
+            "--rows",
+            &rows,
+            "--seed",
+            &seed,
+            "--out",
+            &out_s,
+        ]);
+        let shown = format!("{}\n{}", super::text(&run.stdout), super::text(&run.stderr));
+        assert!(
+            matches!(run.status.code(), Some(0 | 1)),
+            "remodel replay {plan} failed:\n{shown}"
+        );
+        (json(&out.join("replay.json")), shown)
+    }
+
     /// Drops the schema, the keyspace and the folder.
     pub async fn cleanup(self) {
         let _ = std::fs::remove_dir_all(&self.dir);
@@ -177,6 +216,31 @@ pub fn wait_until(child: &mut Child, secs: u64, what: &str, mut ready: impl FnMu
 }
 
 /// A JSON file of the run folder.
+/// The id of the plan's workload pattern whose SQL starts with `sql_start`.
+pub fn pattern_id<'p>(plan: &'p serde_json::Value, sql_start: &str) -> &'p str {
+    plan["workload"]["patterns"]
+        .as_array()
+        .and_then(|ps| {
+            ps.iter()
+                .find(|p| p["sql"].as_str().is_some_and(|s| s.starts_with(sql_start)))
+        })
+        .and_then(|p| p["id"].as_str())
+        .unwrap_or_else(|| panic!("no pattern {sql_start}"))
+}
+
+/// The replay report's entry of the plan's pattern whose SQL starts with `sql_start`.
+pub fn replayed<'r>(
+    report: &'r serde_json::Value,
+    sql_start: &str,
+    plan: &serde_json::Value,
+) -> &'r serde_json::Value {
+    let id = pattern_id(plan, sql_start);
+    report["patterns"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["pattern"] == id))
+        .unwrap_or_else(|| panic!("{id} is not in replay.json"))
+}
+
 pub fn json(path: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
