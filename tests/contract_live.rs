@@ -179,17 +179,8 @@ async fn every_read_runs_from_plan_json_alone_live() {
     case.cleanup().await;
 }
 
-/// The id of the pattern of `plan` whose SQL starts with `sql_start`.
+/// The id of the pattern of the plan at `plan` whose SQL starts with `sql_start`.
 fn pattern_of(plan: &str, sql_start: &str) -> String {
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(plan).expect("plan.json")).expect("json");
-    v["workload"]["patterns"]
-        .as_array()
-        .and_then(|ps| {
-            ps.iter()
-                .find(|p| p["sql"].as_str().is_some_and(|s| s.starts_with(sql_start)))
-        })
-        .and_then(|p| p["id"].as_str())
-        .unwrap_or_else(|| panic!("no pattern {sql_start}"))
-        .to_string()
+    let v = support::live::json(std::path::Path::new(plan));
+    support::live::pattern_id(&v, sql_start).to_string()
 }
