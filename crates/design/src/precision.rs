@@ -16,8 +16,8 @@ pub fn apply(design: &mut Design, schema: &Schema) {
             .and_then(|t| t.column(column))
             .is_some_and(|c| remodel_model::sub_ms_timestamp(&c.sql_type))
     };
-    let types = design.types.clone();
-    for t in &mut design.tables {
+    let Design { tables, types, .. } = design;
+    for t in tables {
         let mut cut = Vec::new();
         for c in &t.columns {
             if let Some(src) = &c.source {
@@ -29,8 +29,8 @@ pub fn apply(design: &mut Design, schema: &Schema) {
                 }
             }
             if let Some(child) = &c.embeds {
-                let ty = c.cql_type.to_string();
-                for u in types.iter().filter(|u| mentions(&ty, &u.name)) {
+                let named = c.cql_type.user_types();
+                for u in types.iter().filter(|u| named.contains(&u.name.as_str())) {
                     for (field, _) in u.fields.iter().filter(|(_, ft)| *ft == CqlType::TIMESTAMP) {
                         if sub_ms(child, field) {
                             cut.push(format!("{}.{field} ({child}.{field})", c.name));
@@ -51,10 +51,4 @@ pub fn apply(design: &mut Design, schema: &Schema) {
             ),
         });
     }
-}
-
-/// True when the CQL type text names the user type `name` as a whole word.
-fn mentions(ty: &str, name: &str) -> bool {
-    ty.split(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '"'))
-        .any(|w| w.trim_matches('"') == name)
 }
