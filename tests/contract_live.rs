@@ -66,11 +66,7 @@ async fn loaded(case: &Case, fixture: &str, rows: &str) -> String {
     let root = support::root();
     let read = |p: &str| std::fs::read_to_string(root.join(p)).expect(p);
     let sql = format!("{}\n{}", read(&format!("{fixture}/schema.sql")), read(rows));
-    case.pg
-        .client()
-        .batch_execute(&sql)
-        .await
-        .unwrap_or_else(|e| panic!("load {rows}: {e}"));
+    case.load(&sql, rows).await;
     case.plan(fixture)
 }
 

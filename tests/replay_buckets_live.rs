@@ -17,8 +17,7 @@ INSERT INTO stores SELECT i, 'Store ' || i FROM generate_series(1, 3) i;
 INSERT INTO orders SELECT i, 1 + i % 3,
     timestamptz '2025-01-10 00:00:00+00' + i * interval '7 minutes 13 seconds',
     (i % 500) / 7.0, CASE WHEN i % 5 = 0 THEN NULL ELSE 'n' || i END
-  FROM generate_series(1, 3000) i;
-ANALYZE;";
+  FROM generate_series(1, 3000) i;";
 
 /// The plan with q1 reading the lower bound's bucket only (`broken`) or every bucket.
 fn variant(designed: &Value, broken: bool) -> Value {
@@ -41,11 +40,8 @@ async fn windows_across_buckets_catch_a_plan_that_reads_one_bucket() {
     let case = Case::new("replay_buckets").await;
     let schema = std::fs::read_to_string(support::root().join("fixtures/plan/buckets/schema.sql"))
         .expect("buckets schema");
-    case.pg
-        .client()
-        .batch_execute(&format!("{schema}\n{ORDERS}"))
-        .await
-        .expect("load the orders");
+    case.load(&format!("{schema}\n{ORDERS}"), "the orders")
+        .await;
     let plan_path = case.plan("fixtures/plan/buckets");
     let run = case.dir.join("run");
     support::remodel_ok(&refs(&case.backfill_args(

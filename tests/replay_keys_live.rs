@@ -16,8 +16,7 @@ INSERT INTO accounts SELECT i, 'owner ' || i FROM generate_series(1, 3) i;
 INSERT INTO ledger SELECT 1 + i % 3,
     timestamptz '2025-01-15 10:00:00+00' + (i / 3) * interval '200 microseconds',
     i, 'memo ' || i
-  FROM generate_series(0, 29) i;
-ANALYZE;";
+  FROM generate_series(0, 29) i;";
 
 /// Users and posts, and join tables holding equal rows: user 1 follows user 2 twice and user 3
 /// three times; likes post 1 twice.
@@ -27,8 +26,7 @@ INSERT INTO posts SELECT i, 1 + i % 5, 'post ' || i FROM generate_series(1, 6) i
 INSERT INTO follows VALUES (1, 2, '2025-01-01 00:00:00+00'), (1, 2, '2025-01-01 00:00:00+00'),
     (1, 3, NULL), (1, 3, NULL), (1, 3, NULL), (2, 1, '2025-02-01 00:00:00+00');
 INSERT INTO likes VALUES (1, 1, '2025-01-01 00:00:00+00'), (1, 1, '2025-01-01 00:00:00+00'),
-    (1, 2, NULL), (2, 1, NULL);
-ANALYZE;";
+    (1, 2, NULL), (2, 1, NULL);";
 
 /// The id of the pattern whose SQL starts with `start`.
 fn id(plan: &Plan, start: &str) -> String {
@@ -69,11 +67,7 @@ async fn write(r: &mut Replayer<'_>, plan: &Plan, id: &str, values: &[Option<&st
 async fn load_and_backfill(case: &Case, fixture: &str, rows: &str) -> (String, RunSummary) {
     let schema = std::fs::read_to_string(support::root().join(fixture).join("schema.sql"))
         .expect("fixture schema");
-    case.pg
-        .client()
-        .batch_execute(&format!("{schema}\n{rows}"))
-        .await
-        .expect("load the rows");
+    case.load(&format!("{schema}\n{rows}"), fixture).await;
     let plan_path = case.plan(fixture);
     let run = case.dir.join("run");
     support::remodel_ok(&refs(&case.backfill_args(
@@ -182,11 +176,8 @@ async fn a_key_that_merges_rows_is_rejected_as_duplicate_key_not_written() {
     let schema =
         std::fs::read_to_string(support::root().join("fixtures/plan/ledger_precision/schema.sql"))
             .expect("schema");
-    case.pg
-        .client()
-        .batch_execute(&format!("{schema}\n{LEDGER_ROWS}"))
-        .await
-        .expect("load the rows");
+    case.load(&format!("{schema}\n{LEDGER_ROWS}"), "the ledger rows")
+        .await;
     // The plan as it was before keys kept microseconds: posted_at a millisecond timestamp.
     let plan_path = std::path::PathBuf::from(case.plan("fixtures/plan/ledger_precision"));
     let folder = plan_path.parent().expect("plan folder");

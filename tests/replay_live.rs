@@ -19,8 +19,7 @@ INSERT INTO members SELECT i, 'm' || i || '@example.org', lpad((i * 7919 % 10000
 INSERT INTO books SELECT i, 'shelf-' || (i % 8), 'Title ' || i, 1 + (i * 7) % 4,
     date_trunc('day', now()) + ((i * 37) % 41 - 20) * interval '1 day' + (i % 3) * interval '1 hour',
     CASE WHEN i % 5 = 0 THEN NULL ELSE i % 9 END, 'About book ' || i
-  FROM generate_series(1, 400) i;
-ANALYZE;";
+  FROM generate_series(1, 400) i;";
 
 /// Book ids stored at `(key…, due_at, book_id = 7)` in `table` (the key columns before due_at named
 /// in `key`).
@@ -48,11 +47,8 @@ async fn library_key_change_moves_rows_and_reads_match_postgres() {
     let case = Case::new("replay_library").await;
     let schema = std::fs::read_to_string(support::root().join("fixtures/plan/library/schema.sql"))
         .expect("library schema");
-    case.pg
-        .client()
-        .batch_execute(&format!("{schema}\n{LIBRARY_ROWS}"))
-        .await
-        .expect("load the library rows");
+    case.load(&format!("{schema}\n{LIBRARY_ROWS}"), "the library rows")
+        .await;
     let plan = case.backfill_created(&case.plan("fixtures/plan/library"));
     let target = CqlTarget::new(case.ks.node(), None).unwrap();
     let (pg, session) = remodel_replay::connect(&PgSource::new(&case.url), &target)

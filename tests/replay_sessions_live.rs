@@ -17,15 +17,11 @@ async fn folded_loops_read_what_the_join_reads_live() {
     let case = Case::new("replay_sessions").await;
     let dir = support::root().join("fixtures/sessions");
     let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect("fixture file");
-    case.pg
-        .client()
-        .batch_execute(&format!(
-            "{}\n{}\nANALYZE;",
-            read("schema.sql"),
-            read("data.sql")
-        ))
-        .await
-        .expect("load the blog rows");
+    case.load(
+        &format!("{}\n{}", read("schema.sql"), read("data.sql")),
+        "the blog rows",
+    )
+    .await;
     let out = case.dir.join("plan");
     let out_s = out.to_string_lossy().into_owned();
     let (schema, log) = (dir.join("schema.sql"), dir.join("app.log"));

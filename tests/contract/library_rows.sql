@@ -8,4 +8,3 @@ INSERT INTO books SELECT i, 'shelf-' || (i % 8), 'Title ' || i, 1 + (i * 7) % 4,
     date_trunc('day', now()) + ((i * 37) % 41 - 20) * interval '1 day' + i * interval '1 minute',
     CASE WHEN i % 5 = 0 THEN NULL ELSE i % 9 END, 'About book ' || i
   FROM generate_series(1, 400) i;
-ANALYZE;

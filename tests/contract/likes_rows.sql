@@ -4,4 +4,3 @@ INSERT INTO posts SELECT i, 1 + i % 5, 'Post ' || i, now() - i * interval '1 hou
   FROM generate_series(1, 60) i;
 INSERT INTO likes SELECT p, u, now() - (p * 100 + u) * interval '1 second'
   FROM generate_series(1, 60) p, generate_series(1, 22) u WHERE u <= (p * 7) % 23;
-ANALYZE;

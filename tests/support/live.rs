@@ -40,6 +40,20 @@ impl Case {
         }
     }
 
+    /// Runs `sql` (a fixture's schema and its rows) in this case's schema, then refreshes the
+    /// statistics of its tables (the plan reads their row counts); panics naming `what`.
+    pub async fn load(&self, sql: &str, what: &str) {
+        self.pg
+            .client()
+            .batch_execute(sql)
+            .await
+            .unwrap_or_else(|e| panic!("load {what}: {e}"));
+        self.pg
+            .analyze()
+            .await
+            .unwrap_or_else(|e| panic!("load {what}: {e}"));
+    }
+
     /// Runs `remodel plan INPUT` for this keyspace; returns the plan.json path as text.
     pub fn plan(&self, input: &str) -> String {
         let plan = super::plan_into(input, self.ks.name(), &self.dir.join("plan"));

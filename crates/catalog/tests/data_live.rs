@@ -416,7 +416,7 @@ async fn probes_recover_auctionmark_keys_dropped_from_its_schema() {
     c.batch_execute(&rows).await.expect("rows");
     c.batch_execute(AUCTIONMARK_DECOY).await.expect("decoy");
     c.batch_execute(DROP_FOREIGN_KEYS).await.expect("drop keys");
-    c.batch_execute("ANALYZE").await.expect("analyze");
+    pg.analyze().await.expect("analyze");
 
     let src = open(&pg).await;
     let read = schema::read(&src).await.expect("schema");

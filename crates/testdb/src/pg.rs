@@ -90,6 +90,34 @@ impl PgSchema {
         format!("{}{sep}options=-c%20search_path%3D{}", self.url, self.name)
     }
 
+    /// Refreshes the planner statistics of this schema's tables only. A bare `ANALYZE` visits
+    /// every table of the database and fails ("relation with OID … does not exist") when a test
+    /// running beside this one drops its schema meanwhile.
+    pub async fn analyze(&self) -> Result<()> {
+        let failed = |source| Error::Postgres {
+            target: redact_url(&self.url),
+            what: format!("analyze schema {}", self.name),
+            source,
+        };
+        let rows = self
+            .client
+            .query(
+                "SELECT format('%I.%I', schemaname, tablename) FROM pg_tables \
+                 WHERE schemaname = $1 ORDER BY tablename",
+                &[&self.name],
+            )
+            .await
+            .map_err(failed)?;
+        let tables: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+        if tables.is_empty() {
+            return Ok(());
+        }
+        self.client
+            .batch_execute(&format!("ANALYZE {}", tables.join(", ")))
+            .await
+            .map_err(failed)
+    }
+
     /// Drops the schema and everything in it.
     pub async fn cleanup(mut self) -> Result<()> {
         self.cleaned = true;
