@@ -33,16 +33,10 @@ async fn queue_live_reads_the_oldest_rows_after_inserts_and_deletes() {
         "{read:#}\n{shown}"
     );
     for sql in ["INSERT INTO outbox", "DELETE FROM outbox"] {
-        let w = support::live::replayed(&report, sql, &plan);
-        assert_eq!(w["outcome"], "replayed", "{sql}: {w:#}\n{shown}");
-        assert!(
-            w["reads_after"].as_u64().unwrap_or(0) > 0,
-            "{sql}: no read compared after the write: {w:#}\n{shown}"
-        );
-        assert_eq!(
-            w["mismatches"].as_array().map(Vec::len).unwrap_or(0),
-            0,
-            "{sql}: {w:#}\n{shown}"
+        support::live::assert_write_clean(
+            support::live::replayed(&report, sql, &plan),
+            sql,
+            &shown,
         );
     }
     case.cleanup().await;

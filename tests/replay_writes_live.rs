@@ -29,14 +29,7 @@ fn replayed_clean(report: &Value, id: &str, shown: &str) {
                 .find(|p| p["pattern"] == id && p["kind"] != "select")
         })
         .unwrap_or_else(|| panic!("{id} is not in replay.json:\n{shown}"));
-    assert_eq!(p["outcome"], "replayed", "{id}: {p:#}\n{shown}");
-    assert!(p["samples"].as_u64().unwrap_or(0) > 0, "{id}: {p:#}");
-    assert!(
-        p["reads_after"].as_u64().unwrap_or(0) > 0,
-        "{id}: no read compared after the write: {p:#}"
-    );
-    let mismatches = p["mismatches"].as_array().map(Vec::len).unwrap_or(0);
-    assert_eq!(mismatches, 0, "{id}: {p:#}\n{shown}");
+    support::live::assert_write_clean(p, id, shown);
 }
 
 /// Asserts that pattern `id` is stated not modelled (replay does not run it) with a reason

@@ -255,6 +255,22 @@ pub fn replayed<'r>(
         .unwrap_or_else(|| panic!("{id} is not in replay.json"))
 }
 
+/// Asserts that write pattern entry `w` of replay.json (named `what`) was replayed, compared
+/// reads after its samples, and found no difference.
+pub fn assert_write_clean(w: &serde_json::Value, what: &str, shown: &str) {
+    assert_eq!(w["outcome"], "replayed", "{what}: {w:#}\n{shown}");
+    assert!(w["samples"].as_u64().unwrap_or(0) > 0, "{what}: {w:#}");
+    assert!(
+        w["reads_after"].as_u64().unwrap_or(0) > 0,
+        "{what}: no read compared after the write: {w:#}\n{shown}"
+    );
+    assert_eq!(
+        w["mismatches"].as_array().map(Vec::len).unwrap_or(0),
+        0,
+        "{what}: {w:#}\n{shown}"
+    );
+}
+
 pub fn json(path: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))

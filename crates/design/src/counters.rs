@@ -45,6 +45,17 @@ impl Spec {
         format!("sum_{}", crate::naming::sanitize(&c.column))
     }
 
+    /// The group columns that may be NULL: a row holding NULL in one is counted in no group
+    /// (SQL's `=` never matches it, and a NULL cannot be a key).
+    pub fn nullable_group<'s>(&'s self, schema: &'s Schema) -> impl Iterator<Item = &'s ColumnRef> {
+        self.group.iter().filter(|g| {
+            schema
+                .table(&g.table)
+                .and_then(|t| t.column(&g.column))
+                .is_none_or(|c| c.nullable)
+        })
+    }
+
     /// The CQL type of a group column, from its source column.
     pub fn group_type(&self, schema: &Schema, c: &ColumnRef) -> CqlType {
         schema
@@ -579,20 +590,12 @@ pub fn source(schema: &Schema, s: &Spec) -> SourceQuery {
             value: SourceValue::Column(r(&g.column)),
         });
     }
-    let nullable = |g: &&ColumnRef| {
-        schema
-            .table(&g.table)
-            .and_then(|t| t.column(&g.column))
-            .is_none_or(|c| c.nullable)
-    };
     SourceQuery {
         table: s.root.clone(),
         alias: "t0".into(),
         columns,
         filters: s
-            .group
-            .iter()
-            .filter(nullable)
+            .nullable_group(schema)
             .map(|g| SourceFilter::IsNotNull(r(&g.column)))
             .collect(),
         group_by: s.group.iter().map(|g| r(&g.column)).collect(),

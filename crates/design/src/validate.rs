@@ -78,7 +78,7 @@ pub fn validate_in(
     for t in &design.tables {
         if t.counter.is_some() {
             // One row per group by design: the rows it counts are not its rows.
-            counters::counter_table(design, &writes, t, &mut out);
+            counters::counter_table(schema, design, &writes, t, &mut out);
             continue;
         }
         keys_unique(schema, t, &mut out);
@@ -716,7 +716,8 @@ fn key_changes(design: &Design, f: &Facts<'_>, w: &WritePath, out: &mut Vec<Viol
     if f.kind != StatementKind::Update {
         return;
     }
-    for t in &design.tables {
+    // A counter table's rows are groups, moved by −1 and +1, never deleted ([`counters`]).
+    for t in design.tables.iter().filter(|t| t.counter.is_none()) {
         // A parent's value in the key changes when the stored row is linked to another parent.
         let stores_written = same(&t.entity, &f.table.key());
         let changed: Vec<ColumnRef> = key_sources(t)

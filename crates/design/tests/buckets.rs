@@ -10,19 +10,10 @@
 mod support;
 
 use remodel_model::{BindValue, PartitionRead, Plan, QueryMapping};
-use support::pipeline::{mapping_text, pattern_id, plan_files, plan_fixture, root};
+use support::pipeline::{mapping_text, pattern_id, plan_files, plan_fixture, read_mapping, root};
 
 fn buckets() -> Plan {
     plan_fixture("buckets")
-}
-
-fn read<'p>(plan: &'p Plan, sql_start: &str) -> &'p QueryMapping {
-    let id = pattern_id(plan, sql_start);
-    plan.design
-        .queries
-        .iter()
-        .find(|q| q.pattern == id)
-        .expect("a mapping")
 }
 
 /// The read's bind of its table's bucket column, with its index.
@@ -57,7 +48,7 @@ fn a_window_read_lists_every_bucket_between_its_bounds() {
         "SELECT order_id, placed_at, total FROM orders WHERE store_id = $1 AND placed_at >= $2 AND placed_at < $3",
         "SELECT order_id, placed_at, total FROM orders WHERE store_id = $1 AND placed_at >= $2 AND placed_at < $3 ORDER BY",
     ] {
-        let q = read(&plan, sql);
+        let q = read_mapping(&plan, sql);
         let (i, b) = bucket_bind(&plan, q).unwrap_or_else(|| panic!("{sql}: {q:#?}"));
         assert!(
             matches!(b, BindValue::Buckets { upper_exclusive: true, .. }),
@@ -67,7 +58,7 @@ fn a_window_read_lists_every_bucket_between_its_bounds() {
     }
     // The window crossing midnight UTC: two buckets, merged and sorted on the client, the LIMIT
     // after the merge.
-    let q = read(&plan, "SELECT order_id, placed_at, total FROM orders WHERE store_id = $1 AND placed_at >= $2 AND placed_at < $3 ORDER BY");
+    let q = read_mapping(&plan, "SELECT order_id, placed_at, total FROM orders WHERE store_id = $1 AND placed_at >= $2 AND placed_at < $3 ORDER BY");
     assert!(!q.single_partition, "{q:#?}");
     assert_eq!(q.partition_reads, Some(2.0), "{q:#?}");
     assert_eq!(q.client.sort.len(), 1, "{:#?}", q.client);
@@ -114,7 +105,7 @@ fn an_open_bound_is_not_served_by_a_bucketed_table() {
 fn the_validator_fails_a_window_read_bound_to_its_lower_bounds_bucket() {
     // The defect of issue 20, put back by hand: the window read binds the day of `$2` only.
     let mut plan = buckets();
-    let id = read(&plan, "SELECT order_id, placed_at, total FROM orders WHERE store_id = $1 AND placed_at >= $2 AND placed_at < $3").pattern.clone();
+    let id = read_mapping(&plan, "SELECT order_id, placed_at, total FROM orders WHERE store_id = $1 AND placed_at >= $2 AND placed_at < $3").pattern.clone();
     let q = plan
         .design
         .queries

@@ -5,9 +5,11 @@
 
 mod support;
 
-use remodel_model::{Plan, QueryMapping, Statistics};
+use remodel_model::{BindValue, ColumnRef, Guard, Plan, QueryMapping, Statistics};
 use std::path::Path;
-use support::pipeline::{mapping_text, pattern_id, plan_files, root, strict_violations};
+use support::pipeline::{
+    mapping_text, pattern_id, plan_files, read_mapping, root, strict_violations, write_path,
+};
 
 /// The plan of fixture `case`'s queries and statistics over `schema`.
 fn plan_over(case: &str, schema: &Path) -> Plan {
@@ -36,12 +38,7 @@ fn plan(case: &str) -> Plan {
 }
 
 fn count_read(plan: &Plan) -> &QueryMapping {
-    let id = pattern_id(plan, "SELECT count(*) FROM likes");
-    plan.design
-        .queries
-        .iter()
-        .find(|q| q.pattern == id)
-        .expect("mapping")
+    read_mapping(plan, "SELECT count(*) FROM likes")
 }
 
 #[test]
@@ -97,15 +94,7 @@ fn a_read_heavy_count_keeps_a_counter_maintained_by_every_write() {
     let scan = q.candidates.iter().find(|c| !c.chosen).expect("scan");
     assert!(scan.rows_scanned >= 1000.0, "{scan:#?}");
     // +1 on insert, -1 per row deleted (read first), never in a batch with other statements.
-    let counted = |sql: &str| {
-        let id = pattern_id(&p, sql);
-        p.design
-            .writes
-            .iter()
-            .find(|w| w.pattern == id)
-            .expect("write")
-            .clone()
-    };
+    let counted = |sql: &str| write_path(&p, sql);
     let ins = counted("INSERT INTO likes");
     let up = ins
         .targets
@@ -128,6 +117,8 @@ fn a_read_heavy_count_keeps_a_counter_maintained_by_every_write() {
     assert!(down.for_each.is_some(), "only rows read first: {del:#?}");
     let batch = del.batch.as_ref().expect("batch");
     assert!(batch.counters.is_some(), "{batch:#?}");
+    // A NOT NULL group: every counter statement runs.
+    assert_eq!((&up.guard, &down.guard), (&None, &None));
 }
 
 #[test]
@@ -164,13 +155,9 @@ fn a_read_costs_the_rows_it_scans() {
             Some(&stats),
             "likes",
         );
-        let id = pattern_id(&plan, "SELECT user_id, liked_at FROM likes");
-        let list = plan
-            .design
-            .queries
-            .iter()
-            .find(|q| q.pattern == id)
-            .and_then(|q| q.cost.clone())
+        let list = read_mapping(&plan, "SELECT user_id, liked_at FROM likes")
+            .cost
+            .clone()
             .expect("list cost");
         (count_read(&plan).candidates.clone(), list)
     };
@@ -246,4 +233,86 @@ fn a_nullable_group_is_counted_without_its_null_rows() {
         "{:#?}",
         strict_violations(&p)
     );
+    // An application's INSERT or DELETE of such a row updates no counter: the statement is
+    // guarded on the group's value of the row written (new) or read first (current), as a
+    // NULL partition key would fail the write.
+    let post_id = ColumnRef::new("likes", "post_id");
+    for (sql, value) in [
+        (
+            "INSERT INTO likes",
+            BindValue::New {
+                column: post_id.clone(),
+            },
+        ),
+        (
+            "DELETE FROM likes",
+            BindValue::Current {
+                column: post_id.clone(),
+            },
+        ),
+    ] {
+        let w = write_path(&p, sql);
+        let c = w
+            .targets
+            .iter()
+            .find(|x| x.table == t.name)
+            .unwrap_or_else(|| panic!("{sql} updates the counter: {w:#?}"));
+        assert_eq!(
+            c.guard,
+            Some(Guard::AllNotNull {
+                values: vec![value]
+            }),
+            "{sql}"
+        );
+    }
+}
+
+#[test]
+fn a_counter_statement_on_a_nullable_group_runs_only_for_a_group() {
+    // Tickets counted per assignee, NULL while nobody has taken one: a ticket opened, handed
+    // over, given back or closed while unassigned counts in no group, and a NULL cannot be a
+    // partition key (Cassandra refuses the statement), so each counter statement is guarded on
+    // the assignee it adds to (new) or subtracts from (current).
+    let p = plan("counters-nullable-group");
+    let name = count_of(&p, "SELECT count(*) FROM tickets").to_string();
+    let assignee = ColumnRef::new("tickets", "assignee_id");
+    let new = BindValue::New {
+        column: assignee.clone(),
+    };
+    let current = BindValue::Current { column: assignee };
+    for (sql, sides) in [
+        ("INSERT INTO tickets", vec![("+", &new)]),
+        ("UPDATE tickets", vec![("-", &current), ("+", &new)]),
+        ("DELETE FROM tickets", vec![("-", &current)]),
+    ] {
+        let w = write_path(&p, sql);
+        let counted: Vec<_> = w.targets.iter().filter(|t| t.table == name).collect();
+        assert_eq!(counted.len(), sides.len(), "{sql}: {w:#?}");
+        for (t, (op, value)) in counted.iter().zip(sides) {
+            assert!(t.cql.contains(&format!("n {op} ?")), "{sql}: {}", t.cql);
+            assert_eq!(
+                t.guard,
+                Some(Guard::AllNotNull {
+                    values: vec![value.clone()]
+                }),
+                "{sql}: {}",
+                t.cql
+            );
+        }
+    }
+}
+
+/// The counter table serving the read that starts with `sql`.
+fn count_of<'p>(plan: &'p Plan, sql: &str) -> &'p str {
+    let q = read_mapping(plan, sql);
+    let name = q.table.as_deref().expect("served");
+    assert!(
+        plan.design
+            .tables
+            .iter()
+            .any(|t| t.name == name && t.counter.is_some()),
+        "{sql} is served by a counter table: {:#?}",
+        q.candidates
+    );
+    name
 }

@@ -12,7 +12,7 @@ use remodel_model::{
     BindValue, ColumnRef, ConflictAction, Expr, Function, Plan, RowRef, ValueOrigin, Violation,
     WritePath,
 };
-use support::pipeline::{mapping_text, pattern_id, plan_fixture, root};
+use support::pipeline::{mapping_text, pattern_id, plan_fixture, root, write_path};
 
 fn planned(case: &str) -> Plan {
     let plan = plan_fixture(case);
@@ -25,15 +25,6 @@ fn planned(case: &str) -> Plan {
     expect_test::expect_file![dir.join("schema.cql")]
         .assert_eq(&remodel_design::emit_cql(&plan.design));
     plan
-}
-
-fn path<'p>(plan: &'p Plan, sql_start: &str) -> &'p WritePath {
-    let id = pattern_id(plan, sql_start);
-    plan.design
-        .writes
-        .iter()
-        .find(|w| w.pattern == id)
-        .expect("a write path")
 }
 
 fn path_mut<'p>(plan: &'p mut Plan, sql_start: &str) -> &'p mut WritePath {
@@ -71,7 +62,7 @@ fn value<'p>(w: &'p WritePath, column: &str) -> &'p remodel_model::NewValue {
 #[test]
 fn class3_an_insert_gives_every_copy_its_defaults_and_generated_columns() {
     let plan = planned("defaults");
-    let w = path(&plan, "INSERT INTO tickets");
+    let w = write_path(&plan, "INSERT INTO tickets");
     assert!(w.unsupported.is_none(), "{w:#?}");
     assert_eq!(value(w, "opened_at").value, Expr::Now);
     assert_eq!(value(w, "opened_at").origin, ValueOrigin::Default);
@@ -103,13 +94,13 @@ fn class3_an_insert_gives_every_copy_its_defaults_and_generated_columns() {
             );
         }
     }
-    let notes = path(&plan, "INSERT INTO ticket_notes");
+    let notes = write_path(&plan, "INSERT INTO ticket_notes");
     assert_eq!(value(notes, "note_id").origin, ValueOrigin::Identity);
     assert!(notes
         .warnings
         .iter()
         .any(|x| x.code == "identity_allocation"));
-    let audit = path(&plan, "INSERT INTO ticket_audit");
+    let audit = write_path(&plan, "INSERT INTO ticket_audit");
     let why = audit.unsupported.as_deref().expect("not modelled");
     assert!(why.contains("current_user"), "{why}");
     assert!(audit.targets.is_empty());
@@ -118,7 +109,7 @@ fn class3_an_insert_gives_every_copy_its_defaults_and_generated_columns() {
 #[test]
 fn class3_an_update_recomputes_the_generated_column_in_every_copy() {
     let plan = planned("defaults");
-    let w = path(&plan, "UPDATE tickets SET title");
+    let w = write_path(&plan, "UPDATE tickets SET title");
     assert_eq!(value(w, "title_upper").value.to_string(), "upper($1)");
     let holding: Vec<&str> = plan
         .design
@@ -169,7 +160,7 @@ fn class3_checks_fail_on_paths_broken_by_hand() {
 #[test]
 fn class4_an_upsert_reads_the_existing_row_and_says_it_is_not_atomic() {
     let plan = planned("upserts");
-    let w = path(&plan, "INSERT INTO cart_items");
+    let w = write_path(&plan, "INSERT INTO cart_items");
     let u = w.upsert.as_ref().expect("an upsert");
     assert_eq!(
         u.conflict,
@@ -201,7 +192,7 @@ fn class4_an_upsert_reads_the_existing_row_and_says_it_is_not_atomic() {
         w.warnings
     );
 
-    let nothing = path(&plan, "INSERT INTO subscribers (id, email, name) VALUES ($1, $2, $3) ON CONFLICT (email) DO NOTHING");
+    let nothing = write_path(&plan, "INSERT INTO subscribers (id, email, name) VALUES ($1, $2, $3) ON CONFLICT (email) DO NOTHING");
     let u = nothing.upsert.as_ref().expect("an upsert");
     assert_eq!(u.action, ConflictAction::Nothing);
     let read = &nothing.read_before_write[u.existing];
@@ -213,7 +204,7 @@ fn class4_an_upsert_reads_the_existing_row_and_says_it_is_not_atomic() {
         "read by the proposed email: {read:#?}"
     );
 
-    let update = path(&plan, "INSERT INTO subscribers (id, email, name) VALUES ($1, $2, $3) ON CONFLICT (email) DO UPDATE");
+    let update = write_path(&plan, "INSERT INTO subscribers (id, email, name) VALUES ($1, $2, $3) ON CONFLICT (email) DO UPDATE");
     let Some(ConflictAction::Update { filter, .. }) = update.upsert.as_ref().map(|u| &u.action)
     else {
         panic!("{update:#?}")
@@ -224,7 +215,7 @@ fn class4_an_upsert_reads_the_existing_row_and_says_it_is_not_atomic() {
 #[test]
 fn class4_a_self_join_reads_the_other_row_by_name() {
     let plan = planned("upserts");
-    let w = path(&plan, "UPDATE accounts");
+    let w = write_path(&plan, "UPDATE accounts");
     let step = w
         .read_before_write
         .iter()
@@ -281,7 +272,7 @@ fn class5_every_condition_of_a_write_is_applied_by_a_filtered_read() {
     assert_eq!(filter, ["sessions.revoked_at IS NULL"]);
     assert!(w.targets.iter().all(|t| t.for_each == Some(rows)));
 
-    let w = path(&plan, "UPDATE sessions");
+    let w = write_path(&plan, "UPDATE sessions");
     let rows = w.targets[0].for_each.expect("each kept row");
     let filter: Vec<String> = w.read_before_write[rows]
         .filter
@@ -313,7 +304,7 @@ fn class5_every_condition_of_a_write_is_applied_by_a_filtered_read() {
         "sessions.created_at < $2"
     );
 
-    let w = path(&plan, "UPDATE documents");
+    let w = write_path(&plan, "UPDATE documents");
     let rows = w.targets[0]
         .for_each
         .expect("the row, when its version is $4");

@@ -1150,6 +1150,13 @@ pub enum Guard {
         /// The source column.
         column: ColumnRef,
     },
+    /// Only when none of these values is NULL: a counter's group, which a read binds by `=` (a
+    /// row whose group column is NULL is counted in no group SQL can ask for, and a NULL cannot
+    /// be a key: the statement is skipped, as the backfill skips such rows).
+    AllNotNull {
+        /// The values (each a source column's `new` or `current` value).
+        values: Vec<BindValue>,
+    },
 }
 
 /// One statement a write fans out to.
@@ -1467,6 +1474,10 @@ impl std::fmt::Display for Guard {
             }
             Guard::NewIsNull { column } => write!(f, "when new {column} IS NULL"),
             Guard::NewIsNotNull { column } => write!(f, "when new {column} IS NOT NULL"),
+            Guard::AllNotNull { values } => {
+                let names: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+                write!(f, "when {} IS NOT NULL", names.join(" AND "))
+            }
         }
     }
 }

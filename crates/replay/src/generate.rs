@@ -11,7 +11,8 @@
 //! - foreign-key columns take the referenced columns of one parent row, drawn at random;
 //! - other columns take few distinct values (text `col-K` of about `rows / 20` values, integers
 //!   below 100, times at whole hours within 60 days of today, so equality finds several rows and
-//!   an ORDER BY meets ties); nullable ones without a DEFAULT are NULL one time in ten;
+//!   an ORDER BY meets ties);
+//! - nullable columns (foreign keys too) without a DEFAULT are NULL one time in ten;
 //! - times are whole hours, so no value is finer than CQL's milliseconds;
 //!
 //! then rows that attack what a plan may assume about keys ([`adversarial_rows`]): copies 0.2 ms
@@ -407,22 +408,22 @@ fn insert_sql(
         }
         let s = salt + i as u64;
         let key = t.primary_key.iter().any(|k| k == &c.name) || unique.contains(c.name.as_str());
-        let expr = match from_fk.get(&c.name) {
+        // A parent's key for a foreign-key column (NULL too when it may be: a row linked to no
+        // parent), else a value of the column's type.
+        let v = match from_fk.get(&c.name) {
             Some(e) => e.clone(),
-            None => {
-                let v = value_expr(c, key, s, card);
-                // A column with a DEFAULT gets it when an INSERT leaves it out: NULL there
-                // comes only from an explicit NULL, which applications rarely write.
-                let has_default = c
-                    .default
-                    .as_deref()
-                    .is_some_and(|d| !d.trim().eq_ignore_ascii_case("null"));
-                if c.nullable && !key && !has_default {
-                    format!("CASE WHEN {} % 10 = 0 THEN NULL ELSE {v} END", hash(s + 50))
-                } else {
-                    v
-                }
-            }
+            None => value_expr(c, key, s, card),
+        };
+        // A column with a DEFAULT gets it when an INSERT leaves it out: NULL there comes only
+        // from an explicit NULL, which applications rarely write.
+        let has_default = c
+            .default
+            .as_deref()
+            .is_some_and(|d| !d.trim().eq_ignore_ascii_case("null"));
+        let expr = if c.nullable && !key && !has_default {
+            format!("CASE WHEN {} % 10 = 0 THEN NULL ELSE {v} END", hash(s + 50))
+        } else {
+            v
         };
         cols.push(quote(&c.name));
         exprs.push(expr);

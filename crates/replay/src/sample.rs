@@ -6,7 +6,8 @@
 //! the values of two real rows, or the time window the workload uses aligned on a real row), the
 //! LIMIT the workload uses, an OFFSET (0 and the example's), the example's constant, or, for a
 //! write, the row written (its key) and its new values (another row's, so foreign keys stay
-//! valid; fresh ones for key and unique columns).
+//! valid; fresh ones for key and unique columns; NULL one sample in four where the column may
+//! hold it).
 //!
 //! The real rows ("anchors") are drawn in Postgres: rows of the pattern's tables joined along
 //! its join path, in a random order fixed by the seed, and every parameter is computed there
@@ -98,6 +99,11 @@ fn exact(sql: &str, k: usize) -> bool {
     t == format!("${k}")
 }
 
+/// The table a write pattern writes (`None` for a read).
+fn written_table<'s>(p: &Prepared<'_>, schema: &'s Schema) -> Option<&'s remodel_model::Table> {
+    schema.table(&p.pattern.analysis.write.as_ref()?.table)
+}
+
 /// The role of `$k` when a write sets a column with it.
 fn write_role(p: &Prepared<'_>, schema: &Schema, k: usize) -> Option<Role> {
     let w = p.pattern.analysis.write.as_ref()?;
@@ -183,13 +189,7 @@ fn write_conditions(p: &Prepared<'_>, schema: &Schema, roles: &mut [Role]) {
     ) {
         return;
     }
-    let Some(t) = p
-        .pattern
-        .analysis
-        .write
-        .as_ref()
-        .and_then(|w| schema.table(&w.table))
-    else {
+    let Some(t) = written_table(p, schema) else {
         return;
     };
     let own = |c: &ColumnRef| c.table == t.name;
@@ -407,6 +407,30 @@ fn declared_type(schema: &Schema, c: &ColumnRef) -> String {
         .unwrap_or_default()
 }
 
+/// The variant in which a write sets its nullable columns to NULL: not the one in which a
+/// condition on a nullable column takes NULL (that write would change no row).
+const NULL_VARIANT: u64 = 2;
+
+/// True when `role` gives a value to a column of the written row that may be NULL.
+fn writes_nullable(p: &Prepared<'_>, schema: &Schema, role: &Role) -> bool {
+    match role {
+        Role::New { column, .. } => nullable(schema, column),
+        Role::Parent { fk, column } => {
+            let Some(t) = written_table(p, schema) else {
+                return false;
+            };
+            t.foreign_keys.get(*fk).is_some_and(|f| {
+                f.ref_columns
+                    .iter()
+                    .position(|r| r == column)
+                    .and_then(|at| f.columns.get(at))
+                    .is_some_and(|c| nullable(schema, &ColumnRef::new(&t.name, c)))
+            })
+        }
+        _ => false,
+    }
+}
+
 fn nullable(schema: &Schema, c: &ColumnRef) -> bool {
     schema
         .table(&c.table)
@@ -444,6 +468,9 @@ fn by_variant(variants: [String; VARIANTS as usize]) -> String {
 ///   [`exact_limits`]).
 /// - `IN ($n)`: two values, one value twice, a NULL beside two values.
 /// - `c = $n`, `c > $n` on a nullable column: NULL one sample in four.
+///
+/// Besides these, a write's value of a nullable column is NULL one sample in four
+/// ([`NULL_VARIANT`]).
 pub fn adversarial_expr(
     role: &Role,
     schema: &Schema,
@@ -699,8 +726,15 @@ pub async fn draw(
         .iter()
         .zip(&p.param_types)
         .map(|(role, ty)| {
-            let sql = adversarial_expr(role, schema, &col)
+            let mut sql = adversarial_expr(role, schema, &col)
                 .unwrap_or_else(|| param_expr(role, schema, seed, &col));
+            if writes_nullable(p, schema, role) {
+                // The NULL an application writes into a column that may hold one: copies keyed,
+                // filtered or grouped by it must take it as Postgres does.
+                sql = format!(
+                    "CASE WHEN a1.__n % {VARIANTS} = {NULL_VARIANT} THEN NULL ELSE {sql} END"
+                );
+            }
             format!("({sql})::{}", type_name(ty))
         })
         .collect();
@@ -822,13 +856,7 @@ fn split_groups(
 /// For an UPDATE that sets some columns of a foreign key: the key's other columns (foreign key
 /// index, the column, the referenced column), which the parent drawn must agree with.
 fn pinned(p: &Prepared<'_>, schema: &Schema, roles: &[Role]) -> Vec<(usize, ColumnRef, String)> {
-    let Some(t) = p
-        .pattern
-        .analysis
-        .write
-        .as_ref()
-        .and_then(|w| schema.table(&w.table))
-        .filter(|_| p.pattern.kind == StatementKind::Update)
+    let Some(t) = written_table(p, schema).filter(|_| p.pattern.kind == StatementKind::Update)
     else {
         return Vec::new();
     };
@@ -863,13 +891,7 @@ fn parent_joins(
     pins: &[(usize, String, String)],
     seed: u64,
 ) -> String {
-    let Some(t) = p
-        .pattern
-        .analysis
-        .write
-        .as_ref()
-        .and_then(|w| schema.table(&w.table))
-    else {
+    let Some(t) = written_table(p, schema) else {
         return String::new();
     };
     let mut used: Vec<usize> = roles

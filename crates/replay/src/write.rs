@@ -402,6 +402,20 @@ impl Replayer<'_> {
                 let ty = type_of(column);
                 self.new_value(ctx, column, row, &ty).await?.is_some()
             }
+            Guard::AllNotNull { values } => {
+                let mut all = true;
+                for v in values {
+                    // Typed as the marker the same value fills, else text.
+                    let ty = t
+                        .binds
+                        .iter()
+                        .zip(types)
+                        .find(|(b, _)| b.value == *v)
+                        .map_or(CqlType::Native(Native::Text), |(_, ty)| ty.clone());
+                    all &= self.value(ctx, v, row, &ty).await?.is_some();
+                }
+                all
+            }
         })
     }
 

@@ -480,6 +480,13 @@ impl<'a> Planner<'a> {
                 "the statement's conditions the key does not apply ({}) filter the rows read first; each kept row is written by its key",
                 shown.join(" AND ")
             )
+        } else if !self.needs_rows() {
+            // One row by its key, read only because a counter counts it.
+            format!(
+                "the {} row is read first by its key ({}): the counters need the group it leaves, and only a row that exists is counted",
+                s.name,
+                self.stmt.key_eq.join(", ")
+            )
         } else {
             format!(
                 "rows are chosen by ({}), not by the primary key of {}: read them first, then write each",

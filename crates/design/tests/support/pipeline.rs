@@ -68,6 +68,26 @@ pub fn pattern_id(plan: &Plan, sql_start: &str) -> String {
         .clone()
 }
 
+/// The write path of the statement whose SQL starts with `sql_start`.
+pub fn write_path<'p>(plan: &'p Plan, sql_start: &str) -> &'p remodel_model::WritePath {
+    let id = pattern_id(plan, sql_start);
+    plan.design
+        .writes
+        .iter()
+        .find(|w| w.pattern == id)
+        .unwrap_or_else(|| panic!("no write path for {sql_start}"))
+}
+
+/// The read mapping of the statement whose SQL starts with `sql_start`.
+pub fn read_mapping<'p>(plan: &'p Plan, sql_start: &str) -> &'p remodel_model::QueryMapping {
+    let id = pattern_id(plan, sql_start);
+    plan.design
+        .queries
+        .iter()
+        .find(|q| q.pattern == id)
+        .unwrap_or_else(|| panic!("no read mapping for {sql_start}"))
+}
+
 /// Plans a corpus under `fixtures/corpora/<name>`.
 pub fn plan_corpus(name: &str) -> (Plan, Vec<Diagnostic>) {
     let dir = root().join("fixtures/corpora").join(name);
