@@ -464,6 +464,7 @@ pub fn design(
         ..Default::default()
     };
     encode_binds(&mut d);
+    crate::null_keys::apply(&mut d, inp.schema, inp.workload, inp.sizer.stats);
     equal_read_columns(&mut d);
     crate::expiry::apply(
         &crate::expiry::applied(&inp.expiries, &build.tables),
@@ -882,11 +883,16 @@ fn write_cost(w: &mut WritePath, tables: &[TableBuild], sizer: &crate::sizing::S
         .targets
         .iter()
         .map(|t| {
-            let once = match t.guard {
-                Some(remodel_model::Guard::NewIsNull { .. })
-                | Some(remodel_model::Guard::NewIsNotNull { .. }) => 0.5,
-                _ => 1.0,
-            };
+            let halved = t.guard.as_ref().is_some_and(|g| {
+                g.conditions().iter().any(|c| {
+                    matches!(
+                        c,
+                        remodel_model::Guard::NewIsNull { .. }
+                            | remodel_model::Guard::NewIsNotNull { .. }
+                    )
+                })
+            });
+            let once = if halved { 0.5 } else { 1.0 };
             once * t.for_each.map(rows_of).unwrap_or(1.0)
         })
         .sum();

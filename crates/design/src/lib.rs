@@ -25,6 +25,7 @@ pub mod expiry;
 pub mod keys;
 mod loops;
 pub mod naming;
+pub mod null_keys;
 pub mod precision;
 pub mod queries;
 pub mod read_checks;

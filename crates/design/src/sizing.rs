@@ -331,43 +331,7 @@ impl Sizer<'_> {
                 ),
             });
         }
-        warnings.extend(self.nullable_key(t));
         (est, warnings)
-    }
-
-    /// Key columns whose source may be NULL: such a row cannot be stored in the table (the
-    /// backfill rejects it, an application write fails), so a read that would return it misses
-    /// it. Stated with the share of NULLs when statistics give it.
-    fn nullable_key(&self, t: &TableBuild) -> Option<Warning> {
-        let mut names = Vec::new();
-        for c in t.key_elements().iter().filter_map(|k| k.source()) {
-            let Some(col) = self
-                .schema
-                .table(&c.table)
-                .and_then(|x| x.column(&c.column))
-            else {
-                continue;
-            };
-            if !col.nullable || t.null_filter.contains(c) {
-                continue;
-            }
-            let frac = self
-                .stats
-                .and_then(|s| s.table(&c.table))
-                .and_then(|ts| ts.column(&c.column))
-                .and_then(|cs| cs.null_frac);
-            names.push(match frac {
-                Some(f) => format!("{c} (NULL in {:.1}% of rows)", f * 100.0),
-                None => c.to_string(),
-            });
-        }
-        (!names.is_empty()).then(|| Warning {
-            code: "nullable_key".into(),
-            message: format!(
-                "key column source {} may be NULL: such rows cannot be stored here (the backfill writes them to its rejects file, an application write fails); declare it NOT NULL if it never is; otherwise a read served here that SQL would answer with such a row misses it",
-                names.join(", ")
-            ),
-        })
     }
 }
 

@@ -24,10 +24,13 @@
 //! - (p) every table's source query reads tables and columns the schema holds, returns the
 //!   table's columns, and is what its `source_sql` shows ([`source`]);
 //! - (q) every counter table holds its key and counters only, is written by counter updates
-//!   only, and is kept by every write of the rows it counts ([`counters`]).
+//!   only, and is kept by every write of the rows it counts ([`counters`]);
+//! - (r) a statement binding a key column whose NULL rows the table leaves out (its source query
+//!   filters `IS NOT NULL`) runs only when the value is not NULL.
 //!
 //! The read checks (e), (n), (o) are in [`crate::read_checks`].
 
+use remodel_model::source::{SourceFilter, SourceValue};
 use remodel_model::{
     AccessPattern, BindValue, ColumnRef, CqlType, Design, DesignColumn, DesignTable, EqualityOp,
     Guard, Plan, ReadBeforeWrite, Schema, StatementKind, Table, Violation, Workload, WriteAction,
@@ -76,9 +79,10 @@ pub fn validate_in(
         .filter_map(|w| Some((pattern(&w.pattern)?, w)))
         .collect();
     for t in &design.tables {
+        null_key_guards(design, t, &mut out);
         if t.counter.is_some() {
             // One row per group by design: the rows it counts are not its rows.
-            counters::counter_table(schema, design, &writes, t, &mut out);
+            counters::counter_table(design, &writes, t, &mut out);
             continue;
         }
         keys_unique(schema, t, &mut out);
@@ -710,6 +714,52 @@ fn key_sources(t: &DesignTable) -> Vec<ColumnRef> {
     out
 }
 
+/// (r) A table whose source query leaves out the rows where a key column is NULL: every
+/// statement binding that column runs only when the value it binds is not NULL (a NULL key
+/// fails the statement, and the row is one the table does not hold).
+fn null_key_guards(design: &Design, t: &DesignTable, out: &mut Vec<Violation>) {
+    let q = &t.source;
+    let left_out: Vec<&str> = t
+        .partition_key
+        .iter()
+        .chain(&t.clustering)
+        .map(|k| k.column.as_str())
+        .filter(|name| {
+            q.columns.iter().any(|c| {
+                c.name == *name
+                    && match &c.value {
+                        SourceValue::Column(r)
+                        | SourceValue::EpochMicros(r)
+                        | SourceValue::Bucket { column: r, .. } => {
+                            q.filters.contains(&SourceFilter::IsNotNull(r.clone()))
+                        }
+                        _ => false,
+                    }
+            })
+        })
+        .collect();
+    for w in &design.writes {
+        for x in w.targets.iter().filter(|x| x.table == t.name) {
+            for b in x
+                .binds
+                .iter()
+                .filter(|b| left_out.contains(&b.column.as_str()))
+            {
+                if !x.guard.as_ref().is_some_and(|g| g.needs_not_null(&b.value)) {
+                    v(
+                        out,
+                        "r",
+                        format!(
+                            "write {}: `{}` binds key column {} of {}, whose NULL rows the table leaves out, and runs whatever its value (a NULL key fails the statement): guard it `all_not_null`",
+                            w.pattern, x.cql, b.column, t.name
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// (d) An UPDATE that changes a key column of a table moves its rows: a DELETE by the current
 /// key, guarded to run only when the key changed, and an INSERT of the new row.
 fn key_changes(design: &Design, f: &Facts<'_>, w: &WritePath, out: &mut Vec<Violation>) {
@@ -733,7 +783,11 @@ fn key_changes(design: &Design, f: &Facts<'_>, w: &WritePath, out: &mut Vec<Viol
         let on_t: Vec<_> = w.targets.iter().filter(|x| x.table == t.name).collect();
         let delete = on_t.iter().any(|x| {
             x.action == WriteAction::Delete
-                && matches!(x.guard, Some(Guard::KeyChanged { .. }))
+                && x.guard.as_ref().is_some_and(|g| {
+                    g.conditions()
+                        .iter()
+                        .any(|c| matches!(c, Guard::KeyChanged { .. }))
+                })
                 && x.binds
                     .iter()
                     .all(|b| !matches!(b.value, BindValue::New { .. }))

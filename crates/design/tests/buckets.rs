@@ -69,7 +69,7 @@ fn a_window_read_lists_every_bucket_between_its_bounds() {
 #[test]
 fn a_window_the_sql_confines_to_one_day_reads_one_bucket() {
     let plan = buckets();
-    let q = read(
+    let q = read_mapping(
         &plan,
         "SELECT order_id, total FROM orders WHERE store_id = $1 AND",
     );

@@ -316,3 +316,56 @@ fn count_of<'p>(plan: &'p Plan, sql: &str) -> &'p str {
     );
     name
 }
+
+#[test]
+fn a_key_whose_null_rows_a_table_leaves_out_is_bound_only_when_not_null() {
+    // The agent's queue (tickets_by_assignee) is read by assignee only: its rows without one are
+    // left out (the source query keeps `assignee_id IS NOT NULL`), and every statement of a
+    // write path binding the assignee runs only when it is not NULL. The validator holds the
+    // plan to it: with a guard dropped, check (r) fails.
+    let mut p = plan("counters-nullable-group");
+    let t = p
+        .design
+        .tables
+        .iter()
+        .find(|t| t.name == "tickets_by_assignee")
+        .expect("the queue table");
+    assert!(
+        t.source_sql.ends_with("WHERE t0.assignee_id IS NOT NULL"),
+        "{}",
+        t.source_sql
+    );
+    assert!(t
+        .warnings
+        .iter()
+        .any(|w| w.code == "null_key_rows_left_out"));
+    assert!(t.warnings.iter().all(|w| w.code != "nullable_key"));
+    let insert = write_path(&p, "INSERT INTO tickets").pattern.clone();
+    let w = p
+        .design
+        .writes
+        .iter_mut()
+        .find(|w| w.pattern == insert)
+        .expect("insert");
+    let x = w
+        .targets
+        .iter_mut()
+        .find(|x| x.table == "tickets_by_assignee")
+        .expect("the queue's insert");
+    assert_eq!(
+        x.guard,
+        Some(Guard::AllNotNull {
+            values: vec![BindValue::New {
+                column: ColumnRef::new("tickets", "assignee_id")
+            }]
+        })
+    );
+    x.guard = None;
+    let found = strict_violations(&p);
+    assert!(
+        found
+            .iter()
+            .any(|v| v.check == "r" && v.message.contains("tickets_by_assignee")),
+        "{found:#?}"
+    );
+}

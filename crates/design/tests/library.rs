@@ -63,7 +63,14 @@ fn library_plan_is_safe_to_execute() {
             .iter()
             .find(|x| x.table == t.name && x.action == WriteAction::Delete)
             .unwrap_or_else(|| panic!("no DELETE on {}", t.name));
-        assert!(matches!(del.guard, Some(Guard::KeyChanged { .. })));
+        let guard = del.guard.as_ref().expect("guarded");
+        assert!(
+            guard
+                .conditions()
+                .iter()
+                .any(|g| matches!(g, Guard::KeyChanged { .. })),
+            "{guard}"
+        );
         let due_bind = del
             .binds
             .iter()

@@ -273,8 +273,9 @@ fn schema_qualified_names_are_kept_and_unqualified_ones_follow_the_search_path()
         t.source_sql
     );
     for t in plan.design.tables.iter().filter(|t| t.entity == "users") {
+        // (A table keyed by the nullable org leaves out its NULL rows: `WHERE t0.org IS NOT NULL`.)
         assert!(
-            t.source_sql.ends_with("FROM public.users t0"),
+            t.source_sql.contains("FROM public.users t0"),
             "{}",
             t.source_sql
         );

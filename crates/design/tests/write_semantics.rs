@@ -259,7 +259,7 @@ fn class4_checks_fail_on_paths_broken_by_hand() {
 #[test]
 fn class5_every_condition_of_a_write_is_applied_by_a_filtered_read() {
     let plan = planned("write_filters");
-    let w = path(
+    let w = write_path(
         &plan,
         "DELETE FROM sessions WHERE user_id = $1 AND revoked_at IS NULL",
     );
@@ -294,7 +294,7 @@ fn class5_every_condition_of_a_write_is_applied_by_a_filtered_read() {
     );
     assert_eq!(filter, ["sessions.revoked_at IS NULL"]);
 
-    let w = path(
+    let w = write_path(
         &plan,
         "DELETE FROM sessions WHERE user_id = $1 AND created_at",
     );

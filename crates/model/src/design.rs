@@ -1150,13 +1150,49 @@ pub enum Guard {
         /// The source column.
         column: ColumnRef,
     },
-    /// Only when none of these values is NULL: a counter's group, which a read binds by `=` (a
-    /// row whose group column is NULL is counted in no group SQL can ask for, and a NULL cannot
-    /// be a key: the statement is skipped, as the backfill skips such rows).
+    /// Only when none of these values is NULL: the key values of a table that leaves out the
+    /// rows where they are NULL (a counter's group; a key every read served asks a value of):
+    /// no read returns such a row, a NULL cannot be a key, and the backfill skips it too.
     AllNotNull {
-        /// The values (each a source column's `new` or `current` value).
+        /// The values (each a source column's `new` or `current` value, or a bind value of it:
+        /// its bucket, its epoch microseconds).
         values: Vec<BindValue>,
     },
+    /// Only when every one of these holds.
+    All {
+        /// The conditions.
+        all: Vec<Guard>,
+    },
+}
+
+impl Guard {
+    /// True when the guard holds only where `value` is not NULL (an `all_not_null` naming it,
+    /// alone or among `all`).
+    pub fn needs_not_null(&self, value: &BindValue) -> bool {
+        self.conditions()
+            .iter()
+            .any(|g| matches!(g, Guard::AllNotNull { values } if values.contains(value)))
+    }
+
+    /// The conditions that must all hold: the guard itself, or those of `all` (flattened).
+    pub fn conditions(&self) -> Vec<&Guard> {
+        match self {
+            Guard::All { all } => all.iter().flat_map(Guard::conditions).collect(),
+            g => vec![g],
+        }
+    }
+
+    /// `a` and `b` both (`a` absent: `b`).
+    pub fn and(a: Option<Guard>, b: Guard) -> Guard {
+        match a {
+            None => b,
+            Some(Guard::All { mut all }) => {
+                all.push(b);
+                Guard::All { all }
+            }
+            Some(a) => Guard::All { all: vec![a, b] },
+        }
+    }
 }
 
 /// One statement a write fans out to.
@@ -1477,6 +1513,16 @@ impl std::fmt::Display for Guard {
             Guard::AllNotNull { values } => {
                 let names: Vec<String> = values.iter().map(|v| v.to_string()).collect();
                 write!(f, "when {} IS NOT NULL", names.join(" AND "))
+            }
+            Guard::All { all } => {
+                let parts: Vec<String> = all
+                    .iter()
+                    .map(|g| {
+                        let s = g.to_string();
+                        s.strip_prefix("when ").map(str::to_string).unwrap_or(s)
+                    })
+                    .collect();
+                write!(f, "when {}", parts.join(" and "))
             }
         }
     }

@@ -370,53 +370,62 @@ impl Replayer<'_> {
                 _ => false,
             })
         };
-        Ok(match g {
-            Guard::KeyChanged { columns } => {
-                let mut changed = false;
-                for c in columns {
-                    let ty = type_of(c);
-                    let (now, next) = if encoded(c) {
-                        // Compared as the key holds them: exact microseconds.
-                        let cur = BindValue::Current { column: c.clone() };
-                        let new = BindValue::New { column: c.clone() };
-                        let us = CqlType::Native(Native::BigInt);
-                        (
-                            self.micros(ctx, &cur, row, &us).await?,
-                            self.micros(ctx, &new, row, &us).await?,
-                        )
-                    } else {
-                        (
-                            self.current(ctx, c, row, &ty).await?,
-                            self.new_value(ctx, c, row, &ty).await?,
-                        )
-                    };
-                    changed |= canon(now.as_ref()) != canon(next.as_ref());
+        // Every condition must hold.
+        for g in g.conditions() {
+            let holds = match g {
+                // Flattened by `conditions`.
+                Guard::All { .. } => true,
+                Guard::KeyChanged { columns } => {
+                    let mut changed = false;
+                    for c in columns {
+                        let ty = type_of(c);
+                        let (now, next) = if encoded(c) {
+                            // Compared as the key holds them: exact microseconds.
+                            let cur = BindValue::Current { column: c.clone() };
+                            let new = BindValue::New { column: c.clone() };
+                            let us = CqlType::Native(Native::BigInt);
+                            (
+                                self.micros(ctx, &cur, row, &us).await?,
+                                self.micros(ctx, &new, row, &us).await?,
+                            )
+                        } else {
+                            (
+                                self.current(ctx, c, row, &ty).await?,
+                                self.new_value(ctx, c, row, &ty).await?,
+                            )
+                        };
+                        changed |= canon(now.as_ref()) != canon(next.as_ref());
+                    }
+                    changed
                 }
-                changed
-            }
-            Guard::NewIsNull { column } => {
-                let ty = type_of(column);
-                self.new_value(ctx, column, row, &ty).await?.is_none()
-            }
-            Guard::NewIsNotNull { column } => {
-                let ty = type_of(column);
-                self.new_value(ctx, column, row, &ty).await?.is_some()
-            }
-            Guard::AllNotNull { values } => {
-                let mut all = true;
-                for v in values {
-                    // Typed as the marker the same value fills, else text.
-                    let ty = t
-                        .binds
-                        .iter()
-                        .zip(types)
-                        .find(|(b, _)| b.value == *v)
-                        .map_or(CqlType::Native(Native::Text), |(_, ty)| ty.clone());
-                    all &= self.value(ctx, v, row, &ty).await?.is_some();
+                Guard::NewIsNull { column } => {
+                    let ty = type_of(column);
+                    self.new_value(ctx, column, row, &ty).await?.is_none()
                 }
-                all
+                Guard::NewIsNotNull { column } => {
+                    let ty = type_of(column);
+                    self.new_value(ctx, column, row, &ty).await?.is_some()
+                }
+                Guard::AllNotNull { values } => {
+                    let mut all = true;
+                    for v in values {
+                        // Typed as the marker the same value fills, else text.
+                        let ty = t
+                            .binds
+                            .iter()
+                            .zip(types)
+                            .find(|(b, _)| b.value == *v)
+                            .map_or(CqlType::Native(Native::Text), |(_, ty)| ty.clone());
+                        all &= self.value(ctx, v, row, &ty).await?.is_some();
+                    }
+                    all
+                }
+            };
+            if !holds {
+                return Ok(false);
             }
-        })
+        }
+        Ok(true)
     }
 
     async fn value(

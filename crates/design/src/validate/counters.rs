@@ -2,18 +2,15 @@
 //! only the partition key and `counter` columns; written only by `UPDATE … SET c = c ± ?`
 //! (no INSERT, no `USING TIMESTAMP`/`TTL`); every INSERT of a counted row adds to its group,
 //! every DELETE subtracts once per row it read first, every UPDATE of a group or summed column
-//! subtracts from the old and adds to the new; a statement binding a group column that may be
-//! NULL runs only when it is not (a NULL key fails the statement; such a row is in no group).
+//! subtracts from the old and adds to the new.
 
 use super::v;
 use remodel_model::{
-    AccessPattern, BindValue, Design, DesignTable, Guard, NativeType, Schema, StatementKind,
-    Violation, WritePath, WriteTarget,
+    AccessPattern, Design, DesignTable, NativeType, StatementKind, Violation, WritePath,
 };
 
 /// The checks of one counter table (`t.counter` set).
 pub fn counter_table(
-    schema: &Schema,
     design: &Design,
     writes: &[(&AccessPattern, &WritePath)],
     t: &DesignTable,
@@ -53,12 +50,6 @@ pub fn counter_table(
         if s.counter.is_none() || s.cql.contains(" USING ") {
             v(out, "q", format!(
                 "counter table {} is written by `{}`: only UPDATE … SET c = c ± ? without USING may write a counter",
-                t.name, s.cql
-            ));
-        }
-        for g in unguarded_nullable_group(schema, t, s) {
-            v(out, "q", format!(
-                "counter table {}: `{}` binds group column {g}, which may be NULL, and runs whatever its value (a NULL key fails the statement; guard it `all_not_null`: such a row is counted in no group)",
                 t.name, s.cql
             ));
         }
@@ -106,35 +97,4 @@ pub fn counter_table(
             ));
         }
     }
-}
-
-/// The group columns of `t` that may be NULL and that statement `s` binds without an
-/// `all_not_null` guard on the value it binds.
-fn unguarded_nullable_group<'t>(
-    schema: &Schema,
-    t: &'t DesignTable,
-    s: &WriteTarget,
-) -> Vec<&'t remodel_model::ColumnRef> {
-    let Some(c) = &t.counter else {
-        return Vec::new();
-    };
-    let guarded: &[BindValue] = match &s.guard {
-        Some(Guard::AllNotNull { values }) => values,
-        _ => &[],
-    };
-    c.group_by
-        .iter()
-        .filter(|g| {
-            schema
-                .table(&g.table)
-                .and_then(|x| x.column(&g.column))
-                .is_none_or(|col| col.nullable)
-        })
-        .filter(|g| {
-            s.binds
-                .iter()
-                .filter(|b| b.column == g.column)
-                .any(|b| !guarded.contains(&b.value))
-        })
-        .collect()
 }

@@ -7,8 +7,7 @@ use super::{Planner, Version};
 use crate::counters::{counter_type, Spec};
 use remodel_model::ident::cql_quote;
 use remodel_model::{
-    Bind, BindValue, ColumnRef, CounterChange, Guard, Literal, StatementKind, WriteAction,
-    WriteTarget,
+    Bind, BindValue, ColumnRef, CounterChange, Literal, StatementKind, WriteAction, WriteTarget,
 };
 
 impl Planner<'_> {
@@ -106,11 +105,6 @@ impl Planner<'_> {
             });
             changed.push((col, subtract));
         }
-        // A row whose group column is NULL is counted in no group (the backfill skips it too).
-        let nullable: Vec<BindValue> = spec
-            .nullable_group(self.schema)
-            .map(|g| self.bind_of(g, v))
-            .collect();
         let mut conds = Vec::new();
         for g in &spec.group {
             conds.push(format!("{} = ?", cql_quote(&g.column)));
@@ -132,7 +126,8 @@ impl Planner<'_> {
             action: WriteAction::Update,
             binds,
             for_each: None,
-            guard: (!nullable.is_empty()).then_some(Guard::AllNotNull { values: nullable }),
+            // A group that may be NULL is guarded by `null_keys`, as every key is.
+            guard: None,
             counter: Some(CounterChange { columns: changed }),
         }
     }
