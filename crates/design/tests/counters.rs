@@ -8,7 +8,7 @@ mod support;
 use remodel_model::{BindValue, ColumnRef, Guard, Plan, QueryMapping, Statistics};
 use std::path::Path;
 use support::pipeline::{
-    mapping_text, pattern_id, plan_files, read_mapping, root, strict_violations, write_path,
+    mapping_text, plan_files, read_mapping, root, strict_violations, write_path,
 };
 
 /// The plan of fixture `case`'s queries and statistics over `schema`.
