@@ -101,12 +101,14 @@ type Values = Vec<Vec<Option<CqlValue>>>;
 
 impl Replayer<'_> {
     /// Runs write pattern `p` on Postgres (`RETURNING *`), in a transaction whose `now()` it
-    /// records.
+    /// records, and leaves the transaction open: [`Replayer::write_cql`] ends it (a write replay
+    /// cannot carry out on Cassandra is rolled back, so both sides stay equal).
     pub async fn write_pg(&self, p: &Prepared<'_>, params: &Params) -> Result<PgWrite, Error> {
         let sql = p.forms.returning.as_deref().unwrap_or(&p.forms.run);
         let what = || format!("{}: `{}` with {}", p.pattern.id, p.forms.run, params.show());
+        // Constraints checked at the statement: a COMMIT after Cassandra's write cannot fail.
         self.pg()
-            .batch_execute("BEGIN")
+            .batch_execute("BEGIN; SET CONSTRAINTS ALL IMMEDIATE")
             .await
             .map_err(Error::pg(what()))?;
         let now: Result<String, _> = self
@@ -127,7 +129,13 @@ impl Replayer<'_> {
             Err(e) => Err(e),
         };
         let elapsed = start.elapsed();
-        let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
+        // The evaluations of the Cassandra side run after the savepoint: one that fails leaves
+        // the write to commit.
+        let end = if result.is_ok() {
+            "SAVEPOINT remodel_write"
+        } else {
+            "ROLLBACK"
+        };
         let ended = self.pg().batch_execute(end).await;
         let (rows, now) = result.map_err(Error::pg(what()))?;
         ended.map_err(Error::pg(what()))?;
@@ -154,8 +162,29 @@ impl Replayer<'_> {
     }
 
     /// Runs the plan's write path `w` of pattern `p` on Cassandra; `pg` is what the same write did
-    /// on Postgres (an INSERT's generated values come from it).
+    /// on Postgres (an INSERT's generated values come from it), whose transaction
+    /// ([`Replayer::write_pg`]) this ends: rolled back when replay cannot carry the path out
+    /// ([`Error::Unsupported`], nothing sent), committed otherwise (a path that fails is a
+    /// difference, as the application's write would be).
     pub async fn write_cql(
+        &mut self,
+        p: &Prepared<'_>,
+        w: &WritePath,
+        params: &Params,
+        pg: &PgWrite,
+    ) -> Result<CqlWrite, Error> {
+        let out = self.cql_path(p, w, params, pg).await;
+        let end = match out {
+            Err(Error::Unsupported(_)) => "ROLLBACK",
+            _ => "ROLLBACK TO SAVEPOINT remodel_write; COMMIT",
+        };
+        let ended = self.pg().batch_execute(end).await;
+        let out = out?;
+        ended.map_err(Error::pg(format!("{}: end the Postgres write", w.pattern)))?;
+        Ok(out)
+    }
+
+    async fn cql_path(
         &mut self,
         p: &Prepared<'_>,
         w: &WritePath,
