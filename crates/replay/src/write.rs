@@ -200,6 +200,15 @@ impl Replayer<'_> {
         let info = p.pattern.analysis.write.as_ref().ok_or_else(|| {
             Error::Plan(format!("{}: the pattern has no write analysis", w.pattern))
         })?;
+        if let Some(r) = w.read_before_write.iter().find(|r| self.reads_embedded(r)) {
+            // The entries' current fields come from the collection read first, taken apart and
+            // changed on the client: not done by replay yet (nothing sent, the Postgres write
+            // is rolled back).
+            return Err(Error::Unsupported(format!(
+                "writes to embedded collections changed on the client (read first from {})",
+                r.table
+            )));
+        }
         let mut ctx = Ctx {
             kind: p.pattern.kind,
             table: &info.table,
@@ -476,9 +485,12 @@ impl Replayer<'_> {
                 let inner = Box::pin(self.value(ctx, of, row, &stamp)).await?;
                 self.bucket(*bucket, time_zone, inner.as_ref(), to).await
             }
-            BindValue::Entry { .. } | BindValue::Rewritten { .. } => {
-                Err(Error::Unsupported("writes to embedded collections".into()))
+            BindValue::Entry { key, fields } => {
+                Box::pin(self.entry(ctx, key.as_deref(), fields, row, to)).await
             }
+            BindValue::Rewritten { .. } => Err(Error::Unsupported(
+                "writes to embedded collections rewritten on the client".into(),
+            )),
             BindValue::Expr { expr } => {
                 let sql = self.render(ctx, expr, This::Written(row))?;
                 self.eval(&sql, ctx.params, to).await
@@ -780,6 +792,74 @@ impl Replayer<'_> {
         };
         let sql = self.render(ctx, &nv.value, This::Written(Some(existing)))?;
         self.eval(&sql, ctx.params, to).await.map(Some)
+    }
+
+    /// True when read `r` reads a collection of embedded child rows.
+    fn reads_embedded(&self, r: &remodel_model::ReadBeforeWrite) -> bool {
+        self.plan
+            .design
+            .tables
+            .iter()
+            .filter(|t| t.name == r.table)
+            .flat_map(|t| &t.columns)
+            .any(|c| c.embeds.is_some() && r.columns.contains(&c.name))
+    }
+
+    /// An embedded child row as marker type `to` takes it: a one-entry map (`{key: row}`) or list
+    /// (`[row]`), or the row itself (`c[?] = ?`), the row a value of the collection's user type.
+    async fn entry(
+        &self,
+        ctx: &Ctx<'_>,
+        key: Option<&BindValue>,
+        fields: &[(String, BindValue)],
+        row: Option<&Record>,
+        to: &CqlType,
+    ) -> Result<Option<CqlValue>, Error> {
+        let element = match to {
+            CqlType::Map(_, v) | CqlType::List(v) => &**v,
+            other => other,
+        };
+        let CqlType::Udt(def) = element else {
+            return Err(Error::Plan(format!(
+                "an embedded row bound to a marker of type {to:?}, not of a user type"
+            )));
+        };
+        if let Some((name, _)) = fields
+            .iter()
+            .find(|(n, _)| !def.fields.iter().any(|(f, _)| f == n))
+        {
+            return Err(Error::Plan(format!(
+                "field `{name}` is not a field of type {}",
+                def.name
+            )));
+        }
+        let mut values = Vec::with_capacity(def.fields.len());
+        for (name, t) in &def.fields {
+            let v = match fields.iter().find(|(n, _)| n == name) {
+                Some((_, b)) => Box::pin(self.value(ctx, b, row, t)).await?,
+                None => None,
+            };
+            values.push((name.clone(), v));
+        }
+        let value = CqlValue::UserDefinedType {
+            keyspace: def.keyspace.clone(),
+            name: def.name.clone(),
+            fields: values,
+        };
+        Ok(Some(match (to, key) {
+            (CqlType::Map(kt, _), Some(k)) => match Box::pin(self.value(ctx, k, row, kt)).await? {
+                Some(k) => CqlValue::Map(vec![(k, value)]),
+                None => return Ok(None),
+            },
+            (CqlType::List(_), None) => CqlValue::List(vec![value]),
+            (CqlType::Udt(_), None) => value,
+            _ => {
+                return Err(Error::Plan(format!(
+                    "an embedded row {} a key bound to a marker of type {to:?}",
+                    if key.is_some() { "with" } else { "without" }
+                )))
+            }
+        }))
     }
 
     /// A new value of the path (`values`): computed from its expression, or, for a value only
