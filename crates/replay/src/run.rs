@@ -20,8 +20,8 @@ use crate::Error;
 use remodel_backfill::{BackfillOptions, CqlTarget, PgSource, Silent};
 use remodel_model::ident::{literal, quote};
 use remodel_model::{
-    Latency, PatternReplay, Plan, ReplayMismatch, ReplayOutcome, ReplayReport, StatementKind,
-    TableRows,
+    ColumnRef, Latency, PatternReplay, Plan, ReplayMismatch, ReplayOutcome, ReplayReport,
+    StatementKind, TableRows,
 };
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -530,23 +530,44 @@ fn conflicting(r: &Replayer<'_>, p: &Prepared<'_>, params: &Params, other: &Para
 }
 
 /// The reads of `table` that can be replayed: they run again after each write of it.
-async fn affected_reads<'p>(r: &Replayer<'p>, table: &str) -> Vec<Prepared<'p>> {
+async fn affected_reads<'p>(r: &Replayer<'p>, table: &str) -> Vec<Affected<'p>> {
     let plan = r.plan;
     let mut out = Vec::new();
     for q in &plan.design.queries {
         let Some(rp) = plan.workload.pattern(&q.pattern) else {
             continue;
         };
-        if q.one_off || q.cql.is_none() || !rp.analysis.tables.iter().any(|t| t == table) {
+        // A read whose rows hold the written table's rows folded in reads them too.
+        let link = plan
+            .design
+            .loops
+            .iter()
+            .filter(|d| d.choice == remodel_model::LoopChoice::Folded)
+            .filter(|d| d.pattern.as_deref() == Some(q.pattern.as_str()))
+            .filter_map(|d| d.lookup.as_ref())
+            .find(|l| l.child_column.table == table)
+            .map(|l| (l.child_column.clone(), l.parent_column.clone()));
+        let reads = rp.analysis.tables.iter().any(|t| t == table);
+        if q.one_off || q.cql.is_none() || !(reads || link.is_some()) {
             continue;
         }
         if let Ok(prep) = r.prepare(&q.pattern).await {
             if sample::roles(&prep, &plan.schema).is_ok() {
-                out.push(prep);
+                out.push(Affected {
+                    read: prep,
+                    link: link.filter(|_| !reads),
+                });
             }
         }
     }
     out
+}
+
+/// A read a write affects.
+struct Affected<'p> {
+    read: Prepared<'p>,
+    /// Set when the read holds the written rows folded into its own ([`Focus::link`]).
+    link: Option<(ColumnRef, ColumnRef)>,
 }
 
 /// Where the reads after a write look: the rows as the write left them, and as they were.
@@ -563,6 +584,7 @@ fn focuses(
             table: table.to_string(),
             rows: json(after),
             before: false,
+            link: None,
         });
     }
     let old = match kind {
@@ -574,6 +596,7 @@ fn focuses(
             table: table.to_string(),
             rows,
             before: true,
+            link: None,
         });
     }
     out
@@ -583,7 +606,7 @@ fn focuses(
 /// recorded on `out` with the write that preceded them.
 async fn reads_after(
     r: &mut Replayer<'_>,
-    reads: &[Prepared<'_>],
+    reads: &[Affected<'_>],
     focuses: &[Focus],
     after: &str,
     seed: u64,
@@ -592,10 +615,14 @@ async fn reads_after(
     let schema = &r.plan.schema;
     // The rows before and after often draw the same parameters: each set runs once.
     let mut seen: Vec<(String, String)> = Vec::new();
-    for rp in reads {
-        let id = &rp.pattern.id;
+    for a in reads {
+        let (rp, id) = (&a.read, &a.read.pattern.id);
         for (k, focus) in focuses.iter().enumerate() {
-            let drawn = sample::draw(r.pg(), rp, schema, 1, seed + k as u64, Some(focus)).await;
+            let focus = Focus {
+                link: a.link.clone(),
+                ..focus.clone()
+            };
+            let drawn = sample::draw(r.pg(), rp, schema, 1, seed + k as u64, Some(&focus)).await;
             let drawn = match drawn {
                 Ok(d) => d,
                 Err(e) => {
@@ -636,7 +663,7 @@ struct Sample<'s, 'p> {
     p: &'s Prepared<'p>,
     w: &'s remodel_model::WritePath,
     table: &'s str,
-    reads: &'s [Prepared<'p>],
+    reads: &'s [Affected<'p>],
     seed: u64,
 }
 

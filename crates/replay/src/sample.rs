@@ -74,6 +74,11 @@ pub struct Focus {
     pub rows: String,
     /// True: the rows as they were before the write stand in for the table's.
     pub before: bool,
+    /// For a read whose rows hold the written rows folded in (a collection of children): the
+    /// written rows' column and the read's column equal to it (the children's foreign key, the
+    /// parent's key). Anchors are the parents of the written rows, which the write leaves as
+    /// they are.
+    pub link: Option<(ColumnRef, ColumnRef)>,
 }
 
 /// The LIMIT used when the workload gives none.
@@ -650,6 +655,15 @@ async fn focus_clause(
         .map_err(Error::pg(format!("the row type of {}", f.table)))?
         .get(0);
     let rows = format!("json_populate_recordset(NULL::{row_type}, $1::text::json)");
+    if let Some((child, parent)) = &f.link {
+        let cond = format!(
+            "EXISTS (SELECT 1 FROM {rows} AS __w WHERE __w.{} = {}.{})",
+            quote(&child.column),
+            quote(&parent.table),
+            quote(&parent.column)
+        );
+        return Ok((None, Some(cond)));
+    }
     Ok(if f.before {
         (
             Some(format!("{} AS (SELECT * FROM {rows})", quote(&f.table))),
@@ -747,7 +761,12 @@ pub async fn draw(
     let mut with = Vec::new();
     let mut conds = Vec::new();
     if let Some(f) = focus {
-        if !needed.contains(&f.table) && !from.contains(&quote(&f.table)) {
+        // The table the anchors are found in: the written one, or the parent it links to.
+        let anchored = f
+            .link
+            .as_ref()
+            .map_or(&f.table, |(_, parent)| &parent.table);
+        if !needed.contains(anchored) && !from.contains(&quote(anchored)) {
             return Ok(Vec::new());
         }
         let (cte, cond) = focus_clause(client, f).await?;
