@@ -413,6 +413,23 @@ fn embed_write(
                 continue;
             }
         };
+        // An UPDATE or DELETE changes only the rows it picks: when the path reads them first,
+        // each collection write runs once per row read (a child of another parent, or one the
+        // statement's other conditions leave alone, is not written into a collection).
+        let rows = w.read_before_write.iter().position(|r| {
+            r.many
+                && !r.reads_new
+                && r.name.is_none()
+                && builds
+                    .iter()
+                    .any(|b| b.name == r.table && b.root == child.key())
+        });
+        let mut targets = targets;
+        if p.kind != remodel_model::StatementKind::Insert {
+            for t in targets.iter_mut().filter(|t| t.for_each.is_none()) {
+                t.for_each = rows;
+            }
+        }
         let entry_bytes = e.entry_bytes;
         // One entry per statement, plus 16 bytes for the map key and cell overhead.
         w.batch_bytes += (entry_bytes.ceil() as u64 + 16) * targets.len() as u64;

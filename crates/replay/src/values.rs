@@ -172,7 +172,8 @@ pub fn timeuuid() -> uuid::Uuid {
     uuid::Uuid::from_bytes(b)
 }
 
-fn native_of(v: &CqlValue) -> Option<Native> {
+/// The native type of a value that is not an integer (see [`int_value`]).
+pub(crate) fn native_of(v: &CqlValue) -> Option<Native> {
     use Native as N;
     Some(match v {
         CqlValue::Ascii(_) => N::Ascii,

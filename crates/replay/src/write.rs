@@ -200,15 +200,6 @@ impl Replayer<'_> {
         let info = p.pattern.analysis.write.as_ref().ok_or_else(|| {
             Error::Plan(format!("{}: the pattern has no write analysis", w.pattern))
         })?;
-        if let Some(r) = w.read_before_write.iter().find(|r| self.reads_embedded(r)) {
-            // The entries' current fields come from the collection read first, taken apart and
-            // changed on the client: not done by replay yet (nothing sent, the Postgres write
-            // is rolled back).
-            return Err(Error::Unsupported(format!(
-                "writes to embedded collections changed on the client (read first from {})",
-                r.table
-            )));
-        }
         let mut ctx = Ctx {
             kind: p.pattern.kind,
             table: &info.table,
@@ -613,6 +604,9 @@ impl Replayer<'_> {
                 None => {}
             }
         }
+        if let Some(v) = self.entry_field(ctx, c).await? {
+            return v.map(|x| values::coerce(x, to)).transpose();
+        }
         Err(match empty {
             Some((i, table)) => Error::Plan(format!(
                 "cur({c}) has no value: read before write {i} found no row in {table}"
@@ -621,6 +615,78 @@ impl Replayer<'_> {
                 "cur({c}) is bound but the statement does not bind it and no read before write returns it"
             )),
         })
+    }
+
+    /// `cur(c)` of an embedded child row: field `c` of the entry, in a collection read first,
+    /// that the statement's `=` picks (`None`: no collection read holds it).
+    async fn entry_field(
+        &self,
+        ctx: &Ctx<'_>,
+        c: &ColumnRef,
+    ) -> Result<Option<Option<CqlValue>>, Error> {
+        for (rows, _, _, table) in &ctx.reads {
+            let (Some(r), Ok(t)) = (rows.first(), self.table(table)) else {
+                continue;
+            };
+            let held = t
+                .columns
+                .iter()
+                .filter(|x| x.embeds.as_deref() == Some(c.table.as_str()))
+                .filter_map(|x| r.get(&Field::Embedded(x.name.clone())).cloned().flatten());
+            for collection in held {
+                let entries: Vec<&CqlValue> = match &collection {
+                    CqlValue::Map(m) => m.iter().map(|(_, v)| v).collect(),
+                    CqlValue::List(l) | CqlValue::Set(l) => l.iter().collect(),
+                    _ => continue,
+                };
+                for e in entries {
+                    let CqlValue::UserDefinedType { fields, .. } = e else {
+                        continue;
+                    };
+                    if self.entry_picked(ctx, fields).await? {
+                        let v = fields.iter().find(|(n, _)| *n == c.column);
+                        return Ok(Some(v.and_then(|(_, v)| v.clone())));
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// True when the statement's `=` values of the written table's columns equal the entry's
+    /// fields of those names (at least one).
+    async fn entry_picked(
+        &self,
+        ctx: &Ctx<'_>,
+        fields: &[(String, Option<CqlValue>)],
+    ) -> Result<bool, Error> {
+        let mut compared = 0;
+        for (name, sql) in &ctx.key_eq {
+            let Some((_, held)) = fields.iter().find(|(n, _)| n == name) else {
+                continue;
+            };
+            let Some(held) = held else {
+                return Ok(false);
+            };
+            let same = match values::int_value(held) {
+                Some(i) => {
+                    let want = self.eval(sql, ctx.params, &CqlType::Native(Native::BigInt));
+                    want.await?.as_ref().and_then(values::int_value) == Some(i)
+                }
+                None => {
+                    let Some(n) = values::native_of(held) else {
+                        return Ok(false);
+                    };
+                    let want = self.eval(sql, ctx.params, &CqlType::Native(n)).await?;
+                    canon(want.as_ref()) == canon(Some(held))
+                }
+            };
+            if !same {
+                return Ok(false);
+            }
+            compared += 1;
+        }
+        Ok(compared > 0)
     }
 
     /// `new(c)`: the row's value after the write.
@@ -792,17 +858,6 @@ impl Replayer<'_> {
         };
         let sql = self.render(ctx, &nv.value, This::Written(Some(existing)))?;
         self.eval(&sql, ctx.params, to).await.map(Some)
-    }
-
-    /// True when read `r` reads a collection of embedded child rows.
-    fn reads_embedded(&self, r: &remodel_model::ReadBeforeWrite) -> bool {
-        self.plan
-            .design
-            .tables
-            .iter()
-            .filter(|t| t.name == r.table)
-            .flat_map(|t| &t.columns)
-            .any(|c| c.embeds.is_some() && r.columns.contains(&c.name))
     }
 
     /// An embedded child row as marker type `to` takes it: a one-entry map (`{key: row}`) or list
