@@ -368,7 +368,7 @@ impl Replayer<'_> {
         Ok(())
     }
 
-    /// True when target `t` runs for `row`: no guard, or its condition holds.
+    /// True when target `t` runs for `row`: no guard, or every condition of it holds.
     async fn guard_holds(
         &self,
         ctx: &Ctx<'_>,
@@ -379,73 +379,30 @@ impl Replayer<'_> {
         let Some(g) = &t.guard else {
             return Ok(true);
         };
-        // A column's type: the marker a bind of it fills, else text.
-        let type_of = |c: &ColumnRef| -> CqlType {
+        // Each value typed as the marker it (or its column) fills, else text.
+        let typed = |v: &BindValue| -> CqlType {
             t.binds
                 .iter()
                 .zip(types)
-                .find(|(b, _)| match &b.value {
-                    BindValue::Current { column } | BindValue::New { column } => column == c,
-                    _ => false,
-                })
-                .map(|(_, ty)| ty.clone())
-                .unwrap_or(CqlType::Native(Native::Text))
+                .find(|(b, _)| b.value == *v)
+                .map_or(CqlType::Native(Native::Text), |(_, ty)| ty.clone())
         };
-        // A column the statement binds as epoch microseconds.
-        let encoded = |c: &ColumnRef| {
-            t.binds.iter().any(|b| match &b.value {
-                BindValue::EpochMicros { of } => matches!(&**of,
-                    BindValue::Current { column } | BindValue::New { column } if column == c),
-                _ => false,
-            })
-        };
-        // Every condition must hold.
         for g in g.conditions() {
             let holds = match g {
                 // Flattened by `conditions`.
                 Guard::All { .. } => true,
                 Guard::KeyChanged { columns } => {
-                    let mut changed = false;
-                    for c in columns {
-                        let ty = type_of(c);
-                        let (now, next) = if encoded(c) {
-                            // Compared as the key holds them: exact microseconds.
-                            let cur = BindValue::Current { column: c.clone() };
-                            let new = BindValue::New { column: c.clone() };
-                            let us = CqlType::Native(Native::BigInt);
-                            (
-                                self.micros(ctx, &cur, row, &us).await?,
-                                self.micros(ctx, &new, row, &us).await?,
-                            )
-                        } else {
-                            (
-                                self.current(ctx, c, row, &ty).await?,
-                                self.new_value(ctx, c, row, &ty).await?,
-                            )
-                        };
-                        changed |= canon(now.as_ref()) != canon(next.as_ref());
-                    }
-                    changed
+                    self.key_changed(ctx, t, types, row, columns).await?
                 }
-                Guard::NewIsNull { column } => {
-                    let ty = type_of(column);
-                    self.new_value(ctx, column, row, &ty).await?.is_none()
-                }
-                Guard::NewIsNotNull { column } => {
-                    let ty = type_of(column);
-                    self.new_value(ctx, column, row, &ty).await?.is_some()
+                Guard::NewIsNull { column } | Guard::NewIsNotNull { column } => {
+                    let ty = column_type(t, types, column);
+                    let null = self.new_value(ctx, column, row, &ty).await?.is_none();
+                    null == matches!(g, Guard::NewIsNull { .. })
                 }
                 Guard::AllNotNull { values } => {
                     let mut all = true;
                     for v in values {
-                        // Typed as the marker the same value fills, else text.
-                        let ty = t
-                            .binds
-                            .iter()
-                            .zip(types)
-                            .find(|(b, _)| b.value == *v)
-                            .map_or(CqlType::Native(Native::Text), |(_, ty)| ty.clone());
-                        all &= self.value(ctx, v, row, &ty).await?.is_some();
+                        all &= self.value(ctx, v, row, &typed(v)).await?.is_some();
                     }
                     all
                 }
@@ -455,6 +412,45 @@ impl Replayer<'_> {
             }
         }
         Ok(true)
+    }
+
+    /// True when a new value differs from the current one for one of `columns`, compared as
+    /// target `t` holds them (a column it binds as epoch microseconds: exact microseconds).
+    async fn key_changed(
+        &self,
+        ctx: &Ctx<'_>,
+        t: &WriteTarget,
+        types: &[CqlType],
+        row: Option<&Record>,
+        columns: &[ColumnRef],
+    ) -> Result<bool, Error> {
+        let encoded = |c: &ColumnRef| {
+            t.binds.iter().any(|b| match &b.value {
+                BindValue::EpochMicros { of } => matches!(&**of,
+                    BindValue::Current { column } | BindValue::New { column } if column == c),
+                _ => false,
+            })
+        };
+        let mut changed = false;
+        for c in columns {
+            let (now, next) = if encoded(c) {
+                let cur = BindValue::Current { column: c.clone() };
+                let new = BindValue::New { column: c.clone() };
+                let us = CqlType::Native(Native::BigInt);
+                (
+                    self.micros(ctx, &cur, row, &us).await?,
+                    self.micros(ctx, &new, row, &us).await?,
+                )
+            } else {
+                let ty = column_type(t, types, c);
+                (
+                    self.current(ctx, c, row, &ty).await?,
+                    self.new_value(ctx, c, row, &ty).await?,
+                )
+            };
+            changed |= canon(now.as_ref()) != canon(next.as_ref());
+        }
+        Ok(changed)
     }
 
     async fn value(
@@ -1044,4 +1040,17 @@ fn seconds_until(instant: Option<&CqlValue>, now_micros: i64, min: u32, max: u32
         _ => return 0,
     };
     remodel_model::ttl_seconds(micros.saturating_sub(now_micros), min, max)
+}
+
+/// The CQL type of source column `c` in target `t`: the marker its `current` or `new` value
+/// fills, else text.
+fn column_type(t: &WriteTarget, types: &[CqlType], c: &ColumnRef) -> CqlType {
+    t.binds
+        .iter()
+        .zip(types)
+        .find(|(b, _)| match &b.value {
+            BindValue::Current { column } | BindValue::New { column } => column == c,
+            _ => false,
+        })
+        .map_or(CqlType::Native(Native::Text), |(_, ty)| ty.clone())
 }
