@@ -7,7 +7,7 @@
 //! table (a read before write, a lookup: it would miss the row), the rows cannot be stored and a
 //! `nullable_key` warning says so.
 
-use remodel_model::source::{SourceFilter, SourceRef, SourceSql, SourceValue};
+use remodel_model::source::{SourceFilter, SourceSql};
 use remodel_model::{
     BindValue, ColumnRef, Design, DesignTable, EqualityOp, Guard, Schema, SourceEdit, Statistics,
     Warning, Workload,
@@ -67,16 +67,13 @@ fn nullable_keys(schema: &Schema, t: &DesignTable) -> Vec<(String, ColumnRef)> {
     let q = &t.source;
     let mut out = Vec::new();
     for k in t.partition_key.iter().chain(&t.clustering) {
-        let Some(r) = source_ref(t, &k.column) else {
+        let Some(r) = q.read_column(&k.column) else {
             continue;
         };
-        let (table, outer) = if r.alias == q.alias {
-            (q.table.as_str(), false)
-        } else if let Some(j) = q.joins.iter().find(|j| j.alias == r.alias) {
-            (j.table.as_str(), j.outer)
-        } else {
+        let Some(table) = q.table_of(&r.alias) else {
             continue;
         };
+        let outer = q.joins.iter().any(|j| j.alias == r.alias && j.outer);
         let nullable = schema
             .table(table)
             .and_then(|st| st.column(&r.column))
@@ -110,25 +107,15 @@ fn conditions(a: &remodel_model::PatternAnalysis, columns: &[ColumnRef]) -> bool
         .any(|r| columns.contains(&r.column) && (r.lower.is_some() || r.upper.is_some()))
 }
 
-/// The source query's reference to the column behind key column `name`.
-fn source_ref(t: &DesignTable, name: &str) -> Option<SourceRef> {
-    let c = t.source.columns.iter().find(|c| c.name == name)?;
-    match &c.value {
-        SourceValue::Column(r) | SourceValue::EpochMicros(r) => Some(r.clone()),
-        SourceValue::Bucket { column, .. } => Some(column.clone()),
-        _ => None,
-    }
-}
-
 /// Table `ti` keeps only rows where each of `columns` is not NULL: its source query filters
 /// them, every statement binding them is guarded, and the reviewer is told.
 fn leave_out(d: &mut Design, ti: usize, schema: &Schema, columns: &[(String, ColumnRef)]) {
     let t = &mut d.tables[ti];
     for (name, _) in columns {
-        let Some(r) = source_ref(t, name) else {
+        let Some(r) = t.source.read_column(name) else {
             continue;
         };
-        let f = SourceFilter::IsNotNull(r);
+        let f = SourceFilter::IsNotNull(r.clone());
         if !t.source.filters.contains(&f) {
             t.source.filters.push(f);
         }

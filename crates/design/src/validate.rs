@@ -30,7 +30,7 @@
 //!
 //! The read checks (e), (n), (o) are in [`crate::read_checks`].
 
-use remodel_model::source::{SourceFilter, SourceValue};
+use remodel_model::source::SourceFilter;
 use remodel_model::{
     AccessPattern, BindValue, ColumnRef, CqlType, Design, DesignColumn, DesignTable, EqualityOp,
     Guard, Plan, ReadBeforeWrite, Schema, StatementKind, Table, Violation, Workload, WriteAction,
@@ -725,17 +725,8 @@ fn null_key_guards(design: &Design, t: &DesignTable, out: &mut Vec<Violation>) {
         .chain(&t.clustering)
         .map(|k| k.column.as_str())
         .filter(|name| {
-            q.columns.iter().any(|c| {
-                c.name == *name
-                    && match &c.value {
-                        SourceValue::Column(r)
-                        | SourceValue::EpochMicros(r)
-                        | SourceValue::Bucket { column: r, .. } => {
-                            q.filters.contains(&SourceFilter::IsNotNull(r.clone()))
-                        }
-                        _ => false,
-                    }
-            })
+            q.read_column(name)
+                .is_some_and(|r| q.filters.contains(&SourceFilter::IsNotNull(r.clone())))
         })
         .collect();
     for w in &design.writes {

@@ -243,6 +243,16 @@ impl SourceQuery {
             .map(|j| j.table.as_str())
     }
 
+    /// The column result column `name` is read from: as it is, as epoch microseconds, or
+    /// bucketed (`None` for a computed or constant column).
+    pub fn read_column(&self, name: &str) -> Option<&SourceRef> {
+        match &self.columns.iter().find(|c| c.name == name)?.value {
+            SourceValue::Column(r) | SourceValue::EpochMicros(r) => Some(r),
+            SourceValue::Bucket { column, .. } => Some(column),
+            _ => None,
+        }
+    }
+
     /// True when every row read has column `column` of table `table` NULL (a filter says so).
     pub fn keeps_only_null(&self, table: &str, column: &str) -> bool {
         self.filters.iter().any(|f| match f {
@@ -631,6 +641,10 @@ mod tests {
         let q = query();
         assert_eq!(q.table_of("t1"), Some("cities"));
         assert_eq!(q.table_of("t9"), None);
+        assert_eq!(q.read_column("city"), Some(&SourceRef::new("t1", "name")));
+        assert_eq!(q.read_column("day"), Some(&SourceRef::new("t0", "seen")));
+        assert_eq!(q.read_column("all"), None);
+        assert_eq!(q.read_column("nothing"), None);
         assert!(q.keeps_only_null("app.Customers", "gone"));
         assert!(!q.keeps_only_null("cities", "gone"));
         let tables: Vec<&str> = q.tables().collect();
