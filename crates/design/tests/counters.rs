@@ -8,7 +8,7 @@ mod support;
 use remodel_model::{BindValue, ColumnRef, Guard, Plan, QueryMapping, Statistics};
 use std::path::Path;
 use support::pipeline::{
-    mapping_text, plan_files, read_mapping, root, strict_violations, write_path,
+    mapping_text, plan_files, read_mapping, root, strict_violations, write_path, write_path_mut,
 };
 
 /// The plan of fixture `case`'s queries and statistics over `schema`.
@@ -340,14 +340,7 @@ fn a_key_whose_null_rows_a_table_leaves_out_is_bound_only_when_not_null() {
         .iter()
         .any(|w| w.code == "null_key_rows_left_out"));
     assert!(t.warnings.iter().all(|w| w.code != "nullable_key"));
-    let insert = write_path(&p, "INSERT INTO tickets").pattern.clone();
-    let w = p
-        .design
-        .writes
-        .iter_mut()
-        .find(|w| w.pattern == insert)
-        .expect("insert");
-    let x = w
+    let x = write_path_mut(&mut p, "INSERT INTO tickets")
         .targets
         .iter_mut()
         .find(|x| x.table == "tickets_by_assignee")

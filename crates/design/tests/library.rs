@@ -5,7 +5,7 @@
 mod support;
 
 use remodel_model::{BindValue, Guard, Plan, WriteAction};
-use support::pipeline::{mapping_text, pattern_id, plan_files, plan_fixture, root};
+use support::pipeline::{mapping_text, pattern_id, plan_files, plan_fixture, root, write_path_mut};
 
 fn library() -> Plan {
     plan_fixture("library")
@@ -157,15 +157,6 @@ fn checks_of(plan: &Plan) -> Vec<String> {
     c
 }
 
-fn write_of<'p>(plan: &'p mut Plan, sql_start: &str) -> &'p mut remodel_model::WritePath {
-    let id = pattern_id(plan, sql_start);
-    plan.design
-        .writes
-        .iter_mut()
-        .find(|w| w.pattern == id)
-        .expect("write path")
-}
-
 #[test]
 fn validator_fails_broken_plans() {
     let good = library();
@@ -184,7 +175,7 @@ fn validator_fails_broken_plans() {
 
     // (b) A read before write that asks a table for a column it lacks (city from books_by_id).
     let mut p = good.clone();
-    let w = write_of(&mut p, "UPDATE books SET holds");
+    let w = write_path_mut(&mut p, "UPDATE books SET holds");
     w.read_before_write[0].columns.push("city".into());
     assert!(
         checks_of(&p).contains(&"b".to_string()),
@@ -194,13 +185,13 @@ fn validator_fails_broken_plans() {
 
     // (c) Without the read of the branch, the city in the key has no value.
     let mut p = good.clone();
-    let w = write_of(&mut p, "UPDATE books SET holds");
+    let w = write_path_mut(&mut p, "UPDATE books SET holds");
     w.read_before_write.retain(|r| r.table != "branches_by_id");
     assert_eq!(checks_of(&p), ["c"]);
 
     // (d) A key change written as a plain UPDATE of the old row: the moved row stays behind.
     let mut p = good.clone();
-    let w = write_of(&mut p, "UPDATE books SET due_at");
+    let w = write_path_mut(&mut p, "UPDATE books SET due_at");
     w.targets
         .retain(|t| !(t.table == "books_by_shelf" && t.action == WriteAction::Delete));
     assert_eq!(checks_of(&p), ["d"]);
@@ -229,13 +220,13 @@ fn validator_fails_broken_plans() {
         .find(|t| t.name != "books_by_id" && t.columns.iter().any(|c| c.name == "holds"))
         .map(|t| t.name.clone())
         .expect("a table besides books_by_id holds `holds`");
-    let w = write_of(&mut p, "UPDATE books SET holds");
+    let w = write_path_mut(&mut p, "UPDATE books SET holds");
     w.targets.retain(|t| t.table != holder);
     assert_eq!(checks_of(&p), ["f"]);
 
     // (c) A statement with more bind markers than binds.
     let mut p = good;
-    let w = write_of(&mut p, "UPDATE books SET holds");
+    let w = write_path_mut(&mut p, "UPDATE books SET holds");
     w.targets[0].binds.pop();
     assert!(
         checks_of(&p).contains(&"c".to_string()),

@@ -12,7 +12,7 @@ use remodel_model::{
     BindValue, ColumnRef, ConflictAction, Expr, Function, Plan, RowRef, ValueOrigin, Violation,
     WritePath,
 };
-use support::pipeline::{mapping_text, pattern_id, plan_fixture, root, write_path};
+use support::pipeline::{mapping_text, pattern_id, plan_fixture, root, write_path, write_path_mut};
 
 fn planned(case: &str) -> Plan {
     let plan = plan_fixture(case);
@@ -25,15 +25,6 @@ fn planned(case: &str) -> Plan {
     expect_test::expect_file![dir.join("schema.cql")]
         .assert_eq(&remodel_design::emit_cql(&plan.design));
     plan
-}
-
-fn path_mut<'p>(plan: &'p mut Plan, sql_start: &str) -> &'p mut WritePath {
-    let id = pattern_id(plan, sql_start);
-    plan.design
-        .writes
-        .iter_mut()
-        .find(|w| w.pattern == id)
-        .expect("a write path")
 }
 
 fn violations(plan: &Plan) -> Vec<Violation> {
@@ -133,20 +124,20 @@ fn class3_an_update_recomputes_the_generated_column_in_every_copy() {
 #[test]
 fn class3_checks_fail_on_paths_broken_by_hand() {
     let mut plan = planned("defaults");
-    path_mut(&mut plan, "INSERT INTO tickets")
+    write_path_mut(&mut plan, "INSERT INTO tickets")
         .values
         .retain(|v| v.column.column != "opened_at");
     fails(&plan, "h", "INSERT INTO tickets", "tickets.opened_at");
 
     let mut plan = planned("defaults");
-    for t in &mut path_mut(&mut plan, "INSERT INTO tickets").targets {
+    for t in &mut write_path_mut(&mut plan, "INSERT INTO tickets").targets {
         t.binds.retain(|b| b.column != "ref");
         t.cql = t.cql.replacen("?, ", "", 1);
     }
     fails(&plan, "h", "INSERT INTO tickets", "new(tickets.ref)");
 
     let mut plan = planned("defaults");
-    path_mut(&mut plan, "UPDATE tickets SET title")
+    write_path_mut(&mut plan, "UPDATE tickets SET title")
         .values
         .retain(|v| v.column.column != "title_upper");
     fails(
@@ -245,11 +236,11 @@ fn class4_a_self_join_reads_the_other_row_by_name() {
 #[test]
 fn class4_checks_fail_on_paths_broken_by_hand() {
     let mut plan = planned("upserts");
-    path_mut(&mut plan, "INSERT INTO cart_items").upsert = None;
+    write_path_mut(&mut plan, "INSERT INTO cart_items").upsert = None;
     fails(&plan, "j", "INSERT INTO cart_items", "plain INSERT");
 
     let mut plan = planned("upserts");
-    let w = path_mut(&mut plan, "UPDATE accounts");
+    let w = write_path_mut(&mut plan, "UPDATE accounts");
     for r in &mut w.read_before_write {
         r.name = None;
     }
@@ -317,7 +308,7 @@ fn class5_every_condition_of_a_write_is_applied_by_a_filtered_read() {
 #[test]
 fn class5_checks_fail_on_paths_broken_by_hand() {
     let mut plan = planned("write_filters");
-    for r in &mut path_mut(
+    for r in &mut write_path_mut(
         &mut plan,
         "DELETE FROM sessions WHERE user_id = $1 AND revoked_at",
     )
@@ -333,7 +324,7 @@ fn class5_checks_fail_on_paths_broken_by_hand() {
     );
 
     let mut plan = planned("write_filters");
-    for r in &mut path_mut(&mut plan, "UPDATE documents").read_before_write {
+    for r in &mut write_path_mut(&mut plan, "UPDATE documents").read_before_write {
         r.filter.clear();
     }
     fails(&plan, "k", "UPDATE documents", "version");

@@ -78,6 +78,16 @@ pub fn write_path<'p>(plan: &'p Plan, sql_start: &str) -> &'p remodel_model::Wri
         .unwrap_or_else(|| panic!("no write path for {sql_start}"))
 }
 
+/// [`write_path`], to edit (a hand-broken plan).
+pub fn write_path_mut<'p>(plan: &'p mut Plan, sql_start: &str) -> &'p mut remodel_model::WritePath {
+    let id = pattern_id(plan, sql_start);
+    plan.design
+        .writes
+        .iter_mut()
+        .find(|w| w.pattern == id)
+        .unwrap_or_else(|| panic!("no write path for {sql_start}"))
+}
+
 /// The read mapping of the statement whose SQL starts with `sql_start`.
 pub fn read_mapping<'p>(plan: &'p Plan, sql_start: &str) -> &'p remodel_model::QueryMapping {
     let id = pattern_id(plan, sql_start);
