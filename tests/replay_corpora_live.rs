@@ -21,12 +21,10 @@ use remodel_model::{
 use support::cql_statements::{assert_schema_loaded, run_every_statement};
 use support::live::{json, Case};
 
-/// One line of `known-defects.txt`: differences of `read` (after write `after`, `*` for any or
-/// none) in `corpus`, explained.
+/// One line of `known-defects.txt`: the defect of pattern `pattern` in `corpus`, explained.
 struct Known {
     corpus: String,
-    read: String,
-    after: String,
+    pattern: String,
     line: usize,
 }
 
@@ -39,23 +37,31 @@ fn known() -> Vec<Known> {
         .map(|(n, l)| {
             let f: Vec<&str> = l.split_whitespace().collect();
             assert!(
-                f.len() >= 3,
-                "known-defects.txt:{}: `corpus read after …`",
+                f.len() == 2,
+                "known-defects.txt:{}: `corpus pattern` expected",
                 n + 1
             );
             Known {
                 corpus: f[0].into(),
-                read: f[1].into(),
-                after: f[2].into(),
+                pattern: f[1].into(),
                 line: n + 1,
             }
         })
         .collect()
 }
 
+/// The pattern whose defect difference `m` shows: the write it was read after (its path failed,
+/// or it left a row that reads differently), else the pattern itself. A write whose path fails
+/// is rolled back on Postgres too, so what it would have left behind never surfaces later.
+fn defect_of(m: &ReplayMismatch) -> &str {
+    m.after
+        .as_deref()
+        .and_then(|a| a.split_whitespace().next())
+        .unwrap_or(&m.pattern)
+}
+
 fn explains(k: &Known, corpus: &str, m: &ReplayMismatch) -> bool {
-    let after = m.after.as_deref().and_then(|a| a.split_whitespace().next());
-    k.corpus == corpus && k.read == m.pattern && (k.after == "*" || Some(k.after.as_str()) == after)
+    k.corpus == corpus && k.pattern == defect_of(m)
 }
 
 /// The kind as replay names it (`?` when replay.json does not say).
@@ -75,17 +81,20 @@ fn outcome(p: &PatternReplay) -> String {
     }
 }
 
-/// Replays `input`'s plan as `corpus` and checks it (see the module documentation); with
-/// `replays_most`, more than half of its patterns must be replayed.
-async fn replay(corpus: &str, input: &str, replays_most: bool) {
-    let case = Case::new(&format!("replay_{corpus}")).await;
-    let plan = case.plan(input);
-    let out = case.dir.join("replay");
+/// `remodel replay --writes` of `plan` with seed 1 at [`support::REPLAY_NOW`] into `out`
+/// (`--replace`: over an earlier replay's tables); with `wall_offset` (libfaketime's `+7d`), the
+/// process runs with its wall clock moved by that much. Returns replay.json and the output.
+fn run_replay(
+    case: &Case,
+    plan: &str,
+    out: &std::path::Path,
+    wall_offset: Option<&str>,
+) -> (ReplayReport, String) {
     let out_s = out.to_string_lossy().to_string();
-    let args = [
+    let mut args = vec![
         "replay",
         "--plan",
-        &plan,
+        plan,
         "--source",
         &case.url,
         "--target",
@@ -95,14 +104,28 @@ async fn replay(corpus: &str, input: &str, replays_most: bool) {
         "--writes",
         "--seed",
         "1",
+        "--now",
+        support::REPLAY_NOW,
         "--out",
         &out_s,
     ];
-    let run = support::remodel(&args);
+    let run = match wall_offset {
+        None => support::remodel(&args),
+        Some(offset) => {
+            args.push("--replace");
+            std::process::Command::new("faketime")
+                .args(["-f", offset, env!("CARGO_BIN_EXE_remodel")])
+                .args(&args)
+                .current_dir(support::root())
+                .env("DONT_FAKE_MONOTONIC", "1")
+                .output()
+                .expect("faketime (Debian package faketime; scripts/test installs it)")
+        }
+    };
     let stdout = support::text(&run.stdout);
     assert!(
         matches!(run.status.code(), Some(0 | 1)),
-        "remodel replay {corpus} failed:\n{stdout}\n{}",
+        "remodel replay {plan} failed:\n{stdout}\n{}",
         support::text(&run.stderr)
     );
     let report: ReplayReport =
@@ -112,6 +135,23 @@ async fn replay(corpus: &str, input: &str, replays_most: bool) {
         report.mismatches() > 0,
         "exit status and differences agree:\n{stdout}"
     );
+    (report, stdout)
+}
+
+/// Every difference of a replay, as replay.json holds it.
+fn differences(report: &ReplayReport) -> String {
+    let all: Vec<&ReplayMismatch> = report.patterns.iter().flat_map(|p| &p.mismatches).collect();
+    serde_json::to_string_pretty(&all).expect("differences as JSON")
+}
+
+/// Replays `input`'s plan as `corpus` and checks it (see the module documentation); with
+/// `replays_most`, more than half of its patterns must be replayed; with `a_week_later`, it is
+/// replayed again with the process's wall clock a week later and must differ in exactly the
+/// same way (replay is a function of its seed and `--now`, not of the day).
+async fn replay(corpus: &str, input: &str, replays_most: bool, a_week_later: bool) {
+    let case = Case::new(&format!("replay_{corpus}")).await;
+    let plan = case.plan(input);
+    let (report, stdout) = run_replay(&case, &plan, &case.dir.join("replay"), None);
     let lines: Vec<String> = report.patterns.iter().map(outcome).collect();
     expect_test::expect_file![support::root().join(format!("fixtures/replay/{corpus}.txt"))]
         .assert_eq(&(lines.join("\n") + "\n"));
@@ -146,7 +186,17 @@ async fn replay(corpus: &str, input: &str, replays_most: bool) {
         assert!(
             seen,
             "known-defects.txt:{}: {corpus} {} no longer differs: fixed? remove the entry",
-            k.line, k.read
+            k.line, k.pattern
+        );
+    }
+    if a_week_later {
+        let (later, _) = run_replay(&case, &plan, &case.dir.join("replay-later"), Some("+7d"));
+        assert_eq!(later.now, report.now, "the same --now");
+        assert!(
+            differences(&later) == differences(&report),
+            "{corpus}: replayed a week later, the differences are not the same:\n{}\n---- a week later:\n{}",
+            differences(&report),
+            differences(&later)
         );
     }
     let plan: Plan = serde_json::from_value(json(std::path::Path::new(&plan))).expect("plan.json");
@@ -158,49 +208,49 @@ async fn replay(corpus: &str, input: &str, replays_most: bool) {
 #[tokio::test(flavor = "multi_thread")]
 async fn library() {
     remodel_testdb::live!(Postgres, Cassandra);
-    replay("library", "fixtures/plan/library", true).await;
+    replay("library", "fixtures/plan/library", true, false).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn rideshare() {
     remodel_testdb::live!(Postgres, Cassandra);
-    replay("rideshare", "examples/rideshare", true).await;
+    replay("rideshare", "examples/rideshare", true, false).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn tpcc() {
     remodel_testdb::live!(Postgres, Cassandra);
-    replay("tpcc", "fixtures/corpora/tpcc", true).await;
+    replay("tpcc", "fixtures/corpora/tpcc", true, false).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn seats() {
     remodel_testdb::live!(Postgres, Cassandra);
-    replay("seats", "fixtures/corpora/seats", true).await;
+    replay("seats", "fixtures/corpora/seats", true, false).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn auctionmark() {
     remodel_testdb::live!(Postgres, Cassandra);
-    replay("auctionmark", "fixtures/corpora/auctionmark", true).await;
+    replay("auctionmark", "fixtures/corpora/auctionmark", true, true).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn twitter() {
     remodel_testdb::live!(Postgres, Cassandra);
-    replay("twitter", "fixtures/corpora/twitter", true).await;
+    replay("twitter", "fixtures/corpora/twitter", true, false).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn smallbank() {
     remodel_testdb::live!(Postgres, Cassandra);
-    replay("smallbank", "fixtures/corpora/smallbank", true).await;
+    replay("smallbank", "fixtures/corpora/smallbank", true, false).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn wikipedia() {
     remodel_testdb::live!(Postgres, Cassandra);
-    replay("wikipedia", "fixtures/corpora/wikipedia", true).await;
+    replay("wikipedia", "fixtures/corpora/wikipedia", true, false).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -210,5 +260,11 @@ async fn embed_one_to_few() {
     // Replay does not read or write embedded collections (book/src/replay.md, Limits): those
     // patterns are listed as not replayed in fixtures/replay/embed_one_to_few.txt, and their
     // statements are run on Cassandra by run_every_statement.
-    replay("embed_one_to_few", "fixtures/plan/embed_one_to_few", false).await;
+    replay(
+        "embed_one_to_few",
+        "fixtures/plan/embed_one_to_few",
+        false,
+        false,
+    )
+    .await;
 }

@@ -209,6 +209,8 @@ fn replay_broken(
         case.ks.node(),
         "--samples",
         "20",
+        "--now",
+        support::REPLAY_NOW,
         "--patterns",
         patterns,
     ];

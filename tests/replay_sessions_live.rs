@@ -100,6 +100,8 @@ async fn folded_children_read_what_the_lookups_read_live() {
         "8",
         "--seed",
         "23",
+        "--now",
+        support::REPLAY_NOW,
         "--out",
         &s(&replay),
     ]);

@@ -139,6 +139,8 @@ async fn replay_over_tls_on_both_sides() {
         "--samples",
         "3",
         "--writes",
+        "--now",
+        support::REPLAY_NOW,
         "--out",
         &out_dir,
     ];

@@ -156,6 +156,8 @@ impl Case {
             "--target",
             self.ks.node(),
             "--existing",
+            "--now",
+            super::REPLAY_NOW,
         ];
         args.extend(extra);
         let out = super::remodel(&args);
@@ -192,6 +194,8 @@ impl Case {
             &rows,
             "--seed",
             &seed,
+            "--now",
+            super::REPLAY_NOW,
             "--out",
             &out_s,
         ]);

@@ -11,6 +11,10 @@ pub mod sync;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+/// Replay's clock in every test that replays (`--now`): a replay is then a function of its
+/// seed and of this instant, not of the day the tests run.
+pub const REPLAY_NOW: &str = "2026-06-15T09:30:00Z";
+
 /// The repository root (where `examples/` and `fixtures/` are).
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -119,6 +119,10 @@ pub struct BackfillOptions {
     /// Read inside this snapshot, exported by another session (a replication slot's), instead of
     /// exporting one; `None`: export one.
     pub snapshot: Option<String>,
+    /// The instant a row's TTL counts down from, in microseconds since the Unix epoch; `None`:
+    /// the wall clock as each row is written. Replay sets its own clock, so generated rows
+    /// expire as its SQL says they have.
+    pub clock_micros: Option<i64>,
 }
 
 impl Default for BackfillOptions {
@@ -142,6 +146,7 @@ impl Default for BackfillOptions {
             interrupt: Interrupt::default(),
             resume_command: None,
             snapshot: None,
+            clock_micros: None,
         }
     }
 }
@@ -862,7 +867,8 @@ impl<'a> RangeWork<'a> {
                 Some(MaybeUnset::Set(v)) => Some(v),
                 _ => None,
             };
-            match t.ttl_of(value, crate::time::now_micros()) {
+            let now = (self.shared.opts.clock_micros).unwrap_or_else(crate::time::now_micros);
+            match t.ttl_of(value, now) {
                 // Past its instant: the source's reads no longer see it; counted, not written.
                 Some(Ttl::Expired) => {
                     self.done.expired += 1;

@@ -25,6 +25,9 @@ pub struct ReplayReport {
     pub existing: bool,
     /// The application's session time zone replay ran the SQL in (IANA name).
     pub time_zone: String,
+    /// Replay's clock at the start (RFC 3339, UTC): what `now()` read, moved one second
+    /// forward at each write; the generated rows' dates are around it.
+    pub now: String,
     /// Rows per source table: generated, or (`existing`) the planner's estimate of those there.
     pub rows: Vec<TableRows>,
     /// Rows the backfill could not store (they are missing on the Cassandra side).

@@ -11,6 +11,7 @@
 //! is the one the server reports when preparing; each statement runs at the consistency level the
 //! plan states for it.
 
+use crate::clock::Clock;
 use crate::exprsql;
 use crate::pg::{Params, PgValue};
 use crate::record::{Field, Record};
@@ -27,6 +28,7 @@ use scylla::client::session::Session;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::CqlValue;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::Client;
@@ -40,6 +42,9 @@ pub struct Replayer<'a> {
     session: &'a Session,
     cql: HashMap<String, PreparedStatement>,
     attrs: HashMap<(u32, i16), Option<ColumnRef>>,
+    clock: Clock,
+    /// Seconds the clock has moved since its start (one per write).
+    ticks: AtomicU64,
 }
 
 /// A pattern ready to run: its SQL forms and the types Postgres infers for its parameters.
@@ -79,7 +84,33 @@ impl<'a> Replayer<'a> {
             session,
             cql: HashMap::new(),
             attrs: HashMap::new(),
+            clock: Clock::wall(),
+            ticks: AtomicU64::new(0),
         }
+    }
+
+    /// Runs on `clock` (by default the wall clock at [`Replayer::new`]), already set on the
+    /// sessions with [`crate::clock::set`].
+    pub fn with_clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// Moves replay's clock one second forward on both Postgres sessions; returns the new
+    /// instant (RFC 3339). Each write runs at its own instant, later than the one before.
+    pub async fn tick(&self) -> Result<String, Error> {
+        let tick = self.ticks.fetch_add(1, Ordering::Relaxed) + 1;
+        let instant = self.clock.at(tick);
+        crate::clock::set(self.pg, &instant).await?;
+        if !std::ptr::eq(self.pg, self.evaluator) {
+            crate::clock::set(self.evaluator, &instant).await?;
+        }
+        Ok(instant)
+    }
+
+    /// Replay's clock now, in microseconds since the Unix epoch (the instant TTLs count from).
+    pub fn now_micros(&self) -> i64 {
+        self.clock.micros_at(self.ticks.load(Ordering::Relaxed))
     }
 
     /// Evaluates the plan's expressions on `evaluator` (a session in the plan's time zone) while

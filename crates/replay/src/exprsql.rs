@@ -19,8 +19,9 @@ pub fn to_sql(e: &Expr, column: &ColumnSql<'_>) -> Result<String, String> {
         Expr::Param { n } => format!("${n}"),
         Expr::Literal { value } => value.to_string(),
         Expr::Column { column: c, row } => column(c, row)?,
-        Expr::Now => "now()".into(),
-        Expr::CurrentDate => "current_date".into(),
+        // Replay's clock, which the pattern's SQL reads too (see [`crate::clock`]).
+        Expr::Now => crate::clock::NOW_SQL.into(),
+        Expr::CurrentDate => crate::clock::CURRENT_DATE_SQL.into(),
         Expr::Unary { op, arg } => match op {
             UnaryOp::Not => format!("NOT {}", sub(arg)?),
             UnaryOp::Neg => format!("-{}", sub(arg)?),
@@ -127,7 +128,10 @@ mod tests {
                 to: ScalarType::Interval,
             },
         );
-        assert_eq!(column_free(&e).unwrap(), "(now()) - (CAST($2 AS interval))");
+        assert_eq!(
+            column_free(&e).unwrap(),
+            "(current_setting('remodel.now')::timestamptz) - (CAST($2 AS interval))"
+        );
         let trunc = Expr::Call {
             function: Function::DateTrunc,
             args: vec![

@@ -9,6 +9,7 @@
 //! SQL front end only to read an example's constants; never on the analyzer or the designer.
 
 pub mod bucket;
+pub mod clock;
 pub mod compare;
 mod error;
 pub mod exec;
@@ -30,12 +31,14 @@ pub use exec::{CqlRows, Prepared, Replayer};
 pub use pg::{Params, PgValue};
 pub use remodel_backfill::{CqlTarget, PgSource};
 
-/// A Postgres connection (session in UTC, as the backfill's) and a Cassandra session.
+/// A Postgres connection (session in UTC, as the backfill's, on the wall clock until
+/// [`clock::set`] sets replay's) and a Cassandra session.
 pub async fn connect(
     source: &PgSource,
     target: &CqlTarget,
 ) -> Result<(tokio_postgres::Client, scylla::client::session::Session), Error> {
     let pg = source.connect().await?;
+    clock::set(&pg, &clock::Clock::wall().at(0)).await?;
     let session = target
         .connect(2, std::time::Duration::from_secs(30))
         .await?;

@@ -12,10 +12,12 @@
 //! zone (`time_zone`, by default the source's own `TimeZone`); the plan's expressions are
 //! evaluated in the zone the plan states. The result is a [`ReplayReport`].
 
+use crate::clock::Clock;
 use crate::compare::ReadCheck;
 use crate::exec::{Prepared, Replayer};
 use crate::pg::Params;
 use crate::sample::{self, Focus};
+use crate::sqlforms::clocked;
 use crate::Error;
 use remodel_backfill::{BackfillOptions, CqlTarget, PgSource, Silent};
 use remodel_model::ident::{literal, quote};
@@ -50,6 +52,22 @@ pub struct Options {
     pub existing: bool,
     /// The application's session time zone (IANA name); `None`: the source's `TimeZone`.
     pub time_zone: Option<String>,
+    /// Replay's clock; `None`: fixed by the seed (the wall clock with `existing`).
+    pub now: Option<Clock>,
+}
+
+impl Options {
+    /// The run's clock: the one given, else the seed's (the wall clock on the rows already
+    /// there, whose dates are real).
+    pub fn clock(&self) -> Clock {
+        self.now.unwrap_or_else(|| {
+            if self.existing {
+                Clock::wall()
+            } else {
+                Clock::of_seed(self.seed)
+            }
+        })
+    }
 }
 
 /// Replays `plan` (see the module documentation); `notify` hears each step.
@@ -64,6 +82,13 @@ pub async fn replay(
         return Err(Error::Refused(WRITES_REFUSED.into()));
     }
     let (pg, session) = crate::connect(source, target).await?;
+    let clock = opts.clock();
+    crate::clock::set(&pg, &clock.at(0)).await?;
+    notify(&format!(
+        "clock: now() is {} ({}), one second later at each write",
+        clock.at(0),
+        clock.origin_text(opts.seed)
+    ));
     let (rows, rejected) = if opts.existing {
         existing_rows(plan, &pg, &session).await?
     } else {
@@ -75,6 +100,7 @@ pub async fn replay(
         None
     } else {
         let e = source.connect().await?;
+        crate::clock::set(&e, &clock.at(0)).await?;
         set_zone(&e, &plan_zone, "the plan's semantics.time_zone").await?;
         if opts.existing {
             read_only(&e).await?;
@@ -92,11 +118,12 @@ pub async fn replay(
         writes: opts.writes,
         existing: opts.existing,
         time_zone: zone,
+        now: clock.at(0),
         rows,
         rejected,
         patterns: Vec::new(),
     };
-    let mut r = Replayer::new(plan, &pg, &session);
+    let mut r = Replayer::new(plan, &pg, &session).with_clock(clock);
     if let Some(e) = &evaluator {
         r = r.with_evaluator(e);
     }
@@ -163,6 +190,7 @@ async fn generated_rows(
         create_schema: Some(opts.schema_cql.clone()),
         readers: 2,
         concurrency: 32,
+        clock_micros: Some(opts.clock().micros_at(0)),
         ..BackfillOptions::default()
     };
     let summary =
@@ -450,7 +478,7 @@ async fn rows_before(
                 Some(format!(
                     "t.{} = ({})",
                     quote(&e.column.column),
-                    e.value.as_deref()?
+                    clocked(e.value.as_deref()?)
                 ))
             })
             .collect()
@@ -501,7 +529,7 @@ fn conflict_columns(r: &Replayer<'_>, p: &Prepared<'_>) -> Vec<(String, String)>
         .into_iter()
         .filter_map(|c| {
             let v = w.values.iter().find(|v| v.column == c)?;
-            Some((c, v.sql.clone()))
+            Some((c, clocked(&v.sql)))
         })
         .collect()
 }
@@ -699,7 +727,7 @@ async fn write_sample(
         Err(e) => match failure(e) {
             Err(why) => return Err(skipped(id, kind, ReplayOutcome::NotReplayed, why)),
             Ok(reason) => {
-                let reason = format!("the write path failed: {reason}");
+                let reason = format!("the write path failed (rolled back on Postgres): {reason}");
                 out.mismatches.push(failed(id, params, None, reason));
             }
         },

@@ -16,6 +16,7 @@
 
 use crate::exec::Prepared;
 use crate::pg::{read_params, type_name, Params};
+use crate::sqlforms::clocked;
 use crate::Error;
 use remodel_model::ident::quote;
 use remodel_model::{ColumnRef, Schema, StatementKind, TimeWindow};
@@ -629,7 +630,7 @@ fn fixed_conditions(p: &Prepared<'_>, roles: &[Role], from: &str) -> Vec<String>
             match (e.op, e.value.as_deref()) {
                 (remodel_model::EqualityOp::IsNull, _) => Some(format!("{col} IS NULL")),
                 (remodel_model::EqualityOp::Eq, Some(v)) if !v.contains('$') => {
-                    Some(format!("{col} = ({v})"))
+                    Some(format!("{col} = ({})", clocked(v)))
                 }
                 _ => None,
             }
@@ -856,7 +857,7 @@ fn split_groups(
                 Some(format!("x.{} IS NULL", quote(&e.column.column)))
             }
             (remodel_model::EqualityOp::Eq, Some(v)) if !v.contains('$') => {
-                Some(format!("x.{} = ({v})", quote(&e.column.column)))
+                Some(format!("x.{} = ({})", quote(&e.column.column), clocked(v)))
             }
             _ => None,
         })
@@ -991,7 +992,8 @@ fn fresh(schema: &Schema, column: &ColumnRef, other: &str, seed: u64) -> String 
             format!("coalesce({max}, 0) + 1000 + a1.__n")
         }
         "timestamp" | "timestamptz" | "date" => {
-            format!("coalesce({max}, now()) + a1.__n * interval '1 day'")
+            let now = crate::clock::NOW_SQL;
+            format!("coalesce({max}, {now}) + a1.__n * interval '1 day'")
         }
         "uuid" => format!(
             "md5('replay-{seed}-' || a1.__n || '-{}')::uuid",

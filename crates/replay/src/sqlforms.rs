@@ -132,14 +132,16 @@ fn lists_to_arrays(stmt: &mut Statement) -> Vec<usize> {
 pub fn forms(sql: &str) -> Result<SqlForms, String> {
     let mut stmt = parse(sql)?;
     let list_params = lists_to_arrays(&mut stmt);
-    let run = stmt.to_string();
     let mut aliases = Aliases(Vec::new());
     let _ = sqlparser::ast::Visit::visit(&stmt, &mut aliases);
+    // The outputs as the application wrote them (the plan names an expression's field so).
+    let outputs = outputs(&stmt);
+    clock_to_replay(&mut stmt)?;
     let mut out = SqlForms {
-        run,
+        run: stmt.to_string(),
         full: None,
         ranked: false,
-        outputs: Vec::new(),
+        outputs,
         unranked_reason: None,
         returning: None,
         list_params,
@@ -147,16 +149,6 @@ pub fn forms(sql: &str) -> Result<SqlForms, String> {
     };
     match &mut stmt {
         Statement::Query(q) => {
-            if let SetExpr::Select(sel) = q.body.as_ref() {
-                for item in &sel.projection {
-                    match item {
-                        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
-                            out.outputs.push(e.to_string())
-                        }
-                        _ => break,
-                    }
-                }
-            }
             let mut q = q.clone();
             q.limit_clause = None;
             q.fetch = None;
@@ -200,6 +192,109 @@ pub fn forms(sql: &str) -> Result<SqlForms, String> {
         _ => {}
     }
     Ok(out)
+}
+
+/// A read's output expressions in order, until the first `*`.
+fn outputs(stmt: &Statement) -> Vec<String> {
+    let Statement::Query(q) = stmt else {
+        return Vec::new();
+    };
+    let SetExpr::Select(sel) = q.body.as_ref() else {
+        return Vec::new();
+    };
+    sel.projection
+        .iter()
+        .map_while(|item| match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                Some(e.to_string())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every read of the clock (`now()`, `current_timestamp`, `current_date`, `localtimestamp` …)
+/// becomes a read of replay's clock ([`crate::clock`]), so a replay does not depend on the day.
+fn clock_to_replay(stmt: &mut Statement) -> Result<(), String> {
+    let mut failed = None;
+    let _ = sqlparser::ast::visit_expressions_mut(stmt, |e| replace_clock(e, &mut failed));
+    failed.map_or(Ok(()), Err)
+}
+
+/// The SQL expression `sql` with every read of the clock a read of replay's.
+pub fn on_replay_clock(sql: &str) -> Result<String, String> {
+    let mut e = parse_expr(sql)?;
+    let mut failed = None;
+    let _ = sqlparser::ast::visit_expressions_mut(&mut e, |x| replace_clock(x, &mut failed));
+    failed.map_or(Ok(e.to_string()), Err)
+}
+
+/// `sql` (an expression the analysis recorded: a `SET` value, the value of an `=` condition) on
+/// replay's clock; as written when it does not parse (Postgres then says what it refuses).
+pub fn clocked(sql: &str) -> String {
+    on_replay_clock(sql).unwrap_or_else(|_| sql.to_string())
+}
+
+/// `e` replaced by replay's clock when it reads the clock; a replacement that does not parse
+/// stops the visit with the reason in `failed`.
+fn replace_clock(e: &mut Expr, failed: &mut Option<String>) -> ControlFlow<()> {
+    let Expr::Function(f) = e else {
+        return ControlFlow::Continue(());
+    };
+    let Some(sql) = replay_clock_sql(f) else {
+        return ControlFlow::Continue(());
+    };
+    match parse_expr(&sql) {
+        Ok(x) => *e = Expr::Nested(Box::new(x)),
+        Err(why) => {
+            *failed = Some(why);
+            return ControlFlow::Break(());
+        }
+    }
+    ControlFlow::Continue(())
+}
+
+/// The SQL of replay's clock standing for clock function `f`, `None` for another function.
+fn replay_clock_sql(f: &sqlparser::ast::Function) -> Option<String> {
+    use crate::clock::{CURRENT_DATE_SQL, LOCALTIMESTAMP_SQL, NOW_SQL};
+    use sqlparser::ast::FunctionArguments as A;
+    let [part] = f.name.0.as_slice() else {
+        return None;
+    };
+    let name = part.as_ident()?.value.to_ascii_lowercase();
+    // `current_timestamp(3)`: the precision, kept as a cast.
+    let precision = match &f.args {
+        A::None => None,
+        A::List(l) if l.args.is_empty() => None,
+        A::List(l) if l.args.len() == 1 => Some(l.args[0].to_string()),
+        _ => return None,
+    };
+    let typed = |ty: &str| match &precision {
+        Some(p) => format!("({NOW_SQL})::{ty}({p})"),
+        None => format!("({NOW_SQL})::{ty}"),
+    };
+    Some(match name.as_str() {
+        "now" | "transaction_timestamp" | "statement_timestamp" | "clock_timestamp"
+            if precision.is_none() =>
+        {
+            NOW_SQL.to_string()
+        }
+        "current_timestamp" if precision.is_none() => NOW_SQL.to_string(),
+        "current_timestamp" => typed("timestamptz"),
+        "current_date" if precision.is_none() => CURRENT_DATE_SQL.to_string(),
+        "localtimestamp" if precision.is_none() => LOCALTIMESTAMP_SQL.to_string(),
+        "localtimestamp" => typed("timestamp"),
+        "current_time" => typed("timetz"),
+        "localtime" => typed("time"),
+        _ => return None,
+    })
+}
+
+fn parse_expr(sql: &str) -> Result<Expr, String> {
+    Parser::new(&PostgreSqlDialect {})
+        .try_with_sql(sql)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| format!("`{sql}` did not parse: {e}"))
 }
 
 fn last_ident(n: &sqlparser::ast::ObjectName) -> Option<&sqlparser::ast::Ident> {
@@ -301,6 +396,44 @@ fn resolve_output_ref(e: &Expr, projection: &[SelectItem]) -> Result<Expr, Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_clock_read_is_replays_clock() {
+        let f = forms(
+            "SELECT id, now() - created_at AS age FROM sessions WHERE expires_at > CURRENT_TIMESTAMP \
+             AND day >= current_date AND seen < localtimestamp(0) AND t < transaction_timestamp()",
+        )
+        .unwrap();
+        let run = f.run.to_ascii_lowercase();
+        for gone in [
+            "now()",
+            "current_timestamp",
+            "current_date",
+            "localtimestamp(",
+            "transaction_timestamp",
+        ] {
+            assert!(
+                !run.replace("remodel.now", "").contains(gone),
+                "{gone} left in {run}"
+            );
+        }
+        assert_eq!(
+            run.matches("current_setting('remodel.now')").count(),
+            5,
+            "{run}"
+        );
+        assert!(run.contains("::timestamp(0)"), "{run}");
+        // The output is named as the application wrote it.
+        assert_eq!(f.outputs, vec!["id", "now() - created_at"]);
+        let w = forms("INSERT INTO t (id, at) VALUES ($1, now())").unwrap();
+        assert!(w
+            .returning
+            .unwrap()
+            .contains("current_setting('remodel.now')"));
+        // A function of the same name in another schema is not the clock.
+        let other = forms("SELECT app.now() FROM t").unwrap();
+        assert_eq!(other.run, "SELECT app.now() FROM t");
+    }
 
     #[test]
     fn reads_get_every_row_and_a_rank() {

@@ -16,6 +16,7 @@ use crate::exec::{CqlRows, Prepared, Replayer};
 use crate::exprsql;
 use crate::pg::{Params, PgValue};
 use crate::record::{Field, Record};
+use crate::sqlforms::clocked;
 use crate::values::{self, canon};
 use crate::Error;
 use remodel_backfill::convert::canonical_cast;
@@ -39,8 +40,8 @@ pub struct PgWrite {
     pub json: Vec<String>,
     /// Time the statement took.
     pub elapsed: Duration,
-    /// `now()` as the statement saw it (the start of its transaction), ISO 8601 with its
-    /// offset: the one instant of the execution, which the Cassandra side binds too.
+    /// `now()` as the statement saw it (replay's clock at this write, RFC 3339 in UTC): the one
+    /// instant of the execution, which the Cassandra side binds too.
     pub now: Option<String>,
 }
 
@@ -100,34 +101,25 @@ enum This<'r> {
 type Values = Vec<Vec<Option<CqlValue>>>;
 
 impl Replayer<'_> {
-    /// Runs write pattern `p` on Postgres (`RETURNING *`), in a transaction whose `now()` it
-    /// records, and leaves the transaction open: [`Replayer::write_cql`] ends it (a write replay
-    /// cannot carry out on Cassandra is rolled back, so both sides stay equal).
+    /// Runs write pattern `p` on Postgres (`RETURNING *`) at its own instant of replay's clock,
+    /// which it records, and leaves the transaction open: [`Replayer::write_cql`] ends it (a
+    /// write whose path fails on Cassandra, or that replay cannot carry out, is rolled back).
     pub async fn write_pg(&self, p: &Prepared<'_>, params: &Params) -> Result<PgWrite, Error> {
         let sql = p.forms.returning.as_deref().unwrap_or(&p.forms.run);
         let what = || format!("{}: `{}` with {}", p.pattern.id, p.forms.run, params.show());
+        // The write's own instant, set before the transaction (a rollback would undo it).
+        let now = self.tick().await?;
         // Constraints checked at the statement: a COMMIT after Cassandra's write cannot fail.
         self.pg()
             .batch_execute("BEGIN; SET CONSTRAINTS ALL IMMEDIATE")
             .await
             .map_err(Error::pg(what()))?;
-        let now: Result<String, _> = self
-            .pg()
-            .query_one(
-                "SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"')",
-                &[],
-            )
-            .await
-            .map(|r| r.get(0));
         let start = Instant::now();
-        let result = match now {
-            Ok(now) => self
-                .pg()
-                .query(sql, &params.refs())
-                .await
-                .map(|rows| (rows, now)),
-            Err(e) => Err(e),
-        };
+        let result = self
+            .pg()
+            .query(sql, &params.refs())
+            .await
+            .map(|rows| (rows, now));
         let elapsed = start.elapsed();
         // The evaluations of the Cassandra side run after the savepoint: one that fails leaves
         // the write to commit.
@@ -163,9 +155,10 @@ impl Replayer<'_> {
 
     /// Runs the plan's write path `w` of pattern `p` on Cassandra; `pg` is what the same write did
     /// on Postgres (an INSERT's generated values come from it), whose transaction
-    /// ([`Replayer::write_pg`]) this ends: rolled back when replay cannot carry the path out
-    /// ([`Error::Unsupported`], nothing sent), committed otherwise (a path that fails is a
-    /// difference, as the application's write would be).
+    /// ([`Replayer::write_pg`]) this ends: committed when the path succeeds, rolled back when it
+    /// fails or replay cannot carry it out ([`Error::Unsupported`], nothing sent). A path that
+    /// fails is a difference of the write itself; the application's write failed, so Postgres
+    /// does not keep it either, and no later read differs because of rows it left behind.
     pub async fn write_cql(
         &mut self,
         p: &Prepared<'_>,
@@ -175,8 +168,8 @@ impl Replayer<'_> {
     ) -> Result<CqlWrite, Error> {
         let out = self.cql_path(p, w, params, pg).await;
         let end = match out {
-            Err(Error::Unsupported(_)) => "ROLLBACK",
-            _ => "ROLLBACK TO SAVEPOINT remodel_write; COMMIT",
+            Err(_) => "ROLLBACK",
+            Ok(_) => "ROLLBACK TO SAVEPOINT remodel_write; COMMIT",
         };
         let ended = self.pg().batch_execute(end).await;
         let out = out?;
@@ -211,12 +204,12 @@ impl Replayer<'_> {
                 .equality
                 .iter()
                 .filter(|e| e.column.table == info.table && e.op == remodel_model::EqualityOp::Eq)
-                .filter_map(|e| Some((e.column.column.clone(), e.value.clone()?)))
+                .filter_map(|e| Some((e.column.column.clone(), clocked(e.value.as_deref()?))))
                 .collect(),
             set: info
                 .values
                 .iter()
-                .map(|v| (v.column.clone(), (v.sql.clone(), v.reads_current)))
+                .map(|v| (v.column.clone(), (clocked(&v.sql), v.reads_current)))
                 .collect(),
             reads: Vec::new(),
             generated: match p.pattern.kind {
@@ -485,13 +478,12 @@ impl Replayer<'_> {
             BindValue::EpochMicros { of } => self.micros(ctx, of, row, to).await,
             BindValue::SecondsUntil { of, min, max, .. } => {
                 // The instant in microseconds (as Postgres computes it, or as the row read
-                // holds it), then the seconds from now (the clock is the sender's: this
-                // process's, as the statement goes out).
+                // holds it), then the seconds from now (replay's clock, which the SQL reads).
                 let us = CqlType::Native(Native::BigInt);
                 let instant = Box::pin(self.micros(ctx, of, row, &us)).await?;
                 Ok(Some(CqlValue::Int(seconds_until(
                     instant.as_ref(),
-                    remodel_backfill::time::now_micros(),
+                    self.now_micros(),
                     *min,
                     *max,
                 ))))

@@ -326,6 +326,7 @@ fn options(args: &Args, plan_file: &Path) -> anyhow::Result<BackfillOptions> {
         interrupt: remodel_backfill::Interrupt::default(),
         resume_command: None,
         snapshot: None,
+        clock_micros: None,
     })
 }
 

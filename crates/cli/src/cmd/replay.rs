@@ -5,6 +5,7 @@ use super::backfill::{runtime, Endpoints};
 use crate::progress::thousands;
 use anyhow::{bail, Context};
 use remodel_model::{PatternReplay, ReplayMismatch, ReplayOutcome, ReplayReport, StatementKind};
+use remodel_replay::clock::Clock;
 use remodel_replay::run::Options;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -63,6 +64,12 @@ pub struct Args {
     /// Seed of the generated rows and of the parameters drawn.
     #[arg(long, default_value_t = 1, value_name = "S")]
     pub seed: u64,
+    /// Replay's clock: what every now(), current_date and DEFAULT now() of the replayed SQL
+    /// reads, and what the generated rows' dates are around; each write moves it one second
+    /// (YYYY-MM-DD[THH:MM[:SS]][Z|±HH:MM], UTC when no offset) [default: an instant fixed by
+    /// --seed; with --existing, the wall clock].
+    #[arg(long, value_name = "INSTANT", value_parser = parse_now)]
+    pub now: Option<Clock>,
     /// Rows generated for the largest tables (a table referenced by others gets fewer).
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub rows: u64,
@@ -86,6 +93,11 @@ pub struct Args {
     /// its parameters mean [default: the source's TimeZone].
     #[arg(long, value_name = "ZONE")]
     pub timezone: Option<String>,
+}
+
+/// `--now`'s value.
+fn parse_now(text: &str) -> Result<Clock, String> {
+    Clock::parse(text)
 }
 
 /// Runs `remodel replay`.
@@ -128,6 +140,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         only: args.patterns.clone(),
         existing: args.existing,
         time_zone: args.timezone.clone(),
+        now: args.now,
     };
     for id in &opts.only {
         if plan.workload.pattern(id).is_none() {
@@ -235,8 +248,8 @@ fn print_report(out: &mut impl Write, r: &ReplayReport) -> std::io::Result<()> {
         .collect();
     writeln!(
         out,
-        "replay: keyspace {}, seed {}, {} samples per pattern, one request at a time, session time zone {}",
-        r.keyspace, r.seed, r.samples, r.time_zone
+        "replay: keyspace {}, seed {}, now() {}, {} samples per pattern, one request at a time, session time zone {}",
+        r.keyspace, r.seed, r.now, r.samples, r.time_zone
     )?;
     if r.existing {
         writeln!(out, "existing rows (estimated): {}", rows.join(", "))?;

@@ -141,7 +141,8 @@ fn found(ctx: &Ctx, file: &str, r: &ReplayReport) -> String {
 /// What ran, on what, from which file.
 fn intro(ctx: &Ctx, file: &str, r: &ReplayReport) -> String {
     let mut s = String::new();
-    let _ = writeln!(
+    let _ =
+        writeln!(
         s,
         "`remodel replay` ran this plan's own statements — the reads{} — against {} on Postgres \
          and on Cassandra, and compared the results as the SQL defines them: the same rows, in an \
@@ -167,10 +168,15 @@ fn intro(ctx: &Ctx, file: &str, r: &ReplayReport) -> String {
             0 | 1 => "one request".to_string(),
             n => format!("{n} requests"),
         },
-        if r.time_zone.is_empty() {
-            String::new()
-        } else {
-            format!(", the SQL in session time zone {}", md::code(&r.time_zone))
+        {
+            let mut at = String::new();
+            if !r.time_zone.is_empty() {
+                at.push_str(&format!(", the SQL in session time zone {}", md::code(&r.time_zone)));
+            }
+            if !r.now.is_empty() {
+                at.push_str(&format!(", `now()` {} at the start", md::code(&r.now)));
+            }
+            at
         },
         md::code(file)
     );
