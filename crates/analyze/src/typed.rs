@@ -134,7 +134,9 @@ pub(crate) fn any_list(ctx: &mut Ctx<'_>, column: &ColumnRef, v: &sql::Expr) -> 
         _ => return None,
     };
     let elements: Vec<&sql::Expr> = match strip(v) {
-        sql::Expr::Value(x) if matches!(x.value, Value::Placeholder(_)) => vec![v],
+        // `$n`, `$n::bigint[]`: one parameter standing for the whole list, of the column's
+        // type (an element cast Postgres accepts compares as the column does).
+        x if remodel_sql::neutral::array_param(x).is_some() => vec![placeholder_of(x)],
         sql::Expr::Array(a) => a.elem.iter().collect(),
         _ => return None,
     };
@@ -146,6 +148,14 @@ pub(crate) fn any_list(ctx: &mut Ctx<'_>, column: &ColumnRef, v: &sql::Expr) -> 
         list.push(x);
     }
     in_list(column, list.into_iter().map(Some).collect())
+}
+
+/// The placeholder of an array parameter (`$1` of `$1::bigint[]`).
+fn placeholder_of(e: &sql::Expr) -> &sql::Expr {
+    match strip(e) {
+        sql::Expr::Cast { expr, .. } => placeholder_of(expr),
+        other => other,
+    }
 }
 
 fn strip(e: &sql::Expr) -> &sql::Expr {

@@ -32,6 +32,9 @@ pub struct Design {
     /// tables were chosen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<DesignCost>,
+    /// The share of the workload's reads and writes the design serves, and every gap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<crate::coverage::Coverage>,
     /// Every target name that does not spell its source name as written, and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub renames: Vec<Rename>,

@@ -5,6 +5,7 @@
 //! derives so that `plan.json` is the contract between planning and execution.
 
 pub mod analysis;
+pub mod coverage;
 pub mod cqltype;
 pub mod design;
 pub mod diagnostic;
@@ -24,6 +25,7 @@ pub mod time;
 pub mod workload;
 
 pub use analysis::*;
+pub use coverage::*;
 pub use cqltype::*;
 pub use design::*;
 pub use diagnostic::*;

@@ -105,6 +105,15 @@ fn exact(sql: &str, k: usize) -> bool {
     t == format!("${k}")
 }
 
+/// True when `e` is `c IN ($k)`: parameter `k` is the whole list (`= ANY($k)`, `= ANY($k::int[])`).
+fn list_param(e: Option<&remodel_model::Expr>, k: usize) -> bool {
+    matches!(
+        e,
+        Some(remodel_model::Expr::InList { list, .. })
+            if matches!(list.as_slice(), [remodel_model::Expr::Param { n }] if *n as usize == k)
+    )
+}
+
 /// The table a write pattern writes (`None` for a read).
 fn written_table<'s>(p: &Prepared<'_>, schema: &'s Schema) -> Option<&'s remodel_model::Table> {
     schema.table(&p.pattern.analysis.write.as_ref()?.table)
@@ -148,7 +157,9 @@ fn condition_role(a: &remodel_model::PatternAnalysis, k: usize) -> Option<Role> 
         let v = e.value.as_deref()?;
         match e.op {
             remodel_model::EqualityOp::Eq if exact(v, k) => Some(Role::Value(e.column.clone())),
-            remodel_model::EqualityOp::In if exact(v, k) => Some(Role::List(e.column.clone())),
+            remodel_model::EqualityOp::In if exact(v, k) || list_param(e.expr.as_ref(), k) => {
+                Some(Role::List(e.column.clone()))
+            }
             _ => None,
         }
     });

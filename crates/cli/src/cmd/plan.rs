@@ -766,6 +766,12 @@ fn print_summary(
         )?;
     }
     writeln!(out)?;
+    if let Some(c) = &d.coverage {
+        writeln!(out, "coverage: {c}")?;
+        for g in &c.gaps {
+            writeln!(out, "  not served: {g}")?;
+        }
+    }
     writeln!(out, "reads served single-partition: {single}/{reads}")?;
     for q in d.queries.iter().filter(|q| !q.single_partition) {
         writeln!(

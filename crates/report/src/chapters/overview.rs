@@ -287,6 +287,30 @@ fn totals(ctx: &Ctx) -> String {
             "proposed Cassandra tables".into(),
             format!("{} in keyspace `{}`", d.tables.len(), d.keyspace.name),
         ],
+    ];
+    if let Some(c) = &d.coverage {
+        rows.push(vec![
+            "coverage: reads served by a key".into(),
+            format!(
+                "{} of {} patterns, **{} of the read calls**{}",
+                c.reads.served,
+                c.reads.patterns,
+                md::percent(c.reads.calls_percent() / 100.0),
+                gaps_text(c, |g| g.kind == remodel_model::StatementKind::Select)
+            ),
+        ]);
+        rows.push(vec![
+            "coverage: writes with a path".into(),
+            format!(
+                "{} of {} patterns, **{} of the write calls**{}",
+                c.writes.served,
+                c.writes.patterns,
+                md::percent(c.writes.calls_percent() / 100.0),
+                gaps_text(c, |g| g.kind != remodel_model::StatementKind::Select)
+            ),
+        ]);
+    }
+    rows.extend([
         vec![
             "reads served from one partition".into(),
             format!(
@@ -303,7 +327,7 @@ fn totals(ctx: &Ctx) -> String {
                 format!("{:.2} on average", fan_out as f64 / write_calls as f64)
             },
         ],
-    ];
+    ]);
     rows.extend(cost_rows(ctx));
     rows.push(vec![
         "replication".into(),
@@ -313,6 +337,21 @@ fn totals(ctx: &Ctx) -> String {
         "## Totals\n\n{}\n",
         md::table(&["measure", "this plan"], &rows)
     )
+}
+
+/// `; not served: q1 (no_table), q4 (scan)` for the gaps `keep` picks (empty when none).
+fn gaps_text(c: &remodel_model::Coverage, keep: impl Fn(&remodel_model::Gap) -> bool) -> String {
+    let gaps: Vec<String> = c
+        .gaps
+        .iter()
+        .filter(|g| keep(g))
+        .map(|g| format!("{} ({})", g.pattern, g.class.name()))
+        .collect();
+    if gaps.is_empty() {
+        String::new()
+    } else {
+        format!("; not served: {}", gaps.join(", "))
+    }
 }
 
 /// The workload's reads and writes per 100 calls on this design, beside the normalized baseline.

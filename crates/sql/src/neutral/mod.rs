@@ -694,15 +694,21 @@ impl Converter {
             Ty::Enum => ScalarType::Text,
             Ty::Unknown => return Err(format!("{x} = ANY(…): the operand's type is not known")),
         };
-        let list = match strip_nested(arr) {
-            sql::Expr::Value(v) if matches!(v.value, Value::Placeholder(_)) => {
-                let Value::Placeholder(p) = &v.value else {
-                    unreachable!("matched above")
-                };
-                let n = param_number(p)?;
-                self.type_param(n, elem);
-                vec![Expr::Param { n }]
+        if let Some((p, cast)) = array_param(arr) {
+            if let Some(dt) = cast {
+                let ct = scalar_type(dt, Strictness::Cast)?;
+                compare_types(BinaryOp::Eq, at, Ty::Scalar(ct), x, arr)?;
             }
+            let n = param_number(p)?;
+            self.type_param(n, elem);
+            let e = Expr::InList {
+                arg: Box::new(a),
+                list: vec![Expr::Param { n }],
+                negated,
+            };
+            return Ok((e, Ty::Scalar(ScalarType::Boolean)));
+        }
+        let list = match strip_nested(arr) {
             sql::Expr::Array(array) => {
                 let mut items = Vec::new();
                 for v in &array.elem {
@@ -1089,6 +1095,38 @@ fn string_value(v: &Value) -> Option<&str> {
         | Value::UnicodeStringLiteral(s) => Some(s),
         Value::DollarQuotedString(d) => Some(&d.value),
         _ => None,
+    }
+}
+
+/// An array bound as one parameter: `$n`, or `$n` cast to an array type (`$1::bigint[]`, how
+/// asyncpg, node-postgres and many ORMs send an `IN` list), with the element type the cast
+/// names. Returns the placeholder's text and that element type.
+pub fn array_param(e: &sql::Expr) -> Option<(&str, Option<&sql::DataType>)> {
+    fn placeholder(e: &sql::Expr) -> Option<&str> {
+        match strip_nested(e) {
+            sql::Expr::Value(v) => match &v.value {
+                Value::Placeholder(p) => Some(p.as_str()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    match strip_nested(e) {
+        sql::Expr::Cast {
+            kind: sql::CastKind::Cast | sql::CastKind::DoubleColon,
+            expr,
+            data_type: sql::DataType::Array(elem),
+            format: None,
+        } => {
+            let elem = match elem {
+                sql::ArrayElemTypeDef::SquareBracket(t, _)
+                | sql::ArrayElemTypeDef::AngleBracket(t)
+                | sql::ArrayElemTypeDef::Qualified(t, _) => t.as_ref(),
+                _ => return None,
+            };
+            Some((placeholder(expr)?, Some(elem)))
+        }
+        other => Some((placeholder(other)?, None)),
     }
 }
 

@@ -56,3 +56,16 @@ fn time_zones_are_iana_names() {
     assert!(time_zone("localtime").is_err());
     assert!(is_utc("Etc/UTC") && !is_utc("Europe/London"));
 }
+
+/// `= ANY($1::bigint[])` (how asyncpg and node-postgres send an IN list) is the list of one
+/// array parameter, as `IN ($1)` is; an element type that does not compare is refused.
+#[test]
+fn any_of_a_cast_array_parameter_is_a_list() {
+    assert_eq!(conv("id = ANY($1::bigint[])").unwrap(), "t.id = ANY($1)");
+    assert_eq!(
+        conv("id = ANY(CAST($1 AS int[]))").unwrap(),
+        "t.id = ANY($1)"
+    );
+    assert_eq!(conv("id <> ALL($1::int8[])").unwrap(), "t.id <> ALL($1)");
+    assert!(conv("ts = ANY($1::bigint[])").is_err());
+}
