@@ -32,8 +32,9 @@ class Gap(Exception):
 class Ctx:
     """One execution of a pattern: its parameters, its clock and the row at hand."""
 
-    def __init__(self, params, semantics):
+    def __init__(self, params, semantics, pg=None):
         self.params = params
+        self.pg = pg  # evaluates application-computed values, as Postgres does
         self.zone = zoneinfo.ZoneInfo(semantics.get("time_zone", "UTC"))
         if semantics.get("now", "client_statement_start") != "client_statement_start":
             raise Gap(f"semantics.now = {semantics.get('now')!r} is not one this executor knows")
@@ -174,6 +175,18 @@ def ev(e, ctx):
         if f not in CALLS:
             raise Gap(f"function {f!r} unknown to this executor")
         return CALLS[f]([ev(a, ctx) for a in e.get("args", [])])
+    if k == "computed":
+        # The application's own computation over the parameters: Postgres SQL, evaluated there.
+        if ctx.pg is None:
+            raise Gap("an application-computed value needs the Postgres connection")
+        args = []
+
+        def placeholder(m):
+            args.append(ctx.params[int(m.group(1)) - 1])
+            return "%s"
+
+        sql = re.sub(r"\$(\d+)", placeholder, e["sql"].replace("%", "%%"))
+        return ctx.pg.execute(f"SELECT ({sql})", args).fetchone()[0]
     if k == "case":
         # CASE [operand] WHEN … THEN … ELSE otherwise END: with an operand, a branch is taken
         # when operand = when is TRUE.
@@ -425,12 +438,12 @@ def source_rows(rows, table):
     return out
 
 
-def read(session, plan, q, params):
+def read(session, plan, q, params, pg=None):
     """Executes read mapping `q` with `params` as plan.json states it; the source-keyed rows."""
     if not q.get("cql"):
         raise Gap(f"no CQL: {q.get('unsupported')}")
     tables = {t["name"]: t for t in plan["design"]["tables"]}
-    ctx = Ctx(params, plan.get("semantics", {}))
+    ctx = Ctx(params, plan.get("semantics", {}), pg)
     level = (q.get("consistency") or {}).get("level")
     table = tables[q["table"]]
     binds = q.get("binds", [])
@@ -640,7 +653,7 @@ def check(pg, session, plan, pattern, q, params):
         raise Gap(f"{q['pattern']}: the read states no result columns")
     sql_rows = [tuple(as_stored(norm(v), c) for v, c in zip(r, columns))
                 for r in pg.execute(pattern["sql"], params).fetchall()]
-    rows = read(session, plan, q, params)
+    rows = read(session, plan, q, params, pg)
     cql_rows = [result_row(r, columns) for r in rows]
     if pattern.get("order_by"):
         if sql_rows != cql_rows:

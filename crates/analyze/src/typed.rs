@@ -13,7 +13,7 @@ use remodel_model::{
     ColumnRef, ConflictClause, Expr, FromRow, Parameter, RowRef, ScalarType, Table, WrittenValue,
 };
 use remodel_sql::neutral::schema::column_ty;
-use remodel_sql::neutral::{ColumnInfo, Columns, Converter, Ty};
+use remodel_sql::neutral::{computed, ColumnInfo, Columns, Converter, Ty};
 use sqlparser::ast::{self as sql, Value, Visit, Visitor};
 use std::ops::ControlFlow;
 
@@ -114,6 +114,7 @@ pub(crate) fn value(ctx: &mut Ctx<'_>, v: &sql::Expr, column: &ColumnRef) -> Opt
     };
     ctx.typed(None, |conv, scope| conv.value_of(v, want, scope))
         .ok()
+        .or_else(|| computed(v, Some(want)))
 }
 
 /// `column IN (values)` as a typed condition (the predicate's expression for `IN`); `None`
@@ -309,8 +310,13 @@ impl<'s> Ctx<'s> {
             };
         }
         let ty = self.col_ty(&ColumnRef::new(t.key(), col.name.clone()));
+        let scalar = match &ty {
+            Ok(Ty::Scalar(s)) => Some(*s),
+            _ => None,
+        };
         self.typed(excluded, |conv, scope| conv.assigned(e, &ty, scope))
             .ok()
+            .or_else(|| computed(e, scalar))
     }
 
     /// The typed `ON CONFLICT` clause of an INSERT into `table`.

@@ -106,6 +106,23 @@ pub enum Expr {
         /// Its arguments.
         args: Vec<Expr>,
     },
+    /// A value the application computes from the statement's parameters by an expression the
+    /// other kinds do not state (`md5($2 || $1)::uuid`, `encode(sha256($1::bytea), 'hex')`):
+    /// Postgres SQL over the statement's `$n` and constants only (no column, no subquery), with
+    /// Postgres' meaning. An executor evaluates it as Postgres does: replay and the contract's
+    /// executor run `SELECT (<sql>)` on the source with the parameters bound; an application
+    /// computes it in its own code (the report names each one).
+    Computed {
+        /// The SQL, with the statement's `$n` placeholders.
+        sql: String,
+        /// The parameters it reads, in order of first use.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        params: Vec<u32>,
+        /// The type of its value, when the statement gives it (the column it is compared with
+        /// or written to).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ty: Option<ScalarType>,
+    },
     /// `CASE [operand] WHEN … THEN … [ELSE …] END`.
     Case {
         /// The operand compared with each `when` (absent: each `when` is a condition).
@@ -595,6 +612,7 @@ impl fmt::Display for Expr {
                 let items: Vec<String> = args.iter().map(ToString::to_string).collect();
                 write!(f, "{}({})", function.name(), items.join(", "))
             }
+            Expr::Computed { sql, .. } => write!(f, "({sql})"),
             Expr::Case {
                 operand,
                 branches,
@@ -627,6 +645,7 @@ impl Expr {
             | Expr::CurrentDate
             | Expr::Call { .. }
             | Expr::Cast { .. }
+            | Expr::Computed { .. }
             | Expr::Case { .. } => true,
             Expr::Literal { value } => match value {
                 Literal::Integer { value } => *value >= 0,
@@ -663,7 +682,12 @@ impl Expr {
     pub fn params(&self) -> Vec<u32> {
         let mut out = Vec::new();
         self.walk(&mut |e| {
-            if let Expr::Param { n } = e {
+            let read: &[u32] = match e {
+                Expr::Param { n } => std::slice::from_ref(n),
+                Expr::Computed { params, .. } => params,
+                _ => &[],
+            };
+            for n in read {
                 if !out.contains(n) {
                     out.push(*n);
                 }
@@ -719,7 +743,8 @@ impl Expr {
             | Expr::Literal { .. }
             | Expr::Column { .. }
             | Expr::Now
-            | Expr::CurrentDate => self.clone(),
+            | Expr::CurrentDate
+            | Expr::Computed { .. } => self.clone(),
             Expr::Unary { op, arg } => Expr::Unary {
                 op: *op,
                 arg: b(arg),
@@ -800,7 +825,8 @@ impl Expr {
             | Expr::Literal { .. }
             | Expr::Column { .. }
             | Expr::Now
-            | Expr::CurrentDate => {}
+            | Expr::CurrentDate
+            | Expr::Computed { .. } => {}
             Expr::Unary { arg, .. } | Expr::IsNull { arg, .. } | Expr::Cast { arg, .. } => {
                 arg.walk_ref(f)
             }

@@ -148,7 +148,7 @@ impl Replayer<'_> {
         let start = Instant::now();
         let as_written = self
             .pg()
-            .query(&p.forms.run, &params.refs())
+            .query_typed(&p.forms.run, &crate::exec::typed(params))
             .await
             .map_err(Error::pg(what(&p.forms.run)))?;
         let elapsed = start.elapsed();

@@ -33,6 +33,59 @@ use std::time::{Duration, Instant};
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::Client;
 
+/// Every parameter's type as the statement gives it, or as the literal it replaced reads (a
+/// quoted string `text`, a number `numeric` or `bigint`), the others left to Postgres to infer
+/// (OID 0); `None` when no parameter replaced a literal (nothing to add).
+fn literal_types(p: &AccessPattern) -> Option<Vec<Type>> {
+    let params = &p.analysis.params;
+    if params.iter().all(|x| x.replaced_literal.is_none()) {
+        return None;
+    }
+    let unspecified = || {
+        Type::new(
+            "unspecified".into(),
+            0,
+            tokio_postgres::types::Kind::Pseudo,
+            "pg_catalog".into(),
+        )
+    };
+    Some(
+        params
+            .iter()
+            .map(|x| param_type(x).unwrap_or_else(unspecified))
+            .collect(),
+    )
+}
+
+/// A parameter's type as the statement gives it or as the literal it replaced reads.
+fn param_type(param: &remodel_model::Parameter) -> Option<Type> {
+    use remodel_model::ScalarType as S;
+    match (param.sql_type, param.replaced_literal.as_deref()) {
+        (Some(t), _) => Some(match t {
+            S::Boolean => Type::BOOL,
+            S::Smallint => Type::INT2,
+            S::Integer => Type::INT4,
+            S::Bigint => Type::INT8,
+            S::Numeric => Type::NUMERIC,
+            S::Real => Type::FLOAT4,
+            S::Double => Type::FLOAT8,
+            S::Text => Type::TEXT,
+            S::Date => Type::DATE,
+            S::Time => Type::TIME,
+            S::Timestamp => Type::TIMESTAMP,
+            S::Timestamptz => Type::TIMESTAMPTZ,
+            S::Interval => Type::INTERVAL,
+            S::Uuid => Type::UUID,
+            S::Bytea => Type::BYTEA,
+            S::Json => Type::JSONB,
+        }),
+        (None, Some(l)) if l.starts_with('\'') => Some(Type::TEXT),
+        (None, Some(l)) if l.parse::<i64>().is_ok() => Some(Type::INT8),
+        (None, Some(l)) if l.parse::<f64>().is_ok() => Some(Type::NUMERIC),
+        _ => None,
+    }
+}
+
 /// Runs statements of one plan on one Postgres connection and one Cassandra session.
 pub struct Replayer<'a> {
     /// The plan.
@@ -144,11 +197,16 @@ impl<'a> Replayer<'a> {
             .ok_or_else(|| Error::Plan(format!("no pattern `{id}` in the workload")))?;
         let forms = sqlforms::forms(&pattern.sql)
             .map_err(|e| Error::Plan(format!("{id}: the pattern's SQL: {e}")))?;
-        let stmt = self
-            .pg
-            .prepare(&forms.run)
-            .await
-            .map_err(Error::pg(format!("{id}: prepare `{}`", forms.run)))?;
+        let stmt = match self.pg.prepare(&forms.run).await {
+            Ok(s) => s,
+            // A literal normalization replaced by `$n` where nothing types it (`concat('@', x)`):
+            // typed as the literal was, as Postgres typed the application's statement.
+            Err(first) => match literal_types(pattern) {
+                Some(types) => self.pg.prepare_typed(&forms.run, &types).await,
+                None => Err(first),
+            }
+            .map_err(Error::pg(format!("{id}: prepare `{}`", forms.run)))?,
+        };
         Ok(Prepared {
             pattern,
             forms,

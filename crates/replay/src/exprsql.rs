@@ -22,6 +22,8 @@ pub fn to_sql(e: &Expr, column: &ColumnSql<'_>) -> Result<String, String> {
         // Replay's clock, which the pattern's SQL reads too (see [`crate::clock`]).
         Expr::Now => crate::clock::NOW_SQL.into(),
         Expr::CurrentDate => crate::clock::CURRENT_DATE_SQL.into(),
+        // The application's own computation, as Postgres evaluates it (on replay's clock).
+        Expr::Computed { sql, .. } => format!("({})", crate::sqlforms::clocked(sql)),
         Expr::Unary { op, arg } => match op {
             UnaryOp::Not => format!("NOT {}", sub(arg)?),
             UnaryOp::Neg => format!("-{}", sub(arg)?),

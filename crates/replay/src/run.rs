@@ -636,10 +636,12 @@ async fn reads_after(
     r: &mut Replayer<'_>,
     reads: &[Affected<'_>],
     focuses: &[Focus],
-    after: &str,
+    (write, write_params): (&Prepared<'_>, &Params),
     seed: u64,
     out: &mut PatternReplay,
 ) {
+    let after = format!("{} with {}", write.pattern.id, write_params.show());
+    let after = after.as_str();
     let schema = &r.plan.schema;
     // The rows before and after often draw the same parameters: each set runs once.
     let mut seen: Vec<(String, String)> = Vec::new();
@@ -660,7 +662,9 @@ async fn reads_after(
                     continue;
                 }
             };
-            for params in &drawn {
+            for mut params in drawn {
+                sample::from_write(rp, &mut params, write, write_params);
+                let params = &params;
                 let key = (id.clone(), params.show());
                 if seen.contains(&key) {
                     continue;
@@ -718,7 +722,6 @@ async fn write_sample(
     };
     out.samples += 1;
     t.pg_ms.push(ms(on_pg.elapsed));
-    let after = format!("{id} with {}", params.show());
     match r.write_cql(s.p, s.w, params, &on_pg).await {
         Ok(c) => {
             t.cql_ms.push(ms(c.elapsed));
@@ -733,7 +736,7 @@ async fn write_sample(
         },
     }
     let focus = focuses(s.table, kind, &on_pg.json, before);
-    reads_after(r, s.reads, &focus, &after, s.seed, out).await;
+    reads_after(r, s.reads, &focus, (s.p, params), s.seed, out).await;
     Ok(())
 }
 

@@ -57,6 +57,12 @@ pub enum Role {
     /// A write's condition on a column besides the one that finds its rows (`AND version = $3`):
     /// the anchor's value or another row's, so some samples meet rows the condition leaves alone.
     Either(ColumnRef),
+    /// A parameter the application feeds into its own computation of the column's value
+    /// (`conversation_id = md5($2 || $1)::uuid`): a computation cannot be inverted, so a made-up
+    /// value (the read finds no row on either side) — except in the reads after a write that
+    /// computed the same value, which take that write's parameters ([`from_write`]). Each
+    /// parameter `k` of it takes another value, so a computation that swaps its arguments shows.
+    Computed(ColumnRef, usize),
     /// A new value of a written column: another row's, or a fresh one for a key.
     New {
         /// The column.
@@ -124,6 +130,10 @@ fn write_role(p: &Prepared<'_>, schema: &Schema, k: usize) -> Option<Role> {
     let w = p.pattern.analysis.write.as_ref()?;
     let t = schema.table(&w.table);
     let v = w.values.iter().find(|v| mentions(&v.sql, k))?;
+    if matches!(&v.expr, Some(remodel_model::Expr::Computed { params, .. }) if params.contains(&(k as u32)))
+    {
+        return Some(Role::Computed(ColumnRef::new(&w.table, &v.column), k));
+    }
     if !exact(&v.sql, k) {
         // A term of an expression (`s_ytd + $2`): a small one keeps the sum in range.
         return Some(Role::Const("1".into()));
@@ -256,6 +266,7 @@ fn plain_roles(p: &Prepared<'_>, schema: &Schema) -> Result<Vec<Role>, String> {
                     offset.then(|| Role::Offset(example(k).unwrap_or_else(|| "3".into())))
                 })
                 .or_else(|| example(k).map(Role::Const))
+                .or_else(|| computed_role(a, k))
                 .or_else(|| {
                     a.residual.iter().find_map(|r| match r.columns.as_slice() {
                         [c] if mentions(&r.sql, k) => Some(Role::Value(c.clone())),
@@ -279,9 +290,75 @@ fn column_of(r: &Role) -> Option<&ColumnRef> {
         | Role::Lower(c, _)
         | Role::Upper(c, _)
         | Role::Other(c)
-        | Role::Either(c) => Some(c),
+        | Role::Either(c)
+        // Its rows are the anchors (the written ones after a write), though no value is read.
+        | Role::Computed(c, _) => Some(c),
         Role::New { column, .. } => Some(column),
         Role::Const(_) | Role::Limit(_) | Role::Offset(_) | Role::Parent { .. } => None,
+    }
+}
+
+/// The role of `$k` when it is an argument of an application-computed value a column is
+/// compared with.
+fn computed_role(a: &remodel_model::PatternAnalysis, k: usize) -> Option<Role> {
+    a.equality.iter().find_map(|e| match &e.expr {
+        Some(remodel_model::Expr::Computed { params, .. }) if params.contains(&(k as u32)) => {
+            Some(Role::Computed(e.column.clone(), k))
+        }
+        _ => None,
+    })
+}
+
+/// `sql` with its placeholders numbered by first use (`md5($3 || $2)` → `md5($1 || $2)`): two
+/// computations are the same when these are equal.
+fn canonical(sql: &str, params: &[u32]) -> String {
+    let mut out = sql.to_string();
+    // Highest first, so `$1` is not replaced inside `$12`; through a marker, so a renumbered
+    // placeholder is not renumbered again.
+    let mut order: Vec<(usize, u32)> = params.iter().copied().enumerate().collect();
+    order.sort_by_key(|o| std::cmp::Reverse(o.1));
+    for (i, n) in &order {
+        out = out.replace(&format!("${n}"), &format!("$\u{1}{}", i + 1));
+    }
+    out.replace("$\u{1}", "$")
+}
+
+/// For a read run after write `w` (with `wp`): every parameter of an application-computed value
+/// the read compares a column with takes the write's parameter in the same place, when the
+/// write computed the column's value the same way — so the read looks for the row the write
+/// wrote (a computation cannot be inverted from the row).
+pub fn from_write(read: &Prepared<'_>, params: &mut Params, w: &Prepared<'_>, wp: &Params) {
+    use remodel_model::Expr;
+    let Some(write) = &w.pattern.analysis.write else {
+        return;
+    };
+    for e in &read.pattern.analysis.equality {
+        let Some(Expr::Computed {
+            sql, params: rps, ..
+        }) = &e.expr
+        else {
+            continue;
+        };
+        let written = write
+            .values
+            .iter()
+            .filter(|v| e.column.table == write.table && v.column == e.column.column)
+            .find_map(|v| match &v.expr {
+                Some(Expr::Computed {
+                    sql: wsql,
+                    params: wps,
+                    ..
+                }) if canonical(wsql, wps) == canonical(sql, rps) => Some(wps),
+                _ => None,
+            });
+        let Some(wps) = written else { continue };
+        for (r, w) in rps.iter().zip(wps) {
+            let (r, w) = (*r as usize - 1, *w as usize - 1);
+            if r < params.values.len() && w < wp.values.len() {
+                params.values[r] = wp.values[w].clone();
+                params.text[r] = wp.text[w].clone();
+            }
+        }
     }
 }
 
@@ -407,6 +484,7 @@ fn param_expr(
             fresh: true,
         } => fresh(schema, column, &col(column, "a2"), seed),
         Role::Parent { fk, column } => format!("fk{fk}.{}", quote(column)),
+        Role::Computed(_, k) => format!("(a1.__n * 1000 + {k} + {})", seed % 1000),
     }
 }
 

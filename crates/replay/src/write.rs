@@ -117,7 +117,7 @@ impl Replayer<'_> {
         let start = Instant::now();
         let result = self
             .pg()
-            .query(sql, &params.refs())
+            .query_typed(sql, &crate::exec::typed(params))
             .await
             .map(|rows| (rows, now));
         let elapsed = start.elapsed();

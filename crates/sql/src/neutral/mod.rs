@@ -1098,6 +1098,65 @@ fn string_value(v: &Value) -> Option<&str> {
     }
 }
 
+/// `e` as an application-computed value ([`Expr::Computed`]): an expression of the statement's
+/// parameters and constants only — no column, no subquery, no aggregate or window — that the
+/// other kinds do not state (`md5($2 || $1)::uuid`); its value has type `ty` where the statement
+/// gives one. `None` when `e` reads anything but parameters and constants, or reads nothing at
+/// all but a constant the converter refused (a reading that depends on a session setting).
+pub fn computed(e: &sql::Expr, ty: Option<ScalarType>) -> Option<Expr> {
+    struct Reads {
+        params: Vec<u32>,
+        refused: bool,
+    }
+    impl sql::Visitor for Reads {
+        type Break = ();
+        fn pre_visit_expr(&mut self, e: &sql::Expr) -> std::ops::ControlFlow<()> {
+            let refused = match e {
+                sql::Expr::Identifier(_)
+                | sql::Expr::CompoundIdentifier(_)
+                | sql::Expr::Subquery(_)
+                | sql::Expr::Exists { .. }
+                | sql::Expr::In {
+                    target: sql::InTarget::Subquery(_),
+                    ..
+                }
+                | sql::Expr::Wildcard(_)
+                | sql::Expr::QualifiedWildcard(..) => true,
+                sql::Expr::Function(f) => f.over.is_some() || f.filter.is_some(),
+                sql::Expr::Value(v) => {
+                    if let Value::Placeholder(p) = &v.value {
+                        match param_number(p) {
+                            Ok(n) if !self.params.contains(&n) => self.params.push(n),
+                            Ok(_) => {}
+                            Err(_) => return std::ops::ControlFlow::Break(()),
+                        }
+                    }
+                    false
+                }
+                _ => false,
+            };
+            if refused {
+                self.refused = true;
+                return std::ops::ControlFlow::Break(());
+            }
+            std::ops::ControlFlow::Continue(())
+        }
+    }
+    let mut reads = Reads {
+        params: Vec::new(),
+        refused: false,
+    };
+    let _ = sql::Visit::visit(e, &mut reads);
+    if reads.refused || reads.params.is_empty() {
+        return None;
+    }
+    Some(Expr::Computed {
+        sql: strip_nested(e).to_string(),
+        params: reads.params,
+        ty,
+    })
+}
+
 /// An array bound as one parameter: `$n`, or `$n` cast to an array type (`$1::bigint[]`, how
 /// asyncpg, node-postgres and many ORMs send an `IN` list), with the element type the cast
 /// names. Returns the placeholder's text and that element type.
