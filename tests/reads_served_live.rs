@@ -75,3 +75,22 @@ async fn expressions_over_parameters() {
         "the reads after the INSERT found the rows it wrote: {insert:#}"
     );
 }
+
+/// Class 4, keyset pagination: a feed paged newest first by `(created_at, id) < ($2, $3)`, the
+/// same oldest first with `>=`, a leaderboard paged with `<=` over `score DESC, player_id ASC`
+/// and with the row on the right; the posts and scores written and updated between pages.
+#[tokio::test(flavor = "multi_thread")]
+async fn keyset_pages() {
+    remodel_testdb::live!(Postgres, Cassandra);
+    let report = served_and_replayed("keyset").await;
+    let rows: u64 = report["patterns"]
+        .as_array()
+        .map(|ps| {
+            ps.iter()
+                .filter(|p| p["kind"] == "select")
+                .filter_map(|p| p["rows"].as_u64())
+                .sum()
+        })
+        .unwrap_or(0);
+    assert!(rows > 0, "the pages returned rows: {report:#}");
+}

@@ -64,9 +64,22 @@ def literal(v):
 
 
 def cmp(op, a, b):
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return cmp_rows(op, a, b)
     if a is None or b is None:
         return None
     return {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}[op]
+
+
+def cmp_rows(op, a, b):
+    """Rows compared as SQL compares them: item by item, the first pair not equal deciding;
+    NULL when a pair before the decision is NULL."""
+    for x, y in zip(a, b):
+        if x is None or y is None:
+            return None
+        if x != y:
+            return cmp(op, x, y) if op not in ("eq", "ne") else op == "ne"
+    return op in ("eq", "le", "ge")
 
 
 def binary(op, a, b):
@@ -175,6 +188,8 @@ def ev(e, ctx):
         if f not in CALLS:
             raise Gap(f"function {f!r} unknown to this executor")
         return CALLS[f]([ev(a, ctx) for a in e.get("args", [])])
+    if k == "row":
+        return tuple(ev(x, ctx) for x in e["items"])
     if k == "computed":
         # The application's own computation over the parameters: Postgres SQL, evaluated there.
         if ctx.pg is None:

@@ -38,6 +38,8 @@ pub struct Context<'a> {
 struct Cond {
     sql: String,
     bind: Bind,
+    /// The binds of the markers after the first (a row slice's `(a, b) < (?, ?)`).
+    more: Vec<Bind>,
     /// `=` (a bound clustering column is skipped by ORDER BY).
     eq: bool,
 }
@@ -52,9 +54,100 @@ impl Cond {
         Cond {
             sql: format!("{} {op} ?", cql_quote(name)),
             bind,
+            more: Vec::new(),
             eq: op == "=",
         }
     }
+
+    /// `(a, b) op (?, ?)` on clustering columns `names` of `t`, each marker typed as its column.
+    fn row(t: &TableBuild, names: &[&str], op: &str, values: &[Expr]) -> Self {
+        let mut binds = names.iter().zip(values).map(|(n, v)| t.bind(n, expr(v)));
+        let quoted: Vec<String> = names.iter().map(|n| cql_quote(n)).collect();
+        let marks = vec!["?"; names.len()].join(", ");
+        Cond {
+            sql: format!("({}) {op} ({marks})", quoted.join(", ")),
+            bind: binds.next().expect("a row of two or more columns"),
+            more: binds.collect(),
+            eq: false,
+        }
+    }
+}
+
+/// A row comparison the client would filter with (`(created_at, id) < ($2, $3)`, a keyset page)
+/// served as a CQL multi-column slice instead: its columns are the clustering columns that
+/// follow the ones bound by `=`, in the table's order, and its other side reads no column. CQL
+/// compares the rows as SQL does (item by item, whatever each column's clustering order), and a
+/// clustering column is never NULL. The rows are then the clustering order's first ones, so the
+/// LIMIT stays in the CQL.
+fn row_slice(t: &TableBuild, r: &mut Restrictions, notes: &mut Vec<String>) {
+    let bound: Vec<&str> = r
+        .conds
+        .iter()
+        .filter(|c| c.eq)
+        .map(|c| c.bind.column.as_str())
+        .collect();
+    let free: Vec<&ColumnRef> = t
+        .clustering
+        .iter()
+        .filter_map(|(k, _)| match k {
+            KeySrc::Col(c) => Some(c),
+            _ => None,
+        })
+        .filter(|c| t.col_name(c).is_none_or(|n| !bound.contains(&n)))
+        .collect();
+    let slice = r.filters.iter().enumerate().find_map(|(i, f)| {
+        let (op, cols, values) = row_comparison(&f.expr)?;
+        let starts_free = cols.len() <= free.len() && cols.iter().zip(&free).all(|(a, b)| a == *b);
+        let names: Option<Vec<&str>> = cols.iter().map(|c| t.col_name(c)).collect();
+        (starts_free && values.iter().all(Expr::is_column_free)).then_some((i, op, names?, values))
+    });
+    if let Some((i, op, names, values)) = slice {
+        let cond = Cond::row(t, &names, op, &values);
+        let f = r.filters.remove(i);
+        // The shape's note said the key does not serve it; the slice does.
+        notes.retain(|n| !n.starts_with(&format!("{} is not served by the key", f.sql)));
+        notes.push(format!(
+            "{} read as a slice of the clustering columns: {}",
+            f.sql, cond.sql
+        ));
+        r.conds.push(cond);
+    }
+}
+
+/// `(c1, c2, …) op (v1, v2, …)` over columns of the rows read (either side): the operator as CQL
+/// writes it with the columns on the left, the columns and the values.
+fn row_comparison(e: &Expr) -> Option<(&'static str, Vec<ColumnRef>, Vec<Expr>)> {
+    let Expr::Binary { op, left, right } = e else {
+        return None;
+    };
+    let (Expr::Row { items: l }, Expr::Row { items: r }) = (left.as_ref(), right.as_ref()) else {
+        return None;
+    };
+    let columns = |items: &[Expr]| -> Option<Vec<ColumnRef>> {
+        items
+            .iter()
+            .map(|x| match x {
+                Expr::Column {
+                    column,
+                    row: remodel_model::RowRef::This,
+                } => Some(column.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let (cols, values, flipped) = match (columns(l), columns(r)) {
+        (Some(c), None) => (c, r.clone(), false),
+        (None, Some(c)) => (c, l.clone(), true),
+        _ => return None,
+    };
+    let op = match (op, flipped) {
+        (BinaryOp::Lt, false) | (BinaryOp::Gt, true) => "<",
+        (BinaryOp::Le, false) | (BinaryOp::Ge, true) => "<=",
+        (BinaryOp::Gt, false) | (BinaryOp::Lt, true) => ">",
+        (BinaryOp::Ge, false) | (BinaryOp::Le, true) => ">=",
+        _ => return None,
+    };
+    Some((op, cols, values))
 }
 
 fn expr(e: &Expr) -> BindValue {
@@ -113,6 +206,8 @@ fn restrictions(
         }
         if let Some((rc, rp)) = &shape.range {
             range_conds(rc, rp, t, &mut r, notes)?;
+        } else {
+            row_slice(t, &mut r, notes);
         }
     }
     for (c, rp) in &shape.extra_ranges {
@@ -630,7 +725,11 @@ pub fn map(
         Err(why) => return unsupported(p, t, why),
     };
     human_notes(&client, &r, &agg, &mut notes);
-    let mut binds: Vec<Bind> = r.conds.iter().map(|c| c.bind.clone()).collect();
+    let mut binds: Vec<Bind> = r
+        .conds
+        .iter()
+        .flat_map(|c| std::iter::once(c.bind.clone()).chain(c.more.iter().cloned()))
+        .collect();
     let limit_sql = match cql_limit {
         Some(l) => {
             binds.push(Bind {

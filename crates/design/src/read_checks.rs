@@ -95,6 +95,48 @@ fn bound(q: &QueryMapping, value: &Expr) -> bool {
         .any(|b| has(&b.value, value))
 }
 
+/// True when row comparison `e` (`(created_at, id) < ($2, $3)`) is a slice of the read's CQL:
+/// each of its columns' value is bound to the CQL column that holds that source column.
+fn row_sliced(design: &Design, q: &QueryMapping, e: &Expr) -> bool {
+    let Expr::Binary { left, right, .. } = e else {
+        return false;
+    };
+    let (Expr::Row { items: l }, Expr::Row { items: r }) = (left.as_ref(), right.as_ref()) else {
+        return false;
+    };
+    let Some(t) = design
+        .tables
+        .iter()
+        .find(|t| Some(&t.name) == q.table.as_ref())
+    else {
+        return false;
+    };
+    let held = |c: &ColumnRef, v: &Expr| {
+        t.columns
+            .iter()
+            .filter(|col| col.source.as_ref() == Some(c))
+            .any(|col| {
+                let one = QueryMapping {
+                    binds: q
+                        .binds
+                        .iter()
+                        .filter(|b| b.column == col.name)
+                        .cloned()
+                        .collect(),
+                    ..QueryMapping::default()
+                };
+                bound(&one, v)
+            })
+    };
+    let pairs = |cols: &[Expr], vals: &[Expr]| {
+        cols.iter().zip(vals).all(|(c, v)| match c {
+            Expr::Column { column, .. } => v.is_column_free() && held(column, v),
+            _ => false,
+        })
+    };
+    l.len() == r.len() && (pairs(l, r) || pairs(r, l))
+}
+
 /// (e) Every predicate of the SQL is served by the key (its value bound) or applied by the
 /// client (a filter of the same condition, the join's equal columns counted as one).
 pub fn predicates_kept(
@@ -142,7 +184,11 @@ pub fn predicates_kept(
         }
     }
     for r in &a.residual {
-        if !r.expr.as_ref().is_some_and(&filtered) {
+        let kept = r
+            .expr
+            .as_ref()
+            .is_some_and(|e| filtered(e) || row_sliced(design, q, e));
+        if !kept {
             lost.push(r.sql.clone());
         }
     }

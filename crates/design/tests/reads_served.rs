@@ -41,3 +41,55 @@ fn expressions_over_parameters() {
     };
     assert!(computed("q1"), "{}", mapping_text(&plan));
 }
+
+/// Class 4: keyset pages — `(created_at, id) < ($2, $3)` and the other three operators, either
+/// side, with the clustering order mixed (`score DESC, player_id ASC`) — are CQL multi-column
+/// slices of the clustering columns after the bound ones, so the LIMIT stays in the CQL and no
+/// client filter is left; a slice removed from the mapping fails the plan's check (e).
+#[test]
+fn keyset_pages_are_clustering_slices() {
+    let plan = check("keyset");
+    let reads: Vec<&remodel_model::QueryMapping> = plan
+        .design
+        .queries
+        .iter()
+        .filter(|q| q.cql.is_some())
+        .collect();
+    assert_eq!(reads.len(), 4);
+    for q in &reads {
+        let cql = q.cql.as_deref().unwrap_or_default();
+        assert!(
+            cql.contains(") < (?, ?)")
+                || cql.contains(") <= (?, ?)")
+                || cql.contains(") > (?, ?)")
+                || cql.contains(") >= (?, ?)"),
+            "{}: {cql}",
+            q.pattern
+        );
+        assert!(cql.ends_with("LIMIT ?"), "{}: {cql}", q.pattern);
+        assert!(q.client.filters.is_empty(), "{}: {:?}", q.pattern, q.client);
+    }
+    // `($2, $3) < (score, player_id)`: the columns on the right, read as `(…) > (?, ?)`.
+    let flipped = support::pipeline::read_mapping(
+        &plan,
+        "SELECT player_id, score FROM scores WHERE board_id = $1 AND ($2",
+    );
+    assert!(flipped
+        .cql
+        .as_deref()
+        .unwrap_or_default()
+        .contains("(score, player_id) > (?, ?)"));
+    let mut broken = plan.clone();
+    let q = broken
+        .design
+        .queries
+        .iter_mut()
+        .find(|q| q.pattern == reads[0].pattern)
+        .expect("q");
+    q.binds.retain(|b| b.column != "id");
+    let violations = strict_violations(&broken);
+    assert!(
+        violations.iter().any(|v| v.check == "e"),
+        "a slice without its binds is caught: {violations:#?}"
+    );
+}

@@ -106,6 +106,14 @@ pub enum Expr {
         /// Its arguments.
         args: Vec<Expr>,
     },
+    /// A row value `(a, b, …)` of two or more items: an operand of a comparison (`=` `<>` `<`
+    /// `<=` `>` `>=`) with another row of as many items, compared as SQL compares rows — item by
+    /// item, the first pair that is not equal deciding, NULL when a pair before the decision is
+    /// NULL (a keyset page: `(created_at, id) < ($2, $3)`).
+    Row {
+        /// The items, in order.
+        items: Vec<Expr>,
+    },
     /// A value the application computes from the statement's parameters by an expression the
     /// other kinds do not state (`md5($2 || $1)::uuid`, `encode(sha256($1::bytea), 'hex')`):
     /// Postgres SQL over the statement's `$n` and constants only (no column, no subquery), with
@@ -613,6 +621,10 @@ impl fmt::Display for Expr {
                 write!(f, "{}({})", function.name(), items.join(", "))
             }
             Expr::Computed { sql, .. } => write!(f, "({sql})"),
+            Expr::Row { items } => {
+                let items: Vec<String> = items.iter().map(ToString::to_string).collect();
+                write!(f, "({})", items.join(", "))
+            }
             Expr::Case {
                 operand,
                 branches,
@@ -646,6 +658,7 @@ impl Expr {
             | Expr::Call { .. }
             | Expr::Cast { .. }
             | Expr::Computed { .. }
+            | Expr::Row { .. }
             | Expr::Case { .. } => true,
             Expr::Literal { value } => match value {
                 Literal::Integer { value } => *value >= 0,
@@ -791,6 +804,9 @@ impl Expr {
                 function: *function,
                 args: args.iter().map(|x| x.map(f)).collect(),
             },
+            Expr::Row { items } => Expr::Row {
+                items: items.iter().map(|x| x.map(f)).collect(),
+            },
             Expr::Case {
                 operand,
                 branches,
@@ -844,7 +860,7 @@ impl Expr {
                 arg.walk_ref(f);
                 pattern.walk_ref(f);
             }
-            Expr::Call { args, .. } => {
+            Expr::Call { args, .. } | Expr::Row { items: args } => {
                 for e in args {
                     e.walk_ref(f);
                 }

@@ -22,6 +22,13 @@ pub fn to_sql(e: &Expr, column: &ColumnSql<'_>) -> Result<String, String> {
         // Replay's clock, which the pattern's SQL reads too (see [`crate::clock`]).
         Expr::Now => crate::clock::NOW_SQL.into(),
         Expr::CurrentDate => crate::clock::CURRENT_DATE_SQL.into(),
+        Expr::Row { items } => {
+            let items = items
+                .iter()
+                .map(|x| to_sql(x, column))
+                .collect::<Result<Vec<_>, _>>()?;
+            format!("ROW({})", items.join(", "))
+        }
         // The application's own computation, as Postgres evaluates it (on replay's clock).
         Expr::Computed { sql, .. } => format!("({})", crate::sqlforms::clocked(sql)),
         Expr::Unary { op, arg } => match op {

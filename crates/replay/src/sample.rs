@@ -267,6 +267,7 @@ fn plain_roles(p: &Prepared<'_>, schema: &Schema) -> Result<Vec<Role>, String> {
                 })
                 .or_else(|| example(k).map(Role::Const))
                 .or_else(|| computed_role(a, k))
+                .or_else(|| row_role(a, k))
                 .or_else(|| {
                     a.residual.iter().find_map(|r| match r.columns.as_slice() {
                         [c] if mentions(&r.sql, k) => Some(Role::Value(c.clone())),
@@ -306,6 +307,30 @@ fn computed_role(a: &remodel_model::PatternAnalysis, k: usize) -> Option<Role> {
             Some(Role::Computed(e.column.clone(), k))
         }
         _ => None,
+    })
+}
+
+/// The role of `$k` in a row comparison (`(created_at, id) < ($2, $3)`, a keyset page): the value
+/// of the column in its place, all from one anchor row (the page after a row there is).
+fn row_role(a: &remodel_model::PatternAnalysis, k: usize) -> Option<Role> {
+    use remodel_model::Expr;
+    a.residual.iter().find_map(|r| {
+        let Some(Expr::Binary { left, right, .. }) = &r.expr else {
+            return None;
+        };
+        let (Expr::Row { items: l }, Expr::Row { items: v }) = (left.as_ref(), right.as_ref())
+        else {
+            return None;
+        };
+        [(l, v), (v, l)].into_iter().find_map(|(cols, vals)| {
+            let at = vals
+                .iter()
+                .position(|x| matches!(x, Expr::Param { n } if *n as usize == k))?;
+            match cols.get(at) {
+                Some(Expr::Column { column, .. }) => Some(Role::Value(column.clone())),
+                _ => None,
+            }
+        })
     })
 }
 

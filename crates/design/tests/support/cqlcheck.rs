@@ -749,6 +749,15 @@ impl Catalog {
                     gap = true;
                     continue;
                 }
+                if ops.iter().all(|o| *o == "tuple") {
+                    // A slice's next column: right after the slice's previous one.
+                    if gap || !seen_range {
+                        return Err(format!(
+                            "clustering column `{k}` of a slice out of clustering order"
+                        ));
+                    }
+                    continue;
+                }
                 if gap || seen_range {
                     return Err(format!(
                         "clustering column `{k}` restricted after an unrestricted or range column"
@@ -804,9 +813,49 @@ impl Catalog {
     }
 }
 
+/// `(a, b) op (?, ?)`: a multi-column slice. The first column carries the operator, the others
+/// `tuple` (a slice's continuation, checked against the clustering order by the caller).
+fn tuple_relation(p: &mut P<'_>, out: &mut Vec<(String, String)>) -> Result<(), String> {
+    let mut cols = vec![p.ident()?];
+    while p.sym(',') {
+        cols.push(p.ident()?);
+    }
+    p.expect_sym(')')?;
+    let op = match p.peek().cloned() {
+        Some(Tok::Op(o)) if o != "!=" => {
+            p.i += 1;
+            o
+        }
+        other => {
+            return Err(format!(
+                "expected a slice operator after a column tuple, found {other:?}"
+            ))
+        }
+    };
+    p.expect_sym('(')?;
+    for i in 0..cols.len() {
+        if i > 0 {
+            p.expect_sym(',')?;
+        }
+        p.expect_sym('?')?;
+    }
+    p.expect_sym(')')?;
+    for (i, c) in cols.into_iter().enumerate() {
+        out.push((c, if i == 0 { op.clone() } else { "tuple".into() }));
+    }
+    Ok(())
+}
+
 fn relations(p: &mut P<'_>) -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
     loop {
+        if p.sym('(') {
+            tuple_relation(p, &mut out)?;
+            if !p.kw("and") {
+                break;
+            }
+            continue;
+        }
         let c = p.ident()?;
         let op = match p.peek().cloned() {
             Some(Tok::Sym('=')) => {

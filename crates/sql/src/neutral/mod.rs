@@ -493,6 +493,11 @@ impl Converter {
             return Ok((Expr::binary(op, a, b), Ty::Scalar(ScalarType::Boolean)));
         }
         let cmp = matches!(op, O::Eq | O::Ne | O::Lt | O::Le | O::Gt | O::Ge);
+        if let (true, sql::Expr::Tuple(li), sql::Expr::Tuple(ri)) =
+            (cmp, strip_nested(l), strip_nested(r))
+        {
+            return self.rows(op, li, ri, cols);
+        }
         let unknown_as = (cmp || op == O::Concat).then_some(ScalarType::Text);
         let arith = (!cmp && op != O::Concat).then_some(op);
         let ((a, at), (b, bt)) = self.pair(l, r, unknown_as, arith, cols)?;
@@ -520,6 +525,32 @@ impl Converter {
             }
         };
         Ok((Expr::binary(op, a, b), t))
+    }
+
+    /// `(a, b) op ($1, $2)`: rows of as many items, compared item by item as SQL compares rows.
+    fn rows(
+        &mut self,
+        op: BinaryOp,
+        l: &[sql::Expr],
+        r: &[sql::Expr],
+        cols: &dyn Columns,
+    ) -> Result<Typed, String> {
+        if l.len() != r.len() || l.len() < 2 {
+            return Err(format!(
+                "a comparison of rows of {} and {} items",
+                l.len(),
+                r.len()
+            ));
+        }
+        let (mut left, mut right) = (Vec::new(), Vec::new());
+        for (a, b) in l.iter().zip(r) {
+            let ((x, xt), (y, yt)) = self.pair(a, b, Some(ScalarType::Text), None, cols)?;
+            compare_types(op, xt, yt, a, b)?;
+            left.push(x);
+            right.push(y);
+        }
+        let e = Expr::binary(op, Expr::Row { items: left }, Expr::Row { items: right });
+        Ok((e, Ty::Scalar(ScalarType::Boolean)))
     }
 
     fn unary(

@@ -69,3 +69,15 @@ fn any_of_a_cast_array_parameter_is_a_list() {
     assert_eq!(conv("id <> ALL($1::int8[])").unwrap(), "t.id <> ALL($1)");
     assert!(conv("ts = ANY($1::bigint[])").is_err());
 }
+
+/// A keyset page's row comparison, `(ts, id) < ($1, $2)`, is a comparison of row values; rows of
+/// different lengths are refused.
+#[test]
+fn row_values_compare() {
+    assert_eq!(
+        conv("(ts, id) < ($1, $2)").unwrap(),
+        "(t.ts, t.id) < ($1, $2)"
+    );
+    assert!(conv("(ts, id) < ($1, $2, $3)").is_err());
+    assert!(conv("(ts, id) < ($1, 'x')").is_err());
+}
