@@ -94,3 +94,20 @@ async fn keyset_pages() {
         .unwrap_or(0);
     assert!(rows > 0, "the pages returned rows: {report:#}");
 }
+
+/// Classes 1 and 3: a `citext` e-mail looked up by `=` and an e-mail looked up by
+/// `lower(email) = lower($1)`, a handle by `upper(handle)`: each keyed by its lookup column; the
+/// samples change the case of the value looked up, the writes change the e-mail (the row moves).
+#[tokio::test(flavor = "multi_thread")]
+async fn lookups_by_a_function_of_a_column() {
+    remodel_testdb::live!(Postgres, Cassandra);
+    served_and_replayed("lookups").await;
+}
+
+/// Class 1: categories and items looked up by an `ltree` path, an extension's type: replay
+/// creates the extension, the plan compares the text the type makes of the value sent.
+#[tokio::test(flavor = "multi_thread")]
+async fn types_the_plan_does_not_know() {
+    remodel_testdb::live!(Postgres, Cassandra);
+    served_and_replayed("text_forms").await;
+}

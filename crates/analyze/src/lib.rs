@@ -8,6 +8,7 @@ mod config;
 mod exprs;
 pub mod infer_fk;
 pub mod joins;
+mod lookups;
 mod loops;
 mod pattern;
 mod predicates;
@@ -38,9 +39,29 @@ pub fn analyze_owned(schema: &Schema, mut wl: Workload, config: &AnalyzeConfig) 
         p.analysis = a;
         diagnostics.append(&mut d);
     }
+    // The lookups the statements use become columns; the statements are read again with them.
+    let mut schema = schema.clone();
+    let wanted = lookups::wanted(&schema, &wl.patterns);
+    if lookups::add(&mut schema, &wanted) > 0 {
+        diagnostics.clear();
+        for p in &mut wl.patterns {
+            let (a, mut d) = analyze_pattern_in(&schema, config, p);
+            p.analysis = a;
+            diagnostics.append(&mut d);
+        }
+        for (c, f) in &wanted {
+            diagnostics.push(Diagnostic {
+                severity: Severity::Note,
+                location: None,
+                message: format!(
+                    "lookup column for {}({c}): the statements look rows up by it; a table may be keyed by it",
+                    f.name()
+                ),
+            });
+        }
+    }
 
     mark_one_offs(&mut wl, config);
-    let mut schema = schema.clone();
     let inferred = infer_fk::infer(&schema, &wl.patterns, config);
     let holders: Vec<Option<usize>> = {
         let tables = TableIndex::new(&schema);

@@ -5,11 +5,14 @@
 //! `started_at >= timestamptz $9 + make_interval(days => $2)` all qualify. When one side is an
 //! *expression* of one column (`now() - due_at < interval '14 days'`), [`crate::rewrite`] solves
 //! it for the bare column where that is exact (`due_at > now() - interval '14 days'`, the
-//! original kept in `rewritten_from`); otherwise the conjunct is a [`Residual`] with the reason.
-//! So every equality and range the analysis records restricts a bare column.
+//! original kept in `rewritten_from`); a lookup by a function of the column (`lower(email) =
+//! lower($1)`, `=` on a `citext` column) is an equality on the lookup column the schema holds for
+//! it ([`crate::lookups`]); otherwise the conjunct is a [`Residual`] with the reason. So every
+//! equality and range the analysis records restricts a bare column.
 
 use crate::exprs::column_paths;
 use crate::joins::Edge;
+use crate::lookups;
 use crate::pattern::{Ctx, Resolved};
 use crate::rewrite::{self, ty_of_sql, Cmp, Solved, Ty};
 use crate::timeval::window_between;
@@ -360,11 +363,28 @@ fn comparison(
     };
     if let Some(x) = x {
         let ty = column_ty(ctx, &c.col);
-        let solved = rewrite::solve(x, ty, &[(cmp, v)], &ctx.literals)?;
-        return apply(ctx, c.col, solved, e, main);
+        let solved = rewrite::solve(x, ty, &[(cmp, v)], &ctx.literals);
+        return match solved {
+            Ok(s) => apply(ctx, c.col, s, e, main),
+            // `lower(email) = lower($1)`: an equality on the lookup column, when there is one.
+            Err(why) => match (cmp, lookups::equality(ctx, &c.col, Some(x), v)) {
+                (Cmp::Eq, Some(p)) => {
+                    lookup_equality(ctx, main, p);
+                    Ok(())
+                }
+                _ => Err(why),
+            },
+        };
     }
     if !main {
         return Ok(());
+    }
+    if cmp == Cmp::Eq {
+        // `email = $1` on a citext column: on its case-folded lookup column.
+        if let Some(p) = lookups::equality(ctx, &c.col, None, v) {
+            lookup_equality(ctx, main, p);
+            return Ok(());
+        }
     }
     let value = v.to_string();
     let typed = typed::value(ctx, v, &c.col);
@@ -661,6 +681,11 @@ fn equality(
     if ctx.filters.equalities.insert(p.clone()) {
         ctx.res.analysis.equality.push(p);
     }
+}
+
+/// Records an equality on a lookup column ([`lookups::equality`]).
+fn lookup_equality(ctx: &mut Ctx<'_>, main: bool, p: Predicate) {
+    equality(ctx, main, p.column, p.op, p.value, p.rewritten_from, p.expr);
 }
 
 fn range_acc<'c>(ctx: &'c mut Ctx<'_>, column: ColumnRef) -> &'c mut RangeAcc {

@@ -110,11 +110,41 @@ pub(crate) fn value(ctx: &mut Ctx<'_>, v: &sql::Expr, column: &ColumnRef) -> Opt
     let want = match ctx.col_ty(column) {
         Ok(Ty::Scalar(t)) => t,
         Ok(Ty::Enum) => ScalarType::Text,
-        Ok(Ty::Unknown) | Err(_) => return None,
+        Ok(Ty::Unknown) | Err(_) => return text_form(ctx, v, column),
     };
     ctx.typed(None, |conv, scope| conv.value_of(v, want, scope))
         .ok()
         .or_else(|| computed(v, Some(want)))
+}
+
+/// The value a column of a type the plan does not know (`ltree`, `hstore`, a domain, an
+/// extension's) is compared with, as the column is carried: its text form, made canonical by the
+/// type itself — `(($1)::ltree)::text`, an application-computed value — so a value written
+/// another way that the type holds equal compares equal. `None` for an array or a type whose
+/// text form does not compare as the type does (`citext`: a lookup column serves it).
+fn text_form(ctx: &mut Ctx<'_>, v: &sql::Expr, column: &ColumnRef) -> Option<Expr> {
+    if crate::lookups::case_insensitive(ctx.schema, column) {
+        return None;
+    }
+    let ty = ctx
+        .schema
+        .table(&column.table)?
+        .column(&column.column)?
+        .sql_type
+        .clone();
+    if ty.ends_with("[]") || ty.contains(" array") {
+        return None;
+    }
+    let x = ctx
+        .typed(None, |conv, scope| {
+            conv.value_of(v, ScalarType::Text, scope)
+        })
+        .ok()?;
+    Some(Expr::Computed {
+        sql: format!("(({v})::{ty})::text"),
+        params: x.params(),
+        ty: Some(ScalarType::Text),
+    })
 }
 
 /// `column IN (values)` as a typed condition (the predicate's expression for `IN`); `None`

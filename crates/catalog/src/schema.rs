@@ -245,6 +245,7 @@ async fn columns(src: &Source, oids: &[u32]) -> Result<Vec<(u32, i16, Column)>, 
                     generated_expr: None,
                     comment: r.get(8),
                     location: None,
+                    lookup: None,
                 },
             )
         })

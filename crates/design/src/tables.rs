@@ -834,6 +834,14 @@ pub fn source_query(
                 SourceValue::RowId
             }
             (KeySrc::Col(c), Some(r)) if t.encoded.contains(c) => SourceValue::EpochMicros(r),
+            // A lookup column the source database does not have: its function of the column.
+            (KeySrc::Col(c), Some(r)) if lookup_of(schema, c).is_some() => {
+                let l = lookup_of(schema, c).expect("matched above");
+                SourceValue::Lookup {
+                    function: l.function,
+                    column: SourceRef::new(&r.alias, &l.column),
+                }
+            }
             (KeySrc::Col(_), Some(r)) => SourceValue::Column(r),
             (KeySrc::Bucket(c, b), Some(r)) => SourceValue::Bucket {
                 column: r,
@@ -878,4 +886,9 @@ fn is_timestamptz(schema: &Schema, c: &ColumnRef) -> bool {
         .map(|cc| cc.sql_type.to_ascii_lowercase())
         .unwrap_or_default();
     ty.contains("with time zone") || ty.starts_with("timestamptz")
+}
+
+/// The lookup a column added by the analyzer stands for (`lower_email`: `lower(email)`).
+fn lookup_of<'s>(schema: &'s Schema, c: &ColumnRef) -> Option<&'s remodel_model::Lookup> {
+    schema.table(&c.table)?.column(&c.column)?.lookup.as_ref()
 }

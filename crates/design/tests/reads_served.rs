@@ -93,3 +93,54 @@ fn keyset_pages_are_clustering_slices() {
         "a slice without its binds is caught: {violations:#?}"
     );
 }
+
+/// Classes 1 and 3: `email = $1` on a `citext` column and `lower(email) = lower($1)` (under a
+/// unique index on it) are equalities on a lookup column holding `lower(email)`, which keys a
+/// table; the source query computes it, the write paths compute it from the row and move the
+/// row when the e-mail changes.
+#[test]
+fn lookups_key_tables() {
+    let plan = check("lookups");
+    let users = plan.schema.table("users").expect("users");
+    let lookup = users.column("lower_email").expect("the lookup column");
+    assert_eq!(
+        lookup
+            .lookup
+            .as_ref()
+            .map(|l| (l.function, l.column.as_str())),
+        Some((remodel_model::Function::Lower, "email"))
+    );
+    let t = plan
+        .design
+        .tables
+        .iter()
+        .find(|t| {
+            t.partition_key.iter().any(|k| k.column == "lower_email") && t.name.starts_with("users")
+        })
+        .expect("a users table keyed by lower_email");
+    assert!(
+        t.source_sql
+            .contains(r#"lower((t0."email")::text) AS "lower_email""#)
+            || t.source_sql.contains(r#"lower((t0.email)::text)"#),
+        "{}",
+        t.source_sql
+    );
+    let q1 = support::pipeline::read_mapping(&plan, "SELECT id, name FROM users WHERE email =");
+    assert_eq!(q1.binds[0].value.to_string(), "lower($1)", "{q1:?}");
+}
+
+/// Class 1: a column of a type the plan does not know (`ltree`) compared with `=` is carried as
+/// its text form, the value sent made canonical by the type (`(($1)::ltree)::text`, an
+/// application-computed value), and keys a table.
+#[test]
+fn types_the_plan_does_not_know_key_by_their_text() {
+    let plan = check("text_forms");
+    let q1 =
+        support::pipeline::read_mapping(&plan, "SELECT id, title FROM categories WHERE path =");
+    assert_eq!(q1.binds[0].column, "path");
+    assert_eq!(
+        q1.binds[0].value.to_string(),
+        "((($1)::ltree)::text)",
+        "{q1:?}"
+    );
+}

@@ -288,6 +288,63 @@ pub struct Column {
     /// Where the column is declared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<Location>,
+    /// Set on a column the analyzer adds, which the source database does not have: the value
+    /// of a function of one of the table's columns that the application looks rows up by
+    /// (`lower(email) = lower($1)`; `email = $1` on a `citext` column, which compares
+    /// case-insensitively). It is also stated as a generated column (`generated`,
+    /// `generated_expr`), so every executor computes it from the row: the source query selects
+    /// the function of the column, write paths compute it from the row's new values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lookup: Option<Lookup>,
+}
+
+/// A lookup column's value: a function of one column of its table, as text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Lookup {
+    /// The function (`lower`, `upper`, `trim`).
+    pub function: crate::expr::Function,
+    /// The column it is applied to (its text form: a `citext` value as text).
+    pub column: String,
+}
+
+impl Lookup {
+    /// The lookup column named for it (`lower_email`).
+    pub fn name(&self) -> String {
+        format!("{}_{}", self.function.name(), self.column)
+    }
+
+    /// The column added to `table` for it, named `name`: text, NULL where its column is.
+    pub fn column(&self, table: &str, name: &str, nullable: bool) -> Column {
+        let of = crate::expr::Expr::Cast {
+            arg: Box::new(crate::expr::Expr::column(crate::ColumnRef::new(
+                table,
+                &self.column,
+            ))),
+            to: crate::expr::ScalarType::Text,
+        };
+        Column {
+            name: name.to_string(),
+            sql_type: "text".into(),
+            nullable,
+            generated: Some(format!(
+                "{}(({})::text)",
+                self.function.name(),
+                crate::ident::pg_quote(&self.column)
+            )),
+            generated_expr: Some(crate::expr::Expr::Call {
+                function: self.function,
+                args: vec![of],
+            }),
+            comment: Some(format!(
+                "added by remodel: {}({}) as the application looks rows up by it",
+                self.function.name(),
+                self.column
+            )),
+            lookup: Some(self.clone()),
+            ..Column::default()
+        }
+    }
 }
 
 /// How a column's values are generated.

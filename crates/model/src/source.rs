@@ -134,6 +134,14 @@ pub enum SourceValue {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         time_zone: Option<String>,
     },
+    /// A lookup column's value: a function of a column's text form (`lower(t0."email"::text)`,
+    /// [`crate::schema::Lookup`]).
+    Lookup {
+        /// The function (`lower`, `upper`, `trim`).
+        function: crate::expr::Function,
+        /// The column.
+        column: SourceRef,
+    },
     /// A text constant (the one partition of a small table read whole).
     Constant {
         /// The value.
@@ -248,7 +256,7 @@ impl SourceQuery {
     pub fn read_column(&self, name: &str) -> Option<&SourceRef> {
         match &self.columns.iter().find(|c| c.name == name)?.value {
             SourceValue::Column(r) | SourceValue::EpochMicros(r) => Some(r),
-            SourceValue::Bucket { column, .. } => Some(column),
+            SourceValue::Bucket { column, .. } | SourceValue::Lookup { column, .. } => Some(column),
             _ => None,
         }
     }
@@ -393,6 +401,9 @@ impl SourceSql {
                 at_utc,
                 time_zone,
             } => bucket.pg_sql_of(&column.sql(), *at_utc, time_zone.as_deref()),
+            SourceValue::Lookup { function, column } => {
+                format!("{}(({})::text)", function.name(), column.sql())
+            }
             SourceValue::Constant { value } => ident::literal(value),
             SourceValue::RowId => format!("{}.{ROW_ID_SOURCE}", self.query.alias),
             SourceValue::Null => "NULL".to_string(),

@@ -123,8 +123,22 @@ pub async fn create_and_fill(
             n = quote(name)
         ));
     }
+    let types = Types {
+        created: extension_types(client, schema, true).await?,
+        enums: schema
+            .enums
+            .iter()
+            .map(|e| {
+                e.name
+                    .rsplit('.')
+                    .next()
+                    .unwrap_or(&e.name)
+                    .to_ascii_lowercase()
+            })
+            .collect(),
+    };
     for t in &schema.tables {
-        ddl.push_str(&create_table(t));
+        ddl.push_str(&create_table(t, &types.created));
     }
     client
         .batch_execute(&ddl)
@@ -142,7 +156,7 @@ pub async fn create_and_fill(
             want = want.min((n / 2).max(1));
         }
         let salt = seed.wrapping_mul(1_000).wrapping_add(n as u64 * 100);
-        let sql = insert_sql(schema, t, &counts, want, salt);
+        let sql = insert_sql(schema, t, &counts, (want, salt), &types);
         client
             .execute(&sql, &[])
             .await
@@ -330,13 +344,105 @@ async fn enforce(client: &Client, schema: &Schema, loaded: &mut Loaded) -> Resul
     Ok(())
 }
 
-/// `CREATE TABLE` with the declared types, defaults, NOT NULL, identity, primary and unique keys.
-fn create_table(t: &Table) -> String {
+/// The declared types the source does not know that an extension of the same name provides
+/// (`citext`): the extension created (where it is not yet, with `create`), each such type by the name that
+/// finds it wherever the extension lives (`"public"."citext"`), that schema put on the session's
+/// search path (for the type's operators). A type neither the source nor an extension knows (a
+/// domain the plan does not define) is created as `text`, the form the plan carries it in.
+pub async fn extension_types(
+    client: &Client,
+    schema: &Schema,
+    create: bool,
+) -> Result<BTreeMap<String, String>, Error> {
+    let mut out = BTreeMap::new();
+    for c in schema.tables.iter().flat_map(|t| &t.columns) {
+        let ty = storage_type(c);
+        if out.contains_key(&ty) || ty.contains('.') {
+            continue;
+        }
+        let (base, array) = match ty.strip_suffix("[]") {
+            Some(b) => (b.to_string(), "[]"),
+            None => (ty.clone(), ""),
+        };
+        let known: bool = client
+            .query_one("SELECT to_regtype($1) IS NOT NULL", &[&ty])
+            .await
+            .map(|r| r.get(0))
+            .unwrap_or(true);
+        if known {
+            continue;
+        }
+        let extension = client
+            .query_opt(
+                "SELECT name FROM pg_available_extensions WHERE name = $1",
+                &[&base],
+            )
+            .await
+            .map_err(Error::pg("look for an extension of the type's name"))?;
+        if extension.is_none() {
+            // A domain or a type of another database the plan does not define: replay's table
+            // holds it as the plan carries it, its text form.
+            if create {
+                out.insert(ty.clone(), format!("text{array}"));
+            }
+            continue;
+        }
+        if create {
+            client
+                .batch_execute(&format!("CREATE EXTENSION IF NOT EXISTS {}", quote(&base)))
+                .await
+                .map_err(Error::pg(format!(
+                    "create extension {base} (for type {ty})"
+                )))?;
+        }
+        let found = client
+            .query_opt(
+                "SELECT n.nspname::text FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace \
+                 WHERE t.typname = $1 ORDER BY n.nspname = 'pg_catalog' DESC LIMIT 1",
+                &[&base],
+            )
+            .await
+            .map_err(Error::pg(format!("find type {base}")))?;
+        if let Some(row) = found {
+            let nsp: String = row.get(0);
+            out.insert(
+                ty.clone(),
+                format!("{}.{}{array}", quote(&nsp), quote(&base)),
+            );
+            // The type's operators (citext's case-insensitive `=`) live beside it: the session
+            // finds them as the application's does, with that schema on its path.
+            client
+                .query_one(
+                    "SELECT set_config('search_path', current_setting('search_path') || ', ' || quote_ident($1), false)",
+                    &[&nsp],
+                )
+                .await
+                .map_err(Error::pg(format!("put schema {nsp} (type {base}) on the search path")))?;
+        }
+    }
+    Ok(out)
+}
+
+/// The types replay's tables give columns of types the plan does not know.
+#[derive(Debug, Default)]
+struct Types {
+    /// A declared type → the type its column is created with (an extension's, qualified; a
+    /// domain's text).
+    created: BTreeMap<String, String>,
+    /// The schema's enums (bare, lower case).
+    enums: BTreeSet<String>,
+}
+
+/// `CREATE TABLE` with the declared types (`types`: those an extension provides, by the name that
+/// finds them), defaults, NOT NULL, identity, primary and unique keys.
+fn create_table(t: &Table, types: &BTreeMap<String, String>) -> String {
     let mut items: Vec<String> = t
         .columns
         .iter()
         .map(|c| {
-            let mut def = format!("{} {}", quote(&c.name), storage_type(c));
+            let declared = storage_type(c);
+            let ty = types.get(&declared).unwrap_or(&declared);
+            let mut def = format!("{} {ty}", quote(&c.name));
             if let Some(g) = &c.generated {
                 def.push_str(&format!(" GENERATED ALWAYS AS ({g}) STORED"));
             } else if c.identity.is_some() {
@@ -374,8 +480,8 @@ fn insert_sql(
     schema: &Schema,
     t: &Table,
     counts: &BTreeMap<String, u64>,
-    count: u64,
-    salt: u64,
+    (count, salt): (u64, u64),
+    types: &Types,
 ) -> String {
     let unique: BTreeSet<&str> = t
         .unique_keys
@@ -421,7 +527,7 @@ fn insert_sql(
         // parent), else a value of the column's type.
         let v = match from_fk.get(&c.name) {
             Some(e) => e.clone(),
-            None => value_expr(c, key, s, card),
+            None => value_expr(c, key, s, card, types),
         };
         // A column with a DEFAULT gets it when an INSERT leaves it out: NULL there comes only
         // from an explicit NULL, which applications rarely write.
@@ -460,9 +566,11 @@ fn hash(salt: u64) -> String {
 }
 
 /// The value of column `c` for row `g.i`: distinct per row when `key`, else one of about `card`.
-fn value_expr(c: &Column, key: bool, salt: u64, card: u64) -> String {
-    let ty = storage_type(c);
-    let (base, args, array) = split_type(&ty);
+fn value_expr(c: &Column, key: bool, salt: u64, card: u64, types: &Types) -> String {
+    let declared = storage_type(c);
+    // The type's name picks the values; the type the column was created with casts them.
+    let (base, args, array) = split_type(&declared);
+    let ty = types.created.get(&declared).cloned().unwrap_or(declared);
     if array {
         let elem = Column {
             sql_type: base.clone(),
@@ -470,8 +578,8 @@ fn value_expr(c: &Column, key: bool, salt: u64, card: u64) -> String {
         };
         return format!(
             "ARRAY[{}, {}]::{ty}",
-            value_expr(&elem, false, salt, card),
-            value_expr(&elem, false, salt + 7, card)
+            value_expr(&elem, false, salt, card, types),
+            value_expr(&elem, false, salt + 7, card, types)
         );
     }
     let h = hash(salt);
@@ -552,7 +660,17 @@ fn value_expr(c: &Column, key: bool, salt: u64, card: u64) -> String {
         "bytea" => format!("decode(md5({pick}::text), 'hex')"),
         "json" | "jsonb" => format!("json_build_object('v', {pick})::{ty}"),
         "inet" | "cidr" => format!("('10.' || ({h} % 250) || '.' || (g.i % 250) || '.1')::{ty}"),
-        _ => format!("(enum_range(NULL::{ty}))[1 + {h} % cardinality(enum_range(NULL::{ty}))]"),
+        other
+            if types
+                .enums
+                .contains(other.rsplit('.').next().unwrap_or(other)) =>
+        {
+            format!("(enum_range(NULL::{ty}))[1 + {h} % cardinality(enum_range(NULL::{ty}))]")
+        }
+        // Types of extensions: values of their own syntax.
+        "ltree" => format!("('n.' || {pick})::{ty}"),
+        // Another type (a domain over text, say): a text its input reads.
+        _ => format!("(({})::text)::{ty}", text(args.first().map(|n| *n as u64))),
     }
 }
 
@@ -647,8 +765,8 @@ mod tests {
             tables: vec![t.clone()],
             ..Schema::default()
         };
-        let ddl = create_table(&t);
-        let rows = insert_sql(&schema, &t, &BTreeMap::new(), 10, 1);
+        let ddl = create_table(&t, &BTreeMap::new());
+        let rows = insert_sql(&schema, &t, &BTreeMap::new(), (10, 1), &Types::default());
         for sql in [&ddl, &rows] {
             let server_clock = sql
                 .to_ascii_lowercase()

@@ -101,6 +101,7 @@ pub async fn replay(
     } else {
         let e = source.connect().await?;
         crate::clock::set(&e, &clock.at(0)).await?;
+        same_search_path(&pg, &e).await?;
         set_zone(&e, &plan_zone, "the plan's semantics.time_zone").await?;
         if opts.existing {
             read_only(&e).await?;
@@ -217,9 +218,28 @@ async fn existing_rows(
     session: &scylla::client::session::Session,
 ) -> Result<(Vec<TableRows>, u64), Error> {
     read_only(pg).await?;
+    // An extension's type found where it lives, with its operators, as the application finds them.
+    crate::generate::extension_types(pg, &plan.schema, false).await?;
     crate::existing::check_target(plan, session).await?;
     let rows = crate::existing::source_rows(plan, pg).await?;
     Ok((rows, 0))
+}
+
+/// Gives session `to` the search path of `from` (which finds the types of extensions replay
+/// located: [`crate::generate::extension_types`]).
+async fn same_search_path(
+    from: &tokio_postgres::Client,
+    to: &tokio_postgres::Client,
+) -> Result<(), Error> {
+    let path: String = from
+        .query_one("SELECT current_setting('search_path')", &[])
+        .await
+        .map_err(Error::pg("read the session's search path"))?
+        .get(0);
+    to.query_one("SELECT set_config('search_path', $1, false)", &[&path])
+        .await
+        .map_err(Error::pg("set the evaluator's search path"))?;
+    Ok(())
 }
 
 /// Makes every transaction of the session read-only: a statement that would write fails.

@@ -63,6 +63,10 @@ pub enum Role {
     /// computed the same value, which take that write's parameters ([`from_write`]). Each
     /// parameter `k` of it takes another value, so a computation that swaps its arguments shows.
     Computed(ColumnRef, usize),
+    /// The value a lookup column (`lower_email`, [`remodel_model::Lookup`]) is compared with a
+    /// function of (`lower($1)`): the looked-up column's value, its case or spacing changed in
+    /// the adversarial samples, so a plan that compares it as written shows.
+    Folded(ColumnRef),
     /// A new value of a written column: another row's, or a fresh one for a key.
     New {
         /// The column.
@@ -257,6 +261,7 @@ fn plain_roles(p: &Prepared<'_>, schema: &Schema) -> Result<Vec<Role>, String> {
             write_role(p, schema, k)
                 .or_else(|| from_row_role(a, k))
                 .or_else(|| condition_role(a, k))
+                .or_else(|| folded_role(schema, a, k))
                 .or_else(|| {
                     let limit = a.limit_sql.as_deref().is_some_and(|l| exact(l, k));
                     limit.then(|| Role::Limit(a.limit.unwrap_or(DEFAULT_LIMIT).to_string()))
@@ -292,6 +297,7 @@ fn column_of(r: &Role) -> Option<&ColumnRef> {
         | Role::Upper(c, _)
         | Role::Other(c)
         | Role::Either(c)
+        | Role::Folded(c)
         // Its rows are the anchors (the written ones after a write), though no value is read.
         | Role::Computed(c, _) => Some(c),
         Role::New { column, .. } => Some(column),
@@ -307,6 +313,31 @@ fn computed_role(a: &remodel_model::PatternAnalysis, k: usize) -> Option<Role> {
             Some(Role::Computed(e.column.clone(), k))
         }
         _ => None,
+    })
+}
+
+/// The role of `$k` when a lookup column is compared with a function of it (`lower_email =
+/// lower($k)`): the looked-up column's values.
+fn folded_role(schema: &Schema, a: &remodel_model::PatternAnalysis, k: usize) -> Option<Role> {
+    use remodel_model::Expr;
+    a.equality.iter().find_map(|e| {
+        let lookup = schema
+            .table(&e.column.table)?
+            .column(&e.column.column)?
+            .lookup
+            .as_ref()?;
+        let Some(Expr::Call { args, .. }) = &e.expr else {
+            return None;
+        };
+        let param = match args.as_slice() {
+            [Expr::Param { n }] => *n,
+            [Expr::Cast { arg, .. }] => match arg.as_ref() {
+                Expr::Param { n } => *n,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        (param as usize == k).then(|| Role::Folded(ColumnRef::new(&e.column.table, &lookup.column)))
     })
 }
 
@@ -510,6 +541,7 @@ fn param_expr(
         } => fresh(schema, column, &col(column, "a2"), seed),
         Role::Parent { fk, column } => format!("fk{fk}.{}", quote(column)),
         Role::Computed(_, k) => format!("(a1.__n * 1000 + {k} + {})", seed % 1000),
+        Role::Folded(c) => col(c, "a1"),
     }
 }
 
@@ -625,6 +657,15 @@ pub fn adversarial_expr(
                 format!("ARRAY[{a}, {a}, {b}]"),
                 format!("ARRAY[{a}, {null}, {b}]"),
                 format!("ARRAY[{b}, {a}, {b}]"),
+            ]))
+        }
+        Role::Folded(c) => {
+            let v = format!("({})::text", col(c, "a1"));
+            Some(by_variant([
+                v.clone(),
+                format!("upper({v})"),
+                format!("initcap({v})"),
+                format!("(' ' || {v})"),
             ]))
         }
         Role::Value(c) if nullable(schema, c) => {
@@ -1126,6 +1167,11 @@ fn fresh(schema: &Schema, column: &ColumnRef, other: &str, seed: u64) -> String 
                 None => v,
             }
         }
+        // An ltree path no row has: labels of letters and digits.
+        "ltree" => format!(
+            "'r{seed}.n' || a1.__n || '.c' || (SELECT count(*) FROM {})",
+            quote(&column.table)
+        ),
         _ => other.to_string(),
     }
 }

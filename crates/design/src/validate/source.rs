@@ -84,7 +84,9 @@ fn refs(q: &SourceQuery) -> Vec<&SourceRef> {
             SourceValue::Column(r) | SourceValue::EpochMicros(r) | SourceValue::Sum(r) => {
                 out.push(r)
             }
-            SourceValue::Bucket { column, .. } => out.push(column),
+            SourceValue::Bucket { column, .. } | SourceValue::Lookup { column, .. } => {
+                out.push(column)
+            }
             SourceValue::Collection(coll) => out.extend(coll.on.iter().map(|k| &k.equals)),
             SourceValue::Constant { .. }
             | SourceValue::RowId
