@@ -111,3 +111,48 @@ async fn types_the_plan_does_not_know() {
     remodel_testdb::live!(Postgres, Cassandra);
     served_and_replayed("text_forms").await;
 }
+
+/// Class 5: the plan warns (`collation_order`) the reads whose ORDER BY takes text under a
+/// linguistic collation or an enum not declared in its labels' bytes' order; replayed (with
+/// upper- and lower-case names under the ICU collation), exactly those reads return their rows
+/// in another order, and nothing else differs: a column under "C" keeps its order.
+#[tokio::test(flavor = "multi_thread")]
+async fn text_orders_cassandra_does_not_keep_are_the_ones_warned() {
+    remodel_testdb::live!(Postgres, Cassandra);
+    let case = Case::new("served_collations").await;
+    let plan = case.plan("fixtures/plan/collations");
+    let designed = json(std::path::Path::new(&plan));
+    let mut warned: Vec<String> = designed["design"]["tables"]
+        .as_array()
+        .expect("tables")
+        .iter()
+        .flat_map(|t| t["warnings"].as_array().cloned().unwrap_or_default())
+        .filter(|w| w["code"] == "collation_order")
+        .filter_map(|w| {
+            w["message"]
+                .as_str()
+                .and_then(|m| m.split_whitespace().next())
+                .map(str::to_string)
+        })
+        .collect();
+    warned.sort();
+    let (report, shown) = case.replay_writes(&plan, 10, 300, 1);
+    let mut differing: Vec<String> = Vec::new();
+    for p in report["patterns"].as_array().expect("patterns") {
+        assert_eq!(p["outcome"], "replayed", "{shown}");
+        for m in p["mismatches"].as_array().cloned().unwrap_or_default() {
+            assert_eq!(
+                m["reason"], "same rows in another order than the ORDER BY allows",
+                "{shown}"
+            );
+            differing.push(m["pattern"].as_str().unwrap_or_default().to_string());
+        }
+    }
+    differing.sort();
+    differing.dedup();
+    assert_eq!(
+        differing, warned,
+        "the reads out of order are the ones warned:\n{shown}"
+    );
+    case.cleanup().await;
+}

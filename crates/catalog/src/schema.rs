@@ -142,6 +142,7 @@ pub async fn read(src: &Source) -> Result<SchemaRead, Error> {
         tables,
         enums: enums(src).await?,
         sequences: sequences(src).await?,
+        collation: Some(database_collation(src).await?),
         ..Schema::default()
     };
     fold_partitions(src, &rels, &links, partition_fks, &mut schema);
@@ -193,13 +194,41 @@ async fn relations(src: &Source) -> Result<Vec<Rel>, Error> {
         .collect())
 }
 
+/// The database's default collation: its ICU locale when ICU provides it, else its
+/// `LC_COLLATE`.
+async fn database_collation(src: &Source) -> Result<String, Error> {
+    // `datlocprovider` and `daticulocale` exist from Postgres 15 on; an older server is libc.
+    let rows = src
+        .query(
+            "SELECT datcollate::text, \
+                    (to_jsonb(d) ->> 'datlocprovider'), (to_jsonb(d) ->> 'daticulocale') \
+             FROM pg_database d WHERE datname = current_database()",
+            &[],
+            "read the database's collation",
+        )
+        .await?;
+    let Some(r) = rows.first() else {
+        return Ok("C".into());
+    };
+    let (collate, provider, icu): (String, Option<String>, Option<String>) =
+        (r.get(0), r.get(1), r.get(2));
+    Ok(match (provider.as_deref(), icu) {
+        (Some("i"), Some(locale)) => format!("{locale} (ICU)"),
+        _ => collate,
+    })
+}
+
 async fn columns(src: &Source, oids: &[u32]) -> Result<Vec<(u32, i16, Column)>, Error> {
     let rows = src
         .query(
             "SELECT a.attrelid, a.attnum, a.attname::text, format_type(a.atttypid, a.atttypmod), \
                     a.attnotnull, pg_get_expr(d.adbin, d.adrelid, true), a.attidentity::text, \
-                    a.attgenerated::text, col_description(a.attrelid, a.attnum) \
+                    a.attgenerated::text, col_description(a.attrelid, a.attnum), \
+                    CASE WHEN a.attcollation <> 0 AND a.attcollation <> t.typcollation \
+                         THEN co.collname::text END \
              FROM pg_attribute a \
+             JOIN pg_type t ON t.oid = a.atttypid \
+             LEFT JOIN pg_collation co ON co.oid = a.attcollation \
              LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum \
              WHERE a.attrelid = ANY($1) AND a.attnum > 0 AND NOT a.attisdropped \
              ORDER BY a.attrelid, a.attnum",
@@ -246,6 +275,7 @@ async fn columns(src: &Source, oids: &[u32]) -> Result<Vec<(u32, i16, Column)>, 
                     comment: r.get(8),
                     location: None,
                     lookup: None,
+                    collation: r.get(9),
                 },
             )
         })

@@ -130,6 +130,12 @@ fn normal_ddl(mut s: Schema) -> Schema {
 
 /// The catalog's schema, normalised against the DDL's (`ddl` says which names were written).
 fn normal_catalog(mut s: Schema, ddl: &Schema) -> Schema {
+    // The database's default collation: the catalog knows it, a DDL file does not.
+    assert!(
+        s.collation.as_deref().is_some_and(|c| !c.is_empty()),
+        "the database's collation"
+    );
+    s.collation = None;
     let mut serial_owned: Vec<String> = Vec::new();
     for t in &mut s.tables {
         let Some(dt) = ddl.table(&t.name) else {

@@ -16,6 +16,7 @@
 pub mod assemble;
 pub mod buckets;
 pub mod candidates;
+pub mod collations;
 pub mod cost;
 pub mod counters;
 pub mod cql;
@@ -381,6 +382,7 @@ fn design_folding(
     design.coverage = Some(remodel_model::Coverage::measure(workload, &design));
     let mut diagnostics = build.diagnostics;
     diagnostics.extend(emit::type_warnings(schema, &design));
+    diagnostics.extend(collations::apply(&mut design, schema, workload));
     for r in &design.renames {
         diagnostics.push(Diagnostic {
             severity: Severity::Note,

@@ -144,3 +144,53 @@ fn types_the_plan_does_not_know_key_by_their_text() {
         "{q1:?}"
     );
 }
+
+/// Class 5: an `ORDER BY` on text under a linguistic collation, or on an enum whose labels are
+/// not in their bytes' order, is warned at the table that serves it (`collation_order`, naming
+/// the read, the column, the collation and the fix); a column under "C" is not; a schema file
+/// that does not say the database's default collation gets a note instead.
+#[test]
+fn orders_of_text_that_cassandra_does_not_keep_are_warned() {
+    let plan = check("collations");
+    let warned: Vec<(String, String)> = plan
+        .design
+        .tables
+        .iter()
+        .flat_map(|t| {
+            t.warnings
+                .iter()
+                .filter(|w| w.code == "collation_order")
+                .map(|w| (t.name.clone(), w.message.clone()))
+        })
+        .collect();
+    assert_eq!(warned.len(), 2, "{warned:#?}");
+    assert!(
+        warned.iter().any(|(_, m)| m.contains("people.name")
+            && m.contains("en-US-x-icu")
+            && m.contains("COLLATE \"C\"")),
+        "{warned:#?}"
+    );
+    assert!(
+        warned
+            .iter()
+            .any(|(_, m)| m.contains("tickets.priority")
+                && m.contains("(low, normal, high, urgent)")),
+        "{warned:#?}"
+    );
+    assert!(
+        !warned.iter().any(|(_, m)| m.contains("people.code")),
+        "{warned:#?}"
+    );
+    let (_, diags) = support::pipeline::plan_files(
+        &[root().join("examples/rideshare/schema.sql")],
+        &[root().join("fixtures/coverage/collation-queries.sql")],
+        None,
+        "rideshare",
+    );
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.message.contains("default collation is not known")),
+        "{diags:#?}"
+    );
+}

@@ -19,6 +19,10 @@ pub struct Schema {
     /// Statements that were read but not modelled, counted by kind.
     #[serde(default)]
     pub skipped: Vec<SkipCount>,
+    /// The database's default collation (`en_US.UTF-8`, an ICU locale `en-US`, `C`), when known:
+    /// a live source says it; a schema file does not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collation: Option<String>,
     /// Column pairs the data shows are no foreign key (values the referenced key lacks):
     /// inference from naming leaves them alone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -296,6 +300,27 @@ pub struct Column {
     /// the function of the column, write paths compute it from the row's new values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lookup: Option<Lookup>,
+    /// The column's collation, when declared (`COLLATE "en-US-x-icu"`) or, from a live source,
+    /// when it is not the database's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collation: Option<String>,
+}
+
+/// True for a collation that orders text by its code points, as Cassandra orders UTF-8 text
+/// (`C`, `POSIX`, `C.UTF-8`, `ucs_basic`, `pg_c_utf8`); every other (a libc locale such as
+/// `en_US.UTF-8`, an ICU one) orders `adam, Banana, Émile, zoe` where the bytes give
+/// `Banana, adam, zoe, Émile`.
+pub fn bytewise_collation(name: &str) -> bool {
+    let n = name.trim().trim_matches('"').to_ascii_lowercase();
+    let n = n
+        .rsplit('.')
+        .next()
+        .filter(|_| n.starts_with("pg_catalog."))
+        .unwrap_or(&n);
+    matches!(
+        n,
+        "c" | "posix" | "c.utf-8" | "c.utf8" | "ucs_basic" | "pg_c_utf8" | "default_c"
+    )
 }
 
 /// A lookup column's value: a function of one column of its table, as text.

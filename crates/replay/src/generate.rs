@@ -357,7 +357,12 @@ pub async fn extension_types(
     let mut out = BTreeMap::new();
     for c in schema.tables.iter().flat_map(|t| &t.columns) {
         let ty = storage_type(c);
-        if out.contains_key(&ty) || ty.contains('.') {
+        let enum_type = schema.enums.iter().any(|e| {
+            let bare = e.name.rsplit('.').next().unwrap_or(&e.name);
+            ty.trim_end_matches("[]").eq_ignore_ascii_case(bare)
+        });
+        // An enum of the plan is created with the tables.
+        if out.contains_key(&ty) || ty.contains('.') || enum_type {
             continue;
         }
         let (base, array) = match ty.strip_suffix("[]") {
@@ -443,6 +448,9 @@ fn create_table(t: &Table, types: &BTreeMap<String, String>) -> String {
             let declared = storage_type(c);
             let ty = types.get(&declared).unwrap_or(&declared);
             let mut def = format!("{} {ty}", quote(&c.name));
+            if let Some(coll) = &c.collation {
+                def.push_str(&format!(" COLLATE {}", quote(coll)));
+            }
             if let Some(g) = &c.generated {
                 def.push_str(&format!(" GENERATED ALWAYS AS ({g}) STORED"));
             } else if c.identity.is_some() {
@@ -624,7 +632,15 @@ fn value_expr(c: &Column, key: bool, salt: u64, card: u64, types: &Types) -> Str
         }
         "money" => format!("(({h} % 10000) / 100.0)::numeric::money"),
         "text" | "varchar" | "character varying" | "citext" | "name" => {
-            text(args.first().map(|n| *n as u64))
+            let v = text(args.first().map(|n| *n as u64));
+            match &c.collation {
+                // Under a linguistic collation, upper- and lower-case values, which it orders
+                // apart from their bytes (`adam` before `Banana`).
+                Some(coll) if !remodel_model::bytewise_collation(coll) => {
+                    format!("(CASE WHEN {h} % 2 = 0 THEN upper({v}) ELSE {v} END)")
+                }
+                _ => v,
+            }
         }
         "char" | "character" | "bpchar" => text(Some(args.first().copied().unwrap_or(1) as u64)),
         "boolean" | "bool" => format!("({h} % 2 = 0)"),

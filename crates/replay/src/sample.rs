@@ -856,7 +856,10 @@ fn anchor_cte(
             .collect();
         format!("DISTINCT {}", select.join(", "))
     };
-    let keyed: Vec<String> = (0..cols.len()).map(|i| format!("d.a{i}::text")).collect();
+    // One collation for the concatenation, whatever the columns' (an ICU one beside "C").
+    let keyed: Vec<String> = (0..cols.len())
+        .map(|i| format!("(d.a{i}::text COLLATE \"C\")"))
+        .collect();
     let mut order = if keyed.is_empty() {
         "1".to_string()
     } else {
@@ -1091,7 +1094,10 @@ fn parent_joins(
             .iter()
             .map(|c| format!("p.{}", quote(c)))
             .collect();
-        let order: Vec<String> = refs.iter().map(|r| format!("{r}::text")).collect();
+        let order: Vec<String> = refs
+            .iter()
+            .map(|r| format!("({r}::text COLLATE \"C\")"))
+            .collect();
         let whole_key = p.pattern.kind == StatementKind::Insert
             && !t.primary_key.is_empty()
             && t.primary_key.iter().all(|k| f.columns.contains(k));

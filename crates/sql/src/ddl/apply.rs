@@ -376,6 +376,16 @@ impl Loader {
                         col.nullable = false;
                     }
                 },
+                ColumnOption::Collation(name) => {
+                    col.collation = Some(
+                        name.0
+                            .iter()
+                            .filter_map(|p| p.as_ident())
+                            .map(|i| i.value.clone())
+                            .collect::<Vec<_>>()
+                            .join("."),
+                    )
+                }
                 ColumnOption::Check(_) => {
                     let at = Self::span_location(file, st, def.name.span, loc);
                     count_skip(&mut self.schema.skipped, "CHECK constraint", Some(at))
