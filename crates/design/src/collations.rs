@@ -41,18 +41,7 @@ fn order_of(schema: &Schema, table: &str, column: &str) -> Option<Order> {
             .all(|w| w[0].as_bytes() <= w[1].as_bytes());
         return (!sorted).then(|| Order::Enum(e.values.clone()));
     }
-    let text = matches!(
-        bare,
-        "text"
-            | "varchar"
-            | "character varying"
-            | "char"
-            | "character"
-            | "bpchar"
-            | "citext"
-            | "name"
-    );
-    if !text {
+    if !crate::types::is_known_text(bare) {
         return None;
     }
     match col.collation.as_ref().or(schema.collation.as_ref()) {

@@ -107,7 +107,8 @@ fn strip_modifier(t: &str) -> String {
     }
 }
 
-fn is_known_text(t: &str) -> bool {
+/// True for a Postgres text type (bare name, lower case, no modifier).
+pub(crate) fn is_known_text(t: &str) -> bool {
     matches!(
         t,
         "text"
