@@ -379,7 +379,7 @@ fn design_folding(
     let mut design = emit::design(&inputs, &mut build, &cands, &costs, &chosen, &relationships);
     emit::counter_evidence(&inputs, &rejected, &mut design);
     emit::folded_reads(&inputs, &mut design, folds, &hosted);
-    design.coverage = Some(remodel_model::Coverage::measure(workload, &design));
+    design.coverage = Some(remodel_model::Coverage::measure(schema, workload, &design));
     let mut diagnostics = build.diagnostics;
     diagnostics.extend(emit::type_warnings(schema, &design));
     diagnostics.extend(collations::apply(&mut design, schema, workload));

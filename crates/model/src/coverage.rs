@@ -5,6 +5,7 @@
 //! write is served when it has a path (keyed CQL statements keeping every copy).
 
 use crate::design::{Design, PartitionRead};
+use crate::schema::Schema;
 use crate::text::thousands;
 use crate::workload::{AccessPattern, StatementKind, Workload};
 use serde::{Deserialize, Serialize};
@@ -89,6 +90,9 @@ pub struct Gap {
 pub enum GapClass {
     /// The analyzer could not model the statement (a window function, a correlated subquery …).
     Unmodeled,
+    /// The statement reads a table or a column the schema does not have (a temporary table, a
+    /// view, another schema's table, a typo: it would fail on the source as given).
+    NotInSchema,
     /// A read no table serves: the design states no CQL for it.
     NoTable,
     /// A read served by scanning every partition of a table.
@@ -102,6 +106,7 @@ impl GapClass {
     pub fn name(self) -> &'static str {
         match self {
             GapClass::Unmodeled => "unmodeled",
+            GapClass::NotInSchema => "not_in_schema",
             GapClass::NoTable => "no_table",
             GapClass::Scan => "scan",
             GapClass::NoWritePath => "no_write_path",
@@ -110,10 +115,28 @@ impl GapClass {
 }
 
 impl Coverage {
-    /// Measures `design` on `workload`.
-    pub fn measure(workload: &Workload, design: &Design) -> Coverage {
+    /// Measures `design` on `workload` over `schema`.
+    pub fn measure(schema: &Schema, workload: &Workload, design: &Design) -> Coverage {
         let mut c = Coverage::default();
-        let unmodeled = |p: Option<&AccessPattern>| p.and_then(|p| p.analysis.unmodeled.clone());
+        let unmodeled = |p: Option<&AccessPattern>| -> Option<(GapClass, String)> {
+            let a = &p?.analysis;
+            if let Some(u) = &a.unmodeled {
+                return Some((GapClass::Unmodeled, u.clone()));
+            }
+            let missing: Vec<&String> = a
+                .tables
+                .iter()
+                .filter(|t| schema.table(t).is_none())
+                .chain(&a.unknown_columns)
+                .collect();
+            (!missing.is_empty()).then(|| {
+                let names: Vec<&str> = missing.iter().map(|m| m.as_str()).collect();
+                (
+                    GapClass::NotInSchema,
+                    format!("reads {}, which the schema does not have", names.join(", ")),
+                )
+            })
+        };
         for q in design.queries.iter().filter(|q| !q.one_off) {
             let p = workload.pattern(&q.pattern);
             let calls = p.map_or(0, |p| p.calls);
@@ -121,10 +144,7 @@ impl Coverage {
             let gap = match (&q.cql, &q.unsupported, &q.partitions) {
                 (Some(_), None, Some(PartitionRead::Scan)) => Some((GapClass::Scan, why())),
                 (Some(_), None, _) => None,
-                _ => Some(match unmodeled(p) {
-                    Some(u) => (GapClass::Unmodeled, u),
-                    None => (GapClass::NoTable, why()),
-                }),
+                _ => Some(unmodeled(p).unwrap_or_else(|| (GapClass::NoTable, why()))),
             };
             c.reads.add(calls, gap.is_none());
             c.push(&q.pattern, StatementKind::Select, calls, gap);
@@ -132,10 +152,10 @@ impl Coverage {
         for w in design.writes.iter().filter(|w| !w.one_off) {
             let p = workload.pattern(&w.pattern);
             let (calls, kind) = p.map_or((0, StatementKind::Insert), |p| (p.calls, p.kind));
-            let gap = w.unsupported.as_ref().map(|why| match unmodeled(p) {
-                Some(u) => (GapClass::Unmodeled, u),
-                None => (GapClass::NoWritePath, why.clone()),
-            });
+            let gap = w
+                .unsupported
+                .as_ref()
+                .map(|why| unmodeled(p).unwrap_or_else(|| (GapClass::NoWritePath, why.clone())));
             c.writes.add(calls, gap.is_none());
             c.push(&w.pattern, kind, calls, gap);
         }
