@@ -6,6 +6,7 @@
 mod cmd;
 mod progress;
 pub mod report;
+mod signals;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::Path;
