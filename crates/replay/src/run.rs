@@ -54,6 +54,9 @@ pub struct Options {
     pub time_zone: Option<String>,
     /// Replay's clock; `None`: fixed by the seed (the wall clock with `existing`).
     pub now: Option<Clock>,
+    /// The plan's own keyspace when `plan` was moved to another one
+    /// ([`crate::scratch::rename_keyspace`]), recorded in the report.
+    pub plan_keyspace: Option<String>,
 }
 
 impl Options {
@@ -112,6 +115,7 @@ pub async fn replay(
     ));
     let mut report = ReplayReport {
         keyspace: plan.design.keyspace.name.clone(),
+        plan_keyspace: opts.plan_keyspace.clone(),
         seed: opts.seed,
         samples: opts.samples,
         concurrency: 1,

@@ -270,6 +270,34 @@ fn replay_chapter_reports_replay_json() {
         .contains("the [Replay on the workload](replay.md) chapter shows what it found"));
 }
 
+/// A replay moved to a scratch keyspace (`replay --keyspace`) is this plan's: the chapter says
+/// where it ran, and nothing asks to replay again.
+#[test]
+fn a_replay_in_a_scratch_keyspace_is_this_plans() {
+    let plan = rideshare();
+    let mut replay = replay_fixture();
+    let Loaded::Found(report) = &mut replay.report else {
+        panic!("the fixture reads");
+    };
+    report.keyspace = "rideshare_scratch".into();
+    report.plan_keyspace = Some("rideshare".into());
+    let book = render(&ReportInput {
+        replay: Some(&replay),
+        ..input(&plan, None)
+    });
+    let page = &book.page_at("replay.md").expect("chapter").body;
+    assert!(
+        page.contains(
+            "The plan's tables were created in keyspace `rideshare_scratch` (`--keyspace`) in \
+             place of `rideshare`, so that no generated row reached the plan's own keyspace."
+        ),
+        "{page}"
+    );
+    let overview = &book.page_at("overview.md").expect("overview").body;
+    assert!(!overview.contains("may be of another plan"), "{overview}");
+    assert!(!page.contains("may be of another plan"), "{page}");
+}
+
 /// Differences, a pattern replay could not run and a replay of another keyspace each reach the
 /// overview's decisions first, and the chapter shows each difference with both results.
 #[test]
