@@ -524,7 +524,7 @@ async fn open_stream(
         ));
     } else {
         progress.line(&format!(
-            "streaming from LSN {} until Ctrl-C",
+            "streaming from LSN {} until stopped (Ctrl-C or SIGTERM)",
             state.resume_lsn()
         ));
     }

@@ -17,7 +17,7 @@ pub struct ResumeCommand {
 }
 
 /// Whether `flag` was given on the command line (rather than through its environment variable).
-fn on_command_line(flag: &str) -> bool {
+pub fn on_command_line(flag: &str) -> bool {
     let with_value = format!("{flag}=");
     std::env::args_os().any(|a| {
         let a = a.to_string_lossy();
@@ -71,24 +71,26 @@ pub const PASSWORD_NOTE: &str = "the source's password is not repeated: give it 
 /// The connection flags a command printed for the user to run next repeats: the source as
 /// shown (`shown`: its password dropped) unless it came from REMODEL_SOURCE, the target unless it
 /// came from REMODEL_TARGET, the target's user and TLS files; and the note to print under the
-/// command when the source's password had to be left out.
+/// command when the source's password had to be left out. `given` tells whether a flag was on
+/// the command line ([`on_command_line`]).
 pub fn connection_words(
     source: &SourceArg,
     shown: &str,
     target: Option<&str>,
     target_user: Option<&String>,
     tls: &TargetTls,
+    given: &dyn Fn(&str) -> bool,
 ) -> (Vec<Word>, Option<String>) {
     let mut words: Vec<Word> = Vec::new();
     let mut note = None;
     // A source or target given in REMODEL_SOURCE / REMODEL_TARGET is found there again.
-    if on_command_line("--source") {
+    if given("--source") {
         words.push(("--source".into(), Some(shown.to_string())));
         if shown != source.source {
             note = Some(PASSWORD_NOTE.to_string());
         }
     }
-    if let Some(t) = target.filter(|_| on_command_line("--target")) {
+    if let Some(t) = target.filter(|_| given("--target")) {
         words.push(("--target".into(), Some(t.to_string())));
     }
     if let Some(user) = target_user {
@@ -140,6 +142,7 @@ pub fn command(args: &Args, run_dir: &Path, source: &str) -> ResumeCommand {
         Some(&e.target),
         e.target_user.as_ref(),
         &e.target_tls,
+        &on_command_line,
     );
     words.extend(connection);
     words.push(("--resume".into(), Some(run_dir.display().to_string())));
@@ -153,18 +156,9 @@ pub fn command(args: &Args, run_dir: &Path, source: &str) -> ResumeCommand {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Debug, clap::Parser)]
-    struct Cli {
-        #[command(flatten)]
-        args: Args,
-    }
 
     fn args(line: &[&str]) -> Args {
-        Cli::try_parse_from(std::iter::once("remodel").chain(line.iter().copied()))
-            .expect("a command line")
-            .args
+        super::super::parse_args(line)
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! `remodel sync`: backfill inside a logical replication slot's snapshot, then apply the slot's
-//! changes through the plan's target tables until caught up (or until Ctrl-C); `--finish` drops
+//! changes through the plan's target tables until caught up (or until Ctrl-C or SIGTERM); `--finish` drops
 //! the slot and the publication.
 
 use super::backfill::{load_plan, runtime, target, SourceArg, TargetTls};
-use super::resume::{connection_words, render, Word};
+use super::resume::{connection_words, on_command_line, render, Word};
 use crate::progress::{self, thousands, Mode};
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -189,7 +189,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         backfill_progress,
     ));
     shown.done();
-    let (resume, note) = resume_line(&args, &source.display);
+    let (resume, note) = resume_line(&args, &source.display, &on_command_line);
     let e = match outcome {
         Ok(done) => {
             println!("{}", caught_up(&done, &args.run_dir));
@@ -257,8 +257,13 @@ fn follow_line(resume: &str) -> String {
 }
 
 /// The command that resumes this sync, as it was run (`--follow` kept): its flags, the source
-/// redacted (never a password), and the note to print under it when the password was left out.
-fn resume_line(args: &Args, source: &str) -> (String, Option<String>) {
+/// redacted (never a password), and the note to print under it when the password was left out;
+/// `given` tells whether a flag was on the command line.
+fn resume_line(
+    args: &Args,
+    source: &str,
+    given: &dyn Fn(&str) -> bool,
+) -> (String, Option<String>) {
     let mut words: Vec<Word> = Vec::new();
     if let Some(p) = &args.plan {
         words.push(("--plan".into(), Some(p.display().to_string())));
@@ -269,6 +274,7 @@ fn resume_line(args: &Args, source: &str) -> (String, Option<String>) {
         args.target.as_deref(),
         args.target_user.as_ref(),
         &args.target_tls,
+        given,
     );
     words.extend(connection);
     words.push(("--run-dir".into(), Some(args.run_dir.display().to_string())));
@@ -377,5 +383,56 @@ impl Progress for Shown {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resume(line: &[&str]) -> (String, Option<String>) {
+        let args: Args = super::super::parse_args(line);
+        let shown = remodel_conn::redact_url(&args.source.source);
+        let given = |flag: &str| line.contains(&flag);
+        resume_line(&args, &shown, &given)
+    }
+
+    #[test]
+    fn the_resume_command_keeps_follow_and_says_where_the_password_went() {
+        let (line, note) = resume(&[
+            "--plan",
+            "p/plan.json",
+            "--source",
+            "postgres://app:secret@db:5432/x",
+            "--target",
+            "h:9042",
+            "--target-tls",
+            "require",
+            "--run-dir",
+            "runs/s",
+            "--follow",
+        ]);
+        assert_eq!(
+            line,
+            "remodel sync --plan p/plan.json --source postgres://app@db:5432/x --target h:9042 \
+             --target-tls require --run-dir runs/s --slot remodel_sync --follow"
+        );
+        assert_eq!(note.as_deref(), Some(super::super::resume::PASSWORD_NOTE));
+        assert_eq!(follow_line(&line), line);
+        let (line, note) = resume(&[
+            "--plan",
+            "p/plan.json",
+            "--source",
+            "postgres://app@db:5432/x",
+            "--target",
+            "h:9042",
+            "--until-caught-up",
+        ]);
+        assert_eq!(
+            follow_line(&line),
+            "remodel sync --plan p/plan.json --source postgres://app@db:5432/x --target h:9042 \
+             --run-dir runs/sync --slot remodel_sync --follow"
+        );
+        assert_eq!(note, None, "no password to leave out");
     }
 }
