@@ -14,10 +14,9 @@ use std::process::ExitCode;
 /// Exit code: a read or a write differs between the two sides.
 pub const EXIT_MISMATCH: u8 = 1;
 
-/// Arguments of `remodel replay`.
-#[derive(Debug, clap::Args)]
-#[command(
-    long_about = "Proves a plan on its own workload: runs every read and write of plan.json \
+/// The long help of `remodel replay` (`--help`), set on its subcommand in `lib.rs`: the
+/// subcommand's doc comment would replace one set here alone.
+pub const LONG_ABOUT: &str = "Proves a plan on its own workload: runs every read and write of plan.json \
     against generated data on Postgres and, through the plan's own CQL, on Cassandra, and compares \
     the results as SQL defines them.\n\n\
     1. The source schema (the plan's tables) is created in Postgres and filled with small generated \
@@ -44,7 +43,11 @@ pub const EXIT_MISMATCH: u8 = 1;
     (--out) has per pattern the samples, differences, p50/p99 latency on both sides (one request \
     at a time) and partitions read beside the plan's estimate. A read that compared no sample is \
     'not replayed', never 'replayed'.\n\n\
-    Exit codes: 0 no difference, 1 a difference, 2 could not replay.",
+    Exit codes: 0 no difference, 1 a difference, 2 could not replay.";
+
+/// Arguments of `remodel replay`.
+#[derive(Debug, clap::Args)]
+#[command(
     after_help = "Example:\n  remodel plan examples/rideshare --out out/rideshare\n  \
     remodel replay --plan out/rideshare/plan.json --source postgres://app@127.0.0.1:5432/scratch \\\n    \
     --target 127.0.0.1:9042 --samples 20 --writes\n\n\

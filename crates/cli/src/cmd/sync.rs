@@ -17,10 +17,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Arguments of `remodel sync`.
-#[derive(Debug, clap::Args)]
-#[command(
-    long_about = "Zero-downtime cut-over: copies the plan's tables and then follows the source.\n\n\
+/// The long help of `remodel sync` (`--help`), set on its subcommand in `lib.rs`: the
+/// subcommand's doc comment would replace one set here alone.
+pub const LONG_ABOUT: &str = "Zero-downtime cut-over: copies the plan's tables and then follows the source.\n\n\
     Checks the source first (wal_level = logical, a role with REPLICATION, each table's REPLICA \
     IDENTITY against what the target keys need of old rows), creates a publication over the plan's \
     source tables and a logical replication slot (pgoutput) whose exported snapshot the backfill \
@@ -39,7 +38,11 @@ use std::time::Duration;
     Exit codes: 0 caught up (or finished), 1 stopped (a database failed, DDL or TRUNCATE on a \
     plan table; resumable where the message says so), 2 unusable input, a failed check or a \
     database that cannot be reached (nothing created), 3 the plan fails its checks, 130 \
-    interrupted (Ctrl-C or SIGTERM; resumable).",
+    interrupted (Ctrl-C or SIGTERM; resumable).";
+
+/// Arguments of `remodel sync`.
+#[derive(Debug, clap::Args)]
+#[command(
     after_help = "Example:\n  remodel sync --plan out/rideshare/plan.json --source postgres://app@127.0.0.1:5432/rideshare \\\n    --target 127.0.0.1:9042 --run-dir runs/sync --create-schema --until-caught-up\n  remodel sync --finish --source postgres://app@127.0.0.1:5432/rideshare --run-dir runs/sync"
 )]
 pub struct Args {
