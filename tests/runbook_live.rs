@@ -327,36 +327,7 @@ async fn the_runbook_runs_as_printed_live() {
     );
     let mut shell = Shell::start(&case.dir);
 
-    // 0. The variables (this test's databases in place of the placeholders), then the proof on
-    // scratch ground: a keyspace of its own, dropped after with the generated tables.
-    let [setup, prove] = &steps[0].blocks[..] else {
-        panic!(
-            "step 0: the variables and the replay: {:?}",
-            steps[0].blocks
-        );
-    };
-    for line in variables(setup, &case.url, &scratch.url(), case.ks.node()) {
-        shell.expect(&line, 0);
-    }
-    let replayed = shell.expect(&prove[0], 0);
-    assert!(replayed.contains(", 0 mismatches"), "{replayed}");
-    assert!(
-        replayed.contains(&format!(
-            "cleanup: dropped keyspace {}_scratch",
-            case.ks.name()
-        )),
-        "{replayed}"
-    );
-    shell.expect(&prove[1], 0);
-    let left = scratch
-        .client()
-        .query(
-            "SELECT 1 FROM pg_tables WHERE schemaname = $1",
-            &[&scratch.name()],
-        )
-        .await
-        .expect("scratch tables");
-    assert!(left.is_empty(), "--cleanup leaves no generated table");
+    step_0(&mut shell, &steps[0], &case, &scratch).await;
     assert!(steps[1].blocks.is_empty(), "step 1 needs no command");
 
     // 2. REPLICA IDENTITY FULL, the backfill and the catch-up while the writer writes, then
@@ -368,34 +339,13 @@ async fn the_runbook_runs_as_printed_live() {
         .join()
         .expect("writer thread")
         .expect("the slot was created");
-    let caught = out
-        .iter()
-        .find(|o| o.contains("caught up at LSN"))
-        .expect("caught up");
-    eprintln!("runbook live: step 2 printed\n{caught}");
-    assert!(caught.contains(": this command applied "), "{caught}");
-    assert!(caught.contains("since its slot was created"), "{caught}");
-    assert!(
-        caught.contains("follow on with: remodel sync ") && caught.contains(" --follow\n"),
-        "{caught}"
-    );
+    assert_caught_up(&out);
     eprintln!(
         "runbook live: step 2 done, {:.1} s",
         started.elapsed().as_secs_f64()
     );
 
-    // 3. A quiet moment: the writer pauses, the follow applies everything it committed.
-    let (rounds, first) = writer.stop();
-    wait_applied(&run, first, "before step 3");
-    let out = run_step(&mut shell, &steps[3]);
-    eprintln!("runbook live: step 3's verify printed\n{}", out[0]);
-    assert!(out[0].contains("verify: all 4 tables match"), "{}", out[0]);
-    assert!(out[1].contains(", 0 mismatches"), "{}", out[1]);
-    let chapter = std::fs::read_to_string(case.dir.join("report/src/backfill.md"))
-        .expect("the report's run chapter");
-    assert!(chapter.contains("## Sync\n"), "{chapter}");
-    assert!(chapter.contains("**The slot is still there**"), "{chapter}");
-    eprintln!("runbook live: step 3 done after {rounds} writer rounds ({first} row changes)");
+    let first = step_3(&mut shell, &steps[3], &case, &run, writer);
 
     // 4. Reads move; the application still writes to Postgres meanwhile.
     assert!(steps[4].blocks.is_empty(), "step 4 runs no command");
@@ -427,6 +377,68 @@ async fn the_runbook_runs_as_printed_live() {
     );
     scratch.cleanup().await.unwrap_or_else(|e| panic!("{e}"));
     case.cleanup().await;
+}
+
+/// Step 0: the variables (this test's databases in place of the placeholders), then the proof
+/// on scratch ground: a keyspace of its own, dropped after with the generated tables.
+async fn step_0(shell: &mut Shell, step: &Step, case: &Case, scratch: &PgSchema) {
+    let [setup, prove] = &step.blocks[..] else {
+        panic!("step 0: the variables and the replay: {:?}", step.blocks);
+    };
+    for line in variables(setup, &case.url, &scratch.url(), case.ks.node()) {
+        shell.expect(&line, 0);
+    }
+    let replayed = shell.expect(&prove[0], 0);
+    assert!(replayed.contains(", 0 mismatches"), "{replayed}");
+    assert!(
+        replayed.contains(&format!(
+            "cleanup: dropped keyspace {}_scratch",
+            case.ks.name()
+        )),
+        "{replayed}"
+    );
+    shell.expect(&prove[1], 0);
+    let left = scratch
+        .client()
+        .query(
+            "SELECT 1 FROM pg_tables WHERE schemaname = $1",
+            &[&scratch.name()],
+        )
+        .await
+        .expect("scratch tables");
+    assert!(left.is_empty(), "--cleanup leaves no generated table");
+}
+
+/// Step 3 at a quiet moment: the writer pauses, the follow applies everything it committed,
+/// then verify, replay and the report with the sync's chapter; returns the row changes written.
+fn step_3(shell: &mut Shell, step: &Step, case: &Case, run: &Path, writer: Writer) -> u64 {
+    let (rounds, first) = writer.stop();
+    wait_applied(run, first, "before step 3");
+    let out = run_step(shell, step);
+    eprintln!("runbook live: step 3's verify printed\n{}", out[0]);
+    assert!(out[0].contains("verify: all 4 tables match"), "{}", out[0]);
+    assert!(out[1].contains(", 0 mismatches"), "{}", out[1]);
+    let chapter = std::fs::read_to_string(case.dir.join("report/src/backfill.md"))
+        .expect("the report's run chapter");
+    assert!(chapter.contains("## Sync\n"), "{chapter}");
+    assert!(chapter.contains("**The slot is still there**"), "{chapter}");
+    eprintln!("runbook live: step 3 done after {rounds} writer rounds ({first} row changes)");
+    first
+}
+
+/// Step 2 printed what the catch-up applied, both counts, and the command that follows on.
+fn assert_caught_up(out: &[String]) {
+    let caught = out
+        .iter()
+        .find(|o| o.contains("caught up at LSN"))
+        .expect("caught up");
+    eprintln!("runbook live: step 2 printed\n{caught}");
+    assert!(caught.contains(": this command applied "), "{caught}");
+    assert!(caught.contains("since its slot was created"), "{caught}");
+    assert!(
+        caught.contains("follow on with: remodel sync ") && caught.contains(" --follow\n"),
+        "{caught}"
+    );
 }
 
 /// Step 5: the follow stopped (`kill`, `wait`: 130), the resume command it printed run as

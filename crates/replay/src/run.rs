@@ -54,9 +54,6 @@ pub struct Options {
     pub time_zone: Option<String>,
     /// Replay's clock; `None`: fixed by the seed (the wall clock with `existing`).
     pub now: Option<Clock>,
-    /// The plan's own keyspace when `plan` was moved to another one
-    /// ([`crate::scratch::rename_keyspace`]), recorded in the report.
-    pub plan_keyspace: Option<String>,
 }
 
 impl Options {
@@ -115,7 +112,6 @@ pub async fn replay(
     ));
     let mut report = ReplayReport {
         keyspace: plan.design.keyspace.name.clone(),
-        plan_keyspace: opts.plan_keyspace.clone(),
         seed: opts.seed,
         samples: opts.samples,
         concurrency: 1,
@@ -125,7 +121,7 @@ pub async fn replay(
         now: clock.at(0),
         rows,
         rejected,
-        patterns: Vec::new(),
+        ..ReplayReport::default()
     };
     let mut r = Replayer::new(plan, &pg, &session).with_clock(clock);
     if let Some(e) = &evaluator {

@@ -302,13 +302,18 @@ async fn start(
     let (holder, snapshot) = match open_slot(source, opts).await {
         Ok(slot) => slot,
         Err(e) => {
-            // Nothing reads the publication yet: a start that failed leaves nothing behind.
+            // Nothing reads the publication yet: a start that failed leaves nothing behind, and
+            // is refused like a failed check (a replication connection the server does not
+            // allow, a slot of that name in use).
             let drop = format!(
                 "DROP PUBLICATION IF EXISTS {}",
                 remodel_model::ident::quote(&opts.slot)
             );
             let _ = client.batch_execute(&drop).await;
-            return Err(e);
+            return Err(match e {
+                Error::Postgres { .. } => Error::Check(format!("{e} (nothing was created)")),
+                other => other,
+            });
         }
     };
     progress.line(&slot_warning(&opts.slot, &opts.run_dir));

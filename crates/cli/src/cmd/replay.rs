@@ -132,6 +132,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         remodel_replay::scratch::rename_keyspace(&mut plan, k);
     }
     let (opts, out) = options(&args, &plan, &plan_file, &plan_keyspace)?;
+    // The plan's own keyspace, when --keyspace moved the replay to another (said in replay.json).
+    let moved_from = (plan.design.keyspace.name != plan_keyspace).then(|| plan_keyspace.clone());
     if !opts.existing {
         let _ = std::fs::remove_dir_all(&opts.run_dir);
     }
@@ -140,7 +142,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         source.display,
         target.node,
         plan.design.keyspace.name,
-        match &opts.plan_keyspace {
+        match &moved_from {
             Some(k) => format!(", in place of the plan's {k}"),
             None => String::new(),
         },
@@ -153,9 +155,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let started = std::time::Instant::now();
     let notify = |m: &str| eprintln!("replay: {m}");
     let runtime = runtime()?;
-    let report = runtime.block_on(remodel_replay::run::replay(
+    let mut report = runtime.block_on(remodel_replay::run::replay(
         &plan, &source, &target, &opts, &notify,
     ))?;
+    report.plan_keyspace = moved_from;
     let file = out.join(ReplayReport::FILE);
     let json = serde_json::to_vec_pretty(&report).context("serialise replay.json")?;
     super::plan::write_atomic(&file, &json)?;
@@ -228,8 +231,6 @@ fn options(
         existing: args.existing,
         time_zone: args.timezone.clone(),
         now: args.now,
-        plan_keyspace: (plan.design.keyspace.name != plan_keyspace)
-            .then(|| plan_keyspace.to_string()),
     };
     Ok((opts, out))
 }

@@ -99,79 +99,30 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let source = args.source.pg()?;
     let runtime = runtime()?;
     if args.finish {
-        return match runtime.block_on(remodel_sync::finish(&source, &args.run_dir)) {
-            Ok(lines) => {
-                for l in lines {
-                    println!("{l}");
+        return Ok(
+            match runtime.block_on(remodel_sync::finish(&source, &args.run_dir)) {
+                Ok(lines) => {
+                    for l in lines {
+                        println!("{l}");
+                    }
+                    ExitCode::SUCCESS
                 }
-                Ok(ExitCode::SUCCESS)
-            }
-            Err(e) => {
-                eprintln!("{}", redact(&format!("remodel: error: {e}")));
-                Ok(ExitCode::from(exit_code(&e)))
-            }
-        };
-    }
-    if args.slot.is_empty()
-        || args.slot.len() > 63
-        || !args
-            .slot
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-    {
-        bail!(
-            "--slot {}: expected lower-case letters, digits and _ (63 at most)",
-            args.slot
+                Err(e) => {
+                    eprintln!("{}", redact(&format!("remodel: error: {e}")));
+                    ExitCode::from(exit_code(&e))
+                }
+            },
         );
-    }
-    for (flag, secs) in [
-        ("--request-timeout", args.request_timeout),
-        ("--retry-for", args.retry_for),
-    ] {
-        if !(secs.is_finite() && secs > 0.0) {
-            bail!("{flag} {secs}: expected a positive number of seconds");
-        }
     }
     let (Some(plan_path), Some(node)) = (&args.plan, &args.target) else {
         bail!("--plan and --target are needed (or --finish)");
     };
     let (plan, plan_file) = load_plan(plan_path)?;
+    let opts = options(&args, &plan_file)?;
     let mut target = target(node, args.target_user.as_ref())?;
     if let Some(tls) = args.target_tls.settings()? {
         target = target.with_tls(tls)?;
     }
-    let create_schema =
-        if args.create_schema {
-            let file = plan_file
-                .parent()
-                .unwrap_or(std::path::Path::new("."))
-                .join("schema.cql");
-            Some(std::fs::read_to_string(&file).map_err(|e| {
-                anyhow::anyhow!("--create-schema: cannot read {}: {e}", file.display())
-            })?)
-        } else {
-            None
-        };
-    let opts = SyncOptions {
-        run_dir: args.run_dir.clone(),
-        slot: args.slot.clone(),
-        stop: if args.follow {
-            StopAt::Follow
-        } else {
-            StopAt::CaughtUp
-        },
-        backfill: BackfillOptions {
-            create_schema,
-            readers: 2,
-            concurrency: 32,
-            plan_label: plan_file.display().to_string(),
-            request_timeout: Duration::from_secs_f64(args.request_timeout),
-            retry_for: Duration::from_secs_f64(args.retry_for),
-            ..BackfillOptions::default()
-        },
-        retry_for: Duration::from_secs_f64(args.retry_for),
-        cancel: Default::default(),
-    };
     eprintln!(
         "sync: {} → {} (keyspace {}), run folder {}",
         source.display,
@@ -192,7 +143,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         backfill_progress,
     ));
     shown.done();
-    let (resume, note) = resume_line(&args, &source.display, &on_command_line);
+    Ok(ended(&args, &source.display, outcome))
+}
+
+/// Prints how the sync ended, the commands to run next (no password in them) and the slot's
+/// warning; returns the exit code.
+fn ended(args: &Args, source: &str, outcome: Result<Synced, Error>) -> ExitCode {
+    let (resume, note) = resume_line(args, source, &on_command_line);
+    let warning = remodel_sync::run::slot_warning(&args.slot, &args.run_dir);
     let e = match outcome {
         Ok(done) => {
             println!("{}", caught_up(&done, &args.run_dir));
@@ -200,11 +158,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if let Some(note) = &note {
                 println!("({note})");
             }
-            eprintln!(
-                "{}",
-                remodel_sync::run::slot_warning(&args.slot, &args.run_dir)
-            );
-            return Ok(ExitCode::SUCCESS);
+            eprintln!("{warning}");
+            return ExitCode::SUCCESS;
         }
         Err(e) => e,
     };
@@ -215,12 +170,65 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if let Some(note) = &note {
             eprintln!("({note})");
         }
-        eprintln!(
-            "{}",
-            remodel_sync::run::slot_warning(&args.slot, &args.run_dir)
+        eprintln!("{warning}");
+    }
+    ExitCode::from(code)
+}
+
+/// The sync's options from the flags (checked), the schema to create read next to the plan.
+fn options(args: &Args, plan_file: &std::path::Path) -> anyhow::Result<SyncOptions> {
+    if args.slot.is_empty()
+        || args.slot.len() > 63
+        || !args
+            .slot
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+    {
+        bail!(
+            "--slot {}: expected lower-case letters, digits and _ (63 at most)",
+            args.slot
         );
     }
-    Ok(ExitCode::from(code))
+    for (flag, secs) in [
+        ("--request-timeout", args.request_timeout),
+        ("--retry-for", args.retry_for),
+    ] {
+        if !(secs.is_finite() && secs > 0.0) {
+            bail!("{flag} {secs}: expected a positive number of seconds");
+        }
+    }
+    let create_schema =
+        if args.create_schema {
+            let file = plan_file
+                .parent()
+                .unwrap_or(std::path::Path::new("."))
+                .join("schema.cql");
+            Some(std::fs::read_to_string(&file).map_err(|e| {
+                anyhow::anyhow!("--create-schema: cannot read {}: {e}", file.display())
+            })?)
+        } else {
+            None
+        };
+    Ok(SyncOptions {
+        run_dir: args.run_dir.clone(),
+        slot: args.slot.clone(),
+        stop: if args.follow {
+            StopAt::Follow
+        } else {
+            StopAt::CaughtUp
+        },
+        backfill: BackfillOptions {
+            create_schema,
+            readers: 2,
+            concurrency: 32,
+            plan_label: plan_file.display().to_string(),
+            request_timeout: Duration::from_secs_f64(args.request_timeout),
+            retry_for: Duration::from_secs_f64(args.retry_for),
+            ..BackfillOptions::default()
+        },
+        retry_for: Duration::from_secs_f64(args.retry_for),
+        cancel: Default::default(),
+    })
 }
 
 /// The exit code of a sync that ended with `e`.
