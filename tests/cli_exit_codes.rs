@@ -15,14 +15,18 @@ const NOWHERE_PG: &str = "postgres://app@127.0.0.1:1/db?connect_timeout=5";
 const NOWHERE_CQL: &str = "127.0.0.1:1";
 const BAD_URL: &str = "postgres:/app:pw@db/x";
 
-/// Runs `remodel ARGS` (from the repository root, with no `REMODEL_*` in its environment) and
-/// returns a failure message when it does not exit with `code`.
-fn expect(code: i32, args: &[&str]) -> Option<String> {
+/// Runs `remodel ARGS` from the repository root, with no `REMODEL_*` in its environment.
+fn remodel(args: &[&str]) -> std::process::Output {
     let mut c = support::command();
     for k in ["REMODEL_SOURCE", "REMODEL_TARGET", "PGPASSWORD"] {
         c.env_remove(k);
     }
-    let out = c.args(args).output().expect("run remodel");
+    c.args(args).output().expect("run remodel")
+}
+
+/// Runs `remodel ARGS` ([`remodel`]) and returns a failure message when it does not exit with `code`.
+fn expect(code: i32, args: &[&str]) -> Option<String> {
+    let out = remodel(args);
     (out.status.code() != Some(code)).then(|| {
         format!(
             "remodel {}: exit {:?}, expected {code}\n{}",
@@ -252,4 +256,58 @@ fn every_subcommand_exits_as_the_book_says() {
     ));
     let _ = std::fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// `remodel sync` without databases: one that cannot be reached exits 2 with its own message
+/// (not the backfill's), nothing created; `--finish` of a folder finished already says so and
+/// exits 0; of a folder that never held a sync, 2.
+#[test]
+fn sync_exits_2_on_an_unreachable_database_and_finishes_once() {
+    let dir = scratch("exit-codes-sync");
+    let run = dir.join("run");
+    let run_s = run.to_string_lossy().into_owned();
+    let sync = |args: &[&str]| remodel(&[&["sync"][..], args].concat());
+    let out = sync(&[
+        "--plan",
+        PLAN,
+        "--source",
+        NOWHERE_PG,
+        "--target",
+        NOWHERE_CQL,
+        "--run-dir",
+        &run_s,
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("remodel: error: Postgres at postgres://app@127.0.0.1:1/db"),
+        "{err}"
+    );
+    assert!(!err.contains("backfill:"), "{err}");
+    assert!(!run.join("sync.json").exists(), "nothing is created");
+
+    let finish = ["--finish", "--source", NOWHERE_PG, "--run-dir", &run_s];
+    let out = sync(&finish);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("no sync.json there (give the --run-dir of the sync)"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::create_dir_all(&run).expect("run folder");
+    std::fs::write(
+        run.join("sync.finished.json"),
+        r#"{"slot": "s1", "publication": "s1", "source": "x", "consistent_lsn": "0/1", "backfill_timestamp": 1, "backfill_done": true}"#,
+    )
+    .expect("a finished sync's state");
+    let out = sync(&finish);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).starts_with(
+            "already finished: slot s1 and publication s1 were dropped by an earlier --finish"
+        ),
+        "{}",
+        text(&out.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

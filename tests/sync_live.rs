@@ -128,7 +128,7 @@ async fn sync_follows_writes_through_two_kill_9_live() {
         "check: trips has REPLICA IDENTITY FULL",
         "check: drivers has REPLICA IDENTITY DEFAULT (its primary key), enough",
         "resuming: slot",
-        "caught up:",
+        "caught up at LSN ",
     ] {
         assert!(text.contains(line), "{line}: {text}");
     }

@@ -126,7 +126,7 @@ pub struct RunDir {
     /// Its path.
     pub path: PathBuf,
     /// The locked [`LOCK_FILE`]; the lock goes with the process (or this value).
-    _lock: File,
+    _lock: RunLock,
     started: Instant,
     log: Mutex<BufWriter<File>>,
     rejects: Mutex<HashMap<String, BufWriter<File>>>,
@@ -150,7 +150,7 @@ impl RunDir {
     /// on the same folder is refused ([`Error::Locked`]).
     pub fn open(path: &Path) -> Result<RunDir, Error> {
         fs::create_dir_all(path.join("rejects")).map_err(Error::io(path))?;
-        let lock = lock(path)?;
+        let lock = RunLock::acquire(path)?;
         let log_path = path.join("backfill.log");
         let log = OpenOptions::new()
             .create(true)
@@ -297,33 +297,82 @@ impl RunDir {
     }
 }
 
-/// Locks `dir`'s [`LOCK_FILE`] (an advisory `flock`, released by the system when the process
-/// ends however it ends, so a crash leaves no stale lock) and writes this process's pid in it.
-fn lock(dir: &Path) -> Result<File, Error> {
-    let path = dir.join(LOCK_FILE);
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(Error::io(&path))?;
-    match file.try_lock() {
-        Ok(()) => {}
-        Err(fs::TryLockError::WouldBlock) => {
-            let mut pid = String::new();
-            let _ = file.read_to_string(&mut pid);
-            return Err(Error::Locked {
-                dir: dir.to_path_buf(),
-                pid: pid.trim().parse().ok(),
-            });
+/// A run folder's [`LOCK_FILE`], locked (an advisory `flock`, released by the system when the
+/// process ends however it ends, so a crash leaves no stale lock) and holding this process's pid.
+/// Released, the file is removed: a run that ended leaves no lock file behind (one killed leaves
+/// it with a dead pid, unlocked, which the next run takes over).
+pub struct RunLock {
+    file: File,
+    path: PathBuf,
+}
+
+impl RunLock {
+    /// Locks `dir`'s [`LOCK_FILE`] (the folder must exist); a folder another process has locked
+    /// is refused ([`Error::Locked`], with the pid it wrote).
+    pub fn acquire(dir: &Path) -> Result<RunLock, Error> {
+        let path = dir.join(LOCK_FILE);
+        // A holder that ends removes the file it locked: the file this process opened may be
+        // that one, locked but no longer in the folder, while a third process creates and locks
+        // a new one. So the lock counts only on the file the folder still holds.
+        for _ in 0..16 {
+            let file = Self::try_lock(dir, &path)?;
+            if same_file(&file, &path) {
+                let mut lock = RunLock { file, path };
+                lock.write_pid()?;
+                return Ok(lock);
+            }
         }
-        Err(fs::TryLockError::Error(e)) => return Err(Error::io(&path)(e)),
+        Err(Error::Locked {
+            dir: dir.to_path_buf(),
+            pid: None,
+        })
     }
-    file.set_len(0).map_err(Error::io(&path))?;
-    writeln!(file, "{}", std::process::id()).map_err(Error::io(&path))?;
-    file.flush().map_err(Error::io(&path))?;
-    Ok(file)
+
+    fn try_lock(dir: &Path, path: &Path) -> Result<File, Error> {
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(Error::io(path))?;
+        match file.try_lock() {
+            Ok(()) => Ok(file),
+            Err(fs::TryLockError::WouldBlock) => {
+                let mut pid = String::new();
+                let _ = file.read_to_string(&mut pid);
+                Err(Error::Locked {
+                    dir: dir.to_path_buf(),
+                    pid: pid.trim().parse().ok(),
+                })
+            }
+            Err(fs::TryLockError::Error(e)) => Err(Error::io(path)(e)),
+        }
+    }
+
+    fn write_pid(&mut self) -> Result<(), Error> {
+        let path = &self.path;
+        self.file.set_len(0).map_err(Error::io(path))?;
+        writeln!(self.file, "{}", std::process::id()).map_err(Error::io(path))?;
+        self.file.flush().map_err(Error::io(path))
+    }
+}
+
+impl Drop for RunLock {
+    /// Removes the file while it is still locked (the lock goes when the file is closed, right
+    /// after), so no other process can have locked it in between.
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+/// Whether `path` names the file `file` has open (not one that replaced it).
+fn same_file(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
 }
 
 /// Writes `verify.json` into a run folder.
@@ -455,7 +504,24 @@ mod tests {
             "{refused}"
         );
         drop(first);
+        assert!(
+            !path.join(LOCK_FILE).exists(),
+            "a closed run folder keeps no lock file"
+        );
         RunDir::open(&path).expect("free again once the first is closed");
+        fs::remove_dir_all(&path).unwrap();
+    }
+
+    #[test]
+    fn a_lock_file_left_by_a_killed_process_is_taken_over() {
+        let path = scratch("stale-lock");
+        fs::create_dir_all(&path).unwrap();
+        fs::write(path.join(LOCK_FILE), "999999999\n").unwrap();
+        let run = RunDir::open(&path).expect("an unlocked lock file is free");
+        let pid = fs::read_to_string(path.join(LOCK_FILE)).unwrap();
+        assert_eq!(pid.trim(), std::process::id().to_string());
+        drop(run);
+        assert!(!path.join(LOCK_FILE).exists());
         fs::remove_dir_all(&path).unwrap();
     }
 

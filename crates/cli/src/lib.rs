@@ -6,6 +6,7 @@
 mod cmd;
 mod progress;
 pub mod report;
+mod signals;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::Path;
@@ -40,22 +41,27 @@ impl std::error::Error for PlanFailsChecks {}
     about = "From a Postgres schema and the queries an application really runs to a query-first \
              Cassandra/ScyllaDB design",
     long_about = "From a Postgres schema and the queries an application really runs to a query-first \
-                  Cassandra/ScyllaDB design.\n\n\
-                  Each subcommand runs the pipeline up to one stage: `schema` (DDL front end), \
-                  `workload` (query files and logs), `analyze` (access patterns, embed or reference), \
-                  `plan` (tables, keys, query mapping, write paths; writes plan.json, schema.cql \
-                  and the report's source), `report` (the mdBook migration report of a plan and \
-                  of a backfill run). No database is needed for any of them. Then `backfill` fills \
-                  the planned tables from Postgres (resumable, with a run folder), `verify` \
-                  proves the result and `replay` proves the plan on its workload (every read and \
-                  write on generated data, Postgres against the plan's CQL); `export spark` writes \
+                  Cassandra/ScyllaDB design, and the cut-over to it.\n\n\
+                  Planning needs no database: `schema` (DDL front end), `workload` (query files and \
+                  logs), `analyze` (access patterns, embed or reference), `plan` (tables, keys, query \
+                  mapping, write paths; writes plan.json, schema.cql and the report's source) and \
+                  `report` (the mdBook migration report of a plan, of a backfill or sync run and of a \
+                  replay) read files only; `schema`, `workload` and `plan` read a live Postgres \
+                  instead when given --source (read-only). Executing a plan needs Postgres and \
+                  Cassandra: `backfill` fills the planned tables (resumable, with a run folder), \
+                  `verify` proves the result, `replay` proves the plan on its workload (every read \
+                  and write, Postgres against the plan's CQL), `sync` is the zero-downtime cut-over \
+                  (the backfill inside a replication slot's snapshot, then the source's changes \
+                  applied until caught up or stopped; --finish drops the slot); `export spark` writes \
                   the same backfill as a PySpark job for a cluster; `example-data` loads an \
                   example's rows into Postgres to try them on.\n\n\
                   Exit codes: 0 done (diagnostics may have been printed; also when the output \
-                  pipe closes early), 1 backfill stopped, verify or replay found a difference, 2 unusable \
-                  input or URL (also a database that cannot be reached, a target that differs from the \
-                  plan, a run folder in use), 3 the plan fails its checks (written for review, not to be \
-                  executed), 130 interrupted (Ctrl-C).",
+                  pipe closes early; sync caught up or finished), 1 backfill or sync stopped \
+                  (resumable), verify or replay found a difference, 2 unusable input or URL (also a \
+                  database that cannot be reached, a target that differs from the plan, a run folder \
+                  in use, a failed check of sync), 3 the plan fails its checks (written for review, \
+                  not to be executed), 130 interrupted (Ctrl-C, or SIGTERM for backfill and sync; \
+                  resumable).",
     propagate_version = true
 )]
 struct Cli {
@@ -65,17 +71,17 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Load Postgres DDL (pg_dump --schema-only, structure.sql, hand-written) and summarise it.
+    /// Load Postgres DDL (a dump, or the live catalog with --source) and summarise it.
     Schema(cmd::schema::Args),
-    /// Read query files/logs/pg_stat_statements exports and list the normalized access patterns.
+    /// Turn query files, Postgres logs or pg_stat_statements into weighted statements.
     Workload(cmd::workload::Args),
-    /// Access patterns by weight and embed/reference decisions, from a schema and a workload.
+    /// Access patterns by weight and embed/reference decisions, with their evidence.
     Analyze(cmd::analyze::Args),
-    /// Design the query-first Cassandra tables: writes plan.json, schema.cql and the report (no database needed).
+    /// Design the query-first tables: plan.json, schema.cql and the report's source.
     #[command(override_usage = "remodel plan DIR [--out DIR] [OPTIONS]\n       \
                           remodel plan --schema FILE... --queries FILE... --out DIR [OPTIONS]")]
     Plan(cmd::plan::Args),
-    /// Write the mdBook migration report of a plan (and of a backfill run); --html builds it.
+    /// Write the mdBook migration report of a plan (and of a run); --html builds it.
     ///
     /// The report is an mdBook source tree: book.toml, src/SUMMARY.md and chapters (overview and
     /// the decisions it needs, source schema with an ER diagram, access patterns by weight,
@@ -88,15 +94,20 @@ enum Command {
     /// OUT` or `mdbook serve OUT`. The report reads plan.json and the run folder only: it never
     /// re-runs analysis or design, and the same inputs give the same bytes.
     Report(cmd::report::Args),
-    /// Fill the plan's tables from Postgres into Cassandra/ScyllaDB (resumable; checkpoints, rejects).
+    /// Copy Postgres rows into the plan's tables in one snapshot (resumable, rejects).
+    #[command(long_about = cmd::backfill::LONG_ABOUT)]
     Backfill(cmd::backfill::Args),
-    /// Compare the target tables with the source: counts and sampled rows by the target's keys.
+    /// Compare the target tables with the source: counts and sampled rows.
+    #[command(long_about = cmd::verify::LONG_ABOUT)]
     Verify(cmd::verify::Args),
-    /// Prove a plan on its workload: every read and write on generated data, Postgres against the plan's CQL.
+    /// Prove a plan on its workload: every read and write, Postgres against its CQL.
+    #[command(long_about = cmd::replay::LONG_ABOUT)]
     Replay(cmd::replay::Args),
-    /// Zero-downtime cut-over: backfill inside a replication slot's snapshot, then apply the source's changes (--finish drops the slot).
+    /// Zero-downtime cut-over: backfill, then follow Postgres' changes (--finish ends it).
+    #[command(long_about = cmd::sync::LONG_ABOUT)]
     Sync(cmd::sync::Args),
     /// Load an example's schema and generated rows into Postgres (rideshare: N trips).
+    #[command(long_about = cmd::example_data::LONG_ABOUT)]
     ExampleData(cmd::example_data::Args),
     /// Export the plan for another engine: `export spark` writes a PySpark backfill job.
     Export(cmd::export::Args),

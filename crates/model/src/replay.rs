@@ -12,6 +12,10 @@ use serde::{Deserialize, Serialize};
 pub struct ReplayReport {
     /// The keyspace replayed.
     pub keyspace: String,
+    /// The plan's own keyspace, when the replay ran in another one (`--keyspace`: a scratch
+    /// keyspace, so that the generated rows stay out of the plan's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan_keyspace: Option<String>,
     /// The seed of the generated rows and of the parameters drawn.
     pub seed: u64,
     /// Parameter sets drawn per pattern.

@@ -22,6 +22,7 @@ pub mod read;
 pub mod record;
 pub mod run;
 pub mod sample;
+pub mod scratch;
 pub mod sqlforms;
 pub mod values;
 pub mod write;

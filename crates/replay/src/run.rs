@@ -122,7 +122,7 @@ pub async fn replay(
         now: clock.at(0),
         rows,
         rejected,
-        patterns: Vec::new(),
+        ..ReplayReport::default()
     };
     let mut r = Replayer::new(plan, &pg, &session).with_clock(clock);
     if let Some(e) = &evaluator {

@@ -13,7 +13,7 @@ pub mod run;
 pub mod svg;
 
 pub use book::{Book, BOOK_MARKER};
-pub use run::{read_replay, read_run, Loaded, ReplayFolder, RunFolder};
+pub use run::{read_replay, read_run, Loaded, ReplayFolder, RunFolder, SyncFolder};
 
 use remodel_model::Plan;
 use std::collections::BTreeMap;

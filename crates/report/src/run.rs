@@ -1,11 +1,13 @@
 //! Reading a backfill run folder: `summary.json` and `verify.json` ([`remodel_model::RunSummary`],
 //! [`remodel_model::VerifyReport`]), each of which may be missing (a run still going, verify not
-//! run yet) or unreadable (a newer or broken file): the report says which instead of failing.
+//! run yet) or unreadable (a newer or broken file): the report says which instead of failing;
+//! for the backfill of a `remodel sync`, the sync's `sync.json` ([`remodel_model::SyncState`])
+//! too.
 //! And the same for the folder `remodel replay` wrote its `replay.json` to
 //! ([`remodel_model::ReplayReport`]).
 
 use crate::ReportError;
-use remodel_model::{ReplayReport, RunSummary, VerifyReport};
+use remodel_model::{ReplayReport, RunSummary, SyncState, VerifyReport};
 use serde::de::DeserializeOwned;
 use std::path::Path;
 
@@ -33,26 +35,65 @@ impl<T> Loaded<T> {
 /// A backfill run folder.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunFolder {
-    /// The folder as given.
+    /// The backfill's folder as given (inside the sync's folder, for a sync's backfill).
     pub dir: String,
     /// `summary.json`.
     pub summary: Loaded<RunSummary>,
     /// `verify.json`.
     pub verify: Loaded<VerifyReport>,
+    /// The `remodel sync` whose backfill this is, when it is one.
+    pub sync: Option<SyncFolder>,
 }
 
-/// Reads a run folder; only a path that is not a folder is an error.
+/// The run folder of a `remodel sync`: its state, while the slot exists or once finished.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SyncFolder {
+    /// The folder, as the report names it.
+    pub dir: String,
+    /// `sync.json`, or `sync.finished.json` once `remodel sync --finish` dropped the slot.
+    pub state: Loaded<SyncState>,
+    /// True when the state is `sync.finished.json`.
+    pub finished: bool,
+}
+
+/// Reads a run folder: a backfill's, or a sync's (`sync.json` and the backfill's folder
+/// `backfill/` in it; given the backfill's folder inside a sync's, the sync's state is read
+/// too). Only a path that is not a folder is an error.
 pub fn read_run(dir: &Path) -> Result<RunFolder, ReportError> {
     if !dir.is_dir() {
         return Err(ReportError::NotARunFolder {
             path: dir.to_path_buf(),
         });
     }
+    let inner = dir.join(SyncState::BACKFILL_DIR);
+    let (backfill, sync) = match read_sync(dir) {
+        Some(sync) => (inner, Some(sync)),
+        None => {
+            let parent = dir
+                .parent()
+                .filter(|_| dir.ends_with(SyncState::BACKFILL_DIR));
+            (dir.to_path_buf(), parent.and_then(read_sync))
+        }
+    };
     Ok(RunFolder {
-        dir: dir.display().to_string(),
-        summary: load(&dir.join(RunSummary::FILE)),
-        verify: load(&dir.join(VerifyReport::FILE)),
+        dir: backfill.display().to_string(),
+        summary: load(&backfill.join(RunSummary::FILE)),
+        verify: load(&backfill.join(VerifyReport::FILE)),
+        sync,
     })
+}
+
+/// The sync state of `dir`, when it is a sync's run folder.
+fn read_sync(dir: &Path) -> Option<SyncFolder> {
+    let folder = |file: &str, finished: bool| {
+        let path = dir.join(file);
+        path.is_file().then(|| SyncFolder {
+            dir: dir.display().to_string(),
+            state: load(&path),
+            finished,
+        })
+    };
+    folder(SyncState::FILE, false).or_else(|| folder(SyncState::FINISHED_FILE, true))
 }
 
 /// The output of `remodel replay`: `replay.json` and where it was found.

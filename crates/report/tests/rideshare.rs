@@ -206,6 +206,48 @@ fn run_chapter_reports_the_run_folder() {
     assert!(pos("write-paths.md") < pos("backfill.md") && pos("backfill.md") < pos("runbook.md"));
 }
 
+/// The run folder of a sync (`fixtures/report/sync`: `sync.json`, its backfill in `backfill/`),
+/// as `remodel report --run runs/sync` reads it: the chapter says what the sync applied, that
+/// the slot is still there, and why the backfill's rows and verify's differ; given the backfill's
+/// folder inside it, the same.
+#[test]
+fn run_chapter_of_a_sync_explains_its_counts() {
+    let plan = rideshare();
+    let dir = root().join("fixtures/report/sync");
+    let run = read_run(&dir).expect("sync folder");
+    assert!(matches!(run.summary, Loaded::Found(_)), "{:?}", run.summary);
+    assert!(matches!(run.verify, Loaded::Found(_)), "{:?}", run.verify);
+    let inner = read_run(&dir.join("backfill")).expect("its backfill folder");
+    assert_eq!(inner, run);
+    let mut sync = run.sync.clone().expect("a sync's run folder");
+    assert!(!sync.finished);
+    sync.dir = "runs/sync".into();
+    let run = RunFolder {
+        dir: "runs/sync/backfill".into(),
+        sync: Some(sync.clone()),
+        ..run
+    };
+    let book = render(&input(&plan, Some(&run)));
+    let page = &book.page_at("backfill.md").expect("run chapter").body;
+    expect_test::expect_file![dir.join("backfill.md")].assert_eq(page);
+
+    // Finished: the slot is said dropped.
+    sync.finished = true;
+    let run = RunFolder {
+        sync: Some(sync),
+        ..run
+    };
+    let book = render(&input(&plan, Some(&run)));
+    let page = &book.page_at("backfill.md").expect("run chapter").body;
+    assert!(
+        page.contains(
+            "`remodel sync --finish` dropped the slot and the publication (`sync.finished.json`)"
+        ),
+        "{page}"
+    );
+    assert!(!page.contains("still there"), "{page}");
+}
+
 /// The replay fixture as `remodel report --replay out/rideshare/replay` reads it.
 fn replay_fixture() -> ReplayFolder {
     let replay = read_replay(&root().join("fixtures/report/replay")).expect("replay folder");
@@ -267,7 +309,35 @@ fn replay_chapter_reports_replay_json() {
         .page_at("runbook.md")
         .expect("runbook")
         .body
-        .contains("the [Replay on the workload](replay.md) chapter shows what it found"));
+        .contains("the [Replay on the workload](replay.md) chapter shows it"));
+}
+
+/// A replay moved to a scratch keyspace (`replay --keyspace`) is this plan's: the chapter says
+/// where it ran, and nothing asks to replay again.
+#[test]
+fn a_replay_in_a_scratch_keyspace_is_this_plans() {
+    let plan = rideshare();
+    let mut replay = replay_fixture();
+    let Loaded::Found(report) = &mut replay.report else {
+        panic!("the fixture reads");
+    };
+    report.keyspace = "rideshare_scratch".into();
+    report.plan_keyspace = Some("rideshare".into());
+    let book = render(&ReportInput {
+        replay: Some(&replay),
+        ..input(&plan, None)
+    });
+    let page = &book.page_at("replay.md").expect("chapter").body;
+    assert!(
+        page.contains(
+            "The plan's tables were created in keyspace `rideshare_scratch` (`--keyspace`) in \
+             place of `rideshare`, so that no generated row reached the plan's own keyspace."
+        ),
+        "{page}"
+    );
+    let overview = &book.page_at("overview.md").expect("overview").body;
+    assert!(!overview.contains("may be of another plan"), "{overview}");
+    assert!(!page.contains("may be of another plan"), "{page}");
 }
 
 /// Differences, a pattern replay could not run and a replay of another keyspace each reach the

@@ -67,45 +67,19 @@ pub fn sources(plan: &Plan, targets: &[TargetTable]) -> Result<Vec<Source>, Erro
                 t.name
             )));
         }
-        let key_columns: Vec<&str> = dt
-            .partition_key
+        let linked: BTreeSet<String> = dt
+            .columns
             .iter()
-            .chain(&dt.clustering)
-            .map(|k| k.column.as_str())
+            .filter_map(|c| c.source.as_ref())
+            .filter(|src| src.table != entity.key())
+            .map(|src| src.table.clone())
             .collect();
-        let mut linked: BTreeSet<String> = BTreeSet::new();
-        // Key columns holding a driving-table column outside its primary key.
-        let mut moved: Vec<String> = Vec::new();
-        for c in &dt.columns {
-            let Some(src) = &c.source else { continue };
-            if src.table != entity.key() {
-                linked.insert(src.table.clone());
-            } else if key_columns.contains(&c.name.as_str())
-                && !entity.primary_key.contains(&src.column)
-            {
-                moved.push(src.column.clone());
-            }
-        }
-        for k in dt.partition_key.iter().chain(&dt.clustering) {
-            match &k.derived_from {
-                Some(from) if !entity.primary_key.contains(from) && !moved.contains(from) => {
-                    moved.push(from.clone())
-                }
-                _ => {}
-            }
-        }
-        let full = (!moved.is_empty()).then(|| {
-            format!(
-                "{} is keyed by {} (outside the primary key): a change of them deletes the row at the old values",
-                t.name,
-                moved.join(", ")
-            )
-        });
+        let full = remodel_model::moved_key_reason(dt, entity);
         entry(&mut out, entity).feeds.push((ti, Feed::Driving));
         entry(&mut out, entity).needs_full.extend(full);
         for other in linked {
             let s = table(plan, &other, &t.name)?;
-            let feed = link(entity, s).ok_or_else(|| {
+            let (driving, row) = remodel_model::link_columns(entity, s).ok_or_else(|| {
                 Error::Input(format!(
                     "target table {} copies columns of {other}, but no foreign key links {other} and {}: sync cannot find the rows a change of {other} feeds",
                     t.name,
@@ -113,16 +87,9 @@ pub fn sources(plan: &Plan, targets: &[TargetTable]) -> Result<Vec<Source>, Erro
                 ))
             })?;
             let src = entry(&mut out, s);
-            if let Feed::Linked { row, .. } = &feed {
-                if row.iter().any(|c| !s.primary_key.contains(c)) {
-                    src.needs_full.push(format!(
-                        "{} finds the rows a change of {other} feeds by {} (not its primary key)",
-                        t.name,
-                        row.join(", ")
-                    ));
-                }
-            }
-            src.feeds.push((ti, feed));
+            src.needs_full
+                .extend(remodel_model::linked_reason(&t.name, s, &row));
+            src.feeds.push((ti, Feed::Linked { driving, row }));
         }
     }
     Ok(out.into_values().collect())
@@ -144,38 +111,6 @@ fn entry<'o>(out: &'o mut BTreeMap<String, Source>, t: &Table) -> &'o mut Source
         primary_key: t.primary_key.clone(),
         feeds: Vec::new(),
         needs_full: Vec::new(),
-    })
-}
-
-/// The foreign key between the driving table and a table whose columns it copies, either way.
-fn link(driving: &Table, other: &Table) -> Option<Feed> {
-    if let Some(fk) = driving
-        .foreign_keys
-        .iter()
-        .find(|fk| fk.ref_table == other.key())
-    {
-        let row = if fk.ref_columns.is_empty() {
-            other.primary_key.clone()
-        } else {
-            fk.ref_columns.clone()
-        };
-        return Some(Feed::Linked {
-            driving: fk.columns.clone(),
-            row,
-        });
-    }
-    let fk = other
-        .foreign_keys
-        .iter()
-        .find(|fk| fk.ref_table == driving.key())?;
-    let driving_cols = if fk.ref_columns.is_empty() {
-        driving.primary_key.clone()
-    } else {
-        fk.ref_columns.clone()
-    };
-    Some(Feed::Linked {
-        driving: driving_cols,
-        row: fk.columns.clone(),
     })
 }
 

@@ -9,9 +9,16 @@ pub enum Error {
     /// Unusable input: the plan, the run folder, a flag.
     #[error("{0}")]
     Input(String),
+    /// A database could not be reached when the command started (nothing was created or
+    /// changed).
+    #[error(transparent)]
+    Connect(remodel_backfill::Error),
     /// The backfill under the slot's snapshot stopped.
     #[error("backfill: {0}")]
-    Backfill(#[from] remodel_backfill::Error),
+    Backfill(remodel_backfill::Error),
+    /// A connection or statement of the sync itself (not of its backfill) failed.
+    #[error(transparent)]
+    Database(#[from] remodel_backfill::Error),
     /// Postgres failed (replication or SQL).
     #[error("Postgres at {target}: {what}: {message}")]
     Postgres {

@@ -30,4 +30,4 @@ pub mod run;
 pub mod state;
 
 pub use error::Error;
-pub use run::{finish, sync, Progress, Status, StopAt, SyncOptions};
+pub use run::{finish, sync, Progress, Status, StopAt, SyncOptions, Synced};

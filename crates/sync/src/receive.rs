@@ -7,7 +7,7 @@
 
 use crate::apply::Change;
 use crate::derive::Source;
-use crate::state::{format_lsn, ColumnType};
+use crate::state::{format_lsn, SlotColumn};
 use crate::Error;
 use pg_walstream::{
     CancellationToken, ChangeEvent, EventType, LogicalReplicationStream, RelationColumn,
@@ -41,7 +41,7 @@ pub struct Tables {
     pub by_name: HashMap<(String, String), usize>,
     /// Each table's columns with their types when the slot was created (by table key; empty for
     /// a run folder of an older remodel: the names are checked against the plan only).
-    pub columns: BTreeMap<String, Vec<ColumnType>>,
+    pub columns: BTreeMap<String, Vec<SlotColumn>>,
 }
 
 /// The reading task's end of the channel.
@@ -213,7 +213,7 @@ fn on_event(
 /// created, or a replica identity that no longer gives the old values the targets need.
 pub fn relation_change(
     s: &Source,
-    expected: Option<&[ColumnType]>,
+    expected: Option<&[SlotColumn]>,
     identity: &ReplicaIdentity,
     columns: &[RelationColumn],
 ) -> Option<String> {
@@ -308,8 +308,8 @@ mod tests {
         }
     }
 
-    fn typed(name: &str, type_oid: u32, type_modifier: i32) -> ColumnType {
-        ColumnType {
+    fn typed(name: &str, type_oid: u32, type_modifier: i32) -> SlotColumn {
+        SlotColumn {
             name: name.into(),
             type_oid,
             type_modifier,

@@ -5,17 +5,21 @@ use crate::apply::{Applier, Change};
 use crate::checks::{self, Resolved};
 use crate::derive::{self, Source};
 use crate::receive::{self, Committed, Tables};
-use crate::state::{format_lsn, parse_lsn, ColumnType, SyncState};
+use crate::state::{
+    format_lsn, load as load_state, load_finished, parse_lsn, save as save_state, SlotColumn,
+    SyncState,
+};
 use crate::Error;
 use pg_walstream::{
     CancellationToken, LogicalReplicationStream, ReplicationSlotOptions, ReplicationStreamConfig,
     StreamingMode,
 };
+use remodel_backfill::run::RunLock;
 use remodel_backfill::target::TargetTable;
 use remodel_backfill::{BackfillOptions, CqlTarget, PgSource, WriteTimestamp};
 use remodel_model::Plan;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -50,10 +54,14 @@ pub struct SyncOptions {
 /// Where streaming is.
 #[derive(Debug, Clone, Default)]
 pub struct Status {
-    /// Transactions applied (this run's life, all attempts).
+    /// Transactions this command applied.
     pub transactions: u64,
-    /// Row changes applied.
+    /// Row changes this command applied.
     pub changes: u64,
+    /// Transactions applied in the run folder, every command on it (`sync.json`).
+    pub total_transactions: u64,
+    /// Row changes applied in the run folder, every command on it.
+    pub total_changes: u64,
     /// The last acknowledged transaction's end LSN.
     pub applied_lsn: u64,
     /// The furthest LSN the server sent.
@@ -94,7 +102,20 @@ pub fn refuse_counters(plan: &Plan) -> Result<(), Error> {
     )))
 }
 
-/// Runs `remodel sync`: returns the state once caught up (or an error, `Interrupted` on Ctrl-C).
+/// What a sync command did: the run folder's state, and what this command applied (the
+/// state counts every command on the folder).
+#[derive(Debug, Clone)]
+pub struct Synced {
+    /// `sync.json` as the command left it.
+    pub state: SyncState,
+    /// Transactions this command applied.
+    pub transactions: u64,
+    /// Row changes this command applied.
+    pub changes: u64,
+}
+
+/// Runs `remodel sync`: returns what it applied once caught up (or an error, `Interrupted` on
+/// Ctrl-C or SIGTERM).
 pub async fn sync(
     plan: &Plan,
     source: &PgSource,
@@ -102,81 +123,150 @@ pub async fn sync(
     opts: &SyncOptions,
     progress: Arc<dyn Progress>,
     backfill_progress: Arc<dyn remodel_backfill::Progress>,
-) -> Result<SyncState, Error> {
+) -> Result<Synced, Error> {
     let targets = TargetTable::from_plan(plan, &[])?;
     refuse_counters(plan)?;
     let sources = derive::sources(plan, &targets)?;
-    let client = source.connect().await?;
+    // Both databases answer before anything is created: one that cannot be reached is an
+    // unusable input, never a stop with a slot left behind.
+    let client = source.connect().await.map_err(Error::Connect)?;
+    let session = target
+        .connect(2, opts.backfill.request_timeout)
+        .await
+        .map_err(Error::Connect)?;
     let say = |s: &str| progress.line(s);
     let resolved = checks::check(&client, &source.display, &sources, &say).await?;
-    std::fs::create_dir_all(&opts.run_dir).map_err(|e| Error::Io {
-        path: opts.run_dir.clone(),
-        message: e.to_string(),
-    })?;
-    // A fresh run's backfill reads inside the slot's snapshot (held by the slot's connection
-    // until the backfill ends); a resumed one in a snapshot of its own: every change since the
-    // consistent point is streamed again after it, with later timestamps, so what it copies is
-    // overwritten by anything newer.
-    let (mut state, held) = match SyncState::load(&opts.run_dir)? {
-        Some(s) => {
-            resume_checks(&client, &source.display, &s).await?;
-            progress.line(&format!(
-                "resuming: slot {}, {}",
-                s.slot,
-                match (&s.applied_lsn, s.backfill_done) {
-                    (_, false) => "the backfill first".to_string(),
-                    (Some(l), true) => format!("after LSN {l}"),
-                    (None, true) => format!("from LSN {}", s.consistent_lsn),
-                }
-            ));
-            (s, None)
-        }
-        None => {
-            let (s, holder, snapshot) = start(&client, source, opts, &sources, &progress).await?;
-            (s, Some((holder, snapshot)))
-        }
-    };
+    let _lock = lock_run_dir(&opts.run_dir)?;
+    let (mut state, held) = open_state(&client, source, opts, &sources, &progress).await?;
+    let before = (state.transactions, state.changes);
     if !state.backfill_done {
-        let mut bf = opts.backfill.clone();
-        bf.run_dir = opts.run_dir.join("backfill");
-        bf.write_timestamp = WriteTimestamp::Fixed(state.backfill_timestamp);
-        bf.resume = held.is_none() && bf.run_dir.join("checkpoint.json").is_file();
-        bf.snapshot = held.as_ref().map(|(_, id)| id.clone());
-        progress.line(&format!(
-            "backfill: {} (write timestamp {}, before every streamed change)",
-            match (&bf.snapshot, bf.resume) {
-                (Some(id), _) => format!("inside the slot's snapshot {id}"),
-                (None, true) => "resuming in a new snapshot".to_string(),
-                (None, false) => "in a new snapshot".to_string(),
-            },
-            state.backfill_timestamp
-        ));
-        let summary =
-            remodel_backfill::backfill(plan, source, target, &bf, backfill_progress).await?;
-        if let Some(e) = summary.error {
-            return Err(Error::Input(format!("the backfill stopped: {e}")));
-        }
+        let snapshot = held.as_ref().map(|(_, id)| id.clone());
+        let bf = backfill_options(opts, &state, snapshot);
+        backfill(plan, source, target, &bf, backfill_progress, &progress).await?;
         state.backfill_done = true;
-        state.save(&opts.run_dir)?;
+        save_state(&state, &opts.run_dir)?;
     }
     // The snapshot is no longer needed: the stream opens its own connection.
     drop(held);
-    let session = Arc::new(
-        target
-            .connect(2, opts.backfill.request_timeout)
-            .await
-            .map_err(Error::Backfill)?,
-    );
     let applier = Applier::new(
         source,
-        session,
+        Arc::new(session),
         targets,
         sources,
         opts.retry_for,
         progress.clone(),
     )
     .await?;
-    stream(&client, source, opts, applier, &resolved, state, progress).await
+    let state = stream(&client, source, opts, applier, &resolved, state, progress).await?;
+    Ok(Synced {
+        transactions: state.transactions.saturating_sub(before.0),
+        changes: state.changes.saturating_sub(before.1),
+        state,
+    })
+}
+
+/// Locks the run folder (created when missing) for this process: a second sync, or a
+/// `--finish`, on a folder a sync is running in is refused, naming the pid to stop.
+fn lock_run_dir(dir: &Path) -> Result<RunLock, Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::Io {
+        path: dir.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    RunLock::acquire(dir).map_err(|e| match e {
+        remodel_backfill::Error::Locked { pid, .. } => Error::Check(format!(
+            "run folder {} is in use by a running remodel sync{}: stop it first ({}: it ends after the transaction it is applying, and the same command resumes it)",
+            dir.display(),
+            pid.map(|p| format!(" (pid {p})")).unwrap_or_default(),
+            match pid {
+                Some(p) => format!("`kill {p}` sends SIGTERM"),
+                None => "Ctrl-C, or SIGTERM".to_string(),
+            }
+        )),
+        other => Error::Database(other),
+    })
+}
+
+/// The run folder's state, or a fresh run's (publication, slot, and the slot's exported
+/// snapshot held open for the backfill).
+async fn open_state(
+    client: &tokio_postgres::Client,
+    source: &PgSource,
+    opts: &SyncOptions,
+    sources: &[Source],
+    progress: &Arc<dyn Progress>,
+) -> Result<(SyncState, Option<(LogicalReplicationStream, String)>), Error> {
+    if let Some(s) = load_state(&opts.run_dir)? {
+        resume_checks(client, &source.display, &s).await?;
+        progress.line(&format!(
+            "resuming: slot {}, {}",
+            s.slot,
+            match (&s.applied_lsn, s.backfill_done) {
+                (_, false) => "the backfill first".to_string(),
+                (Some(l), true) => format!("after LSN {l}"),
+                (None, true) => format!("from LSN {}", s.consistent_lsn),
+            }
+        ));
+        return Ok((s, None));
+    }
+    if let Some(done) = load_finished(&opts.run_dir)? {
+        return Err(Error::Input(format!(
+            "{}: this sync is finished (`sync --finish` dropped its slot {} and renamed {} to {}): start a new sync in a new --run-dir",
+            opts.run_dir.display(),
+            done.slot,
+            SyncState::FILE,
+            SyncState::FINISHED_FILE
+        )));
+    }
+    let (s, holder, snapshot) = start(client, source, opts, sources, progress).await?;
+    Ok((s, Some((holder, snapshot))))
+}
+
+/// The backfill's options: its run folder inside the sync's, the write timestamp before every
+/// streamed change. A fresh run's backfill reads inside the slot's snapshot (held by the slot's
+/// connection until the backfill ends); a resumed one in a snapshot of its own: every change
+/// since the consistent point is streamed again after it, with later timestamps, so what it
+/// copies is overwritten by anything newer.
+fn backfill_options(
+    opts: &SyncOptions,
+    state: &SyncState,
+    snapshot: Option<String>,
+) -> BackfillOptions {
+    let mut bf = opts.backfill.clone();
+    bf.run_dir = opts.run_dir.join(SyncState::BACKFILL_DIR);
+    bf.write_timestamp = WriteTimestamp::Fixed(state.backfill_timestamp);
+    bf.resume = snapshot.is_none() && bf.run_dir.join("checkpoint.json").is_file();
+    bf.snapshot = snapshot;
+    bf
+}
+
+/// Runs the backfill of `bf`; a stop is the sync's (resumable by the same command).
+async fn backfill(
+    plan: &Plan,
+    source: &PgSource,
+    target: &CqlTarget,
+    bf: &BackfillOptions,
+    backfill_progress: Arc<dyn remodel_backfill::Progress>,
+    progress: &Arc<dyn Progress>,
+) -> Result<(), Error> {
+    progress.line(&format!(
+        "backfill: {} (write timestamp {}, before every streamed change)",
+        match (&bf.snapshot, bf.resume) {
+            (Some(id), _) => format!("inside the slot's snapshot {id}"),
+            (None, true) => "resuming in a new snapshot".to_string(),
+            (None, false) => "in a new snapshot".to_string(),
+        },
+        match bf.write_timestamp {
+            WriteTimestamp::Fixed(t) => t.to_string(),
+            _ => "of the server".to_string(),
+        }
+    ));
+    let summary = remodel_backfill::backfill(plan, source, target, bf, backfill_progress)
+        .await
+        .map_err(Error::Backfill)?;
+    match summary.error {
+        Some(e) => Err(Error::Input(format!("the backfill stopped: {e}"))),
+        None => Ok(()),
+    }
 }
 
 /// A fresh run: the publication, the slot with its exported snapshot (held open for the
@@ -209,30 +299,24 @@ async fn start(
         .await
         .map_err(Error::pg(&source.display, "read the clock"))?;
     let backfill_timestamp: i64 = row.get(0);
-    let config = ReplicationStreamConfig::builder(opts.slot.clone(), opts.slot.clone())
-        .with_protocol_version(1)
-        .with_slot_options(ReplicationSlotOptions {
-            snapshot: Some("export".into()),
-            ..Default::default()
-        });
-    let config = config.with_streaming_mode(StreamingMode::Off);
-    let mut holder = LogicalReplicationStream::new(&source.replication_conninfo(), config)
-        .await
-        .map_err(Error::repl(&source.display, "replication connection"))?;
-    holder.ensure_replication_slot().await.map_err(Error::repl(
-        &source.display,
-        format!("create slot {}", opts.slot),
-    ))?;
+    let (holder, snapshot) = match open_slot(source, opts).await {
+        Ok(slot) => slot,
+        Err(e) => {
+            // Nothing reads the publication yet: a start that failed leaves nothing behind, and
+            // is refused like a failed check (a replication connection the server does not
+            // allow, a slot of that name in use).
+            let drop = format!(
+                "DROP PUBLICATION IF EXISTS {}",
+                remodel_model::ident::quote(&opts.slot)
+            );
+            let _ = client.batch_execute(&drop).await;
+            return Err(match e {
+                Error::Postgres { .. } => Error::Check(format!("{e} (nothing was created)")),
+                other => other,
+            });
+        }
+    };
     progress.line(&slot_warning(&opts.slot, &opts.run_dir));
-    let snapshot = holder
-        .exported_snapshot_name()
-        .map(str::to_string)
-        .ok_or_else(|| {
-            Error::Check(format!(
-                "slot {} existed already (no snapshot exported): drop it or choose another --slot",
-                opts.slot
-            ))
-        })?;
     let row = client
         .query_one(
             "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = $1",
@@ -249,7 +333,7 @@ async fn start(
         columns: columns_now(client, &source.display, sources).await?,
         ..SyncState::default()
     };
-    state.save(&opts.run_dir)?;
+    save_state(&state, &opts.run_dir)?;
     progress.line(&format!(
         "slot {} at LSN {}, snapshot {snapshot}",
         state.slot, state.consistent_lsn
@@ -257,12 +341,44 @@ async fn start(
     Ok((state, holder, snapshot))
 }
 
+/// Creates the slot over a replication connection that holds its exported snapshot open;
+/// returns the connection and the snapshot's id.
+async fn open_slot(
+    source: &PgSource,
+    opts: &SyncOptions,
+) -> Result<(LogicalReplicationStream, String), Error> {
+    let config = ReplicationStreamConfig::builder(opts.slot.clone(), opts.slot.clone())
+        .with_protocol_version(1)
+        .with_slot_options(ReplicationSlotOptions {
+            snapshot: Some("export".into()),
+            ..Default::default()
+        });
+    let config = config.with_streaming_mode(StreamingMode::Off);
+    let mut holder = LogicalReplicationStream::new(&source.replication_conninfo(), config)
+        .await
+        .map_err(Error::repl(&source.display, "replication connection"))?;
+    holder.ensure_replication_slot().await.map_err(Error::repl(
+        &source.display,
+        format!("create slot {}", opts.slot),
+    ))?;
+    let snapshot = holder
+        .exported_snapshot_name()
+        .map(str::to_string)
+        .ok_or_else(|| {
+            Error::Check(format!(
+                "slot {} existed already (no snapshot exported): drop it or choose another --slot",
+                opts.slot
+            ))
+        })?;
+    Ok((holder, snapshot))
+}
+
 /// Each source table's columns and types in the catalog, by the plan's table key.
 async fn columns_now(
     client: &tokio_postgres::Client,
     display: &str,
     sources: &[Source],
-) -> Result<BTreeMap<String, Vec<ColumnType>>, Error> {
+) -> Result<BTreeMap<String, Vec<SlotColumn>>, Error> {
     let mut out = BTreeMap::new();
     for s in sources {
         let rows = client
@@ -275,7 +391,7 @@ async fn columns_now(
             .map_err(Error::pg(display, format!("read the columns of {}", s.key)))?;
         let columns = rows
             .iter()
-            .map(|r| ColumnType {
+            .map(|r| SlotColumn {
                 name: r.get(0),
                 type_oid: r.get(1),
                 type_modifier: r.get(2),
@@ -339,9 +455,10 @@ async fn stream(
         columns: state.columns.clone(),
     };
     let mut reader = receive::spawn(repl, tables, source.display.clone(), opts.cancel.clone());
+    let started = (state.transactions, state.changes);
     let mut status = Status {
-        transactions: state.transactions,
-        changes: state.changes,
+        total_transactions: state.transactions,
+        total_changes: state.changes,
         applied_lsn: parse_lsn(state.resume_lsn()).unwrap_or(0),
         target_lsn,
         ..Status::default()
@@ -352,8 +469,10 @@ async fn stream(
             apply_round(&mut applier, &round, &mut state, opts).await?;
             feedback.update_flushed_lsn(last.end_lsn);
             feedback.update_applied_lsn(last.end_lsn);
-            status.transactions = state.transactions;
-            status.changes = state.changes;
+            status.transactions = state.transactions - started.0;
+            status.changes = state.changes - started.1;
+            status.total_transactions = state.transactions;
+            status.total_changes = state.changes;
             status.applied_lsn = last.end_lsn;
             status.received_lsn = reader.received.load(Ordering::Relaxed);
             status.lag_seconds = (now_micros() - last.commit_micros).max(0) as f64 / 1e6;
@@ -369,7 +488,7 @@ async fn stream(
     if opts.cancel.is_cancelled() {
         return Err(Error::Interrupted);
     }
-    state.save(&opts.run_dir)?;
+    save_state(&state, &opts.run_dir)?;
     progress.status(&status);
     Ok(state)
 }
@@ -410,7 +529,7 @@ async fn open_stream(
         ));
     } else {
         progress.line(&format!(
-            "streaming from LSN {} until Ctrl-C",
+            "streaming from LSN {} until stopped (Ctrl-C or SIGTERM)",
             state.resume_lsn()
         ));
     }
@@ -494,7 +613,7 @@ async fn apply_round(
         state.applied_lsn = Some(format_lsn(last.end_lsn));
     }
     // On disk before the slot hears of it: a restart begins after this round.
-    state.save(&opts.run_dir)
+    save_state(state, &opts.run_dir)
 }
 
 fn now_micros() -> i64 {
@@ -504,17 +623,27 @@ fn now_micros() -> i64 {
         .unwrap_or(0)
 }
 
-/// `remodel sync --finish`: drops the run's slot and publication; returns what it did, a line
-/// each.
-pub async fn finish(source: &PgSource, run_dir: &std::path::Path) -> Result<Vec<String>, Error> {
-    let state = SyncState::load(run_dir)?.ok_or_else(|| {
-        Error::Input(format!(
-            "{}: no {} there (give the --run-dir of the sync)",
-            run_dir.display(),
-            SyncState::FILE
-        ))
-    })?;
-    let client = source.connect().await?;
+/// `remodel sync --finish`: drops the run's slot and publication, and renames `sync.json` to
+/// `sync.finished.json`; returns what it did, a line each. Refused while a sync runs in the
+/// folder; a folder finished already is said so.
+pub async fn finish(source: &PgSource, run_dir: &Path) -> Result<Vec<String>, Error> {
+    let Some(state) = load_state(run_dir)? else {
+        return match load_finished(run_dir)? {
+            Some(done) => Ok(vec![format!(
+                "already finished: slot {} and publication {} were dropped by an earlier --finish ({})",
+                done.slot,
+                done.publication,
+                run_dir.join(SyncState::FINISHED_FILE).display()
+            )]),
+            None => Err(Error::Input(format!(
+                "{}: no {} there (give the --run-dir of the sync)",
+                run_dir.display(),
+                SyncState::FILE
+            ))),
+        };
+    };
+    let _lock = lock_run_dir(run_dir)?;
+    let client = source.connect().await.map_err(Error::Connect)?;
     let mut out = Vec::new();
     let dropped = client
         .query(
@@ -542,10 +671,76 @@ pub async fn finish(source: &PgSource, run_dir: &std::path::Path) -> Result<Vec<
             format!("drop publication {}", state.publication),
         ))?;
     out.push(format!("publication {}: dropped", state.publication));
-    let done = run_dir.join("sync.finished.json");
+    let done = run_dir.join(SyncState::FINISHED_FILE);
     std::fs::rename(run_dir.join(SyncState::FILE), &done).map_err(|e| Error::Io {
-        path: done,
+        path: done.clone(),
         message: e.to_string(),
     })?;
+    out.push(format!(
+        "{} renamed to {}: a new sync needs a new --run-dir",
+        SyncState::FILE,
+        done.display()
+    ));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("remodel-sync-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn state() -> SyncState {
+        SyncState {
+            slot: "s1".into(),
+            publication: "s1".into(),
+            consistent_lsn: "0/1".into(),
+            ..SyncState::default()
+        }
+    }
+
+    /// Nowhere: a finish that reached the database would fail differently.
+    fn nowhere() -> PgSource {
+        PgSource::new("postgres://app@127.0.0.1:1/db?connect_timeout=2")
+    }
+
+    #[tokio::test]
+    async fn finish_is_refused_while_a_sync_holds_the_folder_and_leaves_no_lock() {
+        let dir = scratch("locked");
+        let held = lock_run_dir(&dir).expect("the first lock");
+        save_state(&state(), &dir).expect("sync.json");
+        let e = finish(&nowhere(), &dir).await.expect_err("a running sync");
+        let pid = std::process::id();
+        assert!(
+            matches!(&e, Error::Check(m) if m.contains(&format!("in use by a running remodel sync (pid {pid}): stop it first (`kill {pid}` sends SIGTERM"))),
+            "{e}"
+        );
+        drop(held);
+        assert!(!dir.join(remodel_backfill::run::LOCK_FILE).exists());
+        let e = finish(&nowhere(), &dir).await.expect_err("no database");
+        assert!(matches!(e, Error::Connect(_)), "{e}");
+        assert!(!dir.join(remodel_backfill::run::LOCK_FILE).exists());
+        std::fs::remove_dir_all(&dir).expect("clean up");
+    }
+
+    #[tokio::test]
+    async fn finish_of_a_finished_folder_says_so() {
+        let dir = scratch("finished");
+        std::fs::create_dir_all(&dir).expect("folder");
+        let text = serde_json::to_string(&state()).expect("json");
+        std::fs::write(dir.join(SyncState::FINISHED_FILE), text).expect("finished state");
+        let lines = finish(&nowhere(), &dir).await.expect("already finished");
+        assert_eq!(
+            lines,
+            [format!(
+                "already finished: slot s1 and publication s1 were dropped by an earlier --finish ({})",
+                dir.join(SyncState::FINISHED_FILE).display()
+            )]
+        );
+        std::fs::remove_dir_all(&dir).expect("clean up");
+    }
 }

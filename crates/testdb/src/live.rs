@@ -27,6 +27,8 @@ pub enum Need {
     Chromium,
     /// `mdbook` on `PATH`.
     Mdbook,
+    /// `psql` on `PATH` (the report's runbook runs it).
+    Psql,
     /// PySpark and the connector jars of `scripts/spark install` (`scripts/spark env` succeeds).
     Spark,
 }
@@ -49,6 +51,8 @@ impl Need {
                 .then(|| "no chromium on PATH (apt-get install chromium)".to_string()),
             Need::Mdbook => (!on_path("mdbook"))
                 .then(|| "no mdbook on PATH (scripts/test installs it; see README)".to_string()),
+            Need::Psql => (!on_path("psql"))
+                .then(|| "no psql on PATH (apt-get install postgresql-client)".to_string()),
             Need::Spark => spark_missing(),
         }
     }

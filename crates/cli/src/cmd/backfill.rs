@@ -17,10 +17,9 @@ use std::time::Duration;
 /// Exit code: the run stopped (a database failed for good, too many rejects); resumable.
 pub const EXIT_STOPPED: u8 = 1;
 
-/// Arguments of `remodel backfill`.
-#[derive(Debug, clap::Args)]
-#[command(
-    long_about = "Fills the target tables of a reviewed plan from Postgres.\n\n\
+/// The long help of `remodel backfill` (`--help`), set on its subcommand in `lib.rs`: the
+/// subcommand's doc comment would replace one set here alone.
+pub const LONG_ABOUT: &str = "Fills the target tables of a reviewed plan from Postgres.\n\n\
     For each table of plan.json, its source_sql runs on Postgres inside one exported snapshot \
     shared by parallel readers; the driving table is cut into ranges read with binary COPY; rows \
     are converted exactly (numeric to decimal with every digit, timestamps to UTC milliseconds) and \
@@ -34,10 +33,14 @@ pub const EXIT_STOPPED: u8 = 1;
     open). Before anything is written, the target's tables and user types are compared with the \
     plan (system_schema): one whose key, columns or types differ is refused, naming the difference \
     (--create-schema creates what is missing, and never keeps a table that differs). Ctrl-C ends \
-    the run cleanly and prints the command that resumes it.\n\n\
+    the run cleanly and prints the command that resumes it (so does SIGTERM, `kill PID`).\n\n\
     Exit codes: 0 completed, 1 stopped (see the message; resumable), 2 unusable input or URL (a \
     database that cannot be reached, a target that differs from the plan, a run folder in use), \
-    3 the plan fails its checks, 130 interrupted (Ctrl-C; resumable).",
+    3 the plan fails its checks, 130 interrupted (Ctrl-C or SIGTERM; resumable).";
+
+/// Arguments of `remodel backfill`.
+#[derive(Debug, clap::Args)]
+#[command(
     after_help = "Example:\n  remodel backfill --plan out/rideshare/plan.json \\\n    --source postgres://app@127.0.0.1:5432/rideshare --target 127.0.0.1:9042 --create-schema"
 )]
 pub struct Args {
@@ -391,15 +394,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::from(code))
 }
 
-/// The first Ctrl-C ends the run cleanly (the ranges being read are read again on resume); a
-/// second one ends the process at once, which a checkpoint only ever replaced whole survives too.
+/// The first Ctrl-C or SIGTERM ends the run cleanly (the ranges being read are read again on
+/// resume); a second one ends the process at once, which a checkpoint only ever replaced whole
+/// survives too.
 async fn end_on_ctrl_c(interrupt: remodel_backfill::Interrupt) {
-    if tokio::signal::ctrl_c().await.is_err() {
+    let mut stops = crate::signals::Stops::new();
+    let Some(signal) = stops.next().await else {
         return;
-    }
-    eprintln!("backfill: interrupted: ending cleanly (Ctrl-C again to quit at once)");
+    };
+    eprintln!("backfill: interrupted ({signal}): ending cleanly (again to quit at once)");
     interrupt.trigger();
-    if tokio::signal::ctrl_c().await.is_ok() {
+    if stops.next().await.is_some() {
         std::process::exit(i32::from(crate::EXIT_INTERRUPTED));
     }
 }

