@@ -95,7 +95,10 @@ fn bench(name: &str, schema: PathBuf, queries: PathBuf, runs: usize) -> Result<D
         &a.relationships,
         &embeds,
         &|_| false,
-        &config.zones(),
+        (
+            &config.zones(),
+            &remodel_design::self_check::Forbidden::new(),
+        ),
     );
     let costs = select::costs(&sizer, &a.workload, &a.relationships, &cands);
     let ilp = select::select(&cands, &costs, &config.weights);

@@ -438,6 +438,7 @@ mod tests {
         plan.design.violations.push(remodel_model::Violation {
             check: "a".into(),
             message: "trips_by_city_date: key not unique".into(),
+            ..Default::default()
         });
         let err = TargetTable::from_plan(&plan, &[]).unwrap_err().to_string();
         assert!(err.contains("must not be executed"), "{err}");

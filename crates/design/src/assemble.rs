@@ -190,7 +190,12 @@ pub fn write_lookups(inp: &Inputs<'_>, build: &mut Build) {
     for _round in 0..4 {
         tables::name_tables(inp.schema, &mut build.tables);
         let mut added = false;
-        for p in inp.workload.patterns.iter().filter(|p| p.kind.is_write()) {
+        let planned = inp
+            .workload
+            .patterns
+            .iter()
+            .filter(|p| p.kind.is_write() && !inp.forbidden.contains_key(&p.id));
+        for p in planned {
             let specs: Vec<crate::counters::Spec> =
                 build.counters.iter().map(|d| d.spec.clone()).collect();
             let (_, missing) = writes::plan(

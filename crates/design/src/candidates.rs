@@ -110,12 +110,17 @@ pub fn enumerate(
     relationships: &[Relationship],
     embeds: &[Embedding],
     small: &dyn Fn(&str) -> bool,
-    zones: &Zones,
+    (zones, forbidden): (&Zones, &crate::self_check::Forbidden),
 ) -> Candidates {
     let mut c = Candidates::default();
     let updated = updated_columns(schema, workload);
     for (pi, p) in workload.patterns.iter().enumerate() {
         if p.kind != StatementKind::Select {
+            continue;
+        }
+        if let Some(why) = forbidden.get(&p.id) {
+            c.notes.push((pi, format!("no table designed: {why}")));
+            c.fixed.push((pi, Fixed::Unservable(why.clone())));
             continue;
         }
         if let Some(why) = &p.analysis.one_off {

@@ -146,6 +146,16 @@ pub fn map_queries(
 pub fn write_paths(inp: &Inputs<'_>, build: &mut Build) -> Vec<WritePath> {
     let mut out = Vec::new();
     for p in inp.workload.patterns.iter().filter(|p| p.kind.is_write()) {
+        if let Some(why) = inp.forbidden.get(&p.id) {
+            out.push(WritePath {
+                pattern: p.id.clone(),
+                unsupported: Some(why.clone()),
+                note: Some(why.clone()),
+                fits_batch: true,
+                ..Default::default()
+            });
+            continue;
+        }
         let specs: Vec<crate::counters::Spec> =
             build.counters.iter().map(|d| d.spec.clone()).collect();
         let (mut w, _) = writes::plan(

@@ -31,6 +31,7 @@ pub mod precision;
 pub mod queries;
 pub mod read_checks;
 pub mod select;
+pub mod self_check;
 pub mod send;
 pub mod shape;
 pub mod sizing;
@@ -291,6 +292,8 @@ pub struct Inputs<'a> {
     pub embeds: Vec<embed::Embedding>,
     /// The source columns whose rows expire (written with a TTL where every table allows it).
     pub expiries: Vec<expiry::Expiry>,
+    /// Patterns the designer's own checks refused, with why: stated unserved.
+    pub forbidden: &'a self_check::Forbidden,
 }
 
 /// Designs the query-first Cassandra model for a schema and its analysed workload: the passes
@@ -317,10 +320,41 @@ fn design_folding(
     config: &DesignConfig,
     folds: &[(String, String, Embedding)],
 ) -> (DesignOutput, Vec<String>) {
+    // The designer checks itself: a pattern whose table or path fails a check is designed again
+    // without it (stated unserved with the reason), until the plan passes.
+    let mut forbidden = self_check::Forbidden::new();
+    let mut round = 0;
+    loop {
+        let args = (schema, workload, relationships, stats, config);
+        let (mut out, hosted) = design_once(args, folds, &forbidden);
+        round += 1;
+        if out.design.violations.is_empty()
+            || round > self_check::MAX_ROUNDS
+            || !self_check::forbid(&out.design, &mut forbidden)
+        {
+            out.diagnostics.extend(self_check::diagnostics(&forbidden));
+            return (out, hosted);
+        }
+    }
+}
+
+/// One design of the workload with the `forbidden` patterns stated unserved.
+fn design_once(
+    (schema, workload, relationships, stats, config): (
+        &Schema,
+        &Workload,
+        &[Relationship],
+        Option<&Statistics>,
+        &DesignConfig,
+    ),
+    folds: &[(String, String, Embedding)],
+    forbidden: &self_check::Forbidden,
+) -> (DesignOutput, Vec<String>) {
     let mut inputs = Inputs {
         schema,
         workload,
         relationships,
+        forbidden,
         config,
         sizer: sizing::Sizer {
             schema,
@@ -337,7 +371,7 @@ fn design_folding(
         relationships,
         &inputs.embeds,
         &small,
-        &config.zones(),
+        (&config.zones(), forbidden),
     );
     let mut cands = cands;
     let mut costs = select::costs(&inputs.sizer, workload, relationships, &cands);

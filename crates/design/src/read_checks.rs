@@ -11,12 +11,7 @@ use remodel_model::{
 };
 use std::collections::BTreeMap;
 
-fn v(out: &mut Vec<Violation>, check: &str, message: String) {
-    out.push(Violation {
-        check: check.to_string(),
-        message,
-    });
-}
+use crate::validate::v;
 
 /// Columns a statement's joins make equal, each mapped to one name of its class (the smallest),
 /// so that a filter written on `drivers.driver_id` is the one the rows hold as `trips.driver_id`.

@@ -185,11 +185,28 @@ fn ttl_written(design: &Design, out: &mut Vec<Violation>) {
     }
 }
 
-fn v(out: &mut Vec<Violation>, check: &str, message: String) {
+pub(crate) fn v(out: &mut Vec<Violation>, check: &str, message: String) {
     out.push(Violation {
         check: check.to_string(),
+        pattern: subject(&message, "read ").or_else(|| subject(&message, "write ")),
+        table: subject(&message, "table "),
         message,
     });
+}
+
+/// [`v`] for a violation about table `table` (and the pattern its message starts with).
+fn v_table(out: &mut Vec<Violation>, check: &str, table: &str, message: String) {
+    v(out, check, message);
+    if let Some(last) = out.last_mut() {
+        last.table = Some(table.to_string());
+    }
+}
+
+/// `q9` of a message `write q9: …` (`kind` `write `).
+fn subject(message: &str, kind: &str) -> Option<String> {
+    let rest = message.strip_prefix(kind)?;
+    let (name, _) = rest.split_once([':', ' '])?;
+    Some(name.to_string())
 }
 
 /// Identifiers compare exactly: the front ends fold them as Postgres does.
@@ -306,7 +323,7 @@ fn keys_unique(schema: &Schema, t: &DesignTable, out: &mut Vec<Violation>) {
     for o in others {
         let Some(ot) = schema.table(o) else { continue };
         if !is_ancestor(schema, &entity.key(), &ot.key()) && !covered(ot) {
-            v(out, "a", format!(
+            v_table(out, "a", &t.name, format!(
                 "table {}: it holds rows of {} joined to {} without a parent link, and its key holds no unique key of {}",
                 t.name, ot.key(), entity.key(), ot.key()
             ));
@@ -832,7 +849,7 @@ fn copies_maintained(design: &Design, f: &Facts<'_>, w: &WritePath, out: &mut Ve
             StatementKind::Select => false,
         };
         if needs && !w.targets.iter().any(|x| x.table == t.name) {
-            v(out, "f", format!(
+            v_table(out, "f", &t.name, format!(
                 "write {}: {} holds {} data this statement changes, but the path does not write it (its copy would go stale)",
                 w.pattern, t.name, f.table.key()
             ));

@@ -73,7 +73,7 @@ struct Stmt<'a> {
 
 impl Stmt<'_> {
     fn sets(&self, c: &ColumnRef) -> bool {
-        c.table == self.table.name && self.set.iter().any(|(s, _)| *s == c.column)
+        c.table == self.table.key() && self.set.iter().any(|(s, _)| *s == c.column)
     }
 }
 

@@ -3,6 +3,8 @@
 //! every fixture plan, with each gap and its class, in `fixtures/coverage.txt` (expect-test:
 //! `UPDATE_EXPECT=1` rewrites it, so a design change shows as a reviewed diff).
 //!
+//! Every plan passes the designer's own validator: no input gets a plan it refuses.
+//!
 //! Coverage may only go up: before comparing, every read or write the committed file shows as
 //! served must still be served (a gap that is new, or a gap that got worse — a keyed read become
 //! a scan — fails even with `UPDATE_EXPECT=1`: accepting one takes a hand edit of the file).
@@ -137,14 +139,22 @@ fn rank(class: &str) -> u8 {
 }
 
 #[test]
-fn coverage_of_every_corpus_and_fixture_only_goes_up() {
+fn coverage_only_goes_up_and_every_plan_passes_its_checks() {
     let file = root().join("fixtures/coverage.txt");
     let before = committed(&std::fs::read_to_string(&file).unwrap_or_default());
     let mut all = String::new();
     let mut regressions = Vec::new();
+    let mut refused: Vec<String> = Vec::new();
     for input in inputs() {
         let st = input.stats.as_deref().map(stats);
         let (plan, _) = plan_files(&[input.schema], &[input.queries], st.as_ref(), "coverage");
+        // The validator's verdict is the designer's own test: no input gets a plan it refuses.
+        for v in &plan.design.violations {
+            refused.push(format!(
+                "{}: plan check ({}): {}",
+                input.name, v.check, v.message
+            ));
+        }
         let c = plan
             .design
             .coverage
@@ -181,6 +191,11 @@ fn coverage_of_every_corpus_and_fixture_only_goes_up() {
         regressions.join("\n")
     );
     expect_test::expect_file![file].assert_eq(&all);
+    assert!(
+        refused.is_empty(),
+        "the designer made plans its own validator refuses:\n{}",
+        refused.join("\n")
+    );
 }
 
 #[test]

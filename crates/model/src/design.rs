@@ -226,13 +226,19 @@ pub const NO_COUNTER_NOTE: &str = "no counter table: ";
 
 /// A check a plan fails: it would lose rows, leave stale copies, read columns a table lacks or
 /// change what a query returns.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Violation {
     /// The check (`a` keys unique … `f` copies maintained; see the designer's validator).
     pub check: String,
     /// What is wrong, naming the table or pattern.
     pub message: String,
+    /// The pattern whose read or write it is about, when it is about one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// The table whose rows or copies it is about, when it is about one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
 }
 
 /// Keyspace settings.
