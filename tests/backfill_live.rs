@@ -273,25 +273,28 @@ async fn null_key_rows_are_left_out_or_rejected_and_counts_add_up() {
         std::fs::read_to_string(support::root().join("fixtures/backfill/events/schema.sql"))
             .unwrap();
     case.pg.client().batch_execute(&schema).await.unwrap();
-    // 37 rows without a device (partition key), 5 without a time (clustering column). The read
-    // binds the device, which no NULL equals: the plan leaves those rows out (its source query
-    // keeps `device IS NOT NULL`). It lists a device's events by time, NULL times among them
-    // (Postgres returns them first, DESC): they cannot be stored, and are rejected.
+    // 37 rows without a device (partition key), 5 without a time and 4 without a batch
+    // (clustering columns). Both reads bind the device, which no NULL equals: the plan leaves
+    // those rows out (its source query keeps `device IS NOT NULL`). One lists a device's events
+    // by time, NULL times among them (Postgres returns them first, DESC): they are stored with
+    // the NULL sentinel, where SQL sorts them. The other lists them by batch, an integer with no
+    // sentinel yet: rows without a batch cannot be stored there and are rejected.
     case.pg
         .client()
         .batch_execute(
             "INSERT INTO events SELECT i, CASE WHEN i % 27 = 0 THEN NULL ELSE 'dev-' || i % 7 END, \
              CASE WHEN i % 200 = 1 THEN NULL ELSE timestamptz '2024-05-01 00:00:00+00' + i * interval '1 minute' END, \
+             CASE WHEN i % 250 = 3 THEN NULL ELSE i % 11 END, \
              i / 8.0 FROM generate_series(1, 1000) i",
         )
         .await
         .unwrap();
     let plan = case.plan("fixtures/backfill/events");
     let planned = json(std::path::Path::new(&plan));
-    let source = planned["design"]["tables"][0]["source_sql"]
-        .as_str()
-        .unwrap_or_default();
-    assert!(source.ends_with("WHERE t0.device IS NOT NULL"), "{source}");
+    for t in planned["design"]["tables"].as_array().unwrap() {
+        let source = t["source_sql"].as_str().unwrap_or_default();
+        assert!(source.ends_with("WHERE t0.device IS NOT NULL"), "{source}");
+    }
     let run = case.dir.join("run");
     support::remodel_ok(&refs(&case.backfill_args(
         &plan,
@@ -299,38 +302,54 @@ async fn null_key_rows_are_left_out_or_rejected_and_counts_add_up() {
         &["--create-schema"],
     )));
     let summary = json(&run.join("summary.json"));
-    let (read, written, rejected) = table_counts(&summary)["events_by_device"];
-    assert_eq!((read, written, rejected), (963, 958, 5));
-    assert_eq!(read, written + rejected);
-    let rejects = std::fs::read_to_string(run.join("rejects/events_by_device.jsonl")).unwrap();
+    let counts = table_counts(&summary);
+    assert_eq!(counts["events_by_device"], (963, 963, 0));
+    let (read, written, rejected) = counts["events_by_device_batch"];
+    assert_eq!((read, written, rejected), (963, 959, 4));
+    assert!(!run.join("rejects/events_by_device.jsonl").exists());
+    let rejects =
+        std::fs::read_to_string(run.join("rejects/events_by_device_batch.jsonl")).unwrap();
     let lines: Vec<Value> = rejects
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.len(), 5);
+    assert_eq!(lines.len(), 4);
     let ids = |why: &str| -> BTreeSet<u64> {
         lines
             .iter()
             .filter(|l| l["reason"].as_str().unwrap().contains(why))
             .map(|l| {
                 assert_eq!(l["kind"], "null_key", "{l}");
-                assert_eq!(l["table"], "events_by_device", "{l}");
+                assert_eq!(l["table"], "events_by_device_batch", "{l}");
                 l["source_key"]["id"].as_str().unwrap().parse().unwrap()
             })
             .collect()
     };
     assert_eq!(
-        ids("NULL in clustering column at"),
-        BTreeSet::from([1, 201, 401, 601, 801])
+        ids("NULL in clustering column batch"),
+        BTreeSet::from([3, 253, 503, 753])
     );
+    // The NULL times come back first in a device's listing, as Postgres returns them.
+    let session = case.ks.session();
+    let first = session
+        .query_unpaged(
+            "SELECT at, id FROM events_by_device WHERE device = 'dev-1' LIMIT 1",
+            &[],
+        )
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap()
+        .first_row::<(i64, i64)>()
+        .unwrap();
+    assert_eq!(first, (i64::MAX, 1));
     let stdout = case.verify(&plan, &[]);
     assert!(
-        stdout.contains("expected 958 (963 source rows less 5 with a NULL key), stored 958"),
+        stdout.contains("expected 959 (963 source rows less 4 with a NULL key), stored 959"),
         "{stdout}"
     );
 
     // A changed value and a lost row: verify fails and shows both sides.
-    let session = case.ks.session();
     session
         .query_unpaged(
             "UPDATE events_by_device SET reading = 0 WHERE device = 'dev-1' AND at = 1714524600000000 AND id = 50",
@@ -357,10 +376,10 @@ async fn null_key_rows_are_left_out_or_rejected_and_counts_add_up() {
     let stdout = support::text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(
-        stdout.contains("events_by_device: counts DIFFER: expected 958"),
+        stdout.contains("events_by_device: counts DIFFER: expected 963"),
         "{stdout}"
     );
-    assert!(stdout.contains("stored 957"), "{stdout}");
+    assert!(stdout.contains("stored 962"), "{stdout}");
     assert!(
         stdout.contains(
             "[device=\"dev-1\", at=1714524600000000, id=50] reading: source 6.250 | target 0"

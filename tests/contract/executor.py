@@ -283,7 +283,11 @@ def bind_value(b, ctx):
     if f == "epoch_micros":
         # A time stored as a bigint of microseconds since 1970-01-01 UTC (a column whose
         # `encoding` is epoch_micros): CQL's timestamp holds milliseconds only.
-        return epoch_micros(bind_value(b["of"], ctx))
+        us = epoch_micros(bind_value(b["of"], ctx))
+        if b.get("null_last"):
+            # NULL stored as the largest bigint, infinity one below (epoch_micros_null_last).
+            return NULL_MICROS if us is None else (NULL_MICROS - 1 if us == NULL_MICROS else us)
+        return us
     if f == "seconds_until":
         # `USING TTL ?` of a write: seconds from the sender's clock to the instant.
         if b.get("clock") != "sent":
@@ -313,6 +317,9 @@ def seconds_until(instant, now, lo, hi):
     return 0 if secs > hi else max(secs, lo)
 
 
+NULL_MICROS = 9223372036854775807  # the bigint an epoch_micros_null_last column stores for NULL
+
+
 def epoch_micros(v):
     if v is None:
         return None
@@ -328,6 +335,10 @@ def decode(column, v):
     if enc is None or v is None:
         return v
     if enc == "epoch_micros":
+        return EPOCH + dt.timedelta(microseconds=v)
+    if enc == "epoch_micros_null_last":
+        if v == NULL_MICROS:
+            return None
         return EPOCH + dt.timedelta(microseconds=v)
     raise Gap(f"column {column.get('name')}: encoding {enc!r} unknown to this executor")
 

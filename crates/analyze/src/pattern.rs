@@ -376,10 +376,13 @@ impl<'s> Ctx<'s> {
                     for item in items {
                         let desc =
                             matches!(item.options.sort, Some(sqlparser::ast::OrderBySort::Desc));
+                        let nulls_first = item.options.nulls_first;
                         match self.order_column(&item.expr, outputs) {
-                            Some(column) => {
-                                self.res.analysis.order_by.push(OrderBy { column, desc })
-                            }
+                            Some(column) => self.res.analysis.order_by.push(OrderBy {
+                                column,
+                                desc,
+                                nulls_first,
+                            }),
                             None => self.note(format!(
                                 "ORDER BY {} is not a column; not recorded",
                                 item.expr

@@ -62,6 +62,8 @@ pub fn create_table(keyspace: &str, t: &DesignTable) -> String {
     for c in &t.columns {
         let note = if c.encoding == Some(Encoding::EpochMicros) {
             " -- microseconds since 1970-01-01 UTC (epoch_micros): the source keeps microseconds"
+        } else if c.encoding == Some(Encoding::EpochMicrosNullLast) {
+            " -- microseconds since 1970-01-01 UTC (epoch_micros_null_last): NULL stored as 9223372036854775807"
         } else if c.row_id.is_some() {
             " -- generated row id (the source table has no key: see row_id in plan.json)"
         } else {

@@ -464,7 +464,7 @@ pub fn design(
     relationships: &[Relationship],
 ) -> Design {
     cost_rationales(build, relationships);
-    tables::encode_everywhere(&mut build.tables);
+    tables::encode_everywhere(&mut build.tables, inp.schema, inp.workload);
     let (mut queries, suggestions) = map_queries(inp, build);
     evidence(inp, build, cands, costs, chosen, &mut queries);
     let writes = write_paths(inp, build);
@@ -528,7 +528,7 @@ pub fn design(
     d
 }
 
-/// Every bind of a column the table keeps encoded ([`Encoding::EpochMicros`]) takes the
+/// Every bind of a column the table keeps encoded ([`Encoding::EpochMicros`], NULL last or not) takes the
 /// value in that encoding: reads, lookups, reads before write and write statements alike, so no
 /// path can bind a timestamp where the key holds microseconds.
 fn encode_binds(d: &mut Design) {
@@ -547,10 +547,11 @@ fn encode_binds(d: &mut Design) {
     let wrap = |table: &str, binds: &mut Vec<Bind>| {
         for b in binds.iter_mut() {
             let key = (table.to_string(), b.column.clone());
-            if let Some(Encoding::EpochMicros) = encoded.get(&key) {
+            if let Some(e) = encoded.get(&key) {
                 if !matches!(b.value, BindValue::EpochMicros { .. }) {
                     b.value = BindValue::EpochMicros {
                         of: Box::new(b.value.clone()),
+                        null_last: e.null_last(),
                     };
                 }
             }

@@ -345,8 +345,22 @@ fn range_conds(
             if u.inclusive { "<=" } else { "<" },
             expr(&v),
         ));
+    } else if t.null_last.contains(rc) {
+        // The rows whose value is NULL are stored above every value: a lower bound alone would
+        // take them, which SQL's comparison never does.
+        r.conds.push(Cond::new(t, name, "<", below_nulls()));
     }
     Ok(())
+}
+
+/// The bound below a NULL-last column's NULL rows: the encoding of NULL itself.
+fn below_nulls() -> BindValue {
+    BindValue::EpochMicros {
+        of: Box::new(BindValue::Literal {
+            value: Literal::Null,
+        }),
+        null_last: true,
+    }
 }
 
 /// What CQL cannot do or must not do of the aggregation: `group` is CQL's GROUP BY when it

@@ -8,7 +8,7 @@ use crate::types;
 use remodel_model::{
     row_id_sql, Bind, BindValue, Bucket, ColumnRef, CqlType, DesignColumn, Encoding, Generator,
     JoinKey, KeyColumn, RowId, Schema, SortOrder, SourceCollection, SourceColumn, SourceFilter,
-    SourceJoin, SourceQuery, SourceRef, SourceValue,
+    SourceJoin, SourceQuery, SourceRef, SourceValue, Workload,
 };
 use std::collections::BTreeMap;
 
@@ -45,6 +45,9 @@ pub struct TableBuild {
     /// Key columns kept as microseconds since the epoch (set by [`finish`]): their source keeps
     /// microseconds, CQL's `timestamp` milliseconds.
     pub encoded: Vec<ColumnRef>,
+    /// The encoded clustering columns whose source may be NULL: NULL is stored as the largest
+    /// bigint (`Encoding::EpochMicrosNullLast`, set by [`encode_everywhere`]).
+    pub null_last: Vec<ColumnRef>,
     /// The source column whose instant ends each row's life (set by [`crate::expiry::mark`]):
     /// its INSERTs and UPDATEs carry `USING TTL ?`.
     pub expires: Option<ColumnRef>,
@@ -68,6 +71,7 @@ impl TableBuild {
             warnings: Vec::new(),
             name_note: None,
             encoded: Vec::new(),
+            null_last: Vec::new(),
             expires: None,
         }
     }
@@ -108,6 +112,7 @@ impl TableBuild {
             warnings: Vec::new(),
             name_note: None,
             encoded: Vec::new(),
+            null_last: Vec::new(),
             expires: None,
         })
     }
@@ -130,6 +135,7 @@ impl TableBuild {
             warnings: Vec::new(),
             name_note: None,
             encoded: Vec::new(),
+            null_last: Vec::new(),
             expires: None,
         }
     }
@@ -294,7 +300,13 @@ impl TableBuild {
     pub fn encoding(&self, k: &KeySrc) -> Option<Encoding> {
         k.plain_column()
             .filter(|c| self.encoded.contains(c))
-            .map(|_| Encoding::EpochMicros)
+            .map(|c| {
+                if self.null_last.contains(c) {
+                    Encoding::EpochMicrosNullLast
+                } else {
+                    Encoding::EpochMicros
+                }
+            })
     }
 
     /// The model's column list.
@@ -541,7 +553,7 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
 /// A source column some table keeps as epoch microseconds in its key is kept so in every table
 /// that holds it: a write path addresses that key with the value it reads from another table
 /// (the row's table by id), and a millisecond copy there would address no row.
-pub fn encode_everywhere(tables: &mut [TableBuild]) {
+pub fn encode_everywhere(tables: &mut [TableBuild], schema: &Schema, workload: &Workload) {
     let mut encoded: Vec<ColumnRef> = Vec::new();
     for t in tables.iter() {
         for c in &t.encoded {
@@ -563,6 +575,42 @@ pub fn encode_everywhere(tables: &mut [TableBuild]) {
                 }
             }
         }
+    }
+    null_last_keys(tables, schema, workload);
+}
+
+/// Every encoded clustering column whose source may be NULL stores NULL as the largest bigint:
+/// a CQL key cannot hold NULL, and the row must not be refused (a listing ordered by a
+/// timestamp that new rows leave NULL, a shipped date not set yet). Not where a read the table
+/// serves puts NULLs elsewhere (`ORDER BY c NULLS FIRST`): the largest bigint sorts where SQL's
+/// default puts NULLs only (such a column keeps its `nullable_key` handling).
+fn null_last_keys(tables: &mut [TableBuild], schema: &Schema, workload: &Workload) {
+    for t in tables.iter_mut() {
+        let elsewhere = |c: &ColumnRef| {
+            t.serves
+                .iter()
+                .filter_map(|p| workload.pattern(p))
+                .any(|p| {
+                    p.analysis
+                        .order_by
+                        .iter()
+                        .any(|o| &o.column == c && !o.nulls_as_default())
+                })
+        };
+        let nullable = |c: &ColumnRef| {
+            schema
+                .table(&c.table)
+                .and_then(|st| st.column(&c.column))
+                .is_some_and(|col| col.nullable)
+        };
+        let keys: Vec<ColumnRef> = t
+            .clustering
+            .iter()
+            .filter_map(|(k, _)| k.plain_column())
+            .filter(|c| t.encoded.contains(c) && nullable(c) && !elsewhere(c))
+            .cloned()
+            .collect();
+        t.null_last = keys;
     }
 }
 
@@ -832,6 +880,9 @@ pub fn source_query(
             (KeySrc::RowId(r), _) if *r == root.key() => {
                 numbered = true;
                 SourceValue::RowId
+            }
+            (KeySrc::Col(c), Some(r)) if t.null_last.contains(c) => {
+                SourceValue::EpochMicrosNullLast(r)
             }
             (KeySrc::Col(c), Some(r)) if t.encoded.contains(c) => SourceValue::EpochMicros(r),
             // A lookup column the source database does not have: its function of the column.

@@ -515,7 +515,7 @@ fn unresolved(
             .map(|k| k.as_ref())
             .chain(fields.iter().map(|(_, v)| v))
             .find_map(|v| unresolved(design, f, before, row, v)),
-        BindValue::EpochMicros { of } | BindValue::SecondsUntil { of, .. } => {
+        BindValue::EpochMicros { of, .. } | BindValue::SecondsUntil { of, .. } => {
             unresolved(design, f, before, row, of)
         }
         BindValue::RowId { table } => {

@@ -78,7 +78,7 @@ fn library_plan_is_safe_to_execute() {
             .expect("due_at bind");
         // due_at keeps microseconds: the key holds them (a bind of the current value, encoded).
         assert!(
-            matches!(&due_bind.value, BindValue::EpochMicros { of } if matches!(**of, BindValue::Current { .. })),
+            matches!(&due_bind.value, BindValue::EpochMicros { of, .. } if matches!(**of, BindValue::Current { .. })),
             "{due_bind:?}"
         );
         let ins = w
@@ -92,7 +92,7 @@ fn library_plan_is_safe_to_execute() {
             .find(|b| b.column == "due_at")
             .expect("due_at bind");
         assert!(
-            matches!(&due_bind.value, BindValue::EpochMicros { of } if matches!(**of, BindValue::New { .. })),
+            matches!(&due_bind.value, BindValue::EpochMicros { of, .. } if matches!(**of, BindValue::New { .. })),
             "{due_bind:?}"
         );
     }

@@ -56,3 +56,54 @@ fn the_designer_never_emits_a_plan_its_validator_refuses() {
     }
     assert_eq!(c.reads.served, 5);
 }
+
+/// Class 1: a listing ordered by a timestamp new rows leave NULL (`shipped_at`) keeps every row:
+/// the clustering column stores NULL as the largest bigint (`epoch_micros_null_last`), where SQL
+/// sorts NULLs by default, every write binds NULL so, and a read with only a lower bound reads
+/// below the NULL rows; the expected mapping is `fixtures/plan/null_sort_keys/mapping.txt`.
+#[test]
+fn null_in_a_listing_key_is_stored_where_sql_sorts_it() {
+    let plan = plan_fixture("null_sort_keys");
+    let violations = strict_violations(&plan);
+    assert!(violations.is_empty(), "{violations:#?}");
+    let t = plan
+        .design
+        .tables
+        .iter()
+        .find(|t| t.clustering.iter().any(|k| k.column == "shipped_at"))
+        .expect("the listing");
+    let k = t
+        .clustering
+        .iter()
+        .find(|k| k.column == "shipped_at")
+        .expect("key");
+    assert_eq!(
+        k.encoding,
+        Some(remodel_model::Encoding::EpochMicrosNullLast)
+    );
+    assert!(
+        t.warnings.iter().all(|w| w.code != "nullable_key"),
+        "{:?}",
+        t.warnings
+    );
+    assert!(
+        t.source_sql.contains("IS NULL THEN 9223372036854775807"),
+        "{}",
+        t.source_sql
+    );
+    let ranged = support::pipeline::read_mapping(
+        &plan,
+        "SELECT id, total, shipped_at FROM orders WHERE user_id = $1 AND shipped_at >",
+    );
+    assert!(
+        ranged
+            .cql
+            .as_deref()
+            .unwrap_or_default()
+            .contains("shipped_at > ? AND shipped_at < ?"),
+        "{ranged:?}"
+    );
+    let dir = support::pipeline::root().join("fixtures/plan/null_sort_keys");
+    expect_test::expect_file![dir.join("mapping.txt")]
+        .assert_eq(&support::pipeline::mapping_text(&plan));
+}

@@ -307,6 +307,17 @@ pub struct OrderBy {
     pub column: ColumnRef,
     /// `DESC`.
     pub desc: bool,
+    /// `NULLS FIRST` (true) or `NULLS LAST` (false) when the statement says it; absent: SQL's
+    /// default (NULLs last ascending, first descending).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nulls_first: Option<bool>,
+}
+
+impl OrderBy {
+    /// True when NULLs come where SQL puts them by default (after every value ascending).
+    pub fn nulls_as_default(&self) -> bool {
+        self.nulls_first.is_none_or(|first| first == self.desc)
+    }
 }
 
 /// One column of a SELECT's result.

@@ -429,6 +429,44 @@ pub enum Encoding {
     /// differ below a millisecond stay distinct. `source_sql` computes it; a bind of the column
     /// takes [`BindValue::EpochMicros`].
     EpochMicros,
+    /// [`Encoding::EpochMicros`] for a clustering column whose source may be NULL, which a CQL
+    /// key cannot hold: NULL is stored as the largest bigint ([`NULL_MICROS`]), where SQL sorts
+    /// NULLs by default (after every value ascending, before every value descending), and
+    /// `infinity` one below it. Every writer stores NULL so (a bind takes
+    /// [`BindValue::EpochMicros`] with `null_last`), every reader reads it back as NULL, and a
+    /// read with only a lower bound on the column reads below it (`c < micros(NULL)`): no row
+    /// Postgres accepts is refused, and a listing returns them where SQL puts them.
+    EpochMicrosNullLast,
+}
+
+impl Encoding {
+    /// True when NULL is stored as [`NULL_MICROS`].
+    pub fn null_last(self) -> bool {
+        self == Encoding::EpochMicrosNullLast
+    }
+}
+
+/// The bigint an [`Encoding::EpochMicrosNullLast`] column stores for NULL.
+pub const NULL_MICROS: i64 = i64::MAX;
+
+/// The value an [`Encoding::EpochMicrosNullLast`] column stores for `micros` (NULL as
+/// [`NULL_MICROS`], `infinity` one below it).
+pub fn micros_null_last(micros: Option<i64>) -> i64 {
+    match micros {
+        None => NULL_MICROS,
+        Some(i64::MAX) => NULL_MICROS - 1,
+        Some(us) => us,
+    }
+}
+
+/// The value an [`Encoding::EpochMicrosNullLast`] column's stored bigint stands for: NULL for
+/// [`NULL_MICROS`], `infinity` (the largest bigint) for the one below.
+pub fn micros_of_null_last(stored: i64) -> Option<i64> {
+    match stored {
+        NULL_MICROS => None,
+        us if us == NULL_MICROS - 1 => Some(i64::MAX),
+        us => Some(us),
+    }
 }
 
 /// How a generated id is made when a write inserts a row.
@@ -1057,6 +1095,10 @@ pub enum BindValue {
     EpochMicros {
         /// The timestamp value.
         of: Box<BindValue>,
+        /// The column stores NULL as [`NULL_MICROS`] ([`Encoding::EpochMicrosNullLast`]): a
+        /// NULL value is bound as it, `infinity` one below.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        null_last: bool,
     },
     /// The generated id ([`RowId`]) of the written row of `table`: for an INSERT a new one, made
     /// as the column's `row_id.inserted` says, once per call; otherwise the id read before the
@@ -1496,7 +1538,13 @@ impl std::fmt::Display for BindValue {
                 }
             }
             BindValue::Rewritten { column } => write!(f, "rewritten({column})"),
-            BindValue::EpochMicros { of } => write!(f, "micros({of})"),
+            BindValue::EpochMicros { of, null_last } => {
+                write!(
+                    f,
+                    "micros({of}){}",
+                    if *null_last { " null last" } else { "" }
+                )
+            }
             BindValue::RowId { table } => write!(f, "row_id({table})"),
         }
     }

@@ -36,6 +36,14 @@ pub fn epoch_micros_sql(col: &str) -> String {
     )
 }
 
+/// [`epoch_micros_sql`] for a column that stores NULL as the largest bigint and `infinity` one
+/// below it (`Encoding::EpochMicrosNullLast`).
+pub fn epoch_micros_null_last_sql(col: &str) -> String {
+    format!(
+        "CASE WHEN {col} IS NULL THEN 9223372036854775807 WHEN {col} = 'infinity' THEN 9223372036854775806 WHEN {col} = '-infinity' THEN -9223372036854775808 ELSE (extract(epoch FROM {col}) * 1000000)::bigint END"
+    )
+}
+
 /// The query that fills one target table: one result row per target row.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -119,6 +127,9 @@ pub enum SourceValue {
     /// A timestamp column as exact microseconds since the epoch ([`epoch_micros_sql`];
     /// `Encoding::EpochMicros`).
     EpochMicros(SourceRef),
+    /// The same, NULL stored as the largest bigint and `infinity` one below
+    /// (`Encoding::EpochMicrosNullLast`, [`epoch_micros_null_last_sql`]).
+    EpochMicrosNullLast(SourceRef),
     /// The time bucket a column's value falls in ([`Bucket::pg_sql`]).
     Bucket {
         /// The column.
@@ -255,7 +266,9 @@ impl SourceQuery {
     /// bucketed (`None` for a computed or constant column).
     pub fn read_column(&self, name: &str) -> Option<&SourceRef> {
         match &self.columns.iter().find(|c| c.name == name)?.value {
-            SourceValue::Column(r) | SourceValue::EpochMicros(r) => Some(r),
+            SourceValue::Column(r)
+            | SourceValue::EpochMicros(r)
+            | SourceValue::EpochMicrosNullLast(r) => Some(r),
             SourceValue::Bucket { column, .. } | SourceValue::Lookup { column, .. } => Some(column),
             _ => None,
         }
@@ -395,6 +408,7 @@ impl SourceSql {
         let expr = match v {
             SourceValue::Column(r) => r.sql(),
             SourceValue::EpochMicros(r) => epoch_micros_sql(&r.sql()),
+            SourceValue::EpochMicrosNullLast(r) => epoch_micros_null_last_sql(&r.sql()),
             SourceValue::Bucket {
                 column,
                 bucket,

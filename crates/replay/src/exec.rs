@@ -321,6 +321,16 @@ impl<'a> Replayer<'a> {
         for (f, t) in fields.iter().flatten() {
             out.types.insert(f.clone(), t.clone());
         }
+        let null_last: Vec<bool> = rows
+            .column_specs()
+            .iter()
+            .map(|s| {
+                table
+                    .columns
+                    .iter()
+                    .any(|c| c.name == s.name() && c.encoding.is_some_and(|e| e.null_last()))
+            })
+            .collect();
         let mut records = Vec::new();
         for row in rows
             .rows::<scylla::value::Row>()
@@ -328,8 +338,15 @@ impl<'a> Replayer<'a> {
         {
             let row = row.map_err(Error::cql(what()))?;
             let mut rec = Record::new();
-            for (value, field) in row.columns.into_iter().zip(&fields) {
+            for ((value, field), null_last) in row.columns.into_iter().zip(&fields).zip(&null_last)
+            {
                 if let Some((f, _)) = field {
+                    // A NULL stored as the largest bigint reads back as NULL.
+                    let value = if *null_last {
+                        values::from_null_last(value)
+                    } else {
+                        value
+                    };
                     rec.insert(f.clone(), value);
                 }
             }
@@ -579,18 +596,22 @@ impl<'a> Replayer<'a> {
                 "{v} is a list of buckets, bound where one value is expected (the statement runs \
                  once per bucket only as a read's bind)"
             ))),
-            BindValue::EpochMicros { of } => match &**of {
-                BindValue::Expr { expr } => {
-                    let sql = exprsql::column_free(expr)
-                        .map_err(|why| Error::Plan(format!("the expression `{expr}`: {why}")))?;
-                    self.eval_micros(&sql, params, to).await
-                }
-                BindValue::Literal { value } => {
-                    self.eval_micros(&value.to_string(), params, to).await
-                }
-                // A value of the rows read: kept as microseconds, or as milliseconds (× 1000).
-                other => Box::pin(self.bind_value(other, params, row, to)).await,
-            },
+            BindValue::EpochMicros { of, null_last } => {
+                let v = match &**of {
+                    BindValue::Expr { expr } => {
+                        let sql = exprsql::column_free(expr).map_err(|why| {
+                            Error::Plan(format!("the expression `{expr}`: {why}"))
+                        })?;
+                        self.eval_micros(&sql, params, to).await?
+                    }
+                    BindValue::Literal { value } => {
+                        self.eval_micros(&value.to_string(), params, to).await?
+                    }
+                    // A value of the rows read: kept as microseconds, or as milliseconds (× 1000).
+                    other => Box::pin(self.bind_value(other, params, row, to)).await?,
+                };
+                Ok(if *null_last { values::null_last(v) } else { v })
+            }
             other => Err(Error::Plan(format!(
                 "a read binds {other}, which only a write path can"
             ))),

@@ -146,6 +146,26 @@ pub fn coerce(v: CqlValue, to: &CqlType) -> Result<CqlValue, Error> {
     }
 }
 
+/// A value bound to a column that stores NULL as the largest bigint
+/// ([`remodel_model::Encoding::EpochMicrosNullLast`]): NULL as it, `infinity` one below.
+pub fn null_last(v: Option<CqlValue>) -> Option<CqlValue> {
+    match v {
+        None => Some(CqlValue::BigInt(remodel_model::micros_null_last(None))),
+        Some(CqlValue::BigInt(us)) => {
+            Some(CqlValue::BigInt(remodel_model::micros_null_last(Some(us))))
+        }
+        other => other,
+    }
+}
+
+/// A value read from such a column, as the value it stands for (NULL for the largest bigint).
+pub fn from_null_last(v: Option<CqlValue>) -> Option<CqlValue> {
+    match v {
+        Some(CqlValue::BigInt(us)) => remodel_model::micros_of_null_last(us).map(CqlValue::BigInt),
+        other => other,
+    }
+}
+
 /// A new time-based (version 1) UUID: what an application binds as the id of a row it inserts
 /// into a table without a key (`row_id.inserted` = `timeuuid`). Unique within the process (a
 /// counter in the clock sequence and the low time bits).

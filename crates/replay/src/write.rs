@@ -419,7 +419,7 @@ impl Replayer<'_> {
     ) -> Result<bool, Error> {
         let encoded = |c: &ColumnRef| {
             t.binds.iter().any(|b| match &b.value {
-                BindValue::EpochMicros { of } => matches!(&**of,
+                BindValue::EpochMicros { of, .. } => matches!(&**of,
                     BindValue::Current { column } | BindValue::New { column } if column == c),
                 _ => false,
             })
@@ -475,7 +475,10 @@ impl Replayer<'_> {
                 let sql = self.render(ctx, expr, This::Written(row))?;
                 self.eval(&sql, ctx.params, to).await
             }
-            BindValue::EpochMicros { of } => self.micros(ctx, of, row, to).await,
+            BindValue::EpochMicros { of, null_last } => {
+                let v = self.micros(ctx, of, row, to).await?;
+                Ok(if *null_last { values::null_last(v) } else { v })
+            }
             BindValue::SecondsUntil { of, min, max, .. } => {
                 // The instant in microseconds (as Postgres computes it, or as the row read
                 // holds it), then the seconds from now (replay's clock, which the SQL reads).

@@ -61,7 +61,7 @@ pub fn check(
 /// converted.
 fn unconverted(b: &BindValue) -> &BindValue {
     match b {
-        BindValue::EpochMicros { of } => of,
+        BindValue::EpochMicros { of, .. } => of,
         other => other,
     }
 }

@@ -81,9 +81,10 @@ fn refs(q: &SourceQuery) -> Vec<&SourceRef> {
     }
     for c in &q.columns {
         match &c.value {
-            SourceValue::Column(r) | SourceValue::EpochMicros(r) | SourceValue::Sum(r) => {
-                out.push(r)
-            }
+            SourceValue::Column(r)
+            | SourceValue::EpochMicros(r)
+            | SourceValue::EpochMicrosNullLast(r)
+            | SourceValue::Sum(r) => out.push(r),
             SourceValue::Bucket { column, .. } | SourceValue::Lookup { column, .. } => {
                 out.push(column)
             }
