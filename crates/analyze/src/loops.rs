@@ -14,7 +14,8 @@ use remodel_model::{
     TableIndex, TransactionGroup, Workload,
 };
 use sqlparser::ast::{
-    Expr, Ident, SelectItem, SetExpr, Statement, TableFactor, VisitMut, VisitorMut,
+    Expr, Ident, ObjectName, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, Statement,
+    TableFactor, VisitMut, VisitorMut,
 };
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -108,11 +109,8 @@ fn judge(
         return None;
     }
     let (param, child_column) = lookup_column(b)?;
-    let (parent_column, direction) = a
-        .analysis
-        .projection
-        .iter()
-        .find_map(|c| refers(tables, c, &child_column).map(|d| (c.clone(), d)))?;
+    let candidates = parent_columns(tables, a, &child_column);
+    let (parent_column, direction) = candidates.first()?.clone();
     let mut lp = Loop {
         parent: a.id.clone(),
         child: b.id.clone(),
@@ -139,6 +137,12 @@ fn judge(
         folded: None,
         not_folded: None,
     };
+    if candidates.len() > 1 {
+        // Two columns of A's rows name B's row (a comment's author and its recipient): the log
+        // cannot tell which one B looks up, and folding the other copies the wrong row.
+        lp.not_folded = Some(ambiguity(a, b, &candidates));
+        return Some(lp);
+    }
     match direction {
         Direction::ToMany => {
             // No joined read: one row per child would lose A's LIMIT (it counts A's rows) and
@@ -160,6 +164,43 @@ fn judge(
         }
     }
     Some(lp)
+}
+
+/// The columns of A's rows that lead to B's lookup column. A column A pins by `=` to one
+/// value is the same in every row A returns: a loop, whose lookups take distinct values, does
+/// not look it up.
+fn parent_columns(
+    tables: &TableIndex<'_>,
+    a: &AccessPattern,
+    child_column: &ColumnRef,
+) -> Vec<(ColumnRef, Direction)> {
+    let pinned = |c: &ColumnRef| {
+        a.analysis
+            .equality
+            .iter()
+            .any(|e| &e.column == c && e.op == EqualityOp::Eq)
+    };
+    let mut out: Vec<(ColumnRef, Direction)> = a
+        .analysis
+        .projection
+        .iter()
+        .filter(|c| !pinned(c))
+        .filter_map(|c| refers(tables, c, child_column).map(|d| (c.clone(), d)))
+        .collect();
+    out.dedup_by(|x, y| x.0 == y.0);
+    out
+}
+
+/// Why a loop is not folded when more than one column of A's rows leads to B's row.
+fn ambiguity(a: &AccessPattern, b: &AccessPattern, several: &[(ColumnRef, Direction)]) -> String {
+    let names: Vec<String> = several.iter().map(|(c, _)| c.to_string()).collect();
+    format!(
+        "{} columns of {}'s rows refer to the column {} looks up ({}): the log does not say which one it looks up, and copying the other's row would show the wrong values",
+        several.len(),
+        a.id,
+        b.id,
+        names.join(", ")
+    )
 }
 
 fn round2(x: f64) -> f64 {
@@ -296,7 +337,16 @@ fn join_sql(sql: &str, lp: &Loop, columns: &[ColumnRef], nullable: bool) -> Resu
         .map(|a| a.name.clone())
         .or_else(|| name.0.last().and_then(|p| p.as_ident().cloned()))
         .ok_or("the first read's table has no name")?;
-    // Every bare column of A names A's table: qualify it before B's columns come in scope.
+    // Every bare column of A names A's table: qualify it before B's columns come in scope; so
+    // does `*`, which would otherwise bring in every column of B.
+    for item in sel.projection.iter_mut() {
+        if let SelectItem::Wildcard(options) = item {
+            *item = SelectItem::QualifiedWildcard(
+                SelectItemQualifiedWildcardKind::ObjectName(ObjectName::from(vec![qual.clone()])),
+                options.clone(),
+            );
+        }
+    }
     let _ = q.visit(&mut Qualify(qual.clone()));
     let Statement::Query(q) = &mut stmt else {
         unreachable!("matched above")

@@ -26,7 +26,9 @@
 //! - (q) every counter table holds its key and counters only, is written by counter updates
 //!   only, and is kept by every write of the rows it counts ([`counters`]);
 //! - (r) a statement binding a key column whose NULL rows the table leaves out (its source query
-//!   filters `IS NOT NULL`) runs only when the value is not NULL.
+//!   filters `IS NOT NULL`) runs only when the value is not NULL;
+//! - (s) a copy of a parent's column is read from the parent row the table's own join names,
+//!   not another row of that table ([`parents`]).
 //!
 //! The read checks (e), (n), (o) are in [`crate::read_checks`].
 
@@ -39,6 +41,7 @@ use remodel_model::{
 use std::collections::HashMap;
 
 mod counters;
+mod parents;
 mod semantics;
 mod source;
 
@@ -642,6 +645,7 @@ fn write_path(
             }
         }
     }
+    parents::check(design, &f.table.key(), w, out);
     if w.unsupported.is_none() {
         key_changes(design, &f, w, out);
         copies_maintained(design, &f, w, out);

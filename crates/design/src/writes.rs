@@ -237,6 +237,7 @@ pub fn plan(
 
 /// Child → parent links from the tables' join edges and the schema's foreign keys.
 fn links(schema: &Schema, tables: &[TableBuild]) -> Vec<Link> {
+    let edges: Vec<Edge> = tables.iter().flat_map(|t| t.edges.clone()).collect();
     let mut out: Vec<Link> = Vec::new();
     let mut add = |child: ColumnRef, parent: ColumnRef| {
         let l = Link { child, parent };
@@ -244,13 +245,8 @@ fn links(schema: &Schema, tables: &[TableBuild]) -> Vec<Link> {
             out.push(l);
         }
     };
-    for e in tables.iter().flat_map(|t| &t.edges).filter(|e| e.directed) {
-        for (c, p) in e.child_cols.iter().zip(&e.parent_cols) {
-            if let (Some(c), Some(p)) = (column(schema, &e.child, c), column(schema, &e.parent, p))
-            {
-                add(c, p);
-            }
-        }
+    for l in edge_links(schema, &edges) {
+        add(l.child, l.parent);
     }
     for (t, fk) in schema.foreign_keys() {
         let Some(rt) = schema.table(&fk.ref_table) else {
@@ -264,6 +260,47 @@ fn links(schema: &Schema, tables: &[TableBuild]) -> Vec<Link> {
         }
     }
     out
+}
+
+/// The column links of the directed `edges` (child column → parent column).
+fn edge_links(schema: &Schema, edges: &[Edge]) -> Vec<Link> {
+    edges
+        .iter()
+        .filter(|e| e.directed)
+        .flat_map(|e| {
+            e.child_cols
+                .iter()
+                .zip(&e.parent_cols)
+                .filter_map(|(c, p)| {
+                    Some(Link {
+                        child: column(schema, &e.child, c)?,
+                        parent: column(schema, &e.parent, p)?,
+                    })
+                })
+        })
+        .collect()
+}
+
+/// The directed edges leading from table `from` to table `to`, in order; `None` when they do not.
+fn chain<'e>(edges: &'e [Edge], from: &str, to: &str) -> Option<Vec<&'e Edge>> {
+    chain_depth(edges, from, to, 0)
+}
+
+fn chain_depth<'e>(edges: &'e [Edge], from: &str, to: &str, depth: usize) -> Option<Vec<&'e Edge>> {
+    if from == to {
+        return Some(Vec::new());
+    }
+    if depth > 8 {
+        return None;
+    }
+    edges
+        .iter()
+        .filter(|e| e.directed && e.child == from && e.parent != from)
+        .find_map(|e| {
+            let mut rest = chain_depth(edges, &e.parent, to, depth + 1)?;
+            rest.insert(0, e);
+            Some(rest)
+        })
 }
 
 /// The canonical reference to a column of the schema.
@@ -328,9 +365,61 @@ impl Planner<'_> {
     fn known_depth(&self, c: &ColumnRef, v: Version, depth: usize) -> bool {
         depth <= 8
             && (self.direct(c, v, depth)
-                || self.links.iter().filter(|l| l.parent == *c).any(|l| {
-                    self.reaches_written(&l.child.table) && self.known_depth(&l.child, v, depth + 1)
-                }))
+                || self
+                    .children_of(c)
+                    .iter()
+                    .any(|child| self.known_depth(child, v, depth + 1)))
+    }
+
+    /// The columns of the written row (or its ancestors) whose value is `c`'s.
+    fn children_of(&self, c: &ColumnRef) -> Vec<ColumnRef> {
+        self.links_where(|l| l.parent == *c)
+    }
+
+    /// The columns through which the written row reaches rows of `table`.
+    fn link_children(&self, table: &str) -> Vec<ColumnRef> {
+        self.links_where(|l| l.parent.table == table)
+    }
+
+    /// The child columns of the links `pick` takes that start from the written row or its
+    /// ancestors: along the edges of the table being planned when any leads there (a
+    /// comment's author is its `from_user_id`, not whichever other column refers to users),
+    /// else along every parent link.
+    fn links_where(&self, pick: impl Fn(&Link) -> bool) -> Vec<ColumnRef> {
+        let usable = |l: &Link| pick(l) && self.reaches_written(&l.child.table);
+        let on_path: Vec<ColumnRef> = edge_links(self.schema, &self.path_edges)
+            .into_iter()
+            .filter(|l| usable(l))
+            .map(|l| l.child)
+            .collect();
+        if !on_path.is_empty() {
+            return on_path;
+        }
+        self.links
+            .iter()
+            .filter(|l| usable(l))
+            .map(|l| l.child.clone())
+            .collect()
+    }
+
+    /// True when `t` holds `c` from the row the table being planned copies it from: another
+    /// table's copy of a parent is that row only when it reaches the parent along the same
+    /// edges (an item's seller is a user, as a comment's author is, but not the same one).
+    fn same_row(&self, t: &TableBuild, c: &ColumnRef) -> bool {
+        let s = self.stmt.table.key();
+        if c.table == t.root || c.table == s || self.path_edges.is_empty() {
+            return true;
+        }
+        let (Some(ours), Some(theirs)) = (
+            chain(&self.path_edges, &s, &c.table),
+            chain(&t.edges, &t.root, &c.table),
+        ) else {
+            return true;
+        };
+        match ours.iter().position(|e| e.child == t.root) {
+            Some(i) => ours[i..] == theirs[..],
+            None => t.root == s && ours == theirs,
+        }
     }
 
     /// True when the value of `c` is known without following a parent link: from the
@@ -398,12 +487,11 @@ impl Planner<'_> {
             c.clone()
         } else {
             match self
-                .links
-                .iter()
-                .filter(|l| l.parent == *c && self.reaches_written(&l.child.table))
-                .find(|l| self.known(&l.child, v))
+                .children_of(c)
+                .into_iter()
+                .find(|child| self.known(child, v))
             {
-                Some(l) => return self.bind_of(&l.child, v),
+                Some(child) => return self.bind_of(&child, v),
                 None => c.clone(),
             }
         };
@@ -532,13 +620,11 @@ impl Planner<'_> {
         let mut i = 0;
         while i < need.len() {
             let c = need[i].clone();
-            for l in &self.links {
-                if l.parent.table == c.table
-                    && c.table != self.stmt.table.key()
-                    && self.reaches_written(&l.child.table)
-                    && !need.contains(&l.child)
-                {
-                    need.push(l.child.clone());
+            if c.table != self.stmt.table.key() {
+                for child in self.link_children(&c.table) {
+                    if !need.contains(&child) {
+                        need.push(child);
+                    }
                 }
             }
             i += 1;
@@ -585,33 +671,34 @@ impl Planner<'_> {
     /// Adds columns of `open` to a one-row read already planned whose table has them (one read
     /// of a row rather than two); true when it did.
     fn extend_read(&mut self, open: &[ColumnRef], version: Version) -> bool {
-        for (ri, r) in self.reads.iter_mut().enumerate() {
+        let found = self.reads.iter().enumerate().find_map(|(ri, r)| {
             if r.many || r.reads_new != (version == Version::New) {
-                continue;
+                return None;
             }
-            let Some(t) = self.tables.iter().find(|t| t.name == r.table) else {
-                continue;
-            };
-            let gives: Vec<&ColumnRef> = open.iter().filter(|c| t.col_name(c).is_some()).collect();
-            if gives.is_empty() {
-                continue;
+            let t = self.tables.iter().find(|t| t.name == r.table)?;
+            let gives: Vec<(String, ColumnRef)> = open
+                .iter()
+                .filter(|c| self.same_row(t, c))
+                .filter_map(|c| Some((t.col_name(c)?.to_string(), c.clone())))
+                .collect();
+            (!gives.is_empty()).then_some((ri, gives))
+        });
+        let Some((ri, gives)) = found else {
+            return false;
+        };
+        let r = &mut self.reads[ri];
+        for (n, c) in gives {
+            if !r.columns.contains(&n) {
+                r.columns.push(n);
             }
-            for c in gives {
-                if let Some(n) = t.col_name(c) {
-                    if !r.columns.iter().any(|x| x == n) {
-                        r.columns.push(n.to_string());
-                    }
-                }
-                self.provided.push((ri, c.clone(), version));
-            }
-            if let Some(ft) = &self.for_table {
-                if !r.for_tables.contains(ft) {
-                    r.for_tables.push(ft.clone());
-                }
-            }
-            return true;
+            self.provided.push((ri, c, version));
         }
-        false
+        if let Some(ft) = &self.for_table {
+            if !r.for_tables.contains(ft) {
+                r.for_tables.push(ft.clone());
+            }
+        }
+        true
     }
 
     /// The table to read (one row) that provides the most of `open`, keyed by known values.
@@ -644,7 +731,10 @@ impl Planner<'_> {
             if !one_row || !self.reaches_written(&t.root) {
                 continue;
             }
-            let gives = open.iter().filter(|c| t.col_name(c).is_some()).count();
+            let gives = open
+                .iter()
+                .filter(|c| t.col_name(c).is_some() && self.same_row(t, c))
+                .count();
             if gives == 0 {
                 continue;
             }

@@ -78,10 +78,18 @@ fn inputs() -> Vec<Input> {
     let mut fixtures: Vec<PathBuf> = std::fs::read_dir(root.join("fixtures/plan"))
         .expect("fixtures/plan")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|d| d.join("schema.sql").is_file() && d.join("queries.sql").is_file())
+        .filter(|d| d.join("schema.sql").is_file())
         .collect();
     fixtures.sort();
     for dir in fixtures {
+        // A fixture's workload: its queries, or the session log its loops come from.
+        let Some(queries) = ["queries.sql", "app.log"]
+            .iter()
+            .map(|f| dir.join(f))
+            .find(|f| f.is_file())
+        else {
+            continue;
+        };
         let stats = dir.join("stats.json");
         out.push(Input {
             name: format!(
@@ -89,7 +97,7 @@ fn inputs() -> Vec<Input> {
                 dir.file_name().unwrap_or_default().to_string_lossy()
             ),
             schema: dir.join("schema.sql"),
-            queries: dir.join("queries.sql"),
+            queries,
             stats: stats.is_file().then_some(stats),
         });
     }

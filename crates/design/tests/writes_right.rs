@@ -4,7 +4,9 @@
 
 mod support;
 
-use support::pipeline::{plan_fixture, strict_violations, write_path};
+use support::pipeline::{
+    mapping_text, plan_files, plan_fixture, root, strict_violations, write_path,
+};
 
 /// Class 2: `INSERT INTO app.items …` (a table of schema `app`) binds every column of every
 /// copy, and `UPDATE app.items SET qty = …` writes the copy that holds `qty`: the plan passes its
@@ -106,4 +108,85 @@ fn null_in_a_listing_key_is_stored_where_sql_sorts_it() {
     let dir = support::pipeline::root().join("fixtures/plan/null_sort_keys");
     expect_test::expect_file![dir.join("mapping.txt")]
         .assert_eq(&support::pipeline::mapping_text(&plan));
+}
+
+/// Class 5: folds and copies take the parent row their own foreign key names. A comment names
+/// two users (author, recipient) and an item whose seller is a user too
+/// (`fixtures/plan/fold_parents/`, a session log with two N+1 loops):
+/// - the loop after `… WHERE to_user_id = $1` folds the author (`from_user_id`: the recipient
+///   is pinned, the same in every row), and copies only the nickname it looks up (`SELECT *` of
+///   the list no longer brings in every users column: e-mail, password, rating);
+/// - the loop after `… WHERE item_id = $1` is not folded: two columns of its rows refer to
+///   users, and the log does not say which one it looks up;
+/// - a new comment's copy of its author's nickname is read from `users_by_id` by
+///   `from_user_id`, never from `items_by_id` by `item_id` (the item's seller), which check (s)
+///   refuses.
+#[test]
+fn folds_and_copies_take_the_row_their_own_key_names() {
+    let dir = root().join("fixtures/plan/fold_parents");
+    let (plan, _) = plan_files(
+        &[dir.join("schema.sql")],
+        &[dir.join("app.log")],
+        None,
+        "fold_parents",
+    );
+    let violations = strict_violations(&plan);
+    assert!(violations.is_empty(), "{violations:#?}");
+    let text = mapping_text(&plan);
+    expect_test::expect_file![dir.join("plan.txt")].assert_eq(&text);
+    let folded: Vec<&remodel_model::AccessPattern> = plan
+        .workload
+        .patterns
+        .iter()
+        .filter(|p| p.id.contains('+'))
+        .collect();
+    assert_eq!(folded.len(), 1, "{text}");
+    let sql = &folded[0].sql;
+    assert!(
+        sql.contains("ON remodel_loop.id = comments.from_user_id"),
+        "{sql}"
+    );
+    assert!(
+        sql.starts_with("SELECT comments.*, remodel_loop.nickname AS users_nickname FROM"),
+        "{sql}"
+    );
+    let list = plan
+        .design
+        .tables
+        .iter()
+        .find(|t| t.serves.contains(&folded[0].id))
+        .expect("the folded read's table");
+    for secret in ["email", "password"] {
+        assert!(!list.columns.iter().any(|c| c.name == secret), "{list:#?}");
+    }
+    let item_loop = plan
+        .design
+        .loops
+        .iter()
+        .find(|l| l.pattern.is_none())
+        .expect("the loop after the item's comments");
+    assert!(
+        item_loop
+            .reason
+            .contains("comments.from_user_id, comments.to_user_id"),
+        "{item_loop:?}"
+    );
+    let insert = write_path(&plan, "INSERT INTO comments");
+    let reads: Vec<String> = insert
+        .read_before_write
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {:?}",
+                r.cql,
+                r.binds.iter().map(|b| &b.value).collect::<Vec<_>>()
+            )
+        })
+        .collect();
+    assert_eq!(reads.len(), 1, "{reads:#?}");
+    assert!(
+        reads[0].contains("FROM fold_parents.users_by_id WHERE id = ?"),
+        "{reads:#?}"
+    );
+    assert!(reads[0].contains("from_user_id"), "{reads:#?}");
 }
