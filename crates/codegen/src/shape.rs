@@ -226,6 +226,7 @@ pub fn row_key(c: &ColumnRef) -> String {
 
 /// The fields of the rows read `q` returns, in the SQL result's order.
 pub fn fields(plan: &Plan, q: &QueryMapping) -> Vec<Field> {
+    let mut computed = computed_fields(plan, q).into_iter();
     let mut out: Vec<Field> = Vec::with_capacity(q.columns.len());
     for (i, c) in q.columns.iter().enumerate() {
         let mut name = names::snake(&c.name);
@@ -240,16 +241,21 @@ pub fn fields(plan: &Plan, q: &QueryMapping) -> Vec<Field> {
             (None, Some(t)) => t,
             (None, None) => Ty::Any,
         };
-        let key = match (&c.table, &c.cql_column, &c.source) {
-            (Some(t), Some(col), _) => Some(target_key(t, col)),
-            (None, Some(_), Some(s)) => Some(row_key(s)),
-            _ => None,
+        let (key, ty, nullable) = match (&c.table, &c.cql_column, &c.source) {
+            (Some(t), Some(col), _) => (
+                Some(target_key(t, col)),
+                ty,
+                declared.is_none_or(|(_, n)| n),
+            ),
+            (None, Some(_), Some(s)) => (Some(row_key(s)), ty, declared.is_none_or(|(_, n)| n)),
+            (None, None, None) => computed.next().unwrap_or((None, Ty::Any, true)),
+            _ => (None, ty, true),
         };
         out.push(Field {
             sql_name: c.name.clone(),
             name,
             ty,
-            nullable: declared.is_none_or(|(_, n)| n),
+            nullable,
             key,
         });
     }
@@ -333,4 +339,65 @@ mod tests {
         assert_eq!(Ty::of_sql("text[]"), (Ty::Text, true));
         assert_eq!(Ty::of_sql("mood"), (Ty::Text, false));
     }
+}
+
+/// Where each computed column of read `q` is (its key in the rows, its type, whether NULL), in
+/// the SQL result's order. plan.json states a computed column by its name alone; the contract
+/// (book/src/plan-json.md, "The result columns") links the computed columns of a read, in
+/// order, to its pattern's `aggregates`: the client computes an aggregate that
+/// `client.aggregates` lists (under [`aggregate_key`]); when the client aggregates nothing, the
+/// CQL does, its result's last columns being the aggregates in that order (`#-k`: the k-th
+/// column from the last). Empty when the counts differ (an expression of the SELECT list,
+/// which the plan does not state).
+fn computed_fields(plan: &Plan, q: &QueryMapping) -> Vec<(Option<String>, Ty, bool)> {
+    let Some(p) = plan.workload.patterns.iter().find(|p| p.id == q.pattern) else {
+        return Vec::new();
+    };
+    let aggs = &p.analysis.aggregates;
+    let computed = q
+        .columns
+        .iter()
+        .filter(|c| c.source.is_none() && c.table.is_none() && c.cql_column.is_none())
+        .count();
+    if computed != aggs.len() || q.counter.is_some() {
+        return Vec::new();
+    }
+    let client = &q.client.aggregates;
+    aggs.iter()
+        .enumerate()
+        .map(|(k, a)| {
+            let key = if client.contains(a) {
+                Some(aggregate_key(a))
+            } else if client.is_empty() {
+                Some(format!("#-{}", aggs.len() - k))
+            } else {
+                None
+            };
+            let (ty, nullable) = aggregate_ty(plan, a);
+            (key, ty, nullable)
+        })
+        .collect()
+}
+
+/// The type of an aggregate's value: `count` an integer never NULL; `min`/`max` the column's
+/// type; `sum`/`avg` a number whose kind depends on the column's (any).
+fn aggregate_ty(plan: &Plan, a: &remodel_model::Aggregate) -> (Ty, bool) {
+    match a.function.to_ascii_lowercase().as_str() {
+        "count" => (Ty::Int, false),
+        "min" | "max" => (
+            a.column
+                .as_ref()
+                .and_then(|c| column_ty(plan, c))
+                .map_or(Ty::Any, |(t, _)| t),
+            true,
+        ),
+        _ => (Ty::Any, true),
+    }
+}
+
+/// The key of an aggregate the client computes in the rows it groups: `max(trips.fare_usd)`.
+pub fn aggregate_key(a: &remodel_model::Aggregate) -> String {
+    let arg = a.column.as_ref().map_or("*".to_string(), row_key);
+    let d = if a.distinct { "DISTINCT " } else { "" };
+    format!("{}({d}{arg})", a.function.to_ascii_lowercase())
 }

@@ -86,6 +86,7 @@ fn fixtures_python() {
         "buckets",
         "upserts",
         "counters-read-heavy",
+        "counters-write-heavy",
         "expiring",
         "library",
     ] {

@@ -29,8 +29,8 @@ impl<'p> Gen<'p> {
         let fields = shape::fields(self.plan, q);
         if let Some(f) = fields.iter().find(|f| f.key.is_none()) {
             return Err(Skip(format!(
-                "result column `{}` is computed (an aggregate or an expression of the SELECT \
-                 list) and plan.json does not state what computes it",
+                "result column `{}` is computed by an expression of the SELECT list, which \
+                 plan.json does not state",
                 f.sql_name
             )));
         }
@@ -355,9 +355,7 @@ impl<'p> Gen<'p> {
 
 /// The key of a client aggregate's value in the rows (`count(*)`, `sum(DISTINCT t.c)`).
 fn aggregate_key(a: &remodel_model::Aggregate) -> String {
-    let arg = a.column.as_ref().map_or("*".to_string(), shape::row_key);
-    let d = if a.distinct { "DISTINCT " } else { "" };
-    format!("{}({d}{arg})", a.function.to_ascii_lowercase())
+    shape::aggregate_key(a)
 }
 
 /// Pairs of source columns the pattern's joins make equal (either stands for the other).

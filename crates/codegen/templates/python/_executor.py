@@ -81,6 +81,8 @@ def serve(calls: Mapping[str, Call], keyspace: str, argv: list[str] | None = Non
     host, _, port = str(a.cql).rpartition(":")
     cluster = Cluster([host or "127.0.0.1"], port=int(port or 9042))
     session = cluster.connect(a.keyspace)
+    # A loaded test machine answers a logged batch slower than the driver's 10 s default.
+    session.default_timeout = 60.0
     hooks = ReplayHooks()
     q = Queries(session, hooks)
     try:

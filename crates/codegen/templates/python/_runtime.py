@@ -257,6 +257,86 @@ class Interval:
         raise TypeError(f"an interval added to {v!r}")
 
 
+_INTERVAL_UNITS: dict[str, tuple[int, int, int]] = {
+    # unit -> (months, days, microseconds) of one
+    "millennium": (12000, 0, 0),
+    "century": (1200, 0, 0),
+    "decade": (120, 0, 0),
+    "year": (12, 0, 0),
+    "mon": (1, 0, 0),
+    "month": (1, 0, 0),
+    "week": (0, 7, 0),
+    "day": (0, 1, 0),
+    "hour": (0, 0, 3_600_000_000),
+    "minute": (0, 0, 60_000_000),
+    "min": (0, 0, 60_000_000),
+    "second": (0, 0, 1_000_000),
+    "sec": (0, 0, 1_000_000),
+    "millisecond": (0, 0, 1_000),
+    "msec": (0, 0, 1_000),
+    "microsecond": (0, 0, 1),
+    "usec": (0, 0, 1),
+}
+_UNIT_ABBREVIATIONS = {
+    "y": "year",
+    "yr": "year",
+    "d": "day",
+    "h": "hour",
+    "hr": "hour",
+    "m": "minute",
+    "s": "second",
+    "ms": "msec",
+    "us": "usec",
+}
+_INTERVAL_TOKEN = re.compile(
+    r"\s*(?:(?P<clock>[+-]?\d+:\d+(?::\d+(?:\.\d+)?)?)|(?P<n>[+-]?\d+(?:\.\d+)?)\s*(?P<unit>[a-z]+))"
+)
+
+
+def interval_from_text(s: str) -> Interval:
+    """An interval written as Postgres reads or writes it in its default style (`14 days`,
+    `1 year 2 mons -3 days +04:05:06.5`, `2 hours ago`)."""
+    text_ = s.strip().lower().removeprefix("@").strip()
+    sign = 1
+    if text_.endswith(" ago"):
+        sign, text_ = -1, text_[: -len(" ago")]
+    months = days = 0
+    micros = decimal.Decimal(0)
+    pos = 0
+    while pos < len(text_):
+        m = _INTERVAL_TOKEN.match(text_, pos)
+        if m is None or m.end() == pos:
+            raise ValueError(f"an interval {s!r}")
+        pos = m.end()
+        if m.group("clock"):
+            micros += _clock_micros(m.group("clock"))
+            continue
+        written = m.group("unit")
+        unit = _UNIT_ABBREVIATIONS.get(written) or written.removesuffix("s")
+        unit = _UNIT_ABBREVIATIONS.get(unit, unit)
+        if unit not in _INTERVAL_UNITS:
+            raise ValueError(f"an interval {s!r}: unit {m.group('unit')!r}")
+        n = decimal.Decimal(m.group("n"))
+        um, ud, uu = _INTERVAL_UNITS[unit]
+        whole_months = int(n * um)
+        days_part = n * ud + (n * um - whole_months) * 30
+        whole_days = int(days_part)
+        months += whole_months
+        days += whole_days
+        micros += n * uu + (days_part - whole_days) * 86_400_000_000
+    return Interval(sign * months, sign * days, sign * int(micros.to_integral_value(decimal.ROUND_HALF_EVEN)))
+
+
+def _clock_micros(clock: str) -> decimal.Decimal:
+    """`[+-]HH:MM[:SS[.ffffff]]` in microseconds."""
+    negative = clock.startswith("-")
+    parts = clock.lstrip("+-").split(":")
+    hours, minutes = int(parts[0]), int(parts[1])
+    seconds = decimal.Decimal(parts[2]) if len(parts) > 2 else decimal.Decimal(0)
+    total = (hours * 3600 + minutes * 60) * 1_000_000 + seconds * 1_000_000
+    return -total if negative else total
+
+
 def _add_months(v: dt.datetime, months: int) -> dt.datetime:
     total = v.year * 12 + (v.month - 1) + months
     year, month = divmod(total, 12)
@@ -466,8 +546,8 @@ def cast(v: Any, to: str, zone: ZoneInfo) -> Any:
         if isinstance(v, dt.date):
             return dt.datetime(v.year, v.month, v.day)
         return dt.datetime.fromisoformat(str(v))
-    if to == "interval" and isinstance(v, Interval):
-        return v
+    if to == "interval":
+        return v if isinstance(v, Interval) else interval_from_text(str(v))
     if to == "time":
         return v if isinstance(v, dt.time) else dt.time.fromisoformat(str(v))
     if to == "bytea":
@@ -808,10 +888,13 @@ def decode_rows(result: Iterable[Any], names: Sequence[str], columns: Columns) -
     for raw in result:
         values = list(raw.values()) if isinstance(raw, dict) else list(raw)
         r: Row = {}
-        for name, v in zip(names, values, strict=True):
+        for i, (name, v) in enumerate(zip(names, values, strict=True)):
             col = columns.get(name)
             if col is None:
+                # A value no column of the table holds (an aggregate the CQL computes): also
+                # under its place from the last column (`#-1` the last).
                 r[f"@{name}"] = v
+                r[f"#-{len(values) - i}"] = v
                 continue
             target, source, decoder = col
             value = decoder(v) if decoder is not None and v is not None else v
@@ -972,8 +1055,10 @@ def from_json(v: Any, ty: str) -> Any:
         return uuid.UUID(str(v))
     if ty == "bytes":
         return bytes.fromhex(str(v).removeprefix("\\x"))
-    if ty == "interval" and isinstance(v, dict):
-        return Interval(int(v.get("months", 0)), int(v.get("days", 0)), int(v.get("micros", 0)))
+    if ty == "interval":
+        if isinstance(v, dict):
+            return Interval(int(v.get("months", 0)), int(v.get("days", 0)), int(v.get("micros", 0)))
+        return interval_from_text(str(v))
     return v
 
 
