@@ -260,3 +260,21 @@ async fn library_python_replays() {
     let (case, ..) = prove("library", "fixtures/plan/library", "library").await;
     case.cleanup().await;
 }
+
+/// The fixtures of the plan's other kinds of statement: buckets cut in their zone, a one-to-few
+/// child folded into a collection (its entries read and written), counter tables, rows that
+/// expire (TTLs), upserts.
+#[tokio::test(flavor = "multi_thread")]
+async fn fixtures_python_replay() {
+    remodel_testdb::live!(Postgres, Cassandra);
+    for name in [
+        "buckets",
+        "embed_one_to_few",
+        "counters-read-heavy",
+        "expiring",
+        "upserts",
+    ] {
+        let (case, ..) = prove(name, &format!("fixtures/plan/{name}"), name).await;
+        case.cleanup().await;
+    }
+}

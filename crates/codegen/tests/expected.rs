@@ -87,6 +87,7 @@ fn fixtures_python() {
         "upserts",
         "counters-read-heavy",
         "counters-write-heavy",
+        "embed_one_to_few",
         "expiring",
         "library",
     ] {

@@ -476,7 +476,10 @@ impl<'p> Gen<'p> {
                 format!("rt.bucket({of}, {}, {z})", expr::string(bucket.name()))
             }
             BindValue::EpochMicros { of } => {
-                format!("rt.epoch_micros({})", self.bind_value(of, scope, place)?)
+                format!(
+                    "rt.epoch_micros({}, _ZONE)",
+                    self.bind_value(of, scope, place)?
+                )
             }
             BindValue::SecondsUntil { of, min, max, .. } => format!(
                 "rt.seconds_until({}, self._hooks.now(), {min}, {max})",

@@ -505,6 +505,21 @@ impl<'p> Gen<'p> {
         at: &At<'_>,
         params: &[Param],
     ) -> Result<String, Skip> {
+        if let BindValue::Entry { key, fields } = v {
+            let mut parts = Vec::with_capacity(fields.len());
+            for (name, f) in fields {
+                parts.push(format!(
+                    "{}: {}",
+                    string(name),
+                    self.write_bind(p, f, at, params)?
+                ));
+            }
+            let entry = format!("rt.entry({{{}}})", parts.join(", "));
+            return Ok(match key {
+                Some(k) => format!("{{{}: {entry}}}", self.write_bind(p, k, at, params)?),
+                None => entry,
+            });
+        }
         let this =
             |c: &ColumnRef| format!("st.current({}, {})", string(&shape::row_key(c)), at.row);
         let scope = Scope::new(params, &this, &p.id);
@@ -521,10 +536,6 @@ impl<'p> Gen<'p> {
                     string(table),
                     py_bool(table == at.table),
                     at.row
-                ))),
-                BindValue::Entry { .. } => Some(Err(Skip(
-                    "a write of an embedded child row (a collection entry) is not generated yet"
-                        .into(),
                 ))),
                 BindValue::Rewritten { column } => Some(Err(Skip(format!(
                     "the collection {column} rewritten on the client is not generated yet"

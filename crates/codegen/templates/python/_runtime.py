@@ -12,6 +12,7 @@ import datetime as dt
 import decimal
 import math
 import re
+import types
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -566,11 +567,14 @@ def timestamptz_from_text(s: str, zone: ZoneInfo) -> dt.datetime:
 # ---------------------------------------------------------------- stored forms
 
 
-def epoch_micros(v: dt.datetime | None) -> int | None:
+def epoch_micros(v: dt.datetime | dt.date | None, zone: ZoneInfo = UTC_ZONE) -> int | None:
     """An instant as microseconds since 1970-01-01 00:00 UTC (a timestamp without time zone is
-    read as UTC): the bind of a column whose encoding is `epoch_micros`."""
+    read as UTC; a date is its midnight in `zone`, the plan's, as Postgres compares a date with
+    an instant): the bind of a column whose encoding is `epoch_micros`."""
     if v is None:
         return None
+    if not isinstance(v, dt.datetime):
+        v = dt.datetime(v.year, v.month, v.day, tzinfo=zone)
     aware = v if v.tzinfo else v.replace(tzinfo=UTC)
     return (aware - EPOCH) // dt.timedelta(microseconds=1)
 
@@ -660,6 +664,12 @@ def cql_uuid(v: Any) -> uuid.UUID | None:
     if v is None:
         return None
     return v if isinstance(v, uuid.UUID) else uuid.UUID(str(v))
+
+
+def entry(fields: dict[str, Any]) -> Any:
+    """An embedded child row as a collection entry (a user type's value: the driver reads each
+    field by its name)."""
+    return types.SimpleNamespace(**fields)
 
 
 def cql_list(v: Any, item: Callable[[Any], Any]) -> list[Any] | None:
@@ -853,6 +863,28 @@ def aggregate(function: str, column: str | None, distinct_: bool, rows: list[Row
         total = sum((decimal.Decimal(v) for v in present), decimal.Decimal(0))
         return total / len(present)
     raise ValueError(f"aggregate {function!r}")
+
+
+def unnest(
+    rows: list[Row], collection: str, fields: Sequence[str], linked: Sequence[tuple[str, str]]
+) -> list[Row]:
+    """The rows of an embedded child table read from the `collection` of each row: one per
+    entry (a map's values, a list's items), the entry type's i-th field under `fields[i]`, each
+    `(child, parent)` of `linked` the row's value of `parent`; an empty collection, none."""
+    out: list[Row] = []
+    for r in rows:
+        c: Any = r.get(collection)
+        if c is None:
+            continue
+        entries = list(c.values()) if hasattr(c, "values") else list(c)
+        for e in entries:
+            child = dict(r)
+            for i, f in enumerate(fields):
+                child[f] = e[i] if isinstance(e, tuple) else getattr(e, f.rsplit(".", 1)[1], None)
+            for key, parent in linked:
+                child[key] = r.get(parent)
+            out.append(child)
+    return out
 
 
 def counter_rows(rows: list[Row], count_key: str, grouped: bool, keys: Sequence[str]) -> list[Row]:
