@@ -310,6 +310,7 @@ fn joined(
             "{} with {}'s columns: the {} lookups per call of {} in one read",
             a.id, b.id, lp.fan_out_mean, a.id
         )),
+        name: None,
         locations: a.locations.clone(),
         analysis: Default::default(),
     })

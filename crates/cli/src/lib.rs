@@ -53,8 +53,10 @@ impl std::error::Error for PlanFailsChecks {}
                   and write, Postgres against the plan's CQL), `sync` is the zero-downtime cut-over \
                   (the backfill inside a replication slot's snapshot, then the source's changes \
                   applied until caught up or stopped; --finish drops the slot); `export spark` writes \
-                  the same backfill as a PySpark job for a cluster; `example-data` loads an \
-                  example's rows into Postgres to try them on.\n\n\
+                  the same backfill as a PySpark job for a cluster; `codegen` writes the \
+                  application's data-access layer from plan.json (one function per pattern, proven \
+                  by `replay --executor`); `example-data` loads an example's rows into Postgres to \
+                  try them on.\n\n\
                   Exit codes: 0 done (diagnostics may have been printed; also when the output \
                   pipe closes early; sync caught up or finished), 1 backfill or sync stopped \
                   (resumable), verify or replay found a difference, 2 unusable input or URL (also a \
@@ -111,6 +113,9 @@ enum Command {
     ExampleData(cmd::example_data::Args),
     /// Export the plan for another engine: `export spark` writes a PySpark backfill job.
     Export(cmd::export::Args),
+    /// Generate the application's data-access layer from plan.json (Python).
+    #[command(long_about = cmd::codegen::LONG_ABOUT)]
+    Codegen(cmd::codegen::Args),
 }
 
 /// The "Start with" line of `--help`: a command that works from where the user is. The example
@@ -160,6 +165,7 @@ pub fn main() -> ExitCode {
         Command::Sync(args) => cmd::sync::run(args),
         Command::ExampleData(args) => cmd::example_data::run(args),
         Command::Export(args) => cmd::export::run(args),
+        Command::Codegen(args) => cmd::codegen::run(args),
     };
     match result {
         Ok(code) => code,

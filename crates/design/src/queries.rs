@@ -782,8 +782,15 @@ pub fn map(
         buckets: bucket_note(shape, key, &r),
         notes,
         binds,
+        // A column a lookup reads is its step's, even where the read's table copies it too:
+        // the first statement leaves it out of its SELECT.
         columns: read_columns(p, &|c| {
-            held_in(t, c).or_else(|| lookups.iter().find_map(|l| held_in(l.table, c)))
+            lookups
+                .iter()
+                .filter(|l| l.columns.contains(c))
+                .find_map(|l| held_in(l.table, c))
+                .or_else(|| held_in(t, c))
+                .or_else(|| lookups.iter().find_map(|l| held_in(l.table, c)))
         }),
         client_filters: r.filters.iter().map(|f| f.sql.clone()).collect(),
         then: lookups

@@ -888,6 +888,47 @@ pub struct Unnest {
     pub linked: Vec<(String, ColumnRef)>,
 }
 
+impl QueryMapping {
+    /// Every typed expression the read evaluates: its binds' (its lookups' too), then the
+    /// client's filters, offset and limit.
+    pub fn exprs(&self) -> Vec<&Expr> {
+        let binds = self
+            .binds
+            .iter()
+            .chain(self.then.iter().flat_map(|s| &s.binds));
+        let mut out: Vec<&Expr> = binds.flat_map(|b| b.value.exprs()).collect();
+        out.extend(self.client.filters.iter());
+        out.extend(self.client.offset.iter());
+        out.extend(self.client.limit.iter());
+        out
+    }
+}
+
+impl WritePath {
+    /// Every typed expression the write path evaluates: its new values, its reads' binds and
+    /// filters, its statements' binds, an upsert's `SET` and `WHERE`.
+    pub fn exprs(&self) -> Vec<&Expr> {
+        let mut out: Vec<&Expr> = self.values.iter().map(|v| &v.value).collect();
+        for r in &self.read_before_write {
+            out.extend(r.binds.iter().flat_map(|b| b.value.exprs()));
+            out.extend(r.filter.iter());
+        }
+        out.extend(
+            self.targets
+                .iter()
+                .flat_map(|t| &t.binds)
+                .flat_map(|b| b.value.exprs()),
+        );
+        if let Some(ConflictAction::Update { set, filter }) =
+            self.upsert.as_ref().map(|u| &u.action)
+        {
+            out.extend(set.iter().map(|v| &v.value));
+            out.extend(filter.iter());
+        }
+        out
+    }
+}
+
 impl ClientWork {
     /// True when the client has nothing to do.
     pub fn is_empty(&self) -> bool {
@@ -1137,6 +1178,40 @@ pub enum TtlClock {
 }
 
 impl BindValue {
+    /// The typed expressions inside the value (an expression, a list's items, the instant of a
+    /// bucket, of a TTL, …), in order: what an executor evaluates to bind it.
+    pub fn exprs(&self) -> Vec<&Expr> {
+        let mut out = Vec::new();
+        self.collect_exprs(&mut out);
+        out
+    }
+
+    fn collect_exprs<'a>(&'a self, out: &mut Vec<&'a Expr>) {
+        match self {
+            BindValue::Expr { expr } => out.push(expr),
+            BindValue::List { items } => out.extend(items.iter()),
+            BindValue::Bucket { of, .. }
+            | BindValue::EpochMicros { of }
+            | BindValue::SecondsUntil { of, .. } => of.collect_exprs(out),
+            BindValue::Buckets { lower, upper, .. } => {
+                lower.collect_exprs(out);
+                upper.collect_exprs(out);
+            }
+            BindValue::Entry { key, fields } => {
+                if let Some(k) = key {
+                    k.collect_exprs(out);
+                }
+                for (_, f) in fields {
+                    f.collect_exprs(out);
+                }
+            }
+            BindValue::New { .. }
+            | BindValue::Current { .. }
+            | BindValue::Literal { .. }
+            | BindValue::Rewritten { .. }
+            | BindValue::RowId { .. } => {}
+        }
+    }
     /// The TTL bind of a row expiring at `of`: seconds until it, from the sender's clock.
     pub fn seconds_until(of: BindValue) -> BindValue {
         BindValue::SecondsUntil {

@@ -38,6 +38,10 @@ pub struct ReplayReport {
     pub rejected: u64,
     /// One entry per pattern of the plan, reads first.
     pub patterns: Vec<PatternReplay>,
+    /// The program that executed the plan's side (`--executor`: the generated access layer, or
+    /// another executor of plan.json), when not replay's own executor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executor: Option<String>,
 }
 
 impl ReplayReport {

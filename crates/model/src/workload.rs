@@ -130,6 +130,10 @@ pub struct AccessPattern {
     /// A label from the input (e.g. the comment above the statement in a SQL file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// The name a sqlc-style annotation above the statement gives it (`-- name: TripsOfDriver
+    /// :many`): `remodel codegen` names the statement's function so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// The first few places it occurred.
     #[serde(default)]
     pub locations: Vec<Location>,
@@ -165,6 +169,7 @@ impl AccessPattern {
             first_seen: None,
             last_seen: None,
             label: None,
+            name: None,
             locations: Vec::new(),
             analysis: PatternAnalysis::default(),
         }

@@ -59,6 +59,7 @@ fn sample_plan() -> Plan {
         first_seen: None,
         last_seen: None,
         label: None,
+        name: None,
         locations: vec![Location::new("q.sql", 1, 1)],
         analysis: PatternAnalysis {
             tables: vec!["trips".into()],

@@ -36,6 +36,10 @@ pub enum Error {
     /// replayed, with this reason).
     #[error("not replayed: {0}")]
     Unsupported(String),
+    /// The program of `--executor` answered a request with an error, or with rows replay cannot
+    /// read: the sample's difference.
+    #[error("executor: {0}")]
+    Executor(String),
     /// A value could not be converted between the two sides.
     #[error("value: {0}")]
     Value(String),

@@ -98,6 +98,8 @@ pub struct Replayer<'a> {
     clock: Clock,
     /// Seconds the clock has moved since its start (one per write).
     ticks: AtomicU64,
+    /// The program of `--executor`, when another executor runs the plan's side.
+    external: Option<crate::external::External>,
 }
 
 /// A pattern ready to run: its SQL forms and the types Postgres infers for its parameters.
@@ -139,7 +141,32 @@ impl<'a> Replayer<'a> {
             attrs: HashMap::new(),
             clock: Clock::wall(),
             ticks: AtomicU64::new(0),
+            external: None,
         }
+    }
+
+    /// Has `external` (the program of `--executor`) run the plan's side of every read and
+    /// write instead of replay's own executor.
+    pub fn with_external(mut self, external: crate::external::External) -> Self {
+        self.external = Some(external);
+        self
+    }
+
+    /// True when the program of `--executor` runs the plan's side.
+    pub fn is_external(&self) -> bool {
+        self.external.is_some()
+    }
+
+    /// The program of `--executor`.
+    pub(crate) fn external_mut(&mut self) -> Result<&mut crate::external::External, Error> {
+        self.external
+            .as_mut()
+            .ok_or_else(|| Error::Plan("no --executor program".into()))
+    }
+
+    /// Takes the program of `--executor` back (to end it).
+    pub fn take_external(&mut self) -> Option<crate::external::External> {
+        self.external.take()
     }
 
     /// Runs on `clock` (by default the wall clock at [`Replayer::new`]), already set on the
@@ -159,6 +186,11 @@ impl<'a> Replayer<'a> {
             crate::clock::set(self.evaluator, &instant).await?;
         }
         Ok(instant)
+    }
+
+    /// Replay's clock now (RFC 3339): what `now()` reads at this point of the run.
+    pub fn now_text(&self) -> String {
+        self.clock.at(self.ticks.load(Ordering::Relaxed))
     }
 
     /// Replay's clock now, in microseconds since the Unix epoch (the instant TTLs count from).

@@ -15,6 +15,7 @@ mod error;
 pub mod exec;
 pub mod existing;
 pub mod exprsql;
+pub mod external;
 pub mod folded;
 pub mod generate;
 pub mod pg;

@@ -54,6 +54,9 @@ pub struct Options {
     pub time_zone: Option<String>,
     /// Replay's clock; `None`: fixed by the seed (the wall clock with `existing`).
     pub now: Option<Clock>,
+    /// The program that executes the plan's side instead of replay's own executor
+    /// (`--executor`, run by `sh -c`; see [`crate::external`]).
+    pub executor: Option<String>,
 }
 
 impl Options {
@@ -128,6 +131,15 @@ pub async fn replay(
     if let Some(e) = &evaluator {
         r = r.with_evaluator(e);
     }
+    if let Some(command) = &opts.executor {
+        let env = [
+            ("REMODEL_CQL", target.node.clone()),
+            ("REMODEL_KEYSPACE", plan.design.keyspace.name.clone()),
+        ];
+        r = r.with_external(crate::external::External::spawn(command, &env)?);
+        notify(&format!("the plan's side runs through `{command}`"));
+        report.executor = Some(command.clone());
+    }
     let wanted = |id: &str| opts.only.is_empty() || opts.only.iter().any(|o| o == id);
     for (i, q) in plan.design.queries.iter().enumerate() {
         if q.one_off || !wanted(&q.pattern) {
@@ -150,6 +162,9 @@ pub async fn replay(
                 .patterns
                 .push(replay_write(&mut r, &w.pattern, opts.samples, seed).await);
         }
+    }
+    if let Some(external) = r.take_external() {
+        external.finish().await;
     }
     Ok(report)
 }
@@ -452,7 +467,10 @@ async fn replay_read(r: &mut Replayer<'_>, id: &str, samples: usize, seed: u64) 
                 out.folded_rows += c.folded_rows;
                 t.pg_ms.push(ms(c.sql.elapsed));
                 t.cql_ms.push(ms(c.cql.elapsed));
-                t.partitions.push(c.cql.partitions as f64);
+                // Another executor's requests are its own: no partitions are counted for it.
+                if !r.is_external() {
+                    t.partitions.push(c.cql.partitions as f64);
+                }
                 out.mismatches.extend(mismatch(id, params, None, &c));
             }
             Err(e) => match failure(e) {
@@ -745,7 +763,9 @@ async fn write_sample(
     match r.write_cql(s.p, s.w, params, &on_pg).await {
         Ok(c) => {
             t.cql_ms.push(ms(c.elapsed));
-            t.partitions.push(c.reads.partitions as f64);
+            if !r.is_external() {
+                t.partitions.push(c.reads.partitions as f64);
+            }
         }
         Err(e) => match failure(e) {
             Err(why) => return Err(skipped(id, kind, ReplayOutcome::NotReplayed, why)),

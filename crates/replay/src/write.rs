@@ -166,7 +166,11 @@ impl Replayer<'_> {
         params: &Params,
         pg: &PgWrite,
     ) -> Result<CqlWrite, Error> {
-        let out = self.cql_path(p, w, params, pg).await;
+        let out = if self.is_external() {
+            self.write_external(p, w, params, pg).await
+        } else {
+            self.cql_path(p, w, params, pg).await
+        };
         let end = match out {
             Err(_) => "ROLLBACK",
             Ok(_) => "ROLLBACK TO SAVEPOINT remodel_write; COMMIT",

@@ -3,6 +3,7 @@
 pub mod analyze;
 pub mod backfill;
 pub mod check;
+pub mod codegen;
 pub mod example_data;
 pub mod export;
 pub mod live;

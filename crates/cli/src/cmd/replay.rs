@@ -104,6 +104,12 @@ pub struct Args {
     /// the plan's source tables (and enum types) in the source.
     #[arg(long, requires = "keyspace", conflicts_with = "existing")]
     pub cleanup: bool,
+    /// Run the plan's side through this program instead of replay's own executor (`sh -c
+    /// COMMAND`): one JSON request a line on its stdin (pattern, parameters, the clock), one
+    /// answer a line on its stdout (rows, or done for a write); its environment has REMODEL_CQL
+    /// and REMODEL_KEYSPACE. `remodel codegen` writes one: `python -m PACKAGE.executor`.
+    #[arg(long, value_name = "COMMAND")]
+    pub executor: Option<String>,
 }
 
 /// `--now`'s value.
@@ -231,6 +237,7 @@ fn options(
         existing: args.existing,
         time_zone: args.timezone.clone(),
         now: args.now,
+        executor: args.executor.clone(),
     };
     Ok((opts, out))
 }
@@ -299,6 +306,9 @@ fn print_report(out: &mut impl Write, r: &ReplayReport) -> std::io::Result<()> {
         "replay: keyspace {}, seed {}, now() {}, {} samples per pattern, one request at a time, session time zone {}",
         r.keyspace, r.seed, r.now, r.samples, r.time_zone
     )?;
+    if let Some(e) = &r.executor {
+        writeln!(out, "the plan's side executed by `{e}`")?;
+    }
     if r.existing {
         writeln!(out, "existing rows (estimated): {}", rows.join(", "))?;
     } else {

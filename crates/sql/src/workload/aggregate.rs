@@ -63,6 +63,8 @@ pub(crate) struct Occurrence<'a> {
     pub timestamp: Option<&'a str>,
     /// A label (the comment above the statement in a SQL file).
     pub label: Option<&'a str>,
+    /// The name of a sqlc-style `-- name: X :kind` annotation above the statement.
+    pub name: Option<&'a str>,
     /// Bound parameter values, `$1` first (`None` for SQL NULL), from `DETAIL:  parameters:`.
     pub bound: Option<&'a [Option<String>]>,
     /// The text is already normalized (pg_stat_statements): no literal example in it.
@@ -85,6 +87,7 @@ struct Entry {
     first_seen: Option<String>,
     last_seen: Option<String>,
     label: Option<String>,
+    name: Option<String>,
     example: Option<String>,
     example_complete: bool,
     /// The `$n` whose value in `example` was a bound parameter.
@@ -231,6 +234,7 @@ impl Aggregator {
                         },
                         bound: occ.bound,
                         label: occ.label,
+                        name: occ.name,
                         timestamp: occ.timestamp,
                         ..*occ
                     };
@@ -306,6 +310,7 @@ impl Aggregator {
                     first_seen: None,
                     last_seen: None,
                     label: None,
+                    name: None,
                     example: None,
                     example_complete: false,
                     sent_params: Vec::new(),
@@ -367,6 +372,9 @@ impl Aggregator {
         }
         if e.label.is_none() {
             e.label = occ.label.map(str::to_string);
+        }
+        if e.name.is_none() {
+            e.name = occ.name.map(str::to_string);
         }
         if let Some(loc) = loc {
             e.locations.push(loc);
@@ -541,6 +549,7 @@ impl Aggregator {
                     first_seen: e.first_seen,
                     last_seen: e.last_seen,
                     label: e.label,
+                    name: e.name,
                     locations: e.locations,
                     analysis: Default::default(),
                 },

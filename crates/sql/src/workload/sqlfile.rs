@@ -8,6 +8,9 @@
 //!   `-- executions per txn: … mean 10 …`, `… 10 per txn …`, `… 60% of txns …` multiplies it.
 //!   Such statements get `calls` = executions per 10,000 transactions.
 //!
+//! - sqlc's `-- name: TripsOfDriver :many` names the statement (`remodel codegen` names its
+//!   function so).
+//!
 //! The label of a statement is its `-- statement: Name` annotation, or else the last comment line
 //! above it that is not an annotation.
 
@@ -26,6 +29,7 @@ struct Annotations<'a> {
     weight: Option<Option<f64>>,
     per_txn: Option<f64>,
     label: Option<&'a str>,
+    name: Option<&'a str>,
 }
 
 /// The comment lines among the trivia before a statement (`-- …`, or `/* … */` on one line), with
@@ -100,6 +104,9 @@ fn annotations(leading: &str, stmt_line: u32) -> Annotations<'_> {
             a.label = None;
         } else if let Some(e) = c.strip_prefix("executions per txn:") {
             a.per_txn = Some(executions_per_txn(e));
+        } else if let Some(n) = strip_prefix_ci(c, "name:") {
+            // sqlc: `-- name: GetAuthor :one`; the kind after the name is sqlc's, not ours.
+            a.name = n.split_whitespace().next();
         } else if let Some(s) = c.strip_prefix("statement:") {
             statement_label = s.split_whitespace().next();
         } else if !c.is_empty() && !c.chars().all(|ch| ch == '=' || ch == '-') {
@@ -191,6 +198,7 @@ fn statement(raw: &RawStatement<'_>, weight: &mut Option<Option<f64>>, agg: &mut
         column: raw.column,
         calls,
         label: a.label,
+        name: a.name,
         ..Default::default()
     });
 }
@@ -204,6 +212,9 @@ mod tests {
         let a = annotations("-- (1) a driver's trip history\n-- calls: 1200000\n", 3);
         assert_eq!(a.calls, Some((1_200_000, None)));
         assert_eq!(a.label, Some("(1) a driver's trip history"));
+        let named = annotations("-- trips of a driver\n-- name: TripsOfDriver :many\n", 3);
+        assert_eq!(named.name, Some("TripsOfDriver"));
+        assert_eq!(named.label, Some("trips of a driver"));
         let b = annotations("-- ===\n-- transaction: NewOrder   weight: 45  (45.0% of txns)\n-- ===\n-- statement: NewOrder.x   source: a.java:1\n-- executions per txn: o_ol_cnt times (uniform 5..15, mean 10)\n", 6);
         assert_eq!(b.weight, Some(Some(45.0)));
         assert_eq!(b.per_txn, Some(10.0));

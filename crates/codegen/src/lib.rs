@@ -1,0 +1,76 @@
+//! `remodel codegen`: the application's new data-access layer, generated from `plan.json` alone.
+//!
+//! One function per pattern of the workload: a read takes the SQL's parameters (typed, named
+//! after what they bind) and returns rows with the SQL result's columns in its order; a write
+//! takes the statement's parameters and runs its whole write path. Each function executes what
+//! the plan states, as `remodel replay`'s executor does — binds, buckets, partitions, lookups,
+//! the client's work, reads before write, guards, batches, TTLs, consistency levels — and
+//! nothing the plan does not state: a value the plan leaves to the application (an
+//! application-computed expression, a sequence's next value, the clock) is a named hook.
+//!
+//! Architecture invariant: this crate depends on `model` only (like `report`): it reads the
+//! plan, never the SQL's text (it quotes it in docstrings) nor the notes, and does no I/O; the
+//! caller writes the files it returns.
+
+mod error;
+pub mod names;
+pub mod python;
+pub mod shape;
+
+pub use error::Error;
+
+use remodel_model::Plan;
+
+/// The language of the generated package.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    /// A Python package for the DataStax `cassandra-driver` (3.x).
+    Python,
+}
+
+/// What to generate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// The language.
+    pub lang: Lang,
+    /// The package's name (a Python package; a Java package).
+    pub package: String,
+}
+
+/// One generated file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct File {
+    /// Its path under the output folder (`/`-separated).
+    pub path: String,
+    /// Its text.
+    pub contents: String,
+}
+
+/// A pattern whose function raises instead of running, with why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotGenerated {
+    /// The pattern.
+    pub pattern: String,
+    /// Why the plan's statement of it cannot be executed.
+    pub reason: String,
+}
+
+/// What [`generate`] made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Generated {
+    /// The files, in a stable order.
+    pub files: Vec<File>,
+    /// Each function: pattern id and its name, in plan order.
+    pub functions: Vec<(String, String)>,
+    /// The functions that raise (the plan states no executable way, or one this generator
+    /// cannot translate), with why.
+    pub not_generated: Vec<NotGenerated>,
+}
+
+/// The data-access layer of `plan` in `opts.lang`.
+pub fn generate(plan: &Plan, opts: &Options) -> Result<Generated, Error> {
+    names::check_package(&opts.package)?;
+    match opts.lang {
+        Lang::Python => python::generate(plan, &opts.package),
+    }
+}

@@ -1,0 +1,102 @@
+//! The generated code of each case of `fixtures/codegen/` against its expected files
+//! (`UPDATE_EXPECT=1` rewrites them, so a change of the generator is a reviewable diff). The
+//! runtime and driver modules every package carries are the templates themselves, not repeated.
+
+use remodel_codegen::{generate, Lang, Options};
+use remodel_model::Plan;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The designer's expected rideshare plan (kept current by the design tests).
+fn rideshare() -> Plan {
+    let text = std::fs::read_to_string(root().join("fixtures/plan/rideshare/plan.json"))
+        .expect("fixtures/plan/rideshare/plan.json");
+    serde_json::from_str(&text).expect("the fixture plan")
+}
+
+/// Plans `fixtures/plan/<name>/` (its `schema.sql` and `queries.sql`) into keyspace `name`.
+fn plan_fixture(name: &str) -> Plan {
+    let dir = root().join("fixtures/plan").join(name);
+    let ddl = remodel_sql::ddl::load_files(&[dir.join("schema.sql")]).expect("schema");
+    let wl = remodel_sql::workload::read_files(
+        &[dir.join("queries.sql")],
+        remodel_sql::workload::Format::Auto,
+    )
+    .expect("workload");
+    let analysis = remodel_analyze::analyze(
+        &ddl.schema,
+        &wl.workload,
+        &remodel_analyze::AnalyzeConfig::default(),
+    );
+    let config = remodel_design::DesignConfig {
+        keyspace: name.replace('-', "_"),
+        ..remodel_design::DesignConfig::default()
+    };
+    remodel_design::plan(analysis, None, &config).0
+}
+
+/// Compares every generated file but the fixed templates with `fixtures/codegen/<case>/<lang>/`.
+fn check(case: &str, plan: &Plan, lang: Lang, dir: &str, package: &str) {
+    let opts = Options {
+        lang,
+        package: package.into(),
+    };
+    let out = generate(plan, &opts).expect("generate");
+    let base = root().join("fixtures/codegen").join(case).join(dir);
+    for f in &out.files {
+        let name = f.path.rsplit('/').next().unwrap_or_default();
+        if (name.starts_with('_') && name != "__init__.py") || name == "py.typed" {
+            continue;
+        }
+        let path = base.join(&f.path);
+        // expect-test writes a new expected file but makes no folder for it.
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).expect("fixtures/codegen folder");
+        }
+        expect_test::expect_file![path].assert_eq(&f.contents);
+    }
+    let mut summary = String::new();
+    for (pattern, name) in &out.functions {
+        summary.push_str(&format!("{pattern} {name}\n"));
+    }
+    for n in &out.not_generated {
+        summary.push_str(&format!("not generated: {} {}\n", n.pattern, n.reason));
+    }
+    std::fs::create_dir_all(&base).expect("fixtures/codegen folder");
+    expect_test::expect_file![base.join("functions.txt")].assert_eq(&summary);
+}
+
+#[test]
+fn rideshare_python() {
+    check(
+        "rideshare",
+        &rideshare(),
+        Lang::Python,
+        "python",
+        "rideshare_dal",
+    );
+}
+
+#[test]
+fn fixtures_python() {
+    for case in [
+        "buckets",
+        "upserts",
+        "counters-read-heavy",
+        "counters-write-heavy",
+        "embed_one_to_few",
+        "expiring",
+        "library",
+    ] {
+        check(
+            case,
+            &plan_fixture(case),
+            Lang::Python,
+            "python",
+            &format!("{}_dal", case.replace('-', "_")),
+        );
+    }
+}
