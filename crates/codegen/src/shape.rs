@@ -90,7 +90,8 @@ impl Ty {
     /// The type a CQL column's value stands for (`encoding` decoded: an epoch_micros `bigint`
     /// is an instant).
     pub fn of_cql(t: &CqlType, encoding: Option<Encoding>) -> Ty {
-        if encoding == Some(Encoding::EpochMicros) {
+        if encoding.is_some() {
+            // Both encodings are instants kept as epoch microseconds.
             return Ty::Timestamptz;
         }
         use NativeType as N;

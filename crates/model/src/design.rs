@@ -1191,7 +1191,7 @@ impl BindValue {
             BindValue::Expr { expr } => out.push(expr),
             BindValue::List { items } => out.extend(items.iter()),
             BindValue::Bucket { of, .. }
-            | BindValue::EpochMicros { of }
+            | BindValue::EpochMicros { of, .. }
             | BindValue::SecondsUntil { of, .. } => of.collect_exprs(out),
             BindValue::Buckets { lower, upper, .. } => {
                 lower.collect_exprs(out);

@@ -224,7 +224,9 @@ impl Replayer<'_> {
                 .get(i)
                 .and_then(|c| Some((c.cql_type.as_ref()?, c.encoding)));
             out.push(match stated {
-                Some((_, Some(Encoding::EpochMicros))) => (CqlType::Native(Native::BigInt), true),
+                Some((_, Some(Encoding::EpochMicros | Encoding::EpochMicrosNullLast))) => {
+                    (CqlType::Native(Native::BigInt), true)
+                }
                 Some((t, None)) => (
                     parser.resolve(t).map_err(|e| Error::Plan(e.to_string()))?,
                     false,

@@ -510,9 +510,14 @@ impl<'p> Gen<'p> {
                 let z = self.zone(time_zone);
                 format!("rt.bucket({of}, {}, {z})", expr::string(bucket.name()))
             }
-            BindValue::EpochMicros { of } => {
+            BindValue::EpochMicros { of, null_last } => {
                 format!(
-                    "rt.epoch_micros({}, _ZONE)",
+                    "rt.{}({}, _ZONE)",
+                    if *null_last {
+                        "epoch_micros_null_last"
+                    } else {
+                        "epoch_micros"
+                    },
                     self.bind_value(of, scope, place)?
                 )
             }
@@ -636,12 +641,14 @@ pub(super) fn docstring(summary: &str, blocks: &[(&str, &str)], indent: usize) -
 
 /// The decoder of a stored column (`None`: as the driver returns it).
 fn decoder(t: &CqlType, encoding: Option<Encoding>, aware: bool) -> Option<&'static str> {
-    if encoding == Some(Encoding::EpochMicros) {
-        return Some(if aware {
-            "rt.epoch_micros_tz"
-        } else {
-            "rt.epoch_micros_naive"
-        });
+    match encoding {
+        Some(Encoding::EpochMicros) if aware => return Some("rt.epoch_micros_tz"),
+        Some(Encoding::EpochMicros) => return Some("rt.epoch_micros_naive"),
+        Some(Encoding::EpochMicrosNullLast) if aware => {
+            return Some("rt.epoch_micros_null_last_tz")
+        }
+        Some(Encoding::EpochMicrosNullLast) => return Some("rt.epoch_micros_null_last_naive"),
+        None => {}
     }
     match t.unfrozen().native()? {
         NativeType::Timestamp if aware => Some("rt.timestamp_tz"),

@@ -98,7 +98,7 @@ impl<'p> Gen<'p> {
             match v {
                 BindValue::RowId { .. } => true,
                 BindValue::Bucket { of, .. }
-                | BindValue::EpochMicros { of }
+                | BindValue::EpochMicros { of, .. }
                 | BindValue::SecondsUntil { of, .. } => has(of),
                 _ => false,
             }
@@ -474,7 +474,7 @@ impl<'p> Gen<'p> {
         let new = new_of(c, at);
         let of_c = |v: &BindValue| matches!(v, BindValue::Current { column } | BindValue::New { column } if column == c);
         let micros = t.binds.iter().any(|b| match &b.value {
-            BindValue::EpochMicros { of } => of_c(of),
+            BindValue::EpochMicros { of, .. } => of_c(of),
             _ => false,
         });
         if micros {

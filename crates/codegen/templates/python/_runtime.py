@@ -579,6 +579,17 @@ def epoch_micros(v: dt.datetime | dt.date | None, zone: ZoneInfo = UTC_ZONE) -> 
     return (aware - EPOCH) // dt.timedelta(microseconds=1)
 
 
+NULL_MICROS = 2**63 - 1
+"""What a column whose encoding is `epoch_micros_null_last` stores for NULL (the largest
+bigint: where SQL's default puts NULLs, last ascending, first descending)."""
+
+
+def epoch_micros_null_last(v: dt.datetime | dt.date | None, zone: ZoneInfo = UTC_ZONE) -> int:
+    """The bind of a column whose encoding is `epoch_micros_null_last`: NULL as `NULL_MICROS`."""
+    us = epoch_micros(v, zone)
+    return NULL_MICROS if us is None else us
+
+
 def from_epoch_micros(v: int | None, aware: bool = True) -> dt.datetime | None:
     """A stored `epoch_micros` bigint back to its instant (for a timestamp without time zone,
     its UTC wall time)."""
@@ -945,6 +956,16 @@ def epoch_micros_tz(v: Any) -> dt.datetime | None:
 def epoch_micros_naive(v: Any) -> dt.datetime | None:
     """An `epoch_micros` column of a `timestamp` without time zone."""
     return from_epoch_micros(v, False)
+
+
+def epoch_micros_null_last_tz(v: Any) -> dt.datetime | None:
+    """An `epoch_micros_null_last` column of a `timestamptz` (`NULL_MICROS` is NULL)."""
+    return None if v == NULL_MICROS else from_epoch_micros(v, True)
+
+
+def epoch_micros_null_last_naive(v: Any) -> dt.datetime | None:
+    """An `epoch_micros_null_last` column of a `timestamp` without time zone."""
+    return None if v == NULL_MICROS else from_epoch_micros(v, False)
 
 
 def timestamp_tz(v: Any) -> dt.datetime | None:
