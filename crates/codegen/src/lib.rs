@@ -13,6 +13,7 @@
 //! caller writes the files it returns.
 
 mod error;
+pub mod java;
 pub mod names;
 pub mod python;
 pub mod shape;
@@ -26,6 +27,8 @@ use remodel_model::Plan;
 pub enum Lang {
     /// A Python package for the DataStax `cassandra-driver` (3.x).
     Python,
+    /// A Maven module (Java 17) for the DataStax/Apache Java driver 4.x.
+    Java,
 }
 
 /// What to generate.
@@ -72,5 +75,6 @@ pub fn generate(plan: &Plan, opts: &Options) -> Result<Generated, Error> {
     names::check_package(&opts.package)?;
     match opts.lang {
         Lang::Python => python::generate(plan, &opts.package),
+        Lang::Java => java::generate(plan, &opts.package),
     }
 }

@@ -1,6 +1,7 @@
 //! The generated code of each case of `fixtures/codegen/` against its expected files
 //! (`UPDATE_EXPECT=1` rewrites them, so a change of the generator is a reviewable diff). The
-//! runtime and driver modules every package carries are the templates themselves, not repeated.
+//! runtime and driver modules every package carries are the templates themselves, not repeated
+//! (Python's `_…` modules, Java's `Rt`, `Driver`, `BaseHooks` and `Serve`).
 
 use remodel_codegen::{generate, Lang, Options};
 use remodel_model::Plan;
@@ -48,7 +49,11 @@ fn check(case: &str, plan: &Plan, lang: Lang, dir: &str, package: &str) {
     let base = root().join("fixtures/codegen").join(case).join(dir);
     for f in &out.files {
         let name = f.path.rsplit('/').next().unwrap_or_default();
-        if (name.starts_with('_') && name != "__init__.py") || name == "py.typed" {
+        let template = matches!(
+            name,
+            "Rt.java" | "Driver.java" | "BaseHooks.java" | "Serve.java"
+        );
+        if (name.starts_with('_') && name != "__init__.py") || name == "py.typed" || template {
             continue;
         }
         let path = base.join(&f.path);
@@ -96,6 +101,38 @@ fn fixtures_python() {
             &plan_fixture(case),
             Lang::Python,
             "python",
+            &format!("{}_dal", case.replace('-', "_")),
+        );
+    }
+}
+
+#[test]
+fn rideshare_java() {
+    check(
+        "rideshare",
+        &rideshare(),
+        Lang::Java,
+        "java",
+        "rideshare_dal",
+    );
+}
+
+#[test]
+fn fixtures_java() {
+    for case in [
+        "buckets",
+        "upserts",
+        "counters-read-heavy",
+        "counters-write-heavy",
+        "embed_one_to_few",
+        "expiring",
+        "library",
+    ] {
+        check(
+            case,
+            &plan_fixture(case),
+            Lang::Java,
+            "java",
             &format!("{}_dal", case.replace('-', "_")),
         );
     }

@@ -21,7 +21,10 @@ pub const LONG_ABOUT: &str = "Generates the application's data-access layer from
     (trips_by_driver_id); the names are printed.\n\n\
     --lang python writes a package for the DataStax cassandra-driver (Python 3.10+, frozen \
     dataclasses, clean under ruff and mypy --strict) with `python -m PACKAGE.executor`, the \
-    protocol of `remodel replay --executor`, which proves the generated code against Postgres.\n\n\
+    protocol of `remodel replay --executor`, which proves the generated code against Postgres. \
+    --lang java writes a Maven module (Java 17, a record per row, compiled with -Xlint:all \
+    -Werror) for the DataStax/Apache Java driver 4.x with `PACKAGE.Executor`, the same \
+    protocol's entry point.\n\n\
     Exit codes: 0 written (a pattern the plan states no executable way for gets a function that \
     raises, and is listed), 2 unusable input, 3 the plan fails its checks.";
 
@@ -30,6 +33,8 @@ pub const LONG_ABOUT: &str = "Generates the application's data-access layer from
 pub enum Language {
     /// Python 3.10+ for the DataStax cassandra-driver.
     Python,
+    /// Java 17, a Maven module for the DataStax/Apache Java driver 4.x.
+    Java,
 }
 
 /// Arguments of `remodel codegen`.
@@ -39,7 +44,8 @@ pub enum Language {
     --out out/rideshare/python --package rideshare_dal\n  \
     remodel replay --plan out/rideshare/plan.json --source postgres://app@127.0.0.1/scratch \
     --target 127.0.0.1:9042 --writes \\\n    \
-    --executor 'cd out/rideshare/python && python -m rideshare_dal.executor'"
+    --executor 'cd out/rideshare/python && python -m rideshare_dal.executor'\n  \
+    remodel codegen --plan out/rideshare/plan.json --lang java --out out/rideshare/java"
 )]
 pub struct Args {
     /// The plan, as `remodel plan` wrote it.
@@ -76,6 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     });
     let lang = match args.lang {
         Language::Python => Lang::Python,
+        Language::Java => Lang::Java,
     };
     let out = generate(&plan, &Options { lang, package })?;
     for f in &out.files {

@@ -1,0 +1,551 @@
+//! A write's method: its whole write path as the plan states it (the Python backend's
+//! `write.rs`, in Java). The statement's `WHERE c = …` values and new values (`values`, each a
+//! function of the row a statement runs for), the reads before write in order (filtered; an
+//! UPDATE or DELETE of a row that does not exist changes nothing; a named read's row; an upsert's
+//! existing row deciding what is written), then every target statement (once per row of a
+//! `for_each`, when its guard holds), sent as the path's batch says, the counter statements
+//! apart, at the path's consistency level. Which value `cur(c)` and `new(c)` are is the runtime's
+//! `Rt.WriteState`, the one reading of plan.json's rules.
+
+use super::expr::{string, Scope};
+use super::read::ROWS;
+use super::{javadoc, Gen, Skip};
+use crate::shape::{self, Param};
+use remodel_model::{
+    AccessPattern, BatchKind, BindValue, ColumnRef, ConflictAction, ConsistencyLevel, CqlType,
+    Guard, NativeType, StatementKind, WritePath, WriteTarget,
+};
+
+/// What the binds of one place of a write path read: the row a statement runs for (`null` or a
+/// loop's `each`) and the written table.
+struct At<'a> {
+    row: &'a str,
+    table: &'a str,
+}
+
+impl<'p> Gen<'p> {
+    /// The method of write path `w` (pattern `p`).
+    pub(super) fn write_method(
+        &mut self,
+        p: &'p AccessPattern,
+        w: &'p WritePath,
+        name: &str,
+        params: &[Param],
+    ) -> Result<(String, Option<Vec<String>>), Skip> {
+        if let Some(why) = &w.unsupported {
+            return Err(Skip(format!("the plan has no write path for it: {why}")));
+        }
+        let sig = self.signature(params);
+        let level = w
+            .consistency
+            .as_ref()
+            .map_or(ConsistencyLevel::LocalQuorum, |c| c.level);
+        let mut out = self.write_doc(p, w, level);
+        out.push_str(&format!("    public void {name}({sig}) {{\n"));
+        if let Some(t) = &w.served_by_ttl {
+            out.push_str(&format!(
+                "        // Served by the TTL of {}: nothing is sent.\n    }}\n",
+                t.tables.join(", ")
+            ));
+            return Ok((out, None));
+        }
+        let info = p
+            .analysis
+            .write
+            .as_ref()
+            .ok_or_else(|| Skip("the pattern has no write analysis".into()))?;
+        let table = info.table.as_str();
+        if self.reads_clock(p) {
+            out.push_str("        Instant now = hooks.now();\n");
+        }
+        if self.binds_row_id(w) {
+            out.push_str("        Object rowId = hooks.timeuuid();\n");
+        }
+        self.state(p, w, table, params, &mut out)?;
+        for (i, r) in w.read_before_write.iter().enumerate() {
+            self.read_before(p, w, i, r, table, params, level, &mut out)?;
+        }
+        if let Some(u) = &w.upsert {
+            self.upsert(p, u, table, params, &mut out)?;
+        }
+        out.push_str("        List<Driver.Bound> main = new ArrayList<>();\n");
+        let counters = w.targets.iter().any(|t| t.counter.is_some());
+        if counters {
+            out.push_str("        List<Driver.Bound> counters = new ArrayList<>();\n");
+        }
+        for t in &w.targets {
+            self.target(p, w, t, table, params, level, &mut out)?;
+        }
+        let kind = match w.batch.as_ref().map(|b| b.kind) {
+            Some(BatchKind::Unlogged) => "unlogged",
+            _ => "logged",
+        };
+        let level = string(level.cql_name());
+        out.push_str(&format!(
+            "        db.send(main, {}, {level});\n",
+            string(kind)
+        ));
+        if counters {
+            out.push_str(&format!(
+                "        // Counter updates go apart, after the rest (Cassandra takes them with nothing else).\n        db.send(counters, \"counter\", {level});\n"
+            ));
+        }
+        out.push_str("    }\n");
+        Ok((out, None))
+    }
+
+    /// True when a statement of `w` binds a generated row id.
+    fn binds_row_id(&self, w: &WritePath) -> bool {
+        fn has(v: &BindValue) -> bool {
+            match v {
+                BindValue::RowId { .. } => true,
+                BindValue::Bucket { of, .. }
+                | BindValue::EpochMicros { of, .. }
+                | BindValue::SecondsUntil { of, .. } => has(of),
+                _ => false,
+            }
+        }
+        let binds = w
+            .targets
+            .iter()
+            .flat_map(|t| &t.binds)
+            .chain(w.read_before_write.iter().flat_map(|r| &r.binds));
+        binds.into_iter().any(|b| has(&b.value))
+            || w.targets.iter().any(|t| {
+                t.guard.as_ref().is_some_and(|g| {
+                    g.conditions().iter().any(
+                        |c| matches!(c, Guard::AllNotNull { values } if values.iter().any(has)),
+                    )
+                })
+            })
+    }
+
+    /// The Javadoc of a write: the SQL it replaces and every statement of its path.
+    fn write_doc(&self, p: &AccessPattern, w: &WritePath, level: ConsistencyLevel) -> String {
+        let mut summary = format!(
+            "{} ({} calls): the write path of the SQL below.",
+            p.id,
+            remodel_model::text::thousands(p.calls)
+        );
+        if let Some(l) = &p.label {
+            summary = format!("{l}\n\n{summary}");
+        }
+        let mut cql = String::new();
+        for (i, r) in w.read_before_write.iter().enumerate() {
+            cql.push_str(&format!(
+                "-- read before write {i} ({})\n{}\n",
+                r.table, r.cql
+            ));
+        }
+        for t in &w.targets {
+            let mut how = Vec::new();
+            if let Some(i) = t.for_each {
+                how.push(format!("once per row of read {i}"));
+            }
+            if let Some(g) = &t.guard {
+                how.push(g.to_string());
+            }
+            let how = if how.is_empty() {
+                String::new()
+            } else {
+                format!(", {}", how.join(", "))
+            };
+            cql.push_str(&format!("-- {}{how}\n{}\n", t.table, t.cql));
+        }
+        let batch = w.batch.as_ref().map_or("logged", |b| match b.kind {
+            BatchKind::Single => "single",
+            BatchKind::Logged => "logged",
+            BatchKind::Unlogged => "unlogged",
+            BatchKind::Counter => "counter",
+        });
+        cql.push_str(&format!("-- sent: {batch}, at {}", level.cql_name()));
+        javadoc(&summary, &[("SQL", &p.sql), ("CQL", &cql)], 4)
+    }
+
+    /// The write's state: the statement's `=` values of the written table, its new values.
+    fn state(
+        &mut self,
+        p: &AccessPattern,
+        w: &WritePath,
+        table: &str,
+        params: &[Param],
+        out: &mut String,
+    ) -> Result<(), Skip> {
+        let this = |c: &ColumnRef| format!("st.current({}, row)", string(&shape::row_key(c)));
+        let excluded = |c: &ColumnRef| format!("st.excluded({})", string(&shape::row_key(c)));
+        let step = |name: &str, c: &ColumnRef| {
+            format!(
+                "Rt.need(st.steps.get({}), {})",
+                string(name),
+                string(&shape::row_key(c))
+            )
+        };
+        let mut key = Vec::new();
+        for e in p
+            .analysis
+            .equality
+            .iter()
+            .filter(|e| e.column.table == table && e.op == remodel_model::EqualityOp::Eq)
+        {
+            let Some(x) = &e.expr else { continue };
+            let scope = Scope::new(params, &this, &p.id);
+            let v = self.expr(x, &scope)?;
+            key.push(format!("{}, {v}", string(&shape::row_key(&e.column))));
+        }
+        out.push_str(&format!(
+            "        Rt.WriteState st = new Rt.WriteState({}, Rt.map(new Object[] {{{}}}));\n",
+            p.kind == StatementKind::Insert,
+            key.join(", ")
+        ));
+        for v in w.values.iter().filter(|v| v.column.table == table) {
+            let scope = Scope {
+                params,
+                this: &this,
+                step: Some(&step),
+                excluded: Some(&excluded),
+                column: Some(&v.column),
+                pattern: &p.id,
+            };
+            let e = self.expr(&v.value, &scope)?;
+            out.push_str(&format!(
+                "        st.values.put({}, row -> {e});\n",
+                string(&shape::row_key(&v.column))
+            ));
+        }
+        Ok(())
+    }
+
+    /// Read before write `i`: its binds, its rows kept by its filter, what they decide.
+    #[allow(clippy::too_many_arguments)]
+    fn read_before(
+        &mut self,
+        p: &AccessPattern,
+        w: &WritePath,
+        i: usize,
+        r: &remodel_model::ReadBeforeWrite,
+        table: &str,
+        params: &[Param],
+        level: ConsistencyLevel,
+        out: &mut String,
+    ) -> Result<(), Skip> {
+        if r.cql.is_empty() {
+            return Err(Skip(format!(
+                "read before write {i} of {} has no CQL: {}",
+                r.table,
+                r.note.as_deref().unwrap_or("no table serves it")
+            )));
+        }
+        let field = self.statement(&r.cql, level);
+        let spec = self.spec(&r.table);
+        let at = At { row: "null", table };
+        let mut names = Vec::new();
+        for (j, b) in r.binds.iter().enumerate() {
+            let v = self.write_bind(p, &b.value, &at, params)?;
+            out.push_str(&format!("        Object k{i}_{j} = {v};\n"));
+            names.push(format!("k{i}_{j}"));
+        }
+        let conds: Vec<String> = names.iter().map(|n| format!("{n} != null")).collect();
+        let run = format!(
+            "db.run({field}, {spec}, new Object[] {{{}}})",
+            names.join(", ")
+        );
+        // A key bound to NULL finds no row, as `WHERE k = NULL` finds none.
+        if conds.is_empty() {
+            out.push_str(&format!("        {ROWS} r{i} = {run};\n"));
+        } else {
+            out.push_str(&format!(
+                "        {ROWS} r{i} = {} ? {run} : new ArrayList<Map<String, Object>>();\n",
+                conds.join(" && ")
+            ));
+        }
+        let this = |c: &ColumnRef| format!("Rt.need(r, {})", string(&shape::row_key(c)));
+        for f in &r.filter {
+            let scope = Scope::new(params, &this, &p.id);
+            let e = self.expr(f, &scope)?;
+            out.push_str(&format!(
+                "        r{i} = Rt.filter(r{i}, r -> Rt.isTrue({e}));\n"
+            ));
+        }
+        out.push_str(&format!(
+            "        st.read(r{i}, {}, {});\n",
+            r.reads_new, r.many
+        ));
+        self.after_read(p, w, i, r, table, out);
+        Ok(())
+    }
+
+    /// What read before write `i` decides: nothing to change, a named step's row, an upsert's
+    /// existing row.
+    fn after_read(
+        &self,
+        p: &AccessPattern,
+        w: &WritePath,
+        i: usize,
+        r: &remodel_model::ReadBeforeWrite,
+        table: &str,
+        out: &mut String,
+    ) {
+        let entity = self
+            .plan
+            .design
+            .tables
+            .iter()
+            .find(|t| t.name == r.table)
+            .map(|t| t.entity.as_str());
+        let written_row = matches!(p.kind, StatementKind::Update | StatementKind::Delete)
+            && !r.reads_new
+            && !r.many
+            && r.name.is_none()
+            && entity == Some(table);
+        if written_row {
+            out.push_str(&format!(
+                "        if (r{i}.isEmpty()) {{\n            // No such row: the statement changes nothing (a CQL UPDATE would create it).\n            return;\n        }}\n"
+            ));
+        }
+        if let Some(n) = &r.name {
+            out.push_str(&format!(
+                "        if (r{i}.isEmpty()) {{\n            // `FROM … {n}` joins no row: nothing changes.\n            return;\n        }}\n        st.steps.put({}, r{i}.get(0));\n",
+                string(n)
+            ));
+        }
+        if w.upsert.as_ref().is_some_and(|u| u.existing == i) {
+            out.push_str(&format!(
+                "        st.existing = r{i}.isEmpty() ? null : r{i}.get(0);\n"
+            ));
+        }
+    }
+
+    /// An upsert that met its row: `DO NOTHING` writes nothing; `DO UPDATE` writes the row with
+    /// its `SET`, where its `WHERE` holds.
+    fn upsert(
+        &mut self,
+        p: &AccessPattern,
+        u: &remodel_model::Upsert,
+        table: &str,
+        params: &[Param],
+        out: &mut String,
+    ) -> Result<(), Skip> {
+        let this = |c: &ColumnRef| format!("st.current({}, row)", string(&shape::row_key(c)));
+        let excluded = |c: &ColumnRef| format!("st.excluded({})", string(&shape::row_key(c)));
+        match &u.action {
+            ConflictAction::Nothing => {
+                out.push_str("        if (st.existing != null) {\n            // ON CONFLICT DO NOTHING\n            return;\n        }\n");
+            }
+            ConflictAction::Update { set, filter } => {
+                out.push_str("        st.updateSet = new HashMap<>();\n");
+                for v in set.iter().filter(|v| v.column.table == table) {
+                    let scope = Scope {
+                        params,
+                        this: &this,
+                        step: None,
+                        excluded: Some(&excluded),
+                        column: Some(&v.column),
+                        pattern: &p.id,
+                    };
+                    let e = self.expr(&v.value, &scope)?;
+                    out.push_str(&format!(
+                        "        st.updateSet.put({}, row -> {e});\n",
+                        string(&shape::row_key(&v.column))
+                    ));
+                }
+                let mut conds = Vec::new();
+                for f in filter {
+                    let this = |c: &ColumnRef| {
+                        format!("st.current({}, st.existing)", string(&shape::row_key(c)))
+                    };
+                    let scope = Scope {
+                        params,
+                        this: &this,
+                        step: None,
+                        excluded: Some(&excluded),
+                        column: None,
+                        pattern: &p.id,
+                    };
+                    conds.push(format!("Rt.isTrue({})", self.expr(f, &scope)?));
+                }
+                if !conds.is_empty() {
+                    out.push_str(&format!(
+                        "        if (st.existing != null && !({})) {{\n            // ON CONFLICT DO UPDATE … WHERE: it does not hold, nothing is written.\n            return;\n        }}\n",
+                        conds.join(" && ")
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One target statement: for its row (or each row of its `for_each` read), when its guard
+    /// holds, its values appended to the batch it goes in.
+    #[allow(clippy::too_many_arguments)]
+    fn target(
+        &mut self,
+        p: &AccessPattern,
+        w: &WritePath,
+        t: &WriteTarget,
+        table: &str,
+        params: &[Param],
+        level: ConsistencyLevel,
+        out: &mut String,
+    ) -> Result<(), Skip> {
+        let field = self.statement(&t.cql, level);
+        let list = if t.counter.is_some() {
+            "counters"
+        } else {
+            "main"
+        };
+        let mut close = Vec::new();
+        let (row, mut pad) = match t.for_each {
+            Some(i) if i < w.read_before_write.len() => {
+                out.push_str(&format!(
+                    "        // {}, once per row of read {i}\n        for (Map<String, Object> each : r{i}) {{\n",
+                    t.table
+                ));
+                close.push(8);
+                ("each", 12)
+            }
+            Some(i) => {
+                return Err(Skip(format!(
+                    "a statement runs for read {i}, which the path does not have"
+                )))
+            }
+            None => {
+                out.push_str(&format!("        // {}\n", t.table));
+                ("null", 8)
+            }
+        };
+        let at = At { row, table };
+        if let Some(g) = &t.guard {
+            let cond = self.guard(p, t, g, &at, params)?;
+            out.push_str(&format!("{}if ({cond}) {{\n", " ".repeat(pad)));
+            close.push(pad);
+            pad += 4;
+        }
+        let indent = " ".repeat(pad);
+        out.push_str(&format!(
+            "{indent}{list}.add(new Driver.Bound({field}, new Object[] {{\n"
+        ));
+        for b in &t.binds {
+            let v = self.write_bind(p, &b.value, &at, params)?;
+            out.push_str(&format!("{indent}    {v},\n"));
+        }
+        out.push_str(&format!("{indent}}}));\n"));
+        for pad in close.iter().rev() {
+            out.push_str(&format!("{}}}\n", " ".repeat(*pad)));
+        }
+        Ok(())
+    }
+
+    /// A guard's condition as Java.
+    fn guard(
+        &mut self,
+        p: &AccessPattern,
+        t: &WriteTarget,
+        g: &Guard,
+        at: &At<'_>,
+        params: &[Param],
+    ) -> Result<String, Skip> {
+        let mut conds = Vec::new();
+        for c in g.conditions() {
+            conds.push(match c {
+                Guard::All { .. } => continue,
+                Guard::KeyChanged { columns } => {
+                    let any: Vec<String> = columns.iter().map(|col| changed(t, col, at)).collect();
+                    format!("({})", any.join(" || "))
+                }
+                Guard::NewIsNull { column } => format!("{} == null", new_of(column, at)),
+                Guard::NewIsNotNull { column } => format!("{} != null", new_of(column, at)),
+                Guard::AllNotNull { values } => {
+                    let mut all = Vec::new();
+                    for v in values {
+                        all.push(format!("{} != null", self.write_bind(p, v, at, params)?));
+                    }
+                    format!("({})", all.join(" && "))
+                }
+            });
+        }
+        Ok(if conds.is_empty() {
+            "true".into()
+        } else {
+            conds.join(" && ")
+        })
+    }
+
+    /// A bind of a write path in the source's meaning: `cur`, `new` and row ids read from the
+    /// write's state for the row at hand.
+    fn write_bind(
+        &mut self,
+        p: &AccessPattern,
+        v: &BindValue,
+        at: &At<'_>,
+        params: &[Param],
+    ) -> Result<String, Skip> {
+        if let BindValue::Entry { .. } = v {
+            return Err(Skip(
+                "an embedded collection's entry (a user type's value) is not generated in Java yet"
+                    .into(),
+            ));
+        }
+        let this =
+            |c: &ColumnRef| format!("st.current({}, {})", string(&shape::row_key(c)), at.row);
+        let scope = Scope::new(params, &this, &p.id);
+        let place = |v: &BindValue| -> Option<Result<String, Skip>> {
+            match v {
+                BindValue::Current { column } => Some(Ok(format!(
+                    "st.current({}, {})",
+                    string(&shape::row_key(column)),
+                    at.row
+                ))),
+                BindValue::New { column } => Some(Ok(new_of(column, at))),
+                BindValue::RowId { table } => Some(Ok(format!(
+                    "st.rowId({}, rowId, {}, {})",
+                    string(table),
+                    table == at.table,
+                    at.row
+                ))),
+                BindValue::Rewritten { column } => Some(Err(Skip(format!(
+                    "the collection {column} rewritten on the client is not generated yet"
+                )))),
+                _ => None,
+            }
+        };
+        self.bind_value(v, &scope, &place)
+    }
+}
+
+/// True when key column `c` moves, compared as target `t` holds it.
+fn changed(t: &WriteTarget, c: &ColumnRef, at: &At<'_>) -> String {
+    let cur = format!("st.current({}, {})", string(&shape::row_key(c)), at.row);
+    let new = new_of(c, at);
+    let of_c = |v: &BindValue| matches!(v, BindValue::Current { column } | BindValue::New { column } if column == c);
+    let micros = t.binds.iter().any(|b| match &b.value {
+        BindValue::EpochMicros { of, .. } => of_c(of),
+        _ => false,
+    });
+    if micros {
+        return format!(
+            "Rt.changed(Rt.epochMicros({cur}, Rt.UTC), Rt.epochMicros({new}, Rt.UTC), \"plain\")"
+        );
+    }
+    let stored = t
+        .binds
+        .iter()
+        .find(|b| of_c(&b.value))
+        .map(|b| &b.cql_type)
+        .and_then(|ty: &CqlType| ty.unfrozen().native());
+    let kind = if stored == Some(NativeType::Timestamp) {
+        "timestamp"
+    } else {
+        "plain"
+    };
+    format!("Rt.changed({cur}, {new}, \"{kind}\")")
+}
+
+/// `new(c)` for the row at hand.
+fn new_of(c: &ColumnRef, at: &At<'_>) -> String {
+    format!(
+        "st.newValue({}, {}, {})",
+        string(&shape::row_key(c)),
+        c.table == at.table,
+        at.row
+    )
+}
