@@ -247,13 +247,21 @@ async fn rideshare_java_replays_and_a_broken_copy_is_caught() {
     case.cleanup().await;
 }
 
-/// Buckets cut in their zone, counter tables, rows that expire (TTLs), upserts, the library
-/// fixture's lookups and folded loops.
+/// The library fixture's lookups and folded loops, buckets cut in their zone, a one-to-few child
+/// folded into a collection (its entries read and written), upserts, counter tables, rows that
+/// expire (TTLs).
 #[tokio::test(flavor = "multi_thread")]
 async fn fixtures_java_replay() {
     remodel_testdb::live!(Postgres, Cassandra);
     setup();
-    for name in ["library", "buckets"] {
+    for name in [
+        "library",
+        "buckets",
+        "embed_one_to_few",
+        "upserts",
+        "counters-read-heavy",
+        "expiring",
+    ] {
         let (case, ..) = prove(name, &format!("fixtures/plan/{name}")).await;
         case.cleanup().await;
     }

@@ -37,12 +37,6 @@ impl<'p> Gen<'p> {
                 f.sql_name
             )));
         }
-        if q.client.unnest.is_some() {
-            return Err(Skip(
-                "a read of an embedded collection (client.unnest) is not generated in Java yet"
-                    .into(),
-            ));
-        }
         let class = format!("{}Row", super::capitalized(name));
         let level = q
             .consistency
@@ -263,6 +257,9 @@ impl<'p> Gen<'p> {
         let this = |c: &ColumnRef| format!("Rt.need(r, {})", string(&key(c)));
         let scope = Scope::new(params, &this, &p.id);
         let w = &q.client;
+        if let Some(u) = &w.unnest {
+            body.push_str(&unnest(q, u));
+        }
         for f in &w.filters {
             let e = self.expr(f, &scope)?;
             body.push_str(&format!(
@@ -398,4 +395,29 @@ fn resolve(c: &ColumnRef, held: &[String], same: &[(ColumnRef, ColumnRef)]) -> S
         .map(shape::row_key)
         .find(|k| held.contains(k))
         .unwrap_or(own)
+}
+
+/// The client's first step of a read of an embedded collection: each entry of the collection
+/// column a row (the entry type's i-th field the child's i-th column, the linked columns from
+/// the row read), an empty collection no row.
+fn unnest(q: &QueryMapping, u: &remodel_model::Unnest) -> String {
+    let table = q.table.as_deref().unwrap_or_default();
+    let child = |c: &str| {
+        string(&shape::row_key(&ColumnRef::new(
+            u.table.clone(),
+            c.to_string(),
+        )))
+    };
+    let fields: Vec<String> = u.columns.iter().map(|c| child(c)).collect();
+    let linked: Vec<String> = u
+        .linked
+        .iter()
+        .map(|(c, parent)| format!("{}, {}", child(c), string(&shape::row_key(parent))))
+        .collect();
+    format!(
+        "        rows = Rt.unnest(rows, {}, List.of({}), List.of({}));\n",
+        string(&shape::target_key(table, &u.collection)),
+        fields.join(", "),
+        linked.join(", ")
+    )
 }

@@ -479,11 +479,23 @@ impl<'p> Gen<'p> {
         at: &At<'_>,
         params: &[Param],
     ) -> Result<String, Skip> {
-        if let BindValue::Entry { .. } = v {
-            return Err(Skip(
-                "an embedded collection's entry (a user type's value) is not generated in Java yet"
-                    .into(),
-            ));
+        if let BindValue::Entry { key, fields } = v {
+            let mut parts = Vec::with_capacity(fields.len());
+            for (name, f) in fields {
+                parts.push(format!(
+                    "{}, {}",
+                    string(name),
+                    self.write_bind(p, f, at, params)?
+                ));
+            }
+            let entry = format!("Rt.entry(new Object[] {{{}}})", parts.join(", "));
+            return Ok(match key {
+                Some(k) => format!(
+                    "Rt.entryOf({}, {entry})",
+                    self.write_bind(p, k, at, params)?
+                ),
+                None => entry,
+            });
         }
         let this =
             |c: &ColumnRef| format!("st.current({}, {})", string(&shape::row_key(c)), at.row);

@@ -17,6 +17,7 @@ import com.datastax.oss.driver.api.core.type.DataTypes;
 import com.datastax.oss.driver.api.core.type.ListType;
 import com.datastax.oss.driver.api.core.type.MapType;
 import com.datastax.oss.driver.api.core.type.SetType;
+import com.datastax.oss.driver.api.core.type.UserDefinedType;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
@@ -135,6 +136,16 @@ public final class Driver {
         if (v instanceof Float f) {
             return f.doubleValue();
         }
+        if (v instanceof Map<?, ?> m) {
+            Map<Object, Object> out = new LinkedHashMap<>();
+            m.forEach((k, x) -> out.put(fromCql(k), fromCql(x)));
+            return out;
+        }
+        if (v instanceof List<?> l) {
+            List<Object> out = new ArrayList<>();
+            l.forEach(x -> out.add(fromCql(x)));
+            return out;
+        }
         if (v instanceof UdtValue u) {
             Map<String, Object> out = new LinkedHashMap<>();
             for (int i = 0; i < u.size(); i++) {
@@ -168,6 +179,14 @@ public final class Driver {
             Map<Object, Object> out = new LinkedHashMap<>();
             map.forEach((k, x) -> out.put(toCql(m.getKeyType(), k), toCql(m.getValueType(), x)));
             return out;
+        }
+        if (t instanceof UserDefinedType u && v instanceof Map<?, ?> fields) {
+            // An embedded child row: each field of the user type by its name.
+            Object[] values = new Object[u.getFieldNames().size()];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = toCql(u.getFieldTypes().get(i), fields.get(u.getFieldNames().get(i).asInternal()));
+            }
+            return u.newValue(values);
         }
         if (t.equals(DataTypes.INT)) {
             return whole(v).intValueExact();

@@ -1147,6 +1147,53 @@ public final class Rt {
         return out;
     }
 
+    /**
+     * The rows of an embedded child table read from the {@code collection} of each row: one per
+     * entry (a map's values, a list's items), the entry type's i-th field under
+     * {@code fields.get(i)}, each pair ({@code child}, {@code parent}) of {@code linked} the
+     * row's value of {@code parent}; an empty collection, none.
+     */
+    public static List<Map<String, Object>> unnest(List<Map<String, Object>> rows, String collection,
+            List<String> fields, List<String> linked) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Map<String, Object> r : rows) {
+            Object c = r.get(collection);
+            if (c == null) {
+                continue;
+            }
+            Collection<?> entries = c instanceof Map<?, ?> m ? m.values() : (Collection<?>) c;
+            for (Object e : entries) {
+                Map<String, Object> child = new HashMap<>(r);
+                List<Object> values = e instanceof Map<?, ?> m ? new ArrayList<>(m.values())
+                    : e instanceof List<?> l ? new ArrayList<>(l) : List.of();
+                for (int i = 0; i < fields.size(); i++) {
+                    child.put(fields.get(i), i < values.size() ? values.get(i) : null);
+                }
+                for (int i = 0; i + 1 < linked.size(); i += 2) {
+                    child.put(linked.get(i), r.get(linked.get(i + 1)));
+                }
+                out.add(child);
+            }
+        }
+        return out;
+    }
+
+    /** An embedded child row as a collection entry (a user type's value), fields by name. */
+    public static Map<String, Object> entry(Object[] kv) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < kv.length; i += 2) {
+            out.put(String.valueOf(kv[i]), kv[i + 1]);
+        }
+        return out;
+    }
+
+    /** A one-entry map {@code {key: value}}. */
+    public static Map<Object, Object> entryOf(Object key, Object value) {
+        Map<Object, Object> out = new LinkedHashMap<>();
+        out.put(key, value);
+        return out;
+    }
+
     /** The value {@code row} holds for {@code key}; the plan states a value no read returned otherwise. */
     public static Object need(Map<String, Object> row, String key) {
         if (!row.containsKey(key)) {
