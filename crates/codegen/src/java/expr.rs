@@ -176,27 +176,36 @@ impl Gen<'_> {
                 operand,
                 branches,
                 otherwise,
-            } => {
-                let mut out = match otherwise {
-                    Some(o) => self.expr(o, scope)?,
-                    None => "null".into(),
-                };
-                let op = match operand {
-                    Some(o) => Some(self.expr(o, scope)?),
-                    None => None,
-                };
-                for b in branches.iter().rev() {
-                    let w = self.expr(&b.when, scope)?;
-                    let t = self.expr(&b.then, scope)?;
-                    let cond = match &op {
-                        Some(o) => format!("Rt.compare(\"eq\", {o}, {w})"),
-                        None => w,
-                    };
-                    out = format!("(Rt.isTrue({cond}) ? Rt.obj({t}) : Rt.obj({out}))");
-                }
-                out
-            }
+            } => self.case(operand.as_deref(), branches, otherwise.as_deref(), scope)?,
         })
+    }
+
+    /// `CASE [operand] WHEN … THEN … [ELSE …] END`: the first branch whose condition is TRUE.
+    fn case(
+        &mut self,
+        operand: Option<&Expr>,
+        branches: &[remodel_model::CaseBranch],
+        otherwise: Option<&Expr>,
+        scope: &Scope<'_>,
+    ) -> Result<String, Skip> {
+        let mut out = match otherwise {
+            Some(o) => self.expr(o, scope)?,
+            None => "null".into(),
+        };
+        let op = match operand {
+            Some(o) => Some(self.expr(o, scope)?),
+            None => None,
+        };
+        for b in branches.iter().rev() {
+            let w = self.expr(&b.when, scope)?;
+            let t = self.expr(&b.then, scope)?;
+            let cond = match &op {
+                Some(o) => format!("Rt.compare(\"eq\", {o}, {w})"),
+                None => w,
+            };
+            out = format!("(Rt.isTrue({cond}) ? Rt.obj({t}) : Rt.obj({out}))");
+        }
+        Ok(out)
     }
 
     /// A column of the row at hand, of the row an upsert proposed or of a named step's row.

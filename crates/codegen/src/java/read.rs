@@ -266,28 +266,7 @@ impl<'p> Gen<'p> {
                 "        rows = Rt.filter(rows, r -> Rt.isTrue({e}));\n"
             ));
         }
-        if !w.group_by.is_empty() || !w.aggregates.is_empty() {
-            let by: Vec<String> = w.group_by.iter().map(|c| string(&key(c))).collect();
-            let aggs: Vec<String> = w
-                .aggregates
-                .iter()
-                .map(|a| {
-                    let col = a.column.as_ref().map_or("null".into(), |c| string(&key(c)));
-                    format!(
-                        "new Rt.Agg({}, {}, {col}, {})",
-                        string(&shape::aggregate_key(a)),
-                        string(&a.function.to_ascii_lowercase()),
-                        a.distinct
-                    )
-                })
-                .collect();
-            body.push_str(&format!(
-                "        rows = Rt.group(rows, List.of({}), List.of({}), {});\n",
-                by.join(", "),
-                aggs.join(", "),
-                w.group_row.is_some()
-            ));
-        }
+        self.group(w, &key, body);
         if w.distinct {
             body.push_str("        rows = Rt.distinct(rows);\n");
         }
@@ -326,6 +305,37 @@ impl<'p> Gen<'p> {
             ));
         }
         Ok(())
+    }
+
+    /// The client's GROUP BY and aggregates.
+    fn group(
+        &self,
+        w: &remodel_model::ClientWork,
+        key: &dyn Fn(&ColumnRef) -> String,
+        body: &mut String,
+    ) {
+        if !w.group_by.is_empty() || !w.aggregates.is_empty() {
+            let by: Vec<String> = w.group_by.iter().map(|c| string(&key(c))).collect();
+            let aggs: Vec<String> = w
+                .aggregates
+                .iter()
+                .map(|a| {
+                    let col = a.column.as_ref().map_or("null".into(), |c| string(&key(c)));
+                    format!(
+                        "new Rt.Agg({}, {}, {col}, {})",
+                        string(&shape::aggregate_key(a)),
+                        string(&a.function.to_ascii_lowercase()),
+                        a.distinct
+                    )
+                })
+                .collect();
+            body.push_str(&format!(
+                "        rows = Rt.group(rows, List.of({}), List.of({}), {});\n",
+                by.join(", "),
+                aggs.join(", "),
+                w.group_row.is_some()
+            ));
+        }
     }
 
     /// The source keys the rows of read `q` hold: its table's columns and its lookups'.
