@@ -1502,6 +1502,12 @@ pub struct BatchPlan {
     /// statements only has them in `kind` too, and sends nothing else.)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<BatchKind>,
+    /// For a `logged` batch whose statements (once per row of a many-row read) can pass
+    /// Cassandra's `batch_size_fail_threshold` for the rows with the most of them: send them as
+    /// consecutive logged batches of at most this many statements, in order (each applied
+    /// whole, not all together: the reason says so). Absent: one batch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_statements: Option<u32>,
 }
 
 /// A way to send a write path's statements.
