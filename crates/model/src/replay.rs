@@ -38,6 +38,9 @@ pub struct ReplayReport {
     pub rejected: u64,
     /// One entry per pattern of the plan, reads first.
     pub patterns: Vec<PatternReplay>,
+    /// Cassandra requests sent again after a timeout or a node down (never counted as a
+    /// difference).
+    pub retries: u64,
 }
 
 impl ReplayReport {

@@ -247,6 +247,7 @@ fn verify(ctx: &Ctx) -> String {
          no difference). Run them at a quiet moment: while the application writes, a row changed \
          within the last seconds can differ by the sync's lag (and a table's count by the rows \
          inserted or deleted meanwhile); run them again, a difference that stays is real.\n\n{}\n\
+         {}\n\n\
          Put the run in this report ({}):\n\n{}\n",
         md::block(
             "sh",
@@ -257,6 +258,7 @@ fn verify(ctx: &Ctx) -> String {
                 verify_command()
             )
         ),
+        levels(ctx),
         if ctx.input.run.is_some() {
             format!("the [Backfill and verification]({RUN}) chapter, with what the sync applied")
         } else {
@@ -267,6 +269,38 @@ fn verify(ctx: &Ctx) -> String {
             "remodel report --plan \"$PLAN\" --run \"$RUN\" --replay replay-existing \\\n    \
              --out report --html"
         )
+    )
+}
+
+/// The consistency levels the cut-over runs at, and why they are enough (or not).
+fn levels(ctx: &Ctx) -> String {
+    let d = &ctx.plan.design;
+    let (write, read) = (d.write_level(), d.read_level());
+    let n = d.keyspace.replication.replicas();
+    let (w, r) = (write.replicas_needed(n), read.replicas_needed(n));
+    let overlap = if r + w > n {
+        format!(
+            "{r} + {w} > {n}: every read meets a replica that acknowledged the write, so the \
+             application reads what sync wrote"
+        )
+    } else {
+        format!(
+            "{r} + {w} ≤ {n}: a read can miss a write that is acknowledged already (wait for the \
+             sync's lag and the hints, or raise `[design.consistency]` and plan again)"
+        )
+    };
+    format!(
+        "**Consistency levels.** This plan writes at `{}` and reads at `{}`, with {n} \
+         replica{} per datacenter ({overlap}). `remodel sync` and its backfill write at `{}`, \
+         `remodel verify` reads at `{}`; with a node down of {n}, both go on while the level is \
+         still met and retry meanwhile. On a cluster, once every node is up, `remodel verify \
+         --consistency ALL` proves that every replica holds every row (a replica a restarted \
+         node's hints have not reached yet is repaired by the read): run it once before step 4.",
+        write.cql_name(),
+        read.cql_name(),
+        if n == 1 { "" } else { "s" },
+        write.cql_name(),
+        read.cql_name(),
     )
 }
 
