@@ -89,7 +89,14 @@ async fn writes_that_cannot_reach_their_level_are_rejected_with_the_reason_live(
     let run_s = run.to_string_lossy().to_string();
     let at_one = case.verify(
         &plan,
-        &["--consistency", "ONE", "--run-dir", &run_s, "--sample", "10"],
+        &[
+            "--consistency",
+            "ONE",
+            "--run-dir",
+            &run_s,
+            "--sample",
+            "10",
+        ],
     );
     assert!(at_one.contains("verify: all 4 tables match"), "{at_one}");
     let out = case.verify_output(&plan, &["--retry-for", "1", "--sample", "10"]);
