@@ -69,7 +69,7 @@ fn wait_for(child: &mut Child, secs: u64, what: &str) -> std::process::ExitStatu
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn backfill_with_a_node_stopped_then_verify_at_all_live() {
+async fn three_nodes_backfill_with_a_node_stopped_then_verify_at_all_live() {
     remodel_testdb::live!(Postgres, Cluster);
     let _one = CLUSTER.lock().await;
     let started = Instant::now();
@@ -152,7 +152,7 @@ async fn backfill_with_a_node_stopped_then_verify_at_all_live() {
 const TRIPS: u64 = 2_000;
 
 #[tokio::test(flavor = "multi_thread")]
-async fn sync_follows_while_a_node_is_killed_live() {
+async fn three_nodes_sync_follows_while_a_node_is_killed_live() {
     remodel_testdb::live!(Postgres, Cluster);
     let _one = CLUSTER.lock().await;
     let started = Instant::now();
