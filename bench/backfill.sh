@@ -19,7 +19,8 @@
 #
 # Needs: the databases of scripts/db running (scripts/db up), psql, python3, GNU time.
 # Settings: TRIPS, TRIPS_BIG (0 skips the second run), LEVELS (64,128,256,512), ROUNDS (2), SKIP_CQLSH=1,
-# BENCH_DIR (default /tmp/remodel-bench-backfill).
+# BENCH_DIR (default /tmp/remodel-bench-backfill), TARGET (host:port, default scripts/db's node) and
+# CASS_PID_FILE (its pid file).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -36,7 +37,9 @@ for tool in psql python3 /usr/bin/time; do
 done
 eval "$("$ROOT/scripts/db" env)"
 PG_URL="$REMODEL_PG_URL?options=-c%20search_path%3D$KS"
-NODE="$REMODEL_CQL_URL"
+# TARGET (host:port) measures another node than scripts/db's (a node of its own, so that a shared
+# one is left alone), CASS_PID_FILE its pid file for the memory figures.
+NODE="${TARGET:-$REMODEL_CQL_URL}"
 HOST="${NODE%:*}"
 PORT="${NODE##*:}"
 
@@ -56,7 +59,7 @@ fi
 # The Cassandra JVM of scripts/db, for its memory.
 cass_pid() {
   local f
-  for f in "${REMODEL_DB_DIR:-}/cassandra/cassandra.pid" "$ROOT/.remodel-db/cassandra/cassandra.pid" \
+  for f in "${CASS_PID_FILE:-}" "${REMODEL_DB_DIR:-}/cassandra/cassandra.pid" "$ROOT/.remodel-db/cassandra/cassandra.pid" \
            "$(cd "$ROOT" && git rev-parse --path-format=absolute --git-common-dir 2>/dev/null)/../.remodel-db/cassandra/cassandra.pid"; do
     [ -f "$f" ] && { cat "$f"; return; }
   done
