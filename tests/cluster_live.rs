@@ -120,6 +120,19 @@ async fn three_nodes_backfill_with_a_node_stopped_then_verify_at_all_live() {
         .map(|t| t["rows_written"].as_u64().unwrap_or(0))
         .sum();
     assert_eq!(trips, 100_000, "{summary}");
+    // The retries are counted, each by its cause (how many depends on when the node went down).
+    let retries = summary["retries"].as_u64().expect("summary.json's retries");
+    let by_cause: u64 = summary["retry_causes"]
+        .as_object()
+        .expect("summary.json's retry_causes")
+        .values()
+        .filter_map(|v| v.as_u64())
+        .sum();
+    assert_eq!(retries, by_cause, "{summary}");
+    assert!(
+        summary["concurrency"]["current"].as_u64().unwrap_or(0) > 0,
+        "{summary}"
+    );
     // Every replica must answer each read, and agree (a replica the node's hints have not
     // reached yet is repaired by the read): the nodes are all up again.
     let run_s = run.to_string_lossy().to_string();
