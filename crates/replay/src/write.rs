@@ -360,16 +360,18 @@ impl Replayer<'_> {
                     Some(scylla::statement::batch::BatchStatement::PreparedStatement(s)) => s,
                     _ => return Err(Error::Plan(what())),
                 };
-                self.session()
-                    .execute_unpaged(stmt, one)
-                    .await
-                    .map_err(Error::cql(what()))?;
+                self.retrying(stmt.get_is_idempotent(), || {
+                    self.session().execute_unpaged(stmt, one)
+                })
+                .await
+                .map_err(Error::cql(what()))?;
             }
             _ => {
-                self.session()
-                    .batch(batch, values)
-                    .await
-                    .map_err(Error::cql(what()))?;
+                self.retrying(batch.get_is_idempotent(), || {
+                    self.session().batch(batch, values)
+                })
+                .await
+                .map_err(Error::cql(what()))?;
             }
         }
         Ok(())
