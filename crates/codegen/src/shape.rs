@@ -307,41 +307,6 @@ pub fn unqualified(cql: &str, keyspace: &str, tables: &[&str]) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_keyspace_is_dropped_from_table_names_only() {
-        let cql = "SELECT a FROM rideshare.trips_by_id WHERE b = 'rideshare.trips_by_id' AND c = ?";
-        assert_eq!(
-            unqualified(cql, "rideshare", &["trips_by_id"]),
-            "SELECT a FROM trips_by_id WHERE b = 'rideshare.trips_by_id' AND c = ?"
-        );
-        // A longer table name that starts with a shorter one is left to its own prefix.
-        assert_eq!(
-            unqualified("INSERT INTO ks.t_2 (a)", "ks", &["t", "t_2"]),
-            "INSERT INTO t_2 (a)"
-        );
-        assert_eq!(
-            unqualified("UPDATE \"My Ks\".\"T\" SET", "My Ks", &["T"]),
-            "UPDATE \"T\" SET"
-        );
-    }
-
-    #[test]
-    fn declared_types_read_their_parameters_off() {
-        assert_eq!(Ty::of_sql("numeric(8,2)"), (Ty::Decimal, false));
-        assert_eq!(Ty::of_sql("timestamptz"), (Ty::Timestamptz, false));
-        assert_eq!(
-            Ty::of_sql("timestamp without time zone"),
-            (Ty::Timestamp, false)
-        );
-        assert_eq!(Ty::of_sql("text[]"), (Ty::Text, true));
-        assert_eq!(Ty::of_sql("mood"), (Ty::Text, false));
-    }
-}
-
 /// Where each computed column of read `q` is (its key in the rows, its type, whether NULL), in
 /// the SQL result's order. plan.json states a computed column by its name alone; the contract
 /// (book/src/plan-json.md, "The result columns") links the computed columns of a read, in
@@ -401,4 +366,39 @@ pub fn aggregate_key(a: &remodel_model::Aggregate) -> String {
     let arg = a.column.as_ref().map_or("*".to_string(), row_key);
     let d = if a.distinct { "DISTINCT " } else { "" };
     format!("{}({d}{arg})", a.function.to_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_keyspace_is_dropped_from_table_names_only() {
+        let cql = "SELECT a FROM rideshare.trips_by_id WHERE b = 'rideshare.trips_by_id' AND c = ?";
+        assert_eq!(
+            unqualified(cql, "rideshare", &["trips_by_id"]),
+            "SELECT a FROM trips_by_id WHERE b = 'rideshare.trips_by_id' AND c = ?"
+        );
+        // A longer table name that starts with a shorter one is left to its own prefix.
+        assert_eq!(
+            unqualified("INSERT INTO ks.t_2 (a)", "ks", &["t", "t_2"]),
+            "INSERT INTO t_2 (a)"
+        );
+        assert_eq!(
+            unqualified("UPDATE \"My Ks\".\"T\" SET", "My Ks", &["T"]),
+            "UPDATE \"T\" SET"
+        );
+    }
+
+    #[test]
+    fn declared_types_read_their_parameters_off() {
+        assert_eq!(Ty::of_sql("numeric(8,2)"), (Ty::Decimal, false));
+        assert_eq!(Ty::of_sql("timestamptz"), (Ty::Timestamptz, false));
+        assert_eq!(
+            Ty::of_sql("timestamp without time zone"),
+            (Ty::Timestamp, false)
+        );
+        assert_eq!(Ty::of_sql("text[]"), (Ty::Text, true));
+        assert_eq!(Ty::of_sql("mood"), (Ty::Text, false));
+    }
 }
