@@ -11,9 +11,17 @@
 # (sync keeps up), lag p99 <= 5 s, and RSS flat (the last quarter's peak <= 1.25 x the first
 # quarter's peak + 16 MiB).
 #
+# With NODE_DOWN=N:AT:FOR (a cluster of `scripts/db up cluster` as TARGET), node N of the cluster
+# is stopped AT seconds into the writer's run (`scripts/db stop-node N`, with KILL=1 `--kill`) and
+# started again FOR seconds later; the lag is then also given before, during and after the outage,
+# with the catch-up time (from the node's start until the lag is back under 1 s and stays there
+# for 5 s), and the targets are: applied >= 0.95 x committed, and a catch-up.
+#
 # Needs: the databases of scripts/db running, psql, pgbench (Debian's postgresql), python3.
 # Settings: TRIPS (100000), RATE (500), SECS (600: the issue's 10 minutes), REMODEL_BIN (default
-# target/release/remodel, built when missing), BENCH_DIR (/tmp/remodel-bench-sync).
+# target/release/remodel, built when missing), BENCH_DIR (/tmp/remodel-bench-sync), TARGET
+# (default scripts/db's node), REPLICATION (`remodel plan --replication`, default 1), NODE_DOWN,
+# KILL.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -24,12 +32,14 @@ SECS="${SECS:-600}"
 BIN="${REMODEL_BIN:-$ROOT/target/release/remodel}"
 KS=bench_sync
 SLOT="bench_sync_$$"
+NODE_DOWN="${NODE_DOWN:-}"
 PGBENCH="$(command -v pgbench || ls /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | tail -1)"
 [[ -x "$PGBENCH" ]] || { echo "bench: pgbench missing (apt-get install postgresql)" >&2; exit 1; }
 if [[ ! -x "$BIN" ]]; then
   (cd "$ROOT" && cargo build --release -q -p remodel --bin remodel)
 fi
 eval "$("$ROOT/scripts/db" env)"
+TARGET="${TARGET:-$REMODEL_CQL_URL}"
 PG_URL="$REMODEL_PG_URL?options=-c%20search_path%3D$KS"
 rm -rf "$DIR"; mkdir -p "$DIR"
 finish() {
@@ -43,10 +53,11 @@ trap finish EXIT
 psql "$REMODEL_PG_URL" -qc "DROP SCHEMA IF EXISTS $KS CASCADE; CREATE SCHEMA $KS" 2>/dev/null
 "$BIN" example-data rideshare --source "$PG_URL" --trips "$TRIPS" >/dev/null
 psql "$PG_URL" -qc "ALTER TABLE trips REPLICA IDENTITY FULL"
-"$BIN" plan "$ROOT/examples/rideshare" --keyspace "$KS" --out "$DIR/plan" >/dev/null 2>&1
+"$BIN" plan "$ROOT/examples/rideshare" --keyspace "$KS" --replication "${REPLICATION:-1}" \
+  --out "$DIR/plan" >/dev/null 2>&1
 echo "== backfill inside the slot's snapshot ($TRIPS trips)"
 bf_start=$(date +%s.%N)
-"$BIN" sync --plan "$DIR/plan/plan.json" --source "$PG_URL" --target "$REMODEL_CQL_URL" \
+"$BIN" sync --plan "$DIR/plan/plan.json" --source "$PG_URL" --target "$TARGET" \
   --run-dir "$DIR/run" --slot "$SLOT" --create-schema --progress none > "$DIR/first.txt" 2>/dev/null
 head -1 "$DIR/first.txt"
 echo "backfill and first catch-up: $(python3 -c "print(f'{$(date +%s.%N) - $bf_start:.1f}')") s"
@@ -59,7 +70,7 @@ UPDATE drivers SET rating = round((3 + random() * 2)::numeric, 2) WHERE driver_i
 COMMIT;
 SQL
 
-"$BIN" sync --plan "$DIR/plan/plan.json" --source "$PG_URL" --target "$REMODEL_CQL_URL" \
+"$BIN" sync --plan "$DIR/plan/plan.json" --source "$PG_URL" --target "$TARGET" \
   --run-dir "$DIR/run" --slot "$SLOT" --follow --progress none 2>"$DIR/sync.log" &
 SYNC_PID=$!
 sleep 2
@@ -83,14 +94,28 @@ while time.time() < end:
                 rss = int(line.split()[1])
     except OSError:
         pass
-    print(f"{time.time() - start:.1f} {lag} {rss}", flush=True)
+    print(f"{time.time() - start:.1f} {lag} {rss} {time.time():.3f}", flush=True)
     time.sleep(0.5)
 PY
 SAMPLER_PID=$!
 start=$(date +%s.%N)
+if [[ -n "$NODE_DOWN" ]]; then
+  IFS=: read -r down_node down_at down_for <<<"$NODE_DOWN"
+  (
+    sleep "$down_at"
+    printf '%s ' "$(date +%s.%N)" >"$DIR/outage.txt"
+    "$ROOT/scripts/db" stop-node "$down_node" ${KILL:+--kill} >"$DIR/outage.log" 2>&1
+    sleep "$down_for"
+    printf '%s ' "$(date +%s.%N)" >>"$DIR/outage.txt"
+    "$ROOT/scripts/db" start-node "$down_node" >>"$DIR/outage.log" 2>&1
+    printf '%s\n' "$(date +%s.%N)" >>"$DIR/outage.txt"
+  ) &
+  OUTAGE_PID=$!
+fi
 PGOPTIONS="-c search_path=$KS" "$PGBENCH" -n -c 4 -j 2 -R "$RATE" -T "$SECS" -f "$DIR/writer.sql" \
   "$REMODEL_PG_URL" > "$DIR/pgbench.txt" 2>&1
 wait "$SAMPLER_PID"
+if [[ -n "${OUTAGE_PID:-}" ]]; then wait "$OUTAGE_PID" || { cat "$DIR/outage.log" >&2; exit 1; }; fi
 # Let sync apply the tail, then count what it applied in the window.
 sleep 5
 read -r after_tx after_ch < <(python3 -c "import json;s=json.load(open('$DIR/run/sync.json'));print(s['transactions'], s['changes'])")
@@ -98,12 +123,12 @@ end=$(date +%s.%N)
 kill -0 "$SYNC_PID" 2>/dev/null || { echo "bench: sync died: $(tail -3 "$DIR/sync.log")" >&2; exit 1; }
 tps=$(grep -oP 'tps = \K[0-9.]+' "$DIR/pgbench.txt" | head -1)
 committed=$(grep -oP 'number of transactions actually processed: \K[0-9]+' "$DIR/pgbench.txt")
-python3 - "$tps" "$committed" "$before_tx" "$after_tx" "$before_ch" "$after_ch" "$start" "$end" "$SECS" "$DIR/samples.txt" <<'PY'
-import sys
+python3 - "$tps" "$committed" "$before_tx" "$after_tx" "$before_ch" "$after_ch" "$start" "$end" "$SECS" "$DIR/samples.txt" "$DIR/outage.txt" <<'PY'
+import os, sys
 tps, committed = float(sys.argv[1]), int(sys.argv[2])
 before_tx, after_tx, before_ch, after_ch = map(int, sys.argv[3:7])
 start, end, secs = float(sys.argv[7]), float(sys.argv[8]), float(sys.argv[9])
-samples = [l.split() for l in open(sys.argv[10]) if len(l.split()) == 3]
+samples = [l.split() for l in open(sys.argv[10]) if len(l.split()) == 4]
 lags = sorted(float(s[1]) for s in samples if s[1] != "-")
 rss = [(float(s[0]), int(s[2])) for s in samples if s[2] != "-"]
 applied, changes = after_tx - before_tx, after_ch - before_ch
@@ -123,6 +148,28 @@ checks = {
     "lag p99 <= 5 s": p(0.99) <= 5.0,
     "RSS flat (last quarter <= 1.25 x first + 16 MiB)": 0 < last <= 1.25 * first + 16 * 1024,
 }
+if os.path.exists(sys.argv[11]):
+    # A node was down: the lag before, during and after, and how long the catch-up took.
+    down, started, up = map(float, open(sys.argv[11]).read().split())
+    timed = [(float(s[3]), float(s[1])) for s in samples if s[1] != "-"]
+    def pct(xs, q):
+        xs = sorted(xs)
+        return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
+    for name, lo, hi in [("before the outage", 0, down), ("node down", down, up),
+                         ("after the node's start", up, float("inf"))]:
+        xs = [l for t, l in timed if lo <= t < hi]
+        print(f"lag {name}: p50 {pct(xs, 0.5):.2f} s, p99 {pct(xs, 0.99):.2f} s, max {max(xs, default=float('nan')):.2f} s ({len(xs)} samples)")
+    caught = None
+    for i, (t, l) in enumerate(timed):
+        if t >= up and all(l2 < 1.0 for t2, l2 in timed[i:] if t2 <= t + 5):
+            caught = t - up
+            break
+    print(f"node down {started - down:.1f} s (stopped, then started again: {up - started:.1f} s to answer CQL); "
+          f"caught up (lag under 1 s for 5 s) {'%.1f s after its start' % caught if caught is not None else 'never'}")
+    checks = {
+        "applied >= 0.95 x committed": applied >= 0.95 * committed,
+        "caught up after the outage": caught is not None,
+    }
 for name, ok in checks.items():
     print(f"target {name}: {'met' if ok else 'MISSED'}")
 sys.exit(0 if all(checks.values()) else 1)

@@ -58,6 +58,15 @@ async fn every_mapped_type_round_trips_exactly() {
             .unwrap();
     case.pg.client().batch_execute(&schema).await.unwrap();
     case.pg.client().batch_execute(INSERTS).await.unwrap();
+    // Postgres' last and first dates: stored, and compared by verify (`to_char` of a date past
+    // 294276, a timestamp's last year, used to fail verify with "date out of range").
+    case.pg
+        .client()
+        .batch_execute(
+            "INSERT INTO all_types (id, c_date) VALUES (9, '5874897-12-31'), (10, '4713-01-01 BC')",
+        )
+        .await
+        .unwrap();
     let plan = case.plan("fixtures/backfill/types");
     let run = case.dir.join("run");
     support::remodel_ok(&refs(&case.backfill_args(
@@ -133,7 +142,7 @@ async fn every_mapped_type_round_trips_exactly() {
             t["rows_written"].as_u64(),
             t["rows_rejected"].as_u64()
         ),
-        (Some(8), Some(2), Some(6))
+        (Some(10), Some(4), Some(6))
     );
 
     let cols = "c_smallint, c_int, c_bigint, c_numeric, c_scaled, c_money, c_real, c_double, c_text, \
@@ -236,12 +245,27 @@ async fn every_mapped_type_round_trips_exactly() {
         None
     );
 
+    // Days since 1970-01-01, as Postgres counts them (`d - date '1970-01-01'`).
+    for (id, days) in [(9, 2_145_042_905_i64), (10, -2_440_550)] {
+        let row = read_row(
+            &case.ks,
+            &format!("SELECT c_date FROM all_types_by_id WHERE id = {id}"),
+        )
+        .await
+        .expect("an extreme date stored");
+        let Some(CqlValue::Date(CqlDate(d))) = row[0] else {
+            panic!("{row:?}")
+        };
+        assert_eq!(i64::from(d) - (1_i64 << 31), days, "row {id}");
+    }
+
     // verify subtracts the run's rejects and finds every stored row equal to its source.
     let stdout = case.verify(&plan, &["--run-dir", &run.to_string_lossy()]);
     assert!(
-        stdout.contains("expected 2 (8 source rows less 6 rejected by the run), stored 2"),
+        stdout.contains("expected 4 (10 source rows less 6 rejected by the run), stored 4"),
         "{stdout}"
     );
+    assert!(stdout.contains("all match"), "{stdout}");
     case.cleanup().await;
 }
 

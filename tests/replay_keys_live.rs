@@ -88,6 +88,7 @@ fn read_plan(path: &str) -> Plan {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn rows_a_fifth_of_a_millisecond_apart_all_come_back() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("replay_ledger_us").await;
     let (plan_path, summary) =
         load_and_backfill(&case, "fixtures/plan/ledger_precision", LEDGER_ROWS).await;
@@ -172,6 +173,7 @@ async fn rows_a_fifth_of_a_millisecond_apart_all_come_back() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_key_that_merges_rows_is_rejected_as_duplicate_key_not_written() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("backfill_dup_key").await;
     let schema =
         std::fs::read_to_string(support::root().join("fixtures/plan/ledger_precision/schema.sql"))
@@ -252,6 +254,7 @@ async fn a_key_that_merges_rows_is_rejected_as_duplicate_key_not_written() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn equal_rows_of_a_keyless_table_all_come_back_and_a_delete_removes_them_all() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("replay_keyless").await;
     let (plan_path, summary) =
         load_and_backfill(&case, "fixtures/plan/keyless_follows", FOLLOWS_ROWS).await;

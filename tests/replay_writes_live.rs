@@ -46,6 +46,7 @@ fn not_modelled(report: &Value, id: &str, why: &str) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn class3_defaults_and_generated_columns_reach_every_copy() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("replay_defaults").await;
     let (report, shown) = replay(&case, "defaults");
     // INSERT INTO tickets (id, title): opened_at now(), ref gen_random_uuid(), status, priority,
@@ -62,6 +63,7 @@ async fn class3_defaults_and_generated_columns_reach_every_copy() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn class4_upserts_and_self_joins_do_what_postgres_does() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("replay_upserts").await;
     let (report, shown) = replay(&case, "upserts");
     // ON CONFLICT (cart_id, sku) DO UPDATE SET qty = cart_items.qty + EXCLUDED.qty.
@@ -77,6 +79,7 @@ async fn class4_upserts_and_self_joins_do_what_postgres_does() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn class5_every_condition_of_a_write_is_applied() {
+    remodel_testdb::live!(Postgres, Cassandra);
     let case = Case::new("replay_write_filters").await;
     let (report, shown) = replay(&case, "write_filters");
     // DELETE FROM sessions WHERE user_id = $1 AND revoked_at IS NULL.

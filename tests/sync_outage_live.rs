@@ -9,13 +9,11 @@
 mod support;
 
 use std::process::Command;
-use std::sync::atomic::AtomicU64;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::live::{wait_until, Case};
 use support::pause::{cassandra_pid, Paused};
 use support::sync::{
-    assert_no_differences, assert_trip_tables_equal, follow, state, SlotGuard, Writer,
+    applied, assert_no_differences, assert_trip_tables_equal, state, Following, Writer,
 };
 
 const TRIPS: u64 = 5_000;
@@ -26,18 +24,6 @@ async fn sync_catches_up_after_cassandra_pauses_for_ten_seconds_live() {
     let pid = cassandra_pid();
     let started = Instant::now();
     let case = Case::new("sync_outage").await;
-    let plan = case.rideshare(TRIPS);
-    case.pg
-        .client()
-        .batch_execute("ALTER TABLE trips REPLICA IDENTITY FULL")
-        .await
-        .expect("replica identity");
-    let slot = format!("remodel_sync_o{}", std::process::id());
-    let _guard = SlotGuard {
-        url: case.url.clone(),
-        slot: slot.clone(),
-    };
-    let run = case.dir.join("sync").to_string_lossy().to_string();
     // Requests time out after 2 s, so that the pause makes writes fail and be retried.
     let extra = [
         "--create-schema",
@@ -46,27 +32,14 @@ async fn sync_catches_up_after_cassandra_pauses_for_ten_seconds_live() {
         "--retry-for",
         "120",
     ];
-    let mut child = follow(&case, &plan, &run, &slot, &extra);
-    wait_until(&mut child, 120, "the slot is created", || {
-        std::path::Path::new(&run).join("sync.json").is_file()
-    });
-    let writer = Writer::start(
-        &case.url,
-        TRIPS,
-        TRIPS / 200,
-        Duration::from_millis(20),
-        Arc::new(AtomicU64::new(1)),
-    );
-    let streamed = |n: u64| {
-        let run = run.clone();
-        move || {
-            std::fs::read_to_string(std::path::Path::new(&run).join("sync.json"))
-                .ok()
-                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-                .is_some_and(|s| s["transactions"].as_u64().unwrap_or(0) >= n)
-        }
-    };
-    wait_until(&mut child, 300, "streaming", streamed(20));
+    let Following {
+        plan,
+        guard: _guard,
+        run,
+        mut child,
+    } = Following::start(&case, TRIPS, "remodel_sync_o", &extra).await;
+    let writer = Writer::steady(&case.url, TRIPS);
+    wait_until(&mut child, 300, "streaming", applied(&run, 20));
 
     let paused = Paused(pid);
     support::pause::signal("-STOP", pid);

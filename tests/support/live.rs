@@ -20,15 +20,49 @@ pub struct Case {
     pub dir: PathBuf,
     /// The Postgres URL with the schema as search path.
     pub url: String,
+    /// `remodel plan`'s `--replication` for the keyspace (`None`: the default, 1).
+    pub replication: Option<&'static str>,
 }
+
+/// The keyspace replication of the local cluster's tests: three replicas in its one datacenter,
+/// as a CQL map and as `remodel plan --replication` takes it.
+pub const CLUSTER_REPLICATION: (&str, &str) = (
+    "{'class': 'NetworkTopologyStrategy', 'datacenter1': 3}",
+    "datacenter1=3",
+);
 
 impl Case {
     /// Creates the schema, the keyspace and the folder, all named after `label`.
     pub async fn new(label: &str) -> Case {
-        let pg = PgSchema::create(label)
+        let ks = CqlKeyspace::create(label)
             .await
             .unwrap_or_else(|e| panic!("{e}"));
-        let ks = CqlKeyspace::create(label)
+        Case::with_keyspace(label, ks, None).await
+    }
+
+    /// The same, the keyspace on the local cluster of `scripts/db up cluster`, three replicas
+    /// of every row ([`CLUSTER_REPLICATION`]), and its plans made so.
+    pub async fn on_cluster(label: &str) -> Case {
+        let node = remodel_testdb::cluster_node().unwrap_or_else(|e| panic!("{e}"));
+        Case::replicated(label, &node, CLUSTER_REPLICATION).await
+    }
+
+    /// The schema and folder as [`Case::new`] makes them, the keyspace on the cluster of `node`
+    /// with `replication` (its CQL map, and `remodel plan`'s `--replication`).
+    pub async fn replicated(label: &str, node: &str, replication: (&str, &'static str)) -> Case {
+        let ks = CqlKeyspace::create_replicated(node, label, replication.0)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        Case::with_keyspace(label, ks, Some(replication.1)).await
+    }
+
+    /// The schema and the folder named after `label`, beside the keyspace `ks`.
+    async fn with_keyspace(
+        label: &str,
+        ks: CqlKeyspace,
+        replication: Option<&'static str>,
+    ) -> Case {
+        let pg = PgSchema::create(label)
             .await
             .unwrap_or_else(|e| panic!("{e}"));
         let url = pg.url();
@@ -37,6 +71,7 @@ impl Case {
             ks,
             dir: scratch(label),
             url,
+            replication,
         }
     }
 
@@ -54,9 +89,27 @@ impl Case {
             .unwrap_or_else(|e| panic!("load {what}: {e}"));
     }
 
-    /// Runs `remodel plan INPUT` for this keyspace; returns the plan.json path as text.
+    /// Runs `remodel plan INPUT` for this keyspace (and its replication); returns the
+    /// plan.json path as text.
     pub fn plan(&self, input: &str) -> String {
-        let plan = super::plan_into(input, self.ks.name(), &self.dir.join("plan"));
+        let out = self.dir.join("plan");
+        let plan = match self.replication {
+            None => super::plan_into(input, self.ks.name(), &out),
+            Some(r) => {
+                let out_s = out.to_string_lossy().to_string();
+                remodel_ok(&[
+                    "plan",
+                    input,
+                    "--keyspace",
+                    self.ks.name(),
+                    "--replication",
+                    r,
+                    "--out",
+                    &out_s,
+                ]);
+                out.join("plan.json")
+            }
+        };
         plan.to_string_lossy().into_owned()
     }
 
@@ -107,6 +160,20 @@ impl Case {
 
     /// Runs `remodel verify` with `extra` flags, asserts it passes, returns its stdout.
     pub fn verify(&self, plan: &str, extra: &[&str]) -> String {
+        let out = self.verify_output(plan, extra);
+        assert!(
+            out.status.success(),
+            "remodel verify {} failed ({}):\n{}\n{}",
+            extra.join(" "),
+            out.status,
+            super::text(&out.stdout),
+            super::text(&out.stderr)
+        );
+        super::text(&out.stdout)
+    }
+
+    /// Runs `remodel verify` with `extra` flags; returns what it did.
+    pub fn verify_output(&self, plan: &str, extra: &[&str]) -> std::process::Output {
         let mut args = vec![
             "verify",
             "--plan",
@@ -117,7 +184,7 @@ impl Case {
             self.ks.node(),
         ];
         args.extend(extra);
-        remodel_ok(&args)
+        super::remodel(&args)
     }
 
     /// The password of the Postgres URL.

@@ -76,6 +76,47 @@ pub fn follow(case: &Case, plan: &str, run: &str, slot: &str, extra: &[&str]) ->
         .expect("sync --follow")
 }
 
+/// A `sync --follow` started on the rideshare example: its plan, its slot (dropped when this is
+/// dropped), its run folder and its process.
+pub struct Following {
+    /// The plan.json.
+    pub plan: String,
+    /// The slot's guard.
+    pub guard: SlotGuard,
+    /// The run folder (what the sync prints goes to `RUN.log`).
+    pub run: String,
+    /// The sync.
+    pub child: Child,
+}
+
+impl Following {
+    /// Loads `trips` trips with `trips` in `REPLICA IDENTITY FULL`, plans, and starts `sync
+    /// --follow EXTRA…` with a slot named `prefix` and the pid; returns once its slot exists.
+    pub async fn start(case: &Case, trips: u64, prefix: &str, extra: &[&str]) -> Following {
+        let plan = case.rideshare(trips);
+        case.pg
+            .client()
+            .batch_execute("ALTER TABLE trips REPLICA IDENTITY FULL")
+            .await
+            .expect("replica identity");
+        let slot = format!("{prefix}{}", std::process::id());
+        let guard = SlotGuard {
+            url: case.url.clone(),
+            slot: slot.clone(),
+        };
+        let run = case.dir.join("sync").to_string_lossy().to_string();
+        let mut child = follow(case, &plan, &run, &slot, extra);
+        let state = Path::new(&run).join("sync.json");
+        super::live::wait_until(&mut child, 120, "the slot is created", || state.is_file());
+        Following {
+            plan,
+            guard,
+            run,
+            child,
+        }
+    }
+}
+
 /// What a command printed, both streams.
 pub fn shown(out: &Output) -> String {
     format!("{}\n{}", super::text(&out.stdout), super::text(&out.stderr))
@@ -84,6 +125,17 @@ pub fn shown(out: &Output) -> String {
 /// `sync.json` of the run folder.
 pub fn state(run: &str) -> serde_json::Value {
     json(&Path::new(run).join("sync.json"))
+}
+
+/// True once `sync.json` of `run` counts `n` transactions applied (for [`super::live::wait_until`]).
+pub fn applied(run: &str, n: u64) -> impl FnMut() -> bool {
+    let file = Path::new(run).join("sync.json");
+    move || {
+        std::fs::read_to_string(&file)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .is_some_and(|s| s["transactions"].as_u64().unwrap_or(0) >= n)
+    }
 }
 
 /// A pseudo-random number of round `i` and salt `s` (splitmix64): which rows a round touches.
@@ -199,6 +251,18 @@ impl Writer {
             })
         });
         Writer { stop, handle }
+    }
+
+    /// The writer of the follow tests: a round every 20 ms over the rideshare example with
+    /// `trips` trips (and a driver per 200 trips), from round 1.
+    pub fn steady(url: &str, trips: u64) -> Writer {
+        Writer::start(
+            url,
+            trips,
+            trips / 200,
+            Duration::from_millis(20),
+            Arc::new(AtomicU64::new(1)),
+        )
     }
 
     /// Stops it; returns the rounds written and the row changes they committed.

@@ -3,10 +3,11 @@
 //! semaphore; a range is marked finished only after all its writes are acknowledged and its
 //! rejects are on disk.
 
+use crate::adaptive::{Concurrency, Limiter, Slot};
 use crate::convert::RawValue;
-use crate::cql::{CqlTarget, Failure, Writer};
+use crate::cql::{CqlTarget, Failure, Refused, Writer};
 use crate::pg::{PageRange, PgSource, ReadShape, Snapshot};
-use crate::progress::{Progress, TableCounts, TableStart};
+use crate::progress::{Progress, TableCounts, TableStart, WriteStatus};
 use crate::rows::{convert_row, row_key, row_size, source_key, Row};
 use crate::run::{
     Checkpoint, RangeDone, RejectRecord, RunDir, TableCheckpoint, CHECKPOINT_VERSION,
@@ -16,7 +17,7 @@ use crate::targetschema;
 use crate::time;
 use crate::Error;
 use futures_util::StreamExt;
-use remodel_model::{DesignTable, Plan, RunStatus, RunSummary, TableRun};
+use remodel_model::{ConsistencyLevel, DesignTable, Plan, RunStatus, RunSummary, TableRun};
 use scylla::client::session::Session;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::{CqlValue, MaybeUnset};
@@ -25,7 +26,6 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 /// The write timestamp of backfilled rows.
@@ -91,8 +91,10 @@ pub struct BackfillOptions {
     pub create_schema: Option<String>,
     /// Parallel Postgres readers (one connection each).
     pub readers: usize,
-    /// Write requests in flight at most.
-    pub concurrency: usize,
+    /// Write requests in flight at most: adaptive, or a fixed number.
+    pub concurrency: Concurrency,
+    /// The consistency level of every write; `None`: the plan's writes' level.
+    pub consistency: Option<ConsistencyLevel>,
     /// Rows per second at most, when throttled.
     pub max_rows_per_second: Option<f64>,
     /// The write timestamp.
@@ -133,7 +135,8 @@ impl Default for BackfillOptions {
             resume: false,
             create_schema: None,
             readers: 4,
-            concurrency: 64,
+            concurrency: Concurrency::Auto,
+            consistency: None,
             max_rows_per_second: None,
             write_timestamp: WriteTimestamp::Server,
             max_errors: MaxErrors::Count(100),
@@ -197,7 +200,7 @@ struct Shared {
     /// The leader's transaction, which holds the snapshot open for the readers.
     _snapshot: Snapshot,
     writer: Arc<Writer>,
-    permits: Arc<Semaphore>,
+    consistency: ConsistencyLevel,
     throttle: Option<Throttle>,
     run: Arc<RunDir>,
     checkpoint: Mutex<Checkpoint>,
@@ -223,6 +226,13 @@ impl Shared {
     fn note(&self, message: &str) {
         self.run.log(message);
         self.progress.note(message);
+    }
+
+    fn write_status(&self) -> WriteStatus {
+        WriteStatus {
+            level: self.writer.limiter().level(),
+            retries: self.writer.retries(),
+        }
     }
 
     fn counts(&self) -> Vec<TableCounts> {
@@ -346,6 +356,7 @@ struct Ready {
     session: Arc<Session>,
     inserts: Vec<Arc<PreparedStatement>>,
     write_ts: Option<i64>,
+    consistency: ConsistencyLevel,
 }
 
 /// The snapshot, the target's schema (checked against the plan, created where it is missing and
@@ -363,29 +374,37 @@ async fn prepare(
         Some(id) => source.import_snapshot(id).await?,
         None => source.export_snapshot().await?,
     };
-    let connections = (opts.concurrency / 32).clamp(1, 8);
-    let session = Arc::new(target.connect(connections, opts.request_timeout).await?);
+    let session = Arc::new(
+        target
+            .connect(connections(opts.concurrency), opts.request_timeout)
+            .await?,
+    );
     let schema_cql = opts.create_schema.clone().or(checkpoint.schema_cql.clone());
     prepare_target(&session, target, plan, tables, schema_cql.as_deref(), run).await?;
     let shapes = prepare_source(source, &snapshot, tables, opts, run, &mut checkpoint).await?;
+    let consistency = opts
+        .consistency
+        .unwrap_or_else(|| crate::cql::plan_write_level(plan));
     let write_ts = match opts.write_timestamp {
         WriteTimestamp::Server => None,
         WriteTimestamp::Snapshot => Some(snapshot.micros),
         WriteTimestamp::Fixed(v) => Some(v),
     };
     run.log(&format!(
-        "attempt {}: source {}, target {}, snapshot {}, {} readers, {} requests in flight, write timestamp {}",
+        "attempt {}: source {}, target {}, snapshot {}, {} readers, {} requests in flight, consistency {}, write timestamp {}",
         checkpoint.attempts,
         source.display,
         target.node,
         snapshot.id,
         opts.readers,
         opts.concurrency,
+        consistency.cql_name(),
         write_ts.map_or("server time".to_string(), |t| t.to_string())
     ));
     let mut inserts = Vec::with_capacity(tables.len());
     for t in tables {
         let mut stmt = target.prepare(&session, &t.insert_cql(write_ts)).await?;
+        stmt.set_consistency(crate::cql::consistency_of(consistency));
         // A counter update sent twice counts twice: never retried blindly.
         stmt.set_is_idempotent(!t.counter);
         inserts.push(Arc::new(stmt));
@@ -398,7 +417,17 @@ async fn prepare(
         session,
         inserts,
         write_ts,
+        consistency,
     })
+}
+
+/// Connections per node: enough that the node's request threads share the work (one
+/// connection is served by one of its event loops), a few more for a high fixed level.
+pub fn connections(c: Concurrency) -> usize {
+    match c {
+        Concurrency::Auto => 4,
+        Concurrency::Fixed(n) => (n / 32).clamp(1, 8),
+    }
 }
 
 /// Compares the target's keyspace with the plan's tables and types; creates what is missing
@@ -591,6 +620,12 @@ fn open_checkpoint(
     })
 }
 
+/// The mean latency past which an adaptive level is cut: an eighth of the request timeout, so
+/// that the level goes down well before requests start timing out.
+pub fn latency_ceiling(request_timeout: Duration) -> Duration {
+    (request_timeout / 8).max(Duration::from_millis(200))
+}
+
 fn build_shared(
     tables: Vec<TargetTable>,
     source: &PgSource,
@@ -606,6 +641,7 @@ fn build_shared(
         shapes,
         session,
         inserts,
+        consistency,
         ..
     } = ready;
     let mut jobs = VecDeque::new();
@@ -640,8 +676,14 @@ fn build_shared(
         target: target.clone(),
         snapshot_id: snapshot.id.clone(),
         _snapshot: snapshot,
-        writer: Arc::new(Writer::new(session, opts.retry_for, notify)),
-        permits: Arc::new(Semaphore::new(opts.concurrency.max(1))),
+        writer: Arc::new(Writer::new(
+            session,
+            opts.retry_for,
+            notify,
+            Limiter::new(opts.concurrency, latency_ceiling(opts.request_timeout)),
+            crate::cql::consistency_of(consistency),
+        )),
+        consistency,
         throttle: opts
             .max_rows_per_second
             .filter(|r| *r > 0.0)
@@ -702,7 +744,7 @@ async fn execute(shared: &Arc<Shared>) -> Result<(), Error> {
         tokio::spawn(async move {
             loop {
                 tokio::time::sleep(Duration::from_millis(250)).await;
-                s.progress.update(&s.counts());
+                s.progress.update(&s.counts(), &s.write_status());
             }
         })
     };
@@ -733,7 +775,9 @@ async fn execute(shared: &Arc<Shared>) -> Result<(), Error> {
         }
     }
     ticker.abort();
-    shared.progress.update(&shared.counts());
+    shared
+        .progress
+        .update(&shared.counts(), &shared.write_status());
     match first_error {
         Some(e) => Err(e),
         None => check_percent(shared),
@@ -760,8 +804,9 @@ async fn reader(shared: &Shared) -> Result<(), Error> {
     Ok(())
 }
 
-/// What a write task hands back: rows sent, and the rows the server refused with its reason.
-type Written = Result<(usize, Vec<(Row, String)>), Failure>;
+/// What a write task hands back: rows sent, and the rows not stored with the reject's kind and
+/// reason.
+type Written = Result<(usize, Vec<(Row, &'static str, String)>), Failure>;
 
 /// The state of one range being copied.
 struct RangeWork<'a> {
@@ -924,24 +969,24 @@ impl<'a> RangeWork<'a> {
         if let Some(th) = &self.shared.throttle {
             th.wait(rows.len()).await;
         }
-        let permit = self
-            .shared
-            .permits
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|e| Error::Internal(e.to_string()))?;
+        let slot: Slot = self.shared.writer.limiter().acquire().await;
         let writer = self.shared.writer.clone();
         let stmt = self.shared.inserts[self.ti].clone();
         self.pending.spawn(async move {
             let refused = writer.write_isolating(&stmt, &rows).await;
-            drop(permit);
+            drop(slot);
             let n = rows.len();
             refused.map(|r| {
                 (
                     n,
                     r.into_iter()
-                        .map(|(i, why)| (rows[i].clone(), why))
+                        .map(
+                            |Refused {
+                                 index,
+                                 kind,
+                                 reason,
+                             }| (rows[index].clone(), kind, reason),
+                        )
                         .collect(),
                 )
             })
@@ -970,14 +1015,13 @@ impl<'a> RangeWork<'a> {
             self.shared.counters[self.ti]
                 .written
                 .fetch_add(written, Ordering::Relaxed);
-            for (row, reason) in refused {
+            for (row, kind, reason) in refused {
                 let key = row_key(self.table(), &row);
-                self.reject(
-                    key,
-                    None,
-                    "refused",
-                    format!("Cassandra refused the row: {reason}"),
-                )?;
+                let reason = match kind {
+                    "refused" => format!("Cassandra refused the row: {reason}"),
+                    _ => reason,
+                };
+                self.reject(key, None, kind, reason)?;
             }
         }
     }
@@ -991,11 +1035,13 @@ impl<'a> RangeWork<'a> {
                 last,
                 run_dir: self.shared.run.path.clone(),
             },
-            Failure::Fatal(message) | Failure::Rejected(message) => Error::Cassandra {
-                node,
-                what: format!("write to {}", self.table().name),
-                message,
-            },
+            Failure::Fatal(message) | Failure::Rejected(message) | Failure::NotStored(message) => {
+                Error::Cassandra {
+                    node,
+                    what: format!("write to {}", self.table().name),
+                    message,
+                }
+            }
         }
     }
 
@@ -1006,6 +1052,9 @@ impl<'a> RangeWork<'a> {
         kind: &str,
         reason: String,
     ) -> Result<(), Error> {
+        // The rows read so far count before the reject does: a percentage of `--max-errors` is
+        // checked against the rows read of every range at once.
+        self.report();
         let s = self.shared;
         s.run.reject(&RejectRecord {
             table: self.table().name.clone(),
@@ -1162,6 +1211,9 @@ fn summarize(
         finished_at: Some(time::format_rfc3339(time::now_secs())),
         elapsed_seconds: started.elapsed().as_secs_f64(),
         retries: shared.writer.retries(),
+        retry_causes: shared.writer.retry_causes(),
+        consistency: Some(shared.consistency.cql_name().to_string()),
+        concurrency: Some(shared.writer.limiter().report()),
         write_timestamp,
         tables,
         resume_hint: (status != RunStatus::Completed).then(|| {

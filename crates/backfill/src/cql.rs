@@ -3,9 +3,11 @@
 //! retry loop with exponential back-off (the driver's default policy retries once, without
 //! waiting), so that a node that stops answering for a while delays the run instead of ending it.
 
+use crate::adaptive::Limiter;
 use crate::rows::Row;
 use crate::Error;
 use remodel_conn::tls::{self, ClientCert, Roots, TlsFiles, Verify};
+use remodel_model::{ConsistencyLevel, Plan, RetryCauses};
 use scylla::client::execution_profile::ExecutionProfile;
 use scylla::client::session::{OpenSsl010Config, Session};
 use scylla::client::session_builder::SessionBuilder;
@@ -14,6 +16,7 @@ use scylla::errors::{DbError, ExecutionError, RequestAttemptError};
 use scylla::policies::retry::FallthroughRetryPolicy;
 use scylla::statement::batch::{Batch, BatchType};
 use scylla::statement::prepared::PreparedStatement;
+use scylla::statement::Consistency;
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -226,11 +229,139 @@ pub fn classify(e: &ExecutionError) -> Class {
     }
 }
 
+/// What made a retryable request fail, for the counts of `summary.json` and for the adaptive
+/// level (a timeout or an overloaded node means: fewer requests in flight).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// No answer in time: the client's timeout, or the coordinator's (too few replicas answered).
+    Timeout,
+    /// Too few replicas alive for the consistency level.
+    Unavailable,
+    /// Overloaded, rate-limited or still starting.
+    Overloaded,
+    /// No connection to a node, or one broken mid-request.
+    Connection,
+    /// Another retryable failure.
+    Other,
+}
+
+/// Sorts a retryable driver error by its cause.
+pub fn cause(e: &ExecutionError) -> Cause {
+    match e {
+        ExecutionError::RequestTimeout(_) => Cause::Timeout,
+        ExecutionError::ConnectionPoolError(_) | ExecutionError::EmptyPlan => Cause::Connection,
+        ExecutionError::LastAttemptError(RequestAttemptError::DbError(db, _)) => match db {
+            DbError::ReadTimeout { .. } | DbError::WriteTimeout { .. } => Cause::Timeout,
+            DbError::Unavailable { .. } => Cause::Unavailable,
+            DbError::Overloaded | DbError::IsBootstrapping | DbError::RateLimitReached { .. } => {
+                Cause::Overloaded
+            }
+            _ => Cause::Other,
+        },
+        ExecutionError::LastAttemptError(
+            RequestAttemptError::UnableToAllocStreamId
+            | RequestAttemptError::BrokenConnectionError(_),
+        ) => Cause::Connection,
+        _ => Cause::Other,
+    }
+}
+
+/// True when the coordinator answered that the consistency level could not be reached: too few
+/// replicas alive, or answering in time, or applying the write. Past the retries, such a
+/// request's rows go to the rejects file with the reason, and the run goes on; any other
+/// failure past the retries (no node answering at all) stops the run.
+pub fn consistency_not_reached(e: &ExecutionError) -> bool {
+    matches!(
+        e,
+        ExecutionError::LastAttemptError(RequestAttemptError::DbError(
+            DbError::Unavailable { .. }
+                | DbError::ReadTimeout { .. }
+                | DbError::WriteTimeout { .. }
+                | DbError::ReadFailure { .. }
+                | DbError::WriteFailure { .. },
+            _
+        ))
+    )
+}
+
+/// The driver's consistency level for the plan's.
+pub fn consistency_of(level: ConsistencyLevel) -> Consistency {
+    match level {
+        ConsistencyLevel::One => Consistency::One,
+        ConsistencyLevel::LocalOne => Consistency::LocalOne,
+        ConsistencyLevel::Quorum => Consistency::Quorum,
+        ConsistencyLevel::LocalQuorum => Consistency::LocalQuorum,
+        ConsistencyLevel::EachQuorum => Consistency::EachQuorum,
+        ConsistencyLevel::All => Consistency::All,
+    }
+}
+
+/// A driver's level as CQL names it (`LOCAL_QUORUM`), for messages.
+pub fn level_name(c: Consistency) -> String {
+    let name = match c {
+        Consistency::Any => "ANY",
+        Consistency::One => "ONE",
+        Consistency::Two => "TWO",
+        Consistency::Three => "THREE",
+        Consistency::Quorum => "QUORUM",
+        Consistency::All => "ALL",
+        Consistency::LocalQuorum => "LOCAL_QUORUM",
+        Consistency::EachQuorum => "EACH_QUORUM",
+        Consistency::LocalOne => "LOCAL_ONE",
+        Consistency::Serial => "SERIAL",
+        Consistency::LocalSerial => "LOCAL_SERIAL",
+    };
+    name.to_string()
+}
+
+/// The level the plan's writes are sent at ([`remodel_model::Design::write_level`]).
+pub fn plan_write_level(plan: &Plan) -> ConsistencyLevel {
+    plan.design.write_level()
+}
+
+/// The level the plan's reads are sent at ([`remodel_model::Design::read_level`]).
+pub fn plan_read_level(plan: &Plan) -> ConsistencyLevel {
+    plan.design.read_level()
+}
+
+/// Retries counted by cause, shared by the tasks of a run.
+#[derive(Debug, Default)]
+pub struct RetryCounter {
+    counts: [AtomicU64; 5],
+}
+
+impl RetryCounter {
+    /// Counts one retry after a failure of `cause`.
+    pub fn count(&self, cause: Cause) {
+        self.counts[cause as usize].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Every retry so far.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().map(|c| c.load(Ordering::Relaxed)).sum()
+    }
+
+    /// The counts by cause.
+    pub fn causes(&self) -> RetryCauses {
+        let n = |c: Cause| self.counts[c as usize].load(Ordering::Relaxed);
+        RetryCauses {
+            timeout: n(Cause::Timeout),
+            unavailable: n(Cause::Unavailable),
+            overloaded: n(Cause::Overloaded),
+            connection: n(Cause::Connection),
+            other: n(Cause::Other),
+        }
+    }
+}
+
 /// Why rows were not written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Failure {
     /// The server refused them: the reason goes to the rejects file.
     Rejected(String),
+    /// The consistency level could not be reached in the retry budget: every row of the
+    /// request goes to the rejects file with the reason (kind `consistency`).
+    NotStored(String),
     /// The cluster did not accept writes for longer than the retry budget.
     GaveUp {
         /// Seconds spent.
@@ -242,6 +373,17 @@ pub enum Failure {
     Fatal(String),
 }
 
+/// A row the target did not store, with the reject's kind and reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    /// Its index in the rows written.
+    pub index: usize,
+    /// `refused` (the server refused the values) or `consistency` (not stored at the level).
+    pub kind: &'static str,
+    /// Why, in the server's words.
+    pub reason: String,
+}
+
 /// Called with a message when the writer starts retrying after a healthy period.
 pub type Notify = Arc<dyn Fn(String) + Send + Sync>;
 
@@ -249,37 +391,61 @@ pub type Notify = Arc<dyn Fn(String) + Send + Sync>;
 pub struct Writer {
     session: Arc<Session>,
     retry_for: Duration,
-    retries: AtomicU64,
+    retries: RetryCounter,
     /// When the last success was, to announce a new outage once rather than per request.
     outage: std::sync::Mutex<Option<Instant>>,
     notify: Notify,
+    limiter: Arc<Limiter>,
+    consistency: Consistency,
 }
 
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 impl Writer {
-    /// A writer on `session` that keeps retrying one request for at most `retry_for`.
-    pub fn new(session: Arc<Session>, retry_for: Duration, notify: Notify) -> Writer {
+    /// A writer on `session` that keeps retrying one request for at most `retry_for`, sending
+    /// batches at `consistency` (prepared statements carry their own), telling `limiter` how
+    /// each attempt went.
+    pub fn new(
+        session: Arc<Session>,
+        retry_for: Duration,
+        notify: Notify,
+        limiter: Arc<Limiter>,
+        consistency: Consistency,
+    ) -> Writer {
         Writer {
             session,
             retry_for,
-            retries: AtomicU64::new(0),
+            retries: RetryCounter::default(),
             outage: std::sync::Mutex::new(None),
             notify,
+            limiter,
+            consistency,
         }
     }
 
     /// Retries so far (every attempt after a first failed one).
     pub fn retries(&self) -> u64 {
-        self.retries.load(Ordering::Relaxed)
+        self.retries.total()
+    }
+
+    /// Retries so far by cause.
+    pub fn retry_causes(&self) -> RetryCauses {
+        self.retries.causes()
+    }
+
+    /// The requests in flight.
+    pub fn limiter(&self) -> &Arc<Limiter> {
+        &self.limiter
     }
 
     /// Writes `rows` (all of one partition when more than one) as one request.
     pub async fn write(&self, stmt: &PreparedStatement, rows: &[Row]) -> Result<(), Failure> {
         let started = Instant::now();
         let mut backoff = FIRST_BACKOFF;
+        let mut retried = 0u32;
         loop {
+            let sent = Instant::now();
             let outcome = if let [row] = rows {
                 self.session.execute_unpaged(stmt, row).await.map(|_| ())
             } else {
@@ -293,10 +459,12 @@ impl Writer {
                     batch.append_statement(stmt.clone());
                 }
                 batch.set_is_idempotent(stmt.get_is_idempotent());
+                batch.set_consistency(stmt.get_consistency().unwrap_or(self.consistency));
                 self.session.batch(&batch, rows).await.map(|_| ())
             };
             let e = match outcome {
                 Ok(()) => {
+                    self.limiter.answered(rows.len(), sent.elapsed());
                     self.healthy();
                     return Ok(());
                 }
@@ -312,14 +480,16 @@ impl Writer {
                     )))
                 }
                 Class::Fatal => return Err(Failure::Fatal(e.to_string())),
-                Class::Retry if started.elapsed() + backoff > self.retry_for => {
-                    return Err(Failure::GaveUp {
-                        secs: started.elapsed().as_secs(),
-                        last: e.to_string(),
-                    })
-                }
                 Class::Retry => {
-                    self.retries.fetch_add(1, Ordering::Relaxed);
+                    let cause = cause(&e);
+                    if matches!(cause, Cause::Timeout | Cause::Overloaded) {
+                        self.limiter.overloaded();
+                    }
+                    if started.elapsed() + backoff > self.retry_for {
+                        return Err(self.give_up(&e, stmt, started, retried));
+                    }
+                    retried += 1;
+                    self.retries.count(cause);
                     self.unhealthy(&e, backoff);
                     tokio::time::sleep(backoff).await;
                     backoff = (backoff * 2).min(MAX_BACKOFF);
@@ -328,22 +498,63 @@ impl Writer {
         }
     }
 
+    /// The failure of a request whose retry budget is spent: its rows are rejects when the
+    /// coordinator said the consistency level could not be reached, else the run stops.
+    fn give_up(
+        &self,
+        e: &ExecutionError,
+        stmt: &PreparedStatement,
+        started: Instant,
+        retried: u32,
+    ) -> Failure {
+        let secs = started.elapsed().as_secs();
+        let last = remodel_conn::one_line(&e.to_string());
+        if consistency_not_reached(e) {
+            let level = level_name(stmt.get_consistency().unwrap_or(self.consistency));
+            return Failure::NotStored(format!(
+                "not stored at consistency {level}: {retried} retries over {secs} s (--retry-for {}), the last answer: {last}",
+                self.retry_for.as_secs()
+            ));
+        }
+        Failure::GaveUp { secs, last }
+    }
+
     /// Writes `rows`; when the server refuses the batch, writes them one by one to find the
-    /// rows at fault. Returns the refused rows' indices with the server's reason.
+    /// rows at fault. Returns the rows not stored with the kind and the reason.
     pub async fn write_isolating(
         &self,
         stmt: &PreparedStatement,
         rows: &[Row],
-    ) -> Result<Vec<(usize, String)>, Failure> {
+    ) -> Result<Vec<Refused>, Failure> {
+        let all = |kind: &'static str, reason: String| {
+            (0..rows.len())
+                .map(|index| Refused {
+                    index,
+                    kind,
+                    reason: reason.clone(),
+                })
+                .collect()
+        };
         match self.write(stmt, rows).await {
             Ok(()) => Ok(Vec::new()),
-            Err(Failure::Rejected(reason)) if rows.len() == 1 => Ok(vec![(0, reason)]),
+            // Every row of the request met the same replicas: no row is at fault.
+            Err(Failure::NotStored(reason)) => Ok(all("consistency", reason)),
+            Err(Failure::Rejected(reason)) if rows.len() == 1 => Ok(all("refused", reason)),
             Err(Failure::Rejected(_)) => {
                 let mut refused = Vec::new();
-                for (i, row) in rows.iter().enumerate() {
+                for (index, row) in rows.iter().enumerate() {
                     match self.write(stmt, std::slice::from_ref(row)).await {
                         Ok(()) => {}
-                        Err(Failure::Rejected(reason)) => refused.push((i, reason)),
+                        Err(Failure::Rejected(reason)) => refused.push(Refused {
+                            index,
+                            kind: "refused",
+                            reason,
+                        }),
+                        Err(Failure::NotStored(reason)) => refused.push(Refused {
+                            index,
+                            kind: "consistency",
+                            reason,
+                        }),
                         Err(other) => return Err(other),
                     }
                 }
@@ -368,7 +579,8 @@ impl Writer {
         if outage.is_none() {
             *outage = Some(Instant::now());
             (self.notify)(format!(
-                "Cassandra: {e}; retrying with back-off (first wait {} ms, at most {} s per request)",
+                "Cassandra: {}; retrying with back-off (first wait {} ms, at most {} s per request)",
+                remodel_conn::one_line(&e.to_string()),
                 backoff.as_millis(),
                 self.retry_for.as_secs()
             ));
@@ -442,5 +654,29 @@ mod tests {
             String::new(),
         ));
         assert_eq!(classify(&unauthorized), Class::Fatal);
+    }
+
+    #[test]
+    fn causes_are_counted_and_only_a_coordinator_answer_is_a_consistency_failure() {
+        let unavailable = ExecutionError::LastAttemptError(RequestAttemptError::DbError(
+            DbError::Unavailable {
+                consistency: Consistency::LocalQuorum,
+                required: 2,
+                alive: 1,
+            },
+            String::new(),
+        ));
+        assert_eq!(cause(&unavailable), Cause::Unavailable);
+        assert!(consistency_not_reached(&unavailable));
+        let timeout = ExecutionError::RequestTimeout(Duration::from_secs(1));
+        assert_eq!(cause(&timeout), Cause::Timeout);
+        // No answer at all: the cluster, not the row, is at fault.
+        assert!(!consistency_not_reached(&timeout));
+        let counter = RetryCounter::default();
+        counter.count(Cause::Unavailable);
+        counter.count(Cause::Timeout);
+        counter.count(Cause::Timeout);
+        assert_eq!(counter.total(), 3);
+        assert_eq!(counter.causes().describe(), "2 timeout, 1 unavailable");
     }
 }

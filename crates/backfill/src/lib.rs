@@ -6,7 +6,9 @@
 //!   ctid page ranges; each range streamed with binary `COPY` and decoded
 //!   ([`convert`], [`numeric`], [`json`]) against the target column's CQL type ([`cqltype`]).
 //! - Writing ([`cql`]): prepared, idempotent INSERTs, one partition's rows per UNLOGGED batch,
-//!   bounded in-flight requests, retries with back-off.
+//!   requests in flight bounded by an adaptive level ([`adaptive`]), retries with back-off
+//!   counted by cause, and a request that cannot reach its consistency level rejected with the
+//!   reason.
 //! - Running ([`backfill`], [`run`]): the target's schema checked against the plan first
 //!   ([`targetschema`]), the run folder locked, a checkpoint per finished range (atomic rename),
 //!   rejects with their source key and reason, `summary.json` ([`remodel_model::RunSummary`]),
@@ -18,6 +20,7 @@
 //! or the designer, so a reviewed plan is exactly what runs. It knows no terminal: progress goes
 //! through the [`progress::Progress`] trait.
 
+pub mod adaptive;
 pub mod backfill;
 pub mod convert;
 pub mod cql;
@@ -35,11 +38,12 @@ pub mod targetschema;
 pub mod time;
 pub mod verify;
 
+pub use adaptive::Concurrency;
 pub use backfill::{backfill, BackfillOptions, Interrupt, MaxErrors, WriteTimestamp};
 pub use cql::{CqlTarget, CqlTls};
 pub use error::Error;
 pub use pg::PgSource;
-pub use progress::{Progress, Silent, TableCounts, TableStart};
+pub use progress::{Progress, Silent, TableCounts, TableStart, WriteStatus};
 /// TLS settings shared with the Postgres side (how much is checked, a client certificate).
 pub use remodel_conn::tls::{ClientCert, Verify};
 pub use run::save_verify;

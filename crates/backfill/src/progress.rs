@@ -33,12 +33,22 @@ pub struct TableCounts {
     pub finished: bool,
 }
 
+/// How the writes go, overall.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WriteStatus {
+    /// Write requests allowed in flight now (the adaptive level, or the fixed one).
+    pub level: usize,
+    /// Requests sent again so far (timeouts, nodes down).
+    pub retries: u64,
+}
+
 /// Receives a run's progress; called from the run's tasks, so it must be cheap and thread-safe.
 pub trait Progress: Send + Sync {
     /// The run starts: the tables in the order they are read.
     fn start(&self, tables: &[TableStart]);
-    /// Counts per table, in [`Progress::start`]'s order, a few times a second.
-    fn update(&self, counts: &[TableCounts]);
+    /// Counts per table, in [`Progress::start`]'s order, and the writes' status, a few times a
+    /// second.
+    fn update(&self, counts: &[TableCounts], writes: &WriteStatus);
     /// Something a person should know now (a retry after a timeout, a resumed range).
     fn note(&self, message: &str);
     /// The run ended (also when it stopped on an error).
@@ -51,7 +61,7 @@ pub struct Silent;
 
 impl Progress for Silent {
     fn start(&self, _: &[TableStart]) {}
-    fn update(&self, _: &[TableCounts]) {}
+    fn update(&self, _: &[TableCounts], _: &WriteStatus) {}
     fn note(&self, _: &str) {}
     fn finish(&self, _: &RunSummary) {}
 }

@@ -12,7 +12,7 @@
 mod canon;
 
 use crate::convert::RawValue;
-use crate::cql::CqlTarget;
+use crate::cql::{classify, consistency_not_reached, Class, CqlTarget, RetryCounter};
 use crate::pg::{PgSource, ReadShape};
 use crate::rows::{convert_row, row_key, row_size, show, show_opt, Row, MAX_ROW_BYTES};
 use crate::run::read_rejects;
@@ -20,7 +20,7 @@ use crate::target::TargetTable;
 use crate::time;
 use crate::Error;
 use futures_util::{stream, StreamExt};
-use remodel_model::{Mismatch, Plan, TableVerify, VerifyReport};
+use remodel_model::{ConsistencyLevel, Mismatch, Plan, TableVerify, VerifyReport};
 use scylla::client::session::Session;
 use scylla::errors::ExecutionError;
 use scylla::response::query_result::QueryResult;
@@ -28,7 +28,8 @@ use scylla::statement::prepared::PreparedStatement;
 use scylla::value::{CqlValue, MaybeUnset};
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 use tokio_postgres::Client;
 
 /// How to verify.
@@ -46,6 +47,10 @@ pub struct VerifyOptions {
     pub run_dir: Option<PathBuf>,
     /// Client-side timeout of one request.
     pub request_timeout: Duration,
+    /// How long one read is retried (a timeout, a node down) before verify gives up.
+    pub retry_for: Duration,
+    /// The consistency level of every read; `None`: the plan's reads' level.
+    pub consistency: Option<ConsistencyLevel>,
 }
 
 impl Default for VerifyOptions {
@@ -57,6 +62,8 @@ impl Default for VerifyOptions {
             token_ranges: 256,
             run_dir: None,
             request_timeout: Duration::from_secs(30),
+            retry_for: Duration::from_secs(60),
+            consistency: None,
         }
     }
 }
@@ -83,6 +90,22 @@ pub async fn verify(
         .await
         .map_err(|e| source.failed("begin", e))?;
     let session = target.connect(2, opts.request_timeout).await?;
+    let level = opts
+        .consistency
+        .unwrap_or_else(|| crate::cql::plan_read_level(plan));
+    notify(&format!(
+        "reading the target at consistency {}",
+        level.cql_name()
+    ));
+    let reads = Reads {
+        session: &session,
+        target,
+        level: crate::cql::consistency_of(level),
+        retry_for: opts.retry_for,
+        retries: RetryCounter::default(),
+        failing: AtomicBool::new(false),
+        notify,
+    };
     let mut out = Vec::with_capacity(tables.len());
     for t in &tables {
         let shape = source.describe(&client, t).await?;
@@ -93,7 +116,7 @@ pub async fn verify(
             "{}: counting stored rows over {} token ranges",
             t.name, opts.token_ranges
         ));
-        let stored = stored_count(&session, target, t, opts).await?;
+        let stored = stored_count(&reads, t, opts).await?;
         let rejected_rows = rejects.get(&t.name).map_or(0, |v| {
             v.iter().filter(|r| r.kind != "null_key").count() as u64
         });
@@ -120,8 +143,7 @@ pub async fn verify(
             let cells = SampleCells {
                 source,
                 client: &client,
-                session: &session,
-                target,
+                reads: &reads,
                 rejected: &rejected,
             };
             sample(&cells, t, &shape, opts, &mut verdict).await?;
@@ -131,6 +153,8 @@ pub async fn verify(
     Ok(VerifyReport {
         verified_at: Some(time::format_rfc3339(started)),
         sample: opts.sample as u64,
+        consistency: Some(level.cql_name().to_string()),
+        retries: reads.retries.total(),
         tables: out,
     })
 }
@@ -164,17 +188,14 @@ fn token_ranges(n: usize) -> Vec<(i64, i64)> {
         .collect()
 }
 
-const ATTEMPTS: usize = 4;
-
 async fn stored_count(
-    session: &Session,
-    target: &CqlTarget,
+    reads: &Reads<'_>,
     t: &TargetTable,
     opts: &VerifyOptions,
 ) -> Result<u64, Error> {
-    let stmt = target.prepare(session, &t.count_range_cql()).await?;
+    let stmt = reads.prepare(&t.count_range_cql()).await?;
     let counts = stream::iter(token_ranges(opts.token_ranges))
-        .map(|(lo, hi)| count_range(session, target, &stmt, lo, hi))
+        .map(|(lo, hi)| count_range(reads, &stmt, lo, hi))
         .buffer_unordered(opts.parallelism.max(1))
         .collect::<Vec<_>>()
         .await;
@@ -182,14 +203,16 @@ async fn stored_count(
 }
 
 async fn count_range(
-    session: &Session,
-    target: &CqlTarget,
+    reads: &Reads<'_>,
     stmt: &PreparedStatement,
     lo: i64,
     hi: i64,
 ) -> Result<u64, Error> {
     let what = format!("count the rows of token range ({lo}, {hi}]");
-    let result = with_retries(target, &what, || session.execute_unpaged(stmt, (lo, hi))).await?;
+    let result = reads
+        .run(&what, || reads.session.execute_unpaged(stmt, (lo, hi)))
+        .await?;
+    let target = reads.target;
     let rows = result
         .into_rows_result()
         .map_err(|e| target.failed(&what, e))?;
@@ -197,36 +220,78 @@ async fn count_range(
     Ok(n as u64)
 }
 
-/// Runs a read, retrying a failed one a few times with growing pauses (verify runs on a live
-/// cluster; a timeout must not read as a mismatch).
-async fn with_retries<F, Fut>(
-    target: &CqlTarget,
-    what: &str,
-    mut attempt: F,
-) -> Result<QueryResult, Error>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<QueryResult, ExecutionError>>,
-{
-    let mut last = String::new();
-    for n in 0..ATTEMPTS {
-        if n > 0 {
-            tokio::time::sleep(Duration::from_millis(500 << n)).await;
-        }
-        match attempt().await {
-            Ok(r) => return Ok(r),
-            Err(e) => last = e.to_string(),
+/// The target's reads: at one consistency level, each retried with growing pauses on a timeout
+/// or a node down (verify runs on a live cluster: neither may read as a mismatch), for at most
+/// `retry_for`.
+struct Reads<'a> {
+    session: &'a Session,
+    target: &'a CqlTarget,
+    level: scylla::statement::Consistency,
+    retry_for: Duration,
+    retries: RetryCounter,
+    /// True while reads fail (one line per outage, not one per read).
+    failing: AtomicBool,
+    notify: &'a (dyn Fn(&str) + Sync),
+}
+
+impl Reads<'_> {
+    /// `cql` prepared at the verify's level.
+    async fn prepare(&self, cql: &str) -> Result<PreparedStatement, Error> {
+        let mut stmt = self.target.prepare(self.session, cql).await?;
+        stmt.set_consistency(self.level);
+        Ok(stmt)
+    }
+
+    /// Runs a read, retrying a retryable failure with pauses of 0.2 s doubling up to 5 s.
+    async fn run<F, Fut>(&self, what: &str, mut attempt: F) -> Result<QueryResult, Error>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Result<QueryResult, ExecutionError>>,
+    {
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(200);
+        loop {
+            let e = match attempt().await {
+                Ok(r) => {
+                    if self.failing.swap(false, Ordering::Relaxed) {
+                        (self.notify)("Cassandra answers again");
+                    }
+                    return Ok(r);
+                }
+                Err(e) => e,
+            };
+            if classify(&e) != Class::Retry || started.elapsed() + pause > self.retry_for {
+                let why = if consistency_not_reached(&e) {
+                    format!(
+                        "not readable at consistency {} (after {} s of retries): {}",
+                        crate::cql::level_name(self.level),
+                        started.elapsed().as_secs(),
+                        remodel_conn::one_line(&e.to_string())
+                    )
+                } else {
+                    remodel_conn::one_line(&e.to_string())
+                };
+                return Err(self.target.failed(what, why));
+            }
+            self.retries.count(crate::cql::cause(&e));
+            if !self.failing.swap(true, Ordering::Relaxed) {
+                (self.notify)(&format!(
+                    "Cassandra: {}; retrying with back-off for up to {} s",
+                    remodel_conn::one_line(&e.to_string()),
+                    self.retry_for.as_secs()
+                ));
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_secs(5));
         }
     }
-    Err(target.failed(what, last))
 }
 
 /// What sampling a table reads from and compares against.
 struct SampleCells<'a> {
     source: &'a PgSource,
     client: &'a Client,
-    session: &'a Session,
-    target: &'a CqlTarget,
+    reads: &'a Reads<'a>,
     /// Source keys of the rows the run rejected.
     rejected: &'a HashSet<&'a BTreeMap<String, String>>,
 }
@@ -244,8 +309,7 @@ async fn sample(
     let SampleCells {
         source,
         client,
-        session,
-        target,
+        reads,
         rejected,
     } = *cells;
     let (_, driving_rows) = source.page_ranges(client, t, u64::MAX).await?;
@@ -282,9 +346,9 @@ async fn sample(
         }
     }
     verdict.sampled = converted.len() as u64;
-    let stmt = target.prepare(session, &t.select_by_key_cql()).await?;
+    let stmt = reads.prepare(&t.select_by_key_cql()).await?;
     let found = stream::iter(converted)
-        .map(|sampled| lookup(session, target, &stmt, t, sampled))
+        .map(|sampled| lookup(reads, &stmt, t, sampled))
         .buffer_unordered(opts.parallelism.max(1))
         .collect::<Vec<_>>()
         .await;
@@ -342,8 +406,7 @@ fn was_rejected(rejected: &HashSet<&BTreeMap<String, String>>, t: &TargetTable, 
 
 /// Reads the row with `expected`'s primary key and lists how it differs.
 async fn lookup(
-    session: &Session,
-    target: &CqlTarget,
+    reads: &Reads<'_>,
     stmt: &PreparedStatement,
     t: &TargetTable,
     sampled: Sampled,
@@ -355,7 +418,10 @@ async fn lookup(
         .map(|i| (t.columns[i].name.clone(), show_opt(set(&expected[i]))))
         .collect();
     let what = format!("read back a row of {}", t.name);
-    let result = with_retries(target, &what, || session.execute_unpaged(stmt, &key_values)).await?;
+    let result = reads
+        .run(&what, || reads.session.execute_unpaged(stmt, &key_values))
+        .await?;
+    let target = reads.target;
     let rows = result
         .into_rows_result()
         .map_err(|e| target.failed(&what, e))?;

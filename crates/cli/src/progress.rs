@@ -2,7 +2,7 @@
 //! terminal, plain lines every few seconds otherwise (CI logs, `| tee`).
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use remodel_backfill::{Progress, TableCounts, TableStart};
+use remodel_backfill::{Progress, TableCounts, TableStart, WriteStatus};
 use remodel_model::RunSummary;
 use std::io::IsTerminal;
 use std::sync::Mutex;
@@ -32,6 +32,15 @@ pub fn reporter(mode: Mode) -> Box<dyn Progress> {
 }
 
 pub use remodel_model::text::thousands;
+
+/// `128 in flight, 3 retries`: the writes' level and the retries so far.
+fn writes_text(w: &WriteStatus) -> String {
+    format!(
+        "{} in flight, {} retries",
+        thousands(w.level as u64),
+        thousands(w.retries)
+    )
+}
 
 /// Bars: one per table and one overall.
 #[derive(Default)]
@@ -79,14 +88,14 @@ impl Progress for Bars {
             ProgressBar::new(total)
                 .with_position(done)
                 .with_style(style(&format!(
-                    "{{prefix:<{width}}} [{{bar:30}}] {{human_pos:>11}}/{{human_len}} rows {{per_sec:>14}} ETA {{eta:>4}} elapsed {{elapsed}}"
+                    "{{prefix:<{width}}} [{{bar:30}}] {{human_pos:>11}}/{{human_len}} rows {{per_sec:>14}} ETA {{eta:>4}} elapsed {{elapsed}} {{msg}}"
                 )))
                 .with_prefix("overall"),
         );
         *self.state.lock().unwrap_or_else(|p| p.into_inner()) = Some((multi, bars, overall));
     }
 
-    fn update(&self, counts: &[TableCounts]) {
+    fn update(&self, counts: &[TableCounts], writes: &WriteStatus) {
         let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let Some((_, bars, overall)) = state.as_ref() else {
             return;
@@ -107,6 +116,7 @@ impl Progress for Bars {
         }
         overall.set_length(total_len);
         overall.set_position(counts.iter().map(|c| c.read).sum());
+        overall.set_message(writes_text(writes));
     }
 
     fn note(&self, message: &str) {
@@ -179,7 +189,7 @@ impl Progress for Lines {
         }
     }
 
-    fn update(&self, counts: &[TableCounts]) {
+    fn update(&self, counts: &[TableCounts], writes: &WriteStatus) {
         let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let Some(last) = st.last_print else {
             return;
@@ -203,13 +213,14 @@ impl Progress for Lines {
                 "?".into()
             };
             eprintln!(
-                "backfill [{elapsed:>5} s] {}: {}/{} rows ({:.1}%), {} rows/s, ETA {eta}, {} rejected",
+                "backfill [{elapsed:>5} s] {}: {}/{} rows ({:.1}%), {} rows/s, ETA {eta}, {} rejected, {}",
                 st.tables.get(i).map_or("?", |t| t.name.as_str()),
                 thousands(c.read),
                 thousands(expected),
                 100.0 * c.read as f64 / expected.max(1) as f64,
                 thousands(rate as u64),
-                thousands(c.rejected)
+                thousands(c.rejected),
+                writes_text(writes)
             );
             st.last_read[i] = c.read;
         }

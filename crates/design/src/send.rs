@@ -174,6 +174,7 @@ pub fn batch_with_counters(
             kind,
             reason: counted,
             counters: Some(kind),
+            max_statements: None,
         };
     }
     let rest = WritePath {
@@ -270,6 +271,7 @@ pub fn batch(w: &WritePath, tables: &[DesignTable], batch_warn_bytes: u64) -> Ba
             kind: BatchKind::Single,
             reason: "one statement: no batch".into(),
             counters: None,
+            max_statements: None,
         };
     }
     let first = &w.targets[0];
@@ -288,6 +290,7 @@ pub fn batch(w: &WritePath, tables: &[DesignTable], batch_warn_bytes: u64) -> Ba
                 first.table
             ),
             counters: None,
+            max_statements: None,
         };
     }
     let tables_written: std::collections::BTreeSet<&str> =
@@ -304,11 +307,58 @@ pub fn batch(w: &WritePath, tables: &[DesignTable], batch_warn_bytes: u64) -> Ba
             w.batch_bytes, batch_warn_bytes
         ));
     }
+    let max_statements = split(w, tables, batch_warn_bytes, &mut reason);
     BatchPlan {
         kind: BatchKind::Logged,
         reason,
         counters: None,
+        max_statements,
     }
+}
+
+/// Cassandra's default `batch_size_fail_threshold` (50 KiB): a batch over it is refused.
+const BATCH_FAIL_BYTES: f64 = 50.0 * 1024.0;
+
+/// The statements a path sends for the rows with the most of them: a statement run once per
+/// row of a many-row read counts the rows of that read's largest partition.
+fn statements_at_most(w: &WritePath, tables: &[DesignTable]) -> f64 {
+    let rows = |i: usize| {
+        w.read_before_write
+            .get(i)
+            .and_then(|r| tables.iter().find(|t| t.name == r.table))
+            .map_or(1.0, |t| t.estimates.rows_per_partition_max.max(1.0))
+    };
+    w.targets
+        .iter()
+        .filter(|t| t.counter.is_none())
+        .map(|t| t.for_each.map_or(1.0, rows))
+        .sum()
+}
+
+/// The most statements a logged batch of `w` takes when, sized by its rows (a statement per
+/// row of a many-row read, at the largest partition), it can pass `batch_size_fail_threshold`:
+/// Cassandra would refuse it for the rows with the most of them. Chunks stay under the warning
+/// threshold; the reason says so.
+fn split(
+    w: &WritePath,
+    tables: &[DesignTable],
+    batch_warn_bytes: u64,
+    reason: &mut String,
+) -> Option<u32> {
+    let plain = w.targets.iter().filter(|t| t.counter.is_none()).count();
+    let per_statement = w.batch_bytes as f64 / plain.max(1) as f64;
+    let most = statements_at_most(w, tables);
+    let bytes = per_statement * most;
+    if bytes <= BATCH_FAIL_BYTES || per_statement <= 0.0 {
+        return None;
+    }
+    let chunk = ((batch_warn_bytes as f64 / per_statement).floor() as u32).max(1);
+    reason.push_str(&format!(
+        "; for the rows with the most of them about {} statements, {} B, over batch_size_fail_threshold (50 KiB by default), which Cassandra refuses: sent as consecutive logged batches of at most {chunk} statements, each applied whole but not all together (a failure midway leaves the later copies stale until the write is retried)",
+        most.round(),
+        bytes.round()
+    ));
+    Some(chunk)
 }
 
 /// The binds of a statement's partition-key columns (in the table's key order), or `None` when

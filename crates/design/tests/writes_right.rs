@@ -190,3 +190,37 @@ fn folds_and_copies_take_the_row_their_own_key_names() {
     );
     assert!(reads[0].contains("from_user_id"), "{reads:#?}");
 }
+
+/// Class 5, batches that fit: a nickname change rewrites the author's copy in every comment
+/// they wrote, one statement per comment. Sized by its rows (statistics: 2,000 comments for the
+/// author with the most), the logged batch would pass Cassandra's `batch_size_fail_threshold`
+/// (50 KiB), which refuses it: the plan sends it in chunks under the warning threshold and says
+/// so. Without statistics (a few comments per author) it stays one batch.
+#[test]
+fn a_batch_that_could_pass_the_size_limit_is_sent_in_chunks() {
+    let dir = root().join("fixtures/plan/fold_parents");
+    let stats: remodel_model::Statistics =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("stats.json")).expect("stats.json"))
+            .expect("stats");
+    let (plan, _) = plan_files(
+        &[dir.join("schema.sql")],
+        &[dir.join("app.log")],
+        Some(&stats),
+        "fold_parents",
+    );
+    let violations = strict_violations(&plan);
+    assert!(violations.is_empty(), "{violations:#?}");
+    let rename = write_path(&plan, "UPDATE users SET nickname");
+    let batch = rename.batch.as_ref().expect("a batch plan");
+    let chunk = batch.max_statements.expect("sent in chunks") as u64;
+    let per_statement = rename.batch_bytes / rename.targets.len() as u64;
+    assert!(chunk * per_statement <= 5 * 1024, "{batch:?}");
+    assert!(
+        batch.reason.contains("batch_size_fail_threshold"),
+        "{}",
+        batch.reason
+    );
+    // A path of a few statements stays one batch.
+    let insert = write_path(&plan, "INSERT INTO comments");
+    assert_eq!(insert.batch.as_ref().and_then(|b| b.max_statements), None);
+}

@@ -47,6 +47,19 @@ pub struct Design {
 }
 
 impl Design {
+    /// The level the plan's writes are sent at: the strongest where they differ, `LOCAL_QUORUM`
+    /// when none is stated (what a backfill or a sync writes at, so that every read of the plan
+    /// sees its rows as it sees the application's writes).
+    pub fn write_level(&self) -> ConsistencyLevel {
+        ConsistencyLevel::strongest(self.writes.iter().filter_map(|w| w.consistency.as_ref()))
+    }
+
+    /// The level the plan's reads are sent at: the strongest where they differ, `LOCAL_QUORUM`
+    /// when none is stated (what `verify` reads at by default).
+    pub fn read_level(&self) -> ConsistencyLevel {
+        ConsistencyLevel::strongest(self.queries.iter().filter_map(|q| q.consistency.as_ref()))
+    }
+
     /// The names of the counter tables (`counter` set), in plan order.
     pub fn counter_tables(&self) -> Vec<&str> {
         self.tables
@@ -263,6 +276,16 @@ impl Default for Keyspace {
 }
 
 impl Replication {
+    /// Replicas per datacenter: the replication factor, or the fewest of any datacenter.
+    pub fn replicas(&self) -> u32 {
+        match self {
+            Replication::SimpleStrategy { replication_factor } => *replication_factor,
+            Replication::NetworkTopologyStrategy { datacenters } => {
+                datacenters.values().copied().min().unwrap_or(1)
+            }
+        }
+    }
+
     /// The CQL map literal (`{'class': 'SimpleStrategy', 'replication_factor': 1}`): every key a
     /// quoted string with quotes doubled, every count a number, so no datacenter name can end the
     /// map or the statement. `schema.cql` and the report both show this text.
@@ -1010,7 +1033,61 @@ pub enum ConsistencyLevel {
     All,
 }
 
+impl std::str::FromStr for ConsistencyLevel {
+    type Err = String;
+
+    /// A level as CQL names it, in any case (`local_quorum`, `ALL`).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let levels = [
+            ConsistencyLevel::One,
+            ConsistencyLevel::LocalOne,
+            ConsistencyLevel::Quorum,
+            ConsistencyLevel::LocalQuorum,
+            ConsistencyLevel::EachQuorum,
+            ConsistencyLevel::All,
+        ];
+        levels
+            .into_iter()
+            .find(|l| l.cql_name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| {
+                let names: Vec<&str> = levels.iter().map(|l| l.cql_name()).collect();
+                format!("`{s}` is not a consistency level ({})", names.join(", "))
+            })
+    }
+}
+
 impl ConsistencyLevel {
+    /// How strong a level is (ONE and LOCAL_ONE weakest, ALL strongest).
+    fn strength(self) -> u8 {
+        match self {
+            ConsistencyLevel::One | ConsistencyLevel::LocalOne => 0,
+            ConsistencyLevel::LocalQuorum => 1,
+            ConsistencyLevel::Quorum => 2,
+            ConsistencyLevel::EachQuorum => 3,
+            ConsistencyLevel::All => 4,
+        }
+    }
+
+    /// The strongest of `levels`, `LOCAL_QUORUM` when there is none.
+    pub fn strongest<'a>(levels: impl Iterator<Item = &'a Consistency>) -> ConsistencyLevel {
+        levels
+            .map(|c| c.level)
+            .max_by_key(|l| l.strength())
+            .unwrap_or(ConsistencyLevel::LocalQuorum)
+    }
+
+    /// The replicas of a datacenter of `replicas` that must answer (a quorum is counted in the
+    /// datacenter, as the LOCAL and EACH levels count it).
+    pub fn replicas_needed(self, replicas: u32) -> u32 {
+        match self {
+            ConsistencyLevel::One | ConsistencyLevel::LocalOne => 1,
+            ConsistencyLevel::Quorum
+            | ConsistencyLevel::LocalQuorum
+            | ConsistencyLevel::EachQuorum => replicas / 2 + 1,
+            ConsistencyLevel::All => replicas,
+        }
+    }
+
     /// `LOCAL_QUORUM`, as CQL names the level.
     pub fn cql_name(self) -> &'static str {
         match self {
@@ -1502,6 +1579,12 @@ pub struct BatchPlan {
     /// statements only has them in `kind` too, and sends nothing else.)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<BatchKind>,
+    /// For a `logged` batch whose statements (once per row of a many-row read) can pass
+    /// Cassandra's `batch_size_fail_threshold` for the rows with the most of them: send them as
+    /// consecutive logged batches of at most this many statements, in order (each applied
+    /// whole, not all together: the reason says so). Absent: one batch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_statements: Option<u32>,
 }
 
 /// A way to send a write path's statements.

@@ -42,6 +42,9 @@ pub struct ReplayReport {
     /// another executor of plan.json), when not replay's own executor.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub executor: Option<String>,
+    /// Cassandra requests sent again after a timeout or a node down (never counted as a
+    /// difference).
+    pub retries: u64,
 }
 
 impl ReplayReport {

@@ -61,6 +61,14 @@ pub struct RunSummary {
     pub elapsed_seconds: f64,
     /// Requests sent again after a timeout or an unavailable node.
     pub retries: u64,
+    /// The same retries by the failure that caused them.
+    pub retry_causes: RetryCauses,
+    /// The consistency level every write was sent at (`LOCAL_QUORUM`), when recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consistency: Option<String>,
+    /// The write requests in flight: how they were set, and how an adaptive level moved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<ConcurrencyReport>,
     /// `USING TIMESTAMP` given to every backfilled write (microseconds since the epoch), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_timestamp: Option<i64>,
@@ -79,6 +87,99 @@ impl RunSummary {
     pub fn complete(&self) -> bool {
         self.status == RunStatus::Completed
     }
+}
+
+/// Requests sent again, by what made the attempt before fail.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct RetryCauses {
+    /// No answer in time: the client's request timeout, or the coordinator's read or write
+    /// timeout (too few replicas answered in time).
+    pub timeout: u64,
+    /// The coordinator knew too few replicas alive for the consistency level.
+    pub unavailable: u64,
+    /// A node said it was overloaded (or rate-limited, or still starting).
+    pub overloaded: u64,
+    /// No connection: a node unreachable, a connection broken mid-request.
+    pub connection: u64,
+    /// Another retryable failure (a server error, a failed replica).
+    pub other: u64,
+}
+
+impl RetryCauses {
+    /// Every retry.
+    pub fn total(&self) -> u64 {
+        self.timeout + self.unavailable + self.overloaded + self.connection + self.other
+    }
+
+    /// The sum of two counts.
+    pub fn plus(&self, other: &RetryCauses) -> RetryCauses {
+        RetryCauses {
+            timeout: self.timeout + other.timeout,
+            unavailable: self.unavailable + other.unavailable,
+            overloaded: self.overloaded + other.overloaded,
+            connection: self.connection + other.connection,
+            other: self.other + other.other,
+        }
+    }
+
+    /// `12 timeout, 3 unavailable` (the causes seen), or `none`.
+    pub fn describe(&self) -> String {
+        let parts: Vec<String> = [
+            (self.timeout, "timeout"),
+            (self.unavailable, "unavailable"),
+            (self.overloaded, "overloaded"),
+            (self.connection, "connection"),
+            (self.other, "other"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{} {what}", crate::text::thousands(*n)))
+        .collect();
+        if parts.is_empty() {
+            "none".into()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+/// The write requests a run kept in flight.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct ConcurrencyReport {
+    /// `auto` (adapted to the cluster) or `fixed` (`--concurrency N`).
+    pub mode: String,
+    /// The level it started at.
+    pub initial: u64,
+    /// The level when the report was written (at the end of a run: the level it ended at).
+    pub current: u64,
+    /// The lowest level reached.
+    pub min: u64,
+    /// The highest level reached.
+    pub max: u64,
+    /// How many times the level changed.
+    pub changes_total: u64,
+    /// The first changes, each with when and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<ConcurrencyChange>,
+}
+
+/// One change of an adaptive level.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct ConcurrencyChange {
+    /// Seconds since the writes started.
+    pub at_seconds: f64,
+    /// The level before.
+    pub from: u64,
+    /// The level after.
+    pub to: u64,
+    /// Why (the throughput and latency seen, or the failures).
+    pub why: String,
 }
 
 /// What the backfill did for one target table (totals over every attempt unless said).
@@ -130,6 +231,11 @@ pub struct VerifyReport {
     pub verified_at: Option<String>,
     /// Source rows asked to be sampled per table (`--sample`).
     pub sample: u64,
+    /// The consistency level of every read (`LOCAL_QUORUM`, `ALL`), when recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consistency: Option<String>,
+    /// Reads sent again after a timeout or an unavailable node.
+    pub retries: u64,
     /// One entry per target table, in plan order.
     pub tables: Vec<TableVerify>,
 }

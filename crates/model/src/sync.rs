@@ -36,6 +36,14 @@ pub struct SyncState {
     /// Row changes applied over the run folder's life.
     #[serde(default)]
     pub changes: u64,
+    /// Target writes sent again after a timeout or a node down (every command on the folder),
+    /// by cause.
+    #[serde(default)]
+    pub retry_causes: crate::RetryCauses,
+    /// The target writes in flight of the last command: how they were set and how an adaptive
+    /// level moved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<crate::ConcurrencyReport>,
     /// Each source table's columns when the slot was created (by the plan's table key): a
     /// Relation message of the stream that differs is a DDL change, and stops the sync.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

@@ -182,6 +182,27 @@ fn run_files_round_trip_and_say_what_they_found() {
             rejects_file: Some("rejects/t.jsonl".into()),
             ..TableRun::default()
         }],
+        retries: 3,
+        retry_causes: RetryCauses {
+            timeout: 2,
+            unavailable: 1,
+            ..RetryCauses::default()
+        },
+        consistency: Some("LOCAL_QUORUM".into()),
+        concurrency: Some(ConcurrencyReport {
+            mode: "auto".into(),
+            initial: 32,
+            current: 64,
+            min: 32,
+            max: 128,
+            changes_total: 1,
+            changes: vec![ConcurrencyChange {
+                at_seconds: 1.0,
+                from: 32,
+                to: 64,
+                why: "trying more".into(),
+            }],
+        }),
         ..RunSummary::default()
     };
     let text = serde_json::to_string(&summary).expect("serialize");
@@ -191,12 +212,16 @@ fn run_files_round_trip_and_say_what_they_found() {
         summary
     );
     assert!(summary.complete());
+    assert_eq!(summary.retry_causes.total(), summary.retries);
+    assert_eq!(summary.retry_causes.describe(), "2 timeout, 1 unavailable");
     assert_eq!(summary.tables[0].rows_per_second(), Some(3.0));
 
     let key = |v: &str| vec![("id".to_string(), v.to_string())];
     let verdict = VerifyReport {
         verified_at: None,
         sample: 100,
+        consistency: Some("ALL".into()),
+        retries: 0,
         tables: vec![TableVerify {
             name: "t".into(),
             expected: 9,

@@ -147,6 +147,41 @@ impl Replayer<'_> {
         Ok(())
     }
 
+    /// Casts the values of a type replay has no decoder for (`money`, `xml`, …) on Postgres to
+    /// the type the backfill reads them as (`money` → `numeric`, any other → `text`), so both
+    /// sides compare as the backfill stored them.
+    async fn cast_undecodable(&mut self, out: &mut SqlRows) -> Result<(), Error> {
+        for i in 0..out.columns.len() {
+            let ty = out.columns[i].2.clone();
+            if PgKind::of(&ty).is_some() {
+                continue;
+            }
+            let to = if ty == Type::MONEY {
+                Type::NUMERIC
+            } else {
+                Type::TEXT
+            };
+            let sql = format!("SELECT $1::{}", to.name());
+            let what = format!("cast a {ty} result to {to}");
+            let cast = |e| Error::pg(what.clone())(e);
+            let stmt = self
+                .pg()
+                .prepare_typed(&sql, std::slice::from_ref(&ty))
+                .await
+                .map_err(cast)?;
+            for row in &mut out.rows {
+                if row[i].raw.is_none() {
+                    row[i].ty = to.clone();
+                    continue;
+                }
+                let r = self.pg().query_one(&stmt, &[&row[i]]).await.map_err(cast)?;
+                row[i] = PgValue::of(&r, 0)?;
+            }
+            out.columns[i].2 = to;
+        }
+        Ok(())
+    }
+
     /// Runs read pattern `p` on Postgres: once as written (timed) and once for every row with
     /// its tie group.
     pub async fn read_pg(&mut self, p: &Prepared<'_>, params: &Params) -> Result<SqlRows, Error> {
@@ -212,6 +247,7 @@ impl Replayer<'_> {
         if p.forms.ranked {
             out.ties = Some(ties);
         }
+        self.cast_undecodable(&mut out).await?;
         let count = CqlType::Native(Native::BigInt);
         let number = |v: Option<scylla::value::CqlValue>| match v {
             Some(scylla::value::CqlValue::BigInt(n)) => usize::try_from(n).unwrap_or(0),

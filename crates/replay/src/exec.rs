@@ -21,9 +21,7 @@ use crate::Error;
 use remodel_backfill::convert::canonical_cast;
 use remodel_backfill::cqltype::CqlType;
 use remodel_model::ident::quote;
-use remodel_model::{
-    AccessPattern, BindValue, ColumnRef, Consistency, ConsistencyLevel, DesignTable, Expr, Plan,
-};
+use remodel_model::{AccessPattern, BindValue, ColumnRef, Consistency, DesignTable, Expr, Plan};
 use scylla::client::session::Session;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::CqlValue;
@@ -86,6 +84,9 @@ fn param_type(param: &remodel_model::Parameter) -> Option<Type> {
     }
 }
 
+/// How long replay sends a failed Cassandra request again (a node restarting takes seconds).
+pub const RETRY_FOR: Duration = Duration::from_secs(60);
+
 /// Runs statements of one plan on one Postgres connection and one Cassandra session.
 pub struct Replayer<'a> {
     /// The plan.
@@ -100,6 +101,8 @@ pub struct Replayer<'a> {
     ticks: AtomicU64,
     /// The program of `--executor`, when another executor runs the plan's side.
     external: Option<crate::external::External>,
+    /// Cassandra requests sent again (a timeout, a node down).
+    retries: AtomicU64,
 }
 
 /// A pattern ready to run: its SQL forms and the types Postgres infers for its parameters.
@@ -142,6 +145,44 @@ impl<'a> Replayer<'a> {
             clock: Clock::wall(),
             ticks: AtomicU64::new(0),
             external: None,
+            retries: AtomicU64::new(0),
+        }
+    }
+
+    /// Cassandra requests sent again so far.
+    pub fn retries(&self) -> u64 {
+        self.retries.load(Ordering::Relaxed)
+    }
+
+    /// Runs a Cassandra request, sending it again (after 0.1 s, doubling to 2 s, for up to
+    /// [`RETRY_FOR`]) while it fails for a reason retrying can fix: a node down or restarting,
+    /// too few replicas for the consistency level, an overloaded node, a timeout. A write that
+    /// timed out may have been applied, so one that is not `idempotent` (a counter update) is
+    /// sent again only when the coordinator refused it before applying it.
+    pub async fn retrying<T, F, Fut>(
+        &self,
+        idempotent: bool,
+        mut attempt: F,
+    ) -> Result<T, scylla::errors::ExecutionError>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Result<T, scylla::errors::ExecutionError>>,
+    {
+        use remodel_backfill::cql::{cause, classify, Cause, Class};
+        let started = std::time::Instant::now();
+        let mut wait = Duration::from_millis(100);
+        loop {
+            let e = match attempt().await {
+                Ok(v) => return Ok(v),
+                Err(e) => e,
+            };
+            let safe = idempotent || matches!(cause(&e), Cause::Unavailable | Cause::Overloaded);
+            if classify(&e) != Class::Retry || !safe || started.elapsed() + wait > RETRY_FOR {
+                return Err(e);
+            }
+            self.retries.fetch_add(1, Ordering::Relaxed);
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(Duration::from_secs(2));
         }
     }
 
@@ -314,8 +355,7 @@ impl<'a> Replayer<'a> {
         let what = || format!("run `{}`", stmt.get_statement());
         let start = Instant::now();
         let result = self
-            .session
-            .execute_unpaged(stmt, values)
+            .retrying(true, || self.session.execute_unpaged(stmt, values))
             .await
             .map_err(Error::cql(what()))?;
         out.elapsed += start.elapsed();
@@ -681,18 +721,8 @@ impl<'a> Replayer<'a> {
     }
 }
 
-/// The driver's consistency level for the plan's.
-pub fn consistency_of(level: ConsistencyLevel) -> scylla::statement::Consistency {
-    use scylla::statement::Consistency as C;
-    match level {
-        ConsistencyLevel::One => C::One,
-        ConsistencyLevel::LocalOne => C::LocalOne,
-        ConsistencyLevel::Quorum => C::Quorum,
-        ConsistencyLevel::LocalQuorum => C::LocalQuorum,
-        ConsistencyLevel::EachQuorum => C::EachQuorum,
-        ConsistencyLevel::All => C::All,
-    }
-}
+/// The driver's consistency level for the plan's (the backfill's one mapping).
+pub use remodel_backfill::cql::consistency_of;
 
 /// Parameters with their types, for `query_typed`.
 pub fn typed(params: &Params) -> Vec<(&(dyn ToSql + Sync), Type)> {

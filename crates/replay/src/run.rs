@@ -163,6 +163,7 @@ pub async fn replay(
                 .push(replay_write(&mut r, &w.pattern, opts.samples, seed).await);
         }
     }
+    report.retries = r.retries();
     if let Some(external) = r.take_external() {
         external.finish().await;
     }
@@ -205,7 +206,7 @@ async fn generated_rows(
         run_dir: opts.run_dir.clone(),
         create_schema: Some(opts.schema_cql.clone()),
         readers: 2,
-        concurrency: 32,
+        concurrency: remodel_backfill::Concurrency::Auto,
         clock_micros: Some(opts.clock().micros_at(0)),
         ..BackfillOptions::default()
     };

@@ -826,9 +826,10 @@ async fn focus_clause(
             None,
         )
     } else {
-        // The rows as they are now: every column equal (NULLs too), no key needed.
+        // The rows as they are now: every column equal (NULLs too), no key needed; compared by
+        // their text forms (the same row type), as `xml`, `json` … have no equality operator.
         let cond = format!(
-            "EXISTS (SELECT 1 FROM {rows} AS __w WHERE ROW(__w.*) IS NOT DISTINCT FROM ROW({}.*))",
+            "EXISTS (SELECT 1 FROM {rows} AS __w WHERE ROW(__w.*)::text = ROW({}.*)::text)",
             quote(&f.table)
         );
         (None, Some(cond))
@@ -849,12 +850,18 @@ fn anchor_cte(
     let anchors = if cols.is_empty() {
         "1 AS a0".to_string()
     } else {
+        let col = |c: &ColumnRef| format!("{}.{}", quote(&c.table), quote(&c.column));
         let select: Vec<String> = cols
             .iter()
             .enumerate()
-            .map(|(i, c)| format!("{}.{} AS a{i}", quote(&c.table), quote(&c.column)))
+            .map(|(i, c)| format!("{} AS a{i}", col(c)))
             .collect();
-        format!("DISTINCT {}", select.join(", "))
+        // Distinct by the text forms: `xml`, `json`, `point` … have no equality operator.
+        let text: Vec<String> = cols
+            .iter()
+            .map(|c| format!("({}::text COLLATE \"C\")", col(c)))
+            .collect();
+        format!("DISTINCT ON ({}) {}", text.join(", "), select.join(", "))
     };
     // One collation for the concatenation, whatever the columns' (an ICU one beside "C").
     let keyed: Vec<String> = (0..cols.len())

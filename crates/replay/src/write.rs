@@ -269,7 +269,17 @@ impl Replayer<'_> {
         let (batch, values, counters) = self.statements(&ctx, w, &mut out).await?;
         out.statements = values.len() + counters.1.len();
         let start = Instant::now();
-        self.send(&w.pattern, &batch, &values).await?;
+        let chunk = w
+            .batch
+            .as_ref()
+            .and_then(|b| b.max_statements)
+            .map_or(usize::MAX, |n| n.max(1) as usize);
+        for (i, part) in values.chunks(chunk).enumerate() {
+            let start = i * chunk;
+            let mut b = batch.clone();
+            b.statements = batch.statements[start..start + part.len()].to_vec();
+            self.send(&w.pattern, &b, part).await?;
+        }
         // Counter updates go after the rest, in a counter batch (Cassandra takes them with
         // nothing else).
         self.send(&w.pattern, &counters.0, &counters.1).await?;
@@ -350,16 +360,18 @@ impl Replayer<'_> {
                     Some(scylla::statement::batch::BatchStatement::PreparedStatement(s)) => s,
                     _ => return Err(Error::Plan(what())),
                 };
-                self.session()
-                    .execute_unpaged(stmt, one)
-                    .await
-                    .map_err(Error::cql(what()))?;
+                self.retrying(stmt.get_is_idempotent(), || {
+                    self.session().execute_unpaged(stmt, one)
+                })
+                .await
+                .map_err(Error::cql(what()))?;
             }
             _ => {
-                self.session()
-                    .batch(batch, values)
-                    .await
-                    .map_err(Error::cql(what()))?;
+                self.retrying(batch.get_is_idempotent(), || {
+                    self.session().batch(batch, values)
+                })
+                .await
+                .map_err(Error::cql(what()))?;
             }
         }
         Ok(())

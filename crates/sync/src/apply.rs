@@ -2,19 +2,23 @@
 //! target rows it feeds ([`crate::derive`]), collapsed per target row (the last write of a row in
 //! the round is its value at the round's end; within a transaction all writes carry one
 //! timestamp, and Cassandra would otherwise pick among equal timestamps by value), then sent
-//! `USING TIMESTAMP` of its transaction's commit, at LOCAL_QUORUM, each retried until
+//! `USING TIMESTAMP` of its transaction's commit, at the plan's writes' consistency level, with
+//! as many in flight as the adaptive level allows, each retried (a timeout, a node down) until
 //! acknowledged or `retry_for` has passed.
 
 use crate::derive::{self, Feed, Source};
 use crate::run::Progress;
 use crate::Error;
 use futures_util::StreamExt;
+use remodel_backfill::adaptive::Limiter;
 use remodel_backfill::convert::RawValue;
+use remodel_backfill::cql::{cause, classify, consistency_not_reached, Cause, Class, RetryCounter};
 use remodel_backfill::pg::ReadShape;
 use remodel_backfill::rows::convert_row;
 use remodel_backfill::target::{TargetTable, Ttl};
 use remodel_backfill::PgSource;
 use remodel_model::ident::quote;
+use remodel_model::RetryCauses;
 use scylla::client::session::Session;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::Consistency;
@@ -48,8 +52,16 @@ struct Planned {
     ts: i64,
 }
 
-/// Target writes in flight at once (a round can hold thousands).
-const IN_FLIGHT: usize = 256;
+/// How target writes are sent.
+#[derive(Clone)]
+pub struct WriteSettings {
+    /// How long one write is retried before the run stops.
+    pub retry_for: Duration,
+    /// The writes in flight.
+    pub limiter: Arc<Limiter>,
+    /// The consistency level of every write.
+    pub consistency: Consistency,
+}
 
 /// A write of one target row.
 #[derive(Debug, Clone)]
@@ -81,7 +93,8 @@ pub struct Applier {
     inserts: Vec<PreparedStatement>,
     deletes: Vec<PreparedStatement>,
     statements: HashMap<String, Statement>,
-    retry_for: Duration,
+    writes: WriteSettings,
+    retries: RetryCounter,
     /// Told when writes start failing and when Cassandra answers again.
     progress: Arc<dyn Progress>,
     /// True while writes fail (one line per outage, not one per write).
@@ -95,7 +108,7 @@ impl Applier {
         session: Arc<Session>,
         targets: Vec<TargetTable>,
         sources: Vec<Source>,
-        retry_for: Duration,
+        writes: WriteSettings,
         progress: Arc<dyn Progress>,
     ) -> Result<Applier, Error> {
         let client = source.connect().await?;
@@ -104,8 +117,8 @@ impl Applier {
         let mut deletes = Vec::with_capacity(targets.len());
         for t in &targets {
             shapes.push(source.describe(&client, t).await?);
-            inserts.push(prepare(&session, &insert_cql(t)).await?);
-            deletes.push(prepare(&session, &delete_cql(t)).await?);
+            inserts.push(prepare(&session, &insert_cql(t), writes.consistency).await?);
+            deletes.push(prepare(&session, &delete_cql(t), writes.consistency).await?);
         }
         Ok(Applier {
             sources,
@@ -117,10 +130,21 @@ impl Applier {
             inserts,
             deletes,
             statements: HashMap::new(),
-            retry_for,
+            writes,
+            retries: RetryCounter::default(),
             progress,
             failing: AtomicBool::new(false),
         })
+    }
+
+    /// Target writes sent again so far, by cause.
+    pub fn retry_causes(&self) -> RetryCauses {
+        self.retries.causes()
+    }
+
+    /// The writes in flight.
+    pub fn limiter(&self) -> &Arc<Limiter> {
+        &self.writes.limiter
     }
 
     /// Applies a round of transactions, each with its write timestamp (increasing); returns once
@@ -146,11 +170,12 @@ impl Applier {
         }
         let mut applied = Applied::default();
         let mut pending = Vec::with_capacity(ops.len());
+        let this: &Applier = self;
         for (ti, op, ts) in ops {
             let (stmt, values) = match op {
                 Op::Upsert(mut row) => {
                     applied.upserts += 1;
-                    let t = &self.targets[ti];
+                    let t = &this.targets[ti];
                     let instant = t.ttl.and_then(|i| row.get(i)).and_then(Option::as_ref);
                     // A row already past its instant is written with the least TTL: it replaces
                     // any older version and is gone a second later (the plan's SecondsUntil).
@@ -160,25 +185,32 @@ impl Applier {
                         None => {}
                     }
                     row.push(Some(CqlValue::BigInt(ts)));
-                    (&self.inserts[ti], row)
+                    (&this.inserts[ti], row)
                 }
                 Op::Delete(key) => {
                     applied.deletes += 1;
                     let mut v = vec![Some(CqlValue::BigInt(ts))];
                     v.extend(key.into_iter().map(Some));
-                    (&self.deletes[ti], v)
+                    (&this.deletes[ti], v)
                 }
             };
-            pending.push(self.send(stmt, values, &self.targets[ti].name));
+            pending.push(async move {
+                let _slot = this.writes.limiter.acquire().await;
+                this.send(stmt, values, &this.targets[ti].name).await
+            });
         }
-        let mut sent = futures_util::stream::iter(pending).buffer_unordered(IN_FLIGHT);
+        // The limiter bounds what is in flight; the stream only has to offer enough.
+        let mut sent = futures_util::stream::iter(pending)
+            .buffer_unordered(remodel_backfill::adaptive::MAX_LEVEL);
         while let Some(r) = sent.next().await {
             r?;
         }
         Ok(applied)
     }
 
-    /// One write, retried (a node down, a timeout) until acknowledged or `retry_for` passed.
+    /// One write, retried (a node down, a timeout) until acknowledged or `retry_for` passed; a
+    /// write the server refuses (an invalid value), or any write past the retries, stops the
+    /// run: the slot keeps the change, and the same command resumes at its round.
     async fn send(
         &self,
         stmt: &PreparedStatement,
@@ -188,32 +220,40 @@ impl Applier {
         let started = Instant::now();
         let mut wait = Duration::from_millis(100);
         loop {
-            match self.session.execute_unpaged(stmt, &values).await {
+            let sent = Instant::now();
+            let e = match self.session.execute_unpaged(stmt, &values).await {
                 Ok(_) => {
+                    self.writes.limiter.answered(1, sent.elapsed());
                     if self.failing.swap(false, Ordering::Relaxed) {
                         self.progress.line("Cassandra answers again");
                     }
                     return Ok(());
                 }
-                Err(e) if started.elapsed() < self.retry_for => {
-                    if !self.failing.swap(true, Ordering::Relaxed) {
-                        self.progress.line(&format!(
-                            "Cassandra: write to {table} failed ({}); retrying with back-off for up to {} s",
-                            remodel_conn::one_line(&e.to_string()),
-                            self.retry_for.as_secs()
-                        ));
-                    }
-                    tokio::time::sleep(wait).await;
-                    wait = (wait * 2).min(Duration::from_secs(2));
-                }
-                Err(e) => {
-                    return Err(Error::Cassandra(format!(
-                        "write to {table}: gave up after {} s: {}",
-                        self.retry_for.as_secs(),
-                        remodel_conn::one_line(&e.to_string())
-                    )))
-                }
+                Err(e) => e,
+            };
+            let retry = classify(&e) == Class::Retry;
+            if retry && matches!(cause(&e), Cause::Timeout | Cause::Overloaded) {
+                self.writes.limiter.overloaded();
             }
+            let line = remodel_conn::one_line(&e.to_string());
+            if !retry || started.elapsed() + wait > self.writes.retry_for {
+                return Err(Error::Cassandra(gave_up(
+                    &e,
+                    table,
+                    &line,
+                    started.elapsed(),
+                    self.writes.consistency,
+                )));
+            }
+            self.retries.count(cause(&e));
+            if !self.failing.swap(true, Ordering::Relaxed) {
+                self.progress.line(&format!(
+                    "Cassandra: write to {table} failed ({line}); retrying with back-off for up to {} s",
+                    self.writes.retry_for.as_secs()
+                ));
+            }
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(Duration::from_secs(2));
         }
     }
 
@@ -382,12 +422,41 @@ impl Applier {
     }
 }
 
-async fn prepare(session: &Session, cql: &str) -> Result<PreparedStatement, Error> {
+/// Why a write stopped the run, in one line.
+fn gave_up(
+    e: &scylla::errors::ExecutionError,
+    table: &str,
+    line: &str,
+    spent: Duration,
+    level: Consistency,
+) -> String {
+    if classify(e) != Class::Retry {
+        return format!("write to {table}: {line}");
+    }
+    let what = if consistency_not_reached(e) {
+        format!(
+            "not stored at consistency {}",
+            remodel_backfill::cql::level_name(level)
+        )
+    } else {
+        "no answer".to_string()
+    };
+    format!(
+        "write to {table}: {what} after {} s of retries (--retry-for): {line}",
+        spent.as_secs()
+    )
+}
+
+async fn prepare(
+    session: &Session,
+    cql: &str,
+    consistency: Consistency,
+) -> Result<PreparedStatement, Error> {
     let mut p = session
         .prepare(cql)
         .await
         .map_err(|e| Error::Cassandra(format!("prepare `{cql}`: {e}")))?;
-    p.set_consistency(Consistency::LocalQuorum);
+    p.set_consistency(consistency);
     p.set_is_idempotent(true);
     Ok(p)
 }

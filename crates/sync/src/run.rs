@@ -1,7 +1,7 @@
 //! `remodel sync`: checks, publication and slot (with its exported snapshot), the backfill
 //! inside that snapshot, then the slot's transactions applied until caught up or interrupted.
 
-use crate::apply::{Applier, Change};
+use crate::apply::{Applier, Change, WriteSettings};
 use crate::checks::{self, Resolved};
 use crate::derive::{self, Source};
 use crate::receive::{self, Committed, Tables};
@@ -14,6 +14,7 @@ use pg_walstream::{
     CancellationToken, LogicalReplicationStream, ReplicationSlotOptions, ReplicationStreamConfig,
     StreamingMode,
 };
+use remodel_backfill::adaptive::Limiter;
 use remodel_backfill::run::RunLock;
 use remodel_backfill::target::TargetTable;
 use remodel_backfill::{BackfillOptions, CqlTarget, PgSource, WriteTimestamp};
@@ -70,6 +71,10 @@ pub struct Status {
     pub target_lsn: Option<u64>,
     /// Seconds between the last applied commit and its application.
     pub lag_seconds: f64,
+    /// Target writes allowed in flight now.
+    pub level: usize,
+    /// Target writes this command sent again (timeouts, nodes down).
+    pub retries: u64,
 }
 
 /// What a sync tells while it runs (the cli draws it; this crate knows no terminal).
@@ -131,7 +136,10 @@ pub async fn sync(
     // unusable input, never a stop with a slot left behind.
     let client = source.connect().await.map_err(Error::Connect)?;
     let session = target
-        .connect(2, opts.backfill.request_timeout)
+        .connect(
+            remodel_backfill::backfill::connections(opts.backfill.concurrency),
+            opts.backfill.request_timeout,
+        )
         .await
         .map_err(Error::Connect)?;
     let say = |s: &str| progress.line(s);
@@ -148,12 +156,32 @@ pub async fn sync(
     }
     // The snapshot is no longer needed: the stream opens its own connection.
     drop(held);
+    let level = opts
+        .backfill
+        .consistency
+        .unwrap_or_else(|| remodel_backfill::cql::plan_write_level(plan));
+    let writes = WriteSettings {
+        retry_for: opts.retry_for,
+        limiter: Limiter::new(
+            opts.backfill.concurrency,
+            remodel_backfill::backfill::latency_ceiling(opts.backfill.request_timeout),
+        ),
+        consistency: remodel_backfill::cql::consistency_of(level),
+    };
+    progress.line(&format!(
+        "writes at consistency {}, {} in flight",
+        level.cql_name(),
+        match opts.backfill.concurrency {
+            remodel_backfill::Concurrency::Auto => "an adaptive number of requests".to_string(),
+            remodel_backfill::Concurrency::Fixed(n) => format!("{n} requests"),
+        }
+    ));
     let applier = Applier::new(
         source,
         Arc::new(session),
         targets,
         sources,
-        opts.retry_for,
+        writes,
         progress.clone(),
     )
     .await?;
@@ -456,6 +484,7 @@ async fn stream(
     };
     let mut reader = receive::spawn(repl, tables, source.display.clone(), opts.cancel.clone());
     let started = (state.transactions, state.changes);
+    let retried_before = state.retry_causes.clone();
     let mut status = Status {
         total_transactions: state.transactions,
         total_changes: state.changes,
@@ -466,7 +495,14 @@ async fn stream(
     while let Some(first) = reader.rx.recv().await {
         let (round, ended) = take_round(first, &mut reader.rx);
         if let Some(last) = round.last() {
-            apply_round(&mut applier, &round, &mut state, opts).await?;
+            record_writes(&applier, &retried_before, &mut state);
+            let written = apply_round(&mut applier, &round, &mut state, opts).await;
+            if written.is_err() {
+                // The retries of a round that stopped the run are on record too.
+                record_writes(&applier, &retried_before, &mut state);
+                save_state(&state, &opts.run_dir)?;
+            }
+            written?;
             feedback.update_flushed_lsn(last.end_lsn);
             feedback.update_applied_lsn(last.end_lsn);
             status.transactions = state.transactions - started.0;
@@ -476,6 +512,8 @@ async fn stream(
             status.applied_lsn = last.end_lsn;
             status.received_lsn = reader.received.load(Ordering::Relaxed);
             status.lag_seconds = (now_micros() - last.commit_micros).max(0) as f64 / 1e6;
+            status.level = applier.limiter().level();
+            status.retries = applier.retry_causes().total();
             progress.status(&status);
         }
         if let Some(e) = ended {
@@ -488,6 +526,7 @@ async fn stream(
     if opts.cancel.is_cancelled() {
         return Err(Error::Interrupted);
     }
+    record_writes(&applier, &retried_before, &mut state);
     save_state(&state, &opts.run_dir)?;
     progress.status(&status);
     Ok(state)
@@ -542,6 +581,13 @@ async fn open_stream(
         format!("start streaming slot {}", state.slot),
     ))?;
     Ok((repl, target_lsn))
+}
+
+/// The retries (those of earlier commands on the folder, `before`, plus this one's) and the
+/// level of the writes, into the state (saved with the next round).
+fn record_writes(applier: &Applier, before: &remodel_model::RetryCauses, state: &mut SyncState) {
+    state.retry_causes = before.plus(&applier.retry_causes());
+    state.concurrency = Some(applier.limiter().report());
 }
 
 /// `first` and every transaction already received after it, up to a round's size; the error

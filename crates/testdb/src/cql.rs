@@ -51,7 +51,35 @@ pub async fn release_version(session: &Session, node: &str) -> Result<String> {
     Ok(version)
 }
 
-/// A keyspace of its own for one test (SimpleStrategy, replication factor 1), the
+/// The version of the node at `host:port` itself: the query is sent to that node only (in a
+/// cluster any node could answer [`release_version`]), so an answer proves that node is up.
+pub async fn release_version_of_node(session: &Session, node: &str) -> Result<String> {
+    let what = format!("SELECT release_version FROM system.local on {node} only");
+    let addr: std::net::SocketAddr = node.parse().map_err(|_| {
+        cql_error(node, what.clone())("not an IP address and port (127.0.0.2:9042)".into())
+    })?;
+    let mut stmt =
+        scylla::statement::unprepared::Statement::new("SELECT release_version FROM system.local");
+    stmt.set_load_balancing_policy(Some(
+        scylla::policies::load_balancing::SingleTargetLoadBalancingPolicy::new(
+            scylla::policies::load_balancing::NodeIdentifier::NodeAddress(addr),
+            None,
+        ),
+    ));
+    let result = session
+        .query_unpaged(stmt, &[])
+        .await
+        .map_err(|e| cql_error(node, what.clone())(Box::new(e)))?
+        .into_rows_result()
+        .map_err(|e| cql_error(node, what.clone())(Box::new(e)))?;
+    let (version,): (String,) = result
+        .single_row()
+        .map_err(|e| cql_error(node, what.clone())(Box::new(e)))?;
+    Ok(version)
+}
+
+/// A keyspace of its own for one test (SimpleStrategy, replication factor 1, unless made by
+/// [`CqlKeyspace::create_replicated`]), the
 /// current keyspace of [`CqlKeyspace::session`]; dropped by [`CqlKeyspace::cleanup`] or,
 /// failing that, on drop.
 pub struct CqlKeyspace {
@@ -70,15 +98,23 @@ impl CqlKeyspace {
 
     /// Creates a fresh keyspace on the node at `host:port`.
     pub async fn create_at(node: &str, label: &str) -> Result<Self> {
+        Self::create_replicated(
+            node,
+            label,
+            "{'class': 'SimpleStrategy', 'replication_factor': 1}",
+        )
+        .await
+    }
+
+    /// Creates a fresh keyspace on the cluster of the node at `host:port` with `replication`, a
+    /// CQL replication map (`{'class': 'NetworkTopologyStrategy', 'datacenter1': 3}`).
+    pub async fn create_replicated(node: &str, label: &str, replication: &str) -> Result<Self> {
         let session = connect_cql(node, CONNECT_TIMEOUT).await?;
         let name = names::unique(label);
         // A leftover of a crashed run that had the same pid goes first.
         for cql in [
             format!("DROP KEYSPACE IF EXISTS {name}"),
-            format!(
-                "CREATE KEYSPACE {name} WITH replication = \
-                 {{'class': 'SimpleStrategy', 'replication_factor': 1}}"
-            ),
+            format!("CREATE KEYSPACE {name} WITH replication = {replication}"),
         ] {
             session
                 .query_unpaged(cql.as_str(), &[])

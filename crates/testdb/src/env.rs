@@ -7,6 +7,10 @@ pub const PG_URL_VAR: &str = "REMODEL_PG_URL";
 /// Variable holding the Cassandra contact point, `host:port` (a `cql://` prefix is accepted).
 pub const CQL_URL_VAR: &str = "REMODEL_CQL_URL";
 
+/// Variable holding a contact point of the local cluster of `scripts/db up cluster` (three
+/// nodes, `host:port` of the first), e.g. `127.0.0.2:9042`.
+pub const CLUSTER_URL_VAR: &str = "REMODEL_CLUSTER_URL";
+
 /// Variable holding the folder of the test databases' TLS files (`scripts/db` makes them).
 pub const TLS_DIR_VAR: &str = "REMODEL_DB_TLS";
 
@@ -45,6 +49,16 @@ pub fn cql_node() -> Result<String> {
         var: CQL_URL_VAR,
         value,
         reason: "expected host:port, e.g. 127.0.0.1:9042",
+    })
+}
+
+/// The local cluster's contact point (`host:port`) from `REMODEL_CLUSTER_URL`.
+pub fn cluster_node() -> Result<String> {
+    let value = lookup(CLUSTER_URL_VAR)?;
+    normalize_cql_node(&value).ok_or(Error::BadEnv {
+        var: CLUSTER_URL_VAR,
+        value,
+        reason: "expected host:port, e.g. 127.0.0.2:9042",
     })
 }
 

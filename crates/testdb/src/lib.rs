@@ -17,8 +17,11 @@ mod pg;
 pub mod pki;
 mod scratch;
 
-pub use cql::{connect_cql, release_version, CqlKeyspace};
-pub use env::{cql_node, db_tls, pg_url, DbTls, CQL_URL_VAR, PG_URL_VAR, TLS_DIR_VAR};
+pub use cql::{connect_cql, release_version, release_version_of_node, CqlKeyspace};
+pub use env::{
+    cluster_node, cql_node, db_tls, pg_url, DbTls, CLUSTER_URL_VAR, CQL_URL_VAR, PG_URL_VAR,
+    TLS_DIR_VAR,
+};
 pub use error::Error;
 pub use pg::{connect_pg, PgSchema};
 pub use scratch::ScratchDir;

@@ -23,6 +23,8 @@ pub enum Need {
     Cassandra,
     /// The databases' TLS files: `REMODEL_DB_TLS`.
     DbTls,
+    /// The local three-node cluster: `REMODEL_CLUSTER_URL` (`scripts/db up cluster`).
+    Cluster,
     /// Headless Chromium on `PATH` (`chromium`, `chromium-browser` or `google-chrome`).
     Chromium,
     /// `mdbook` on `PATH`.
@@ -47,6 +49,7 @@ impl Need {
             Need::Postgres => var(crate::PG_URL_VAR),
             Need::Cassandra => var(crate::CQL_URL_VAR),
             Need::DbTls => var(crate::TLS_DIR_VAR),
+            Need::Cluster => var(crate::CLUSTER_URL_VAR),
             Need::Chromium => (chromium().is_none())
                 .then(|| "no chromium on PATH (apt-get install chromium)".to_string()),
             Need::Mdbook => (!on_path("mdbook"))
@@ -133,7 +136,12 @@ pub fn live(needs: &[Need]) -> bool {
         return true;
     }
     let mut why = missing.join(", ");
-    if missing.iter().any(|m| m.starts_with("REMODEL_")) {
+    if missing
+        .iter()
+        .any(|m| m.starts_with(crate::CLUSTER_URL_VAR))
+    {
+        why.push_str(" (`scripts/db up cluster` and `eval \"$(scripts/db env cluster)\"`)");
+    } else if missing.iter().any(|m| m.starts_with("REMODEL_")) {
         why.push_str(" (`scripts/db up` and `eval \"$(scripts/db env)\"`)");
     }
     if required() {

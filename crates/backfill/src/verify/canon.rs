@@ -16,7 +16,7 @@
 //! | `blob` | hex | `encode(…, 'hex')` |
 //! | `uuid`, `timeuuid` | lower-case hyphenated | `::uuid::text` |
 //! | `timestamp` | UTC, milliseconds, rounded down: `2025-01-02T03:04:05.678Z` (` BC` after years before 1) | `to_char(… AT TIME ZONE 'UTC', …)` (a `timestamp` without zone is taken as UTC, as the plan maps it) |
-//! | `date` | `2025-01-02` (` BC` after years before 1) | `to_char` |
+//! | `date` | `2025-01-02` (` BC` after years before 1) | its fields (`extract`: `to_char` goes through a timestamp, which ends in 294276) |
 //! | `time` | `HH:MM:SS.ffffff`, a `timetz` as its UTC time of day | `to_char` |
 //! | `duration` | `M months D days U us` | `extract` of each field |
 //! | `inet` | the address as Rust's `IpAddr` prints it (RFC 5952) | `host()`, parsed and printed again |
@@ -88,6 +88,22 @@ fn era(e: &str) -> String {
     format!("CASE WHEN {e} < '0001-01-01' THEN ' BC' ELSE '' END")
 }
 
+/// SQL text of the canonical form of date `d`, from its fields: `to_char` goes through a
+/// timestamp, whose range ends in 294276 where a date's ends in 5874897.
+fn date_sql(d: &str) -> String {
+    let field = |f: &str, width: usize| {
+        let v = format!("abs(extract({f} FROM {d}))::int8::text");
+        format!("right('000' || {v}, greatest({width}, length({v})))")
+    };
+    format!(
+        "CASE WHEN NOT isfinite({d}) THEN ({d})::text ELSE {} || '-' || {} || '-' || {} || {} END",
+        field("year", 4),
+        field("month", 2),
+        field("day", 2),
+        era(d)
+    )
+}
+
 /// SQL text of the canonical form of `e`, a value of kind `pg`, for the native CQL type `n`.
 fn native_sql(e: &str, pg: Pg, n: Native) -> String {
     use Native as N;
@@ -113,10 +129,7 @@ fn native_sql(e: &str, pg: Pg, n: Native) -> String {
                 era(&ts)
             )
         }
-        N::Date => format!(
-            "to_char(({e})::date, 'YYYY-MM-DD') || {}",
-            era(&format!("({e})::date"))
-        ),
+        N::Date => date_sql(&format!("({e})::date")),
         N::Time if pg == Pg::TimeTz => {
             format!("to_char((({e}) AT TIME ZONE 'UTC')::time, 'HH24:MI:SS.US')")
         }

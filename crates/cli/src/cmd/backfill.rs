@@ -5,10 +5,11 @@ use anyhow::{bail, Context};
 use remodel_backfill::run::new_run_path;
 use remodel_backfill::target::TargetTable;
 use remodel_backfill::{
-    BackfillOptions, ClientCert, CqlTarget, CqlTls, MaxErrors, PgSource, Verify, WriteTimestamp,
+    BackfillOptions, ClientCert, Concurrency, CqlTarget, CqlTls, MaxErrors, PgSource, Verify,
+    WriteTimestamp,
 };
 use remodel_conn::redact_text as redact;
-use remodel_model::{Plan, RunSummary};
+use remodel_model::{ConsistencyLevel, Plan, RunSummary};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -23,9 +24,13 @@ pub const LONG_ABOUT: &str = "Fills the target tables of a reviewed plan from Po
     For each table of plan.json, its source_sql runs on Postgres inside one exported snapshot \
     shared by parallel readers; the driving table is cut into ranges read with binary COPY; rows \
     are converted exactly (numeric to decimal with every digit, timestamps to UTC milliseconds) and \
-    written with prepared, idempotent INSERTs, one partition's rows per UNLOGGED batch. A row that \
-    cannot be stored (NULL in a key column, NaN numeric, …) goes to the rejects file with its source \
-    key and reason.\n\n\
+    written with prepared, idempotent INSERTs, one partition's rows per UNLOGGED batch, at the \
+    plan's writes' consistency level, as many in flight as an adaptive level allows (--concurrency). \
+    A row that cannot be stored (NULL in a key column, NaN numeric, …) goes to the rejects file with \
+    its source key and reason. A write that times out or finds a node down is retried with back-off \
+    for --retry-for (the retries are counted by cause in summary.json); past it, rows the cluster \
+    says cannot reach their consistency level go to the rejects file too, and the run stops when \
+    no node answers.\n\n\
     The run folder (--run-dir, default runs/<UTC time>) holds checkpoint.json (finished ranges), \
     rejects/<table>.jsonl, backfill.log and summary.json; no password is written anywhere. After a \
     crash or a stop, `--resume DIR` skips the finished ranges and reads the others again.\n\n\
@@ -64,9 +69,15 @@ pub struct Args {
     /// Parallel Postgres readers (one connection each, all in one snapshot).
     #[arg(long, default_value_t = 4, value_name = "N")]
     pub readers: usize,
-    /// Write requests in flight at most.
-    #[arg(long, default_value_t = 64, value_name = "N")]
-    pub concurrency: usize,
+    /// Write requests in flight: `auto` adapts the level to the cluster (grows while the rows
+    /// written per second rise and latency holds, backs off on timeouts and overloaded nodes;
+    /// 32 to start, 4 to 1024), N keeps N at most.
+    #[arg(long, default_value = "auto", value_name = "auto|N")]
+    pub concurrency: Concurrency,
+    /// Consistency level of every write (ONE, LOCAL_ONE, QUORUM, LOCAL_QUORUM, EACH_QUORUM,
+    /// ALL) [default: the plan's writes' level, LOCAL_QUORUM unless the plan says otherwise].
+    #[arg(long, value_name = "LEVEL")]
+    pub consistency: Option<ConsistencyLevel>,
     /// Rows written per second at most, all tables together [default: no limit].
     #[arg(long, value_name = "N")]
     pub max_rows_per_second: Option<f64>,
@@ -80,8 +91,9 @@ pub struct Args {
     /// Client timeout of one write request, in seconds.
     #[arg(long, default_value_t = 12.0, value_name = "SECS")]
     pub request_timeout: f64,
-    /// How long one write is retried (timeouts, unavailable or unreachable node) before the run
-    /// stops, in seconds.
+    /// How long one write is retried (timeouts, unavailable or unreachable node), in seconds;
+    /// then its rows are rejected when the cluster answered that the consistency level cannot
+    /// be reached, and the run stops when no node answered.
     #[arg(long, default_value_t = 300.0, value_name = "SECS")]
     pub retry_for: f64,
     /// Source rows per range (a checkpoint is written after each range).
@@ -302,8 +314,8 @@ fn options(args: &Args, plan_file: &Path) -> anyhow::Result<BackfillOptions> {
             bail!("{flag} {secs}: expected a positive number of seconds");
         }
     }
-    if args.readers == 0 || args.concurrency == 0 || args.range_rows == 0 {
-        bail!("--readers, --concurrency and --range-rows must be at least 1");
+    if args.readers == 0 || args.range_rows == 0 {
+        bail!("--readers and --range-rows must be at least 1");
     }
     let (run_dir, resume) = match (&args.resume, &args.run_dir) {
         (Some(dir), _) => (dir.clone(), true),
@@ -317,6 +329,7 @@ fn options(args: &Args, plan_file: &Path) -> anyhow::Result<BackfillOptions> {
         create_schema,
         readers: args.readers,
         concurrency: args.concurrency,
+        consistency: args.consistency,
         max_rows_per_second: args.max_rows_per_second,
         write_timestamp,
         max_errors: args.max_errors,
@@ -447,7 +460,7 @@ fn print_summary(s: &RunSummary) {
     let skipped: u64 = s.tables.iter().map(|t| t.ranges_skipped).sum();
     let expired: u64 = s.tables.iter().map(|t| t.rows_expired).sum();
     println!(
-        "{} in {:.1} s: {} rows read, {} rejected{}, {} retries{}; run folder {}",
+        "{} in {:.1} s: {} rows read, {} rejected{}, {} retries{}{}; run folder {}",
         s.status.as_str(),
         s.elapsed_seconds,
         thousands(read),
@@ -461,6 +474,11 @@ fn print_summary(s: &RunSummary) {
             String::new()
         },
         s.retries,
+        if s.retries > 0 {
+            format!(" ({})", s.retry_causes.describe())
+        } else {
+            String::new()
+        },
         if skipped > 0 {
             format!(", {skipped} ranges skipped (finished earlier)")
         } else {
@@ -468,12 +486,29 @@ fn print_summary(s: &RunSummary) {
         },
         s.run_dir
     );
+    if let Some(line) = writes_line(s) {
+        println!("{line}");
+    }
     if rejected > 0 {
         println!(
             "rejected rows, with their source key and reason: {}/rejects/",
             s.run_dir
         );
     }
+}
+
+/// `writes at LOCAL_QUORUM, 32 to 256 in flight (auto; 128 at the end, 5 changes)`.
+fn writes_line(s: &RunSummary) -> Option<String> {
+    let c = s.concurrency.as_ref()?;
+    let level = s.consistency.as_deref().unwrap_or("?");
+    Some(if c.mode == "auto" {
+        format!(
+            "writes at {level}, {} to {} in flight (auto; {} at the end, {} changes)",
+            c.min, c.max, c.current, c.changes_total
+        )
+    } else {
+        format!("writes at {level}, {} in flight", c.current)
+    })
 }
 
 #[cfg(test)]

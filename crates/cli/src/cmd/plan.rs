@@ -907,8 +907,13 @@ fn write_line(w: &remodel_model::WritePath) -> String {
         .iter()
         .map(|r| format!("reads {} from {}", r.columns.join(", "), r.table))
         .collect();
+    let chunk = w.batch.as_ref().and_then(|b| b.max_statements);
     let batch = match w.targets.len() {
-        0 | 1 => String::new(),
+        0 | 1 if chunk.is_none() => String::new(),
+        _ if chunk.is_some() => format!(
+            " (logged batches of at most {} statements: the rows with the most of them would pass Cassandra's batch size limit)",
+            chunk.unwrap_or_default()
+        ),
         _ if w.fits_batch => format!(" (one logged batch, {} B)", w.batch_bytes),
         _ => format!(
             " ({} B: over the batch warning, send separately)",

@@ -348,6 +348,13 @@ fn print_report(out: &mut impl Write, r: &ReplayReport) -> std::io::Result<()> {
             )?;
         }
     }
+    if r.retries > 0 {
+        writeln!(
+            out,
+            "replay: {} Cassandra requests were sent again (timeouts, nodes down)",
+            r.retries
+        )?;
+    }
     let samples: usize = r.patterns.iter().map(|p| p.samples).sum();
     writeln!(
         out,

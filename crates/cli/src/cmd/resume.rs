@@ -34,7 +34,7 @@ fn settings(args: &Args) -> Vec<Word> {
     }
     let numbers = [
         ("--readers", args.readers.to_string(), "4"),
-        ("--concurrency", args.concurrency.to_string(), "64"),
+        ("--concurrency", args.concurrency.to_string(), "auto"),
         ("--max-errors", args.max_errors.to_string(), "100"),
         ("--request-timeout", args.request_timeout.to_string(), "12"),
         ("--retry-for", args.retry_for.to_string(), "300"),
@@ -49,6 +49,9 @@ fn settings(args: &Args) -> Vec<Word> {
         if value != default {
             flag(name, Some(value));
         }
+    }
+    if let Some(level) = args.consistency {
+        flag("--consistency", Some(level.cql_name().to_string()));
     }
     if let Some(n) = args.max_rows_per_second {
         flag("--max-rows-per-second", Some(n.to_string()));

@@ -7,8 +7,9 @@ use super::resume::{connection_words, on_command_line, render, Word};
 use crate::progress::{self, thousands, Mode};
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
-use remodel_backfill::BackfillOptions;
+use remodel_backfill::{BackfillOptions, Concurrency};
 use remodel_conn::redact_text as redact;
+use remodel_model::ConsistencyLevel;
 use remodel_sync::state::SyncState;
 use remodel_sync::{Error, Progress, Status, StopAt, SyncOptions, Synced};
 use std::io::IsTerminal;
@@ -89,6 +90,13 @@ pub struct Args {
     /// the run stops, in seconds.
     #[arg(long, default_value_t = 300.0, value_name = "SECS")]
     pub retry_for: f64,
+    /// Target writes in flight (the backfill's and the stream's): `auto` adapts the level to
+    /// the cluster, N keeps N at most.
+    #[arg(long, default_value = "auto", value_name = "auto|N")]
+    pub concurrency: Concurrency,
+    /// Consistency level of every target write [default: the plan's writes' level].
+    #[arg(long, value_name = "LEVEL")]
+    pub consistency: Option<ConsistencyLevel>,
     /// Progress display.
     #[arg(long, value_enum, default_value_t = Mode::Auto)]
     pub progress: Mode,
@@ -220,7 +228,8 @@ fn options(args: &Args, plan_file: &std::path::Path) -> anyhow::Result<SyncOptio
         backfill: BackfillOptions {
             create_schema,
             readers: 2,
-            concurrency: 32,
+            concurrency: args.concurrency,
+            consistency: args.consistency,
             plan_label: plan_file.display().to_string(),
             request_timeout: Duration::from_secs_f64(args.request_timeout),
             retry_for: Duration::from_secs_f64(args.retry_for),
@@ -297,6 +306,12 @@ fn resume_line(
         if secs != default {
             words.push((flag.into(), Some(secs.to_string())));
         }
+    }
+    if args.concurrency != Concurrency::Auto {
+        words.push(("--concurrency".into(), Some(args.concurrency.to_string())));
+    }
+    if let Some(level) = args.consistency {
+        words.push(("--consistency".into(), Some(level.cql_name().to_string())));
     }
     if args.follow {
         words.push(("--follow".into(), None));
@@ -376,13 +391,15 @@ impl Progress for Shown {
             })
             .unwrap_or_default();
         let msg = format!(
-            "applied {} transactions ({} row changes) by this command, {} in the run folder, at {}, lag {} bytes / {:.1} s{to_go}",
+            "applied {} transactions ({} row changes) by this command, {} in the run folder, at {}, lag {} bytes / {:.1} s{to_go}, {} in flight, {} retries",
             thousands(s.transactions),
             thousands(s.changes),
             thousands(s.total_transactions),
             remodel_sync::state::format_lsn(s.applied_lsn),
             thousands(behind),
-            s.lag_seconds
+            s.lag_seconds,
+            thousands(s.level as u64),
+            thousands(s.retries)
         );
         match &self.bar {
             Some(b) => b.set_message(msg),

@@ -4,7 +4,7 @@ use super::backfill::{runtime, Endpoints};
 use crate::progress::thousands;
 use anyhow::{bail, Context};
 use remodel_backfill::VerifyOptions;
-use remodel_model::{TableVerify, VerifyReport};
+use remodel_model::{ConsistencyLevel, TableVerify, VerifyReport};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -24,6 +24,9 @@ pub const LONG_ABOUT: &str = "Checks that the target tables hold what the source
     source rows, each converted as the backfill converts it, looked up in the target by the \
     target's own primary key and compared column by column. Source and target keys differ in a \
     query-first design: the lookup key is computed from the source row, never assumed equal.\n\n\
+    Every read of the target is sent at the plan's reads' consistency level (--consistency ALL: \
+    every replica must hold the rows), and a read that times out or finds too few replicas is \
+    retried with back-off for --retry-for.\n\n\
     With --run-dir, the verdict is also written to RUN_DIR/verify.json, where `remodel report --run` \
     reads it.\n\n\
     Exit codes: 0 everything matches, 1 a difference (listed with both sides), 2 could not verify \
@@ -50,6 +53,15 @@ pub struct Args {
     /// Token ranges the stored count is split into.
     #[arg(long, default_value_t = 256, value_name = "N")]
     pub token_ranges: usize,
+    /// Consistency level of every read of the target (ONE, LOCAL_ONE, QUORUM, LOCAL_QUORUM,
+    /// EACH_QUORUM, ALL); ALL proves every replica holds the rows (every node must be up)
+    /// [default: the plan's reads' level, LOCAL_QUORUM unless the plan says otherwise].
+    #[arg(long, value_name = "LEVEL")]
+    pub consistency: Option<ConsistencyLevel>,
+    /// How long one read is retried (timeouts, unavailable or unreachable node) before verify
+    /// gives up (exit 2), in seconds.
+    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    pub retry_for: f64,
 }
 
 /// Runs `remodel verify`.
@@ -63,6 +75,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
     }
+    if !(args.retry_for.is_finite() && args.retry_for > 0.0) {
+        bail!(
+            "--retry-for {}: expected a positive number of seconds",
+            args.retry_for
+        );
+    }
     let opts = VerifyOptions {
         tables: args.tables.clone(),
         sample: args.sample,
@@ -70,6 +88,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         token_ranges: args.token_ranges.max(1),
         run_dir: args.run_dir.clone(),
         request_timeout: Duration::from_secs(30),
+        retry_for: Duration::from_secs_f64(args.retry_for),
+        consistency: args.consistency,
     };
     eprintln!(
         "verify: {} against {} (keyspace {})",
@@ -88,6 +108,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         println!(
             "verify: verdict written to {}",
             dir.join(VerifyReport::FILE).display()
+        );
+    }
+    if report.retries > 0 {
+        println!(
+            "verify: {} reads were sent again (timeouts, nodes down)",
+            thousands(report.retries)
         );
     }
     let bad = report.tables.iter().filter(|v| !v.passed()).count();

@@ -80,8 +80,13 @@ impl<'p> Gen<'p> {
             _ => "logged",
         };
         let level = string(level.cql_name());
+        // A batch that could pass Cassandra's size limit goes in chunks, as the plan says.
+        let chunk = match w.batch.as_ref().and_then(|b| b.max_statements) {
+            Some(n) => format!(", max_statements={n}"),
+            None => String::new(),
+        };
         out.push_str(&format!(
-            "        self._db.send(main, {}, {level})\n",
+            "        self._db.send(main, {}, {level}{chunk})\n",
             string(kind)
         ));
         if counters {

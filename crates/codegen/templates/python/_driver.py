@@ -42,11 +42,22 @@ class Driver:
         names = list(result.column_names or [])
         return rt.decode_rows(result, names, columns)
 
-    def send(self, statements: Sequence[tuple[Statement, list[Any]]], kind: str, consistency: str) -> None:
+    def send(
+        self,
+        statements: Sequence[tuple[Statement, list[Any]]],
+        kind: str,
+        consistency: str,
+        max_statements: int | None = None,
+    ) -> None:
         """The statements of a write path: one alone, several in one batch of `kind`
-        (`logged`, `unlogged`, `counter`). The driver retries no write that is not marked
-        idempotent, so a counter update is sent once."""
+        (`logged`, `unlogged`, `counter`); with `max_statements` (a batch that could pass
+        Cassandra's size limit), consecutive batches of at most that many. The driver retries
+        no write that is not marked idempotent, so a counter update is sent once."""
         if not statements:
+            return
+        if max_statements is not None and len(statements) > max_statements:
+            for start in range(0, len(statements), max_statements):
+                self.send(statements[start : start + max_statements], kind, consistency)
             return
         if len(statements) == 1:
             statement, values = statements[0]

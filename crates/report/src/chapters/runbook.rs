@@ -247,6 +247,7 @@ fn verify(ctx: &Ctx) -> String {
          no difference). Run them at a quiet moment: while the application writes, a row changed \
          within the last seconds can differ by the sync's lag (and a table's count by the rows \
          inserted or deleted meanwhile); run them again, a difference that stays is real.\n\n{}\n\
+         {}\n\n\
          Put the run in this report ({}):\n\n{}\n",
         md::block(
             "sh",
@@ -257,6 +258,7 @@ fn verify(ctx: &Ctx) -> String {
                 verify_command()
             )
         ),
+        levels(ctx),
         if ctx.input.run.is_some() {
             format!("the [Backfill and verification]({RUN}) chapter, with what the sync applied")
         } else {
@@ -267,6 +269,51 @@ fn verify(ctx: &Ctx) -> String {
             "remodel report --plan \"$PLAN\" --run \"$RUN\" --replay replay-existing \\\n    \
              --out report --html"
         )
+    )
+}
+
+/// The consistency levels the cut-over needs, and why: the application's reads must see what
+/// sync wrote (read and write replicas overlap), and how many replicas may be down meanwhile.
+fn levels(ctx: &Ctx) -> String {
+    let d = &ctx.plan.design;
+    let (write, read) = (d.write_level(), d.read_level());
+    let n = d.keyspace.replication.replicas();
+    let (w, r) = (write.replicas_needed(n), read.replicas_needed(n));
+    let overlap = if r + w > n {
+        format!(
+            "{r} + {w} > {n}: every read meets a replica that acknowledged the write, so once \
+             the application reads from Cassandra it sees every change sync applied"
+        )
+    } else {
+        format!(
+            "{r} + {w} ≤ {n}: a read can miss a write already acknowledged, so after the switch \
+             the application can read a row older than the one sync wrote; raise \
+             `[design.consistency]` and plan again"
+        )
+    };
+    let down = n.saturating_sub(w.max(r));
+    let tolerance = if down == 0 {
+        "no replica may be down: with one down, sync and verify retry for `--retry-for` and \
+         then stop (sync resumes from its slot)"
+            .to_string()
+    } else {
+        format!(
+            "{down} replica{} of {n} may be down: sync, its backfill and verify go on, retrying \
+             the requests that meet the node",
+            if down == 1 { "" } else { "s" }
+        )
+    };
+    format!(
+        "**Consistency levels.** This plan writes at `{}` and reads at `{}`, with {n} \
+         replica{} per datacenter ({overlap}). `remodel sync` and its backfill write at the \
+         plan's write level, `remodel verify` reads at its read level, so verify checks what the \
+         application will read; {tolerance}. Before step 4, with every node up, run verify once \
+         more with `--consistency ALL`: every replica must answer and agree (a replica a \
+         restarted node's hints have not reached yet is repaired by the read), so a pass proves \
+         the switch does not depend on which replica answers.",
+        write.cql_name(),
+        read.cql_name(),
+        if n == 1 { "" } else { "s" },
     )
 }
 
