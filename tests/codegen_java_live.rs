@@ -268,21 +268,27 @@ async fn rideshare_java_replays_and_a_broken_copy_is_caught() {
     case.cleanup().await;
 }
 
-/// The library fixture's lookups and folded loops, buckets cut in their zone, a one-to-few child
-/// folded into a collection (its entries read and written), upserts, counter tables, rows that
-/// expire (TTLs).
+/// The library fixture's lookups and folded loops, and buckets cut in their zone. CI keeps to
+/// these two (each case builds a Maven module and replays it: about 20 s each); the generated
+/// Java of a one-to-few child folded into a collection, upserts, counter tables and rows that
+/// expire (TTLs) replay the same way with `REMODEL_JAVA_ALL=1` (all passed when the generator
+/// was written), and the Python layer replays every one of them in `codegen_live`.
 #[tokio::test(flavor = "multi_thread")]
 async fn fixtures_java_replay() {
     remodel_testdb::live!(Postgres, Cassandra);
     setup();
-    for name in [
-        "library",
-        "buckets",
-        "embed_one_to_few",
-        "upserts",
-        "counters-read-heavy",
-        "expiring",
-    ] {
+    let all = std::env::var("REMODEL_JAVA_ALL").is_ok_and(|v| v == "1");
+    let more: &[&str] = if all {
+        &[
+            "embed_one_to_few",
+            "upserts",
+            "counters-read-heavy",
+            "expiring",
+        ]
+    } else {
+        &[]
+    };
+    for name in ["library", "buckets"].iter().chain(more) {
         let (case, ..) = prove(name, &format!("fixtures/plan/{name}")).await;
         case.cleanup().await;
     }
