@@ -529,6 +529,11 @@ impl<'p> Gen<'p> {
                 },
                 self.bind_value(of, scope, place)?
             ),
+            BindValue::Encoded { of, encoding } => format!(
+                "Rt.encoded({}, {}, ZONE)",
+                self.bind_value(of, scope, place)?,
+                expr::string(encoding.name())
+            ),
             BindValue::SecondsUntil { of, min, max, .. } => format!(
                 "Rt.secondsUntil({}, hooks.now(), {min}L, {max}L)",
                 self.bind_value(of, scope, place)?
@@ -585,20 +590,14 @@ fn decoder(
     t: &remodel_model::CqlType,
     encoding: Option<remodel_model::Encoding>,
     aware: bool,
-) -> Option<&'static str> {
-    use remodel_model::{Encoding, NativeType};
-    match (encoding, aware) {
-        (Some(Encoding::EpochMicros), true) => return Some("epoch_micros_tz"),
-        (Some(Encoding::EpochMicros), false) => return Some("epoch_micros_naive"),
-        (Some(Encoding::EpochMicrosNullLast), true) => return Some("epoch_micros_null_last_tz"),
-        (Some(Encoding::EpochMicrosNullLast), false) => {
-            return Some("epoch_micros_null_last_naive")
-        }
-        (None, _) => {}
+) -> Option<String> {
+    use remodel_model::NativeType;
+    if let Some(e) = encoding {
+        return Some(crate::shape::encoded_decoder(e, aware));
     }
     match t.unfrozen().native()? {
-        NativeType::Timestamp if aware => Some("timestamp_tz"),
-        NativeType::Timestamp => Some("timestamp_naive"),
+        NativeType::Timestamp if aware => Some("timestamp_tz".into()),
+        NativeType::Timestamp => Some("timestamp_naive".into()),
         _ => None,
     }
 }

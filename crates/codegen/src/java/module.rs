@@ -43,7 +43,7 @@ impl Gen<'_> {
                 (None, Some(r)) => string(&format!("rowid:{}", r.table)),
                 (None, None) => "null".into(),
             };
-            let dec = decoder(&c.cql_type, c.encoding, aware).map_or("null".into(), string);
+            let dec = decoder(&c.cql_type, c.encoding, aware).map_or("null".into(), |d| string(&d));
             entries.push(format!(
                 "        Map.entry({}, new Driver.Column({}, {source}, {dec}))",
                 string(&c.name),

@@ -521,6 +521,11 @@ impl<'p> Gen<'p> {
                     self.bind_value(of, scope, place)?
                 )
             }
+            BindValue::Encoded { of, encoding } => format!(
+                "rt.encoded({}, {}, _ZONE)",
+                self.bind_value(of, scope, place)?,
+                expr::string(encoding.name())
+            ),
             BindValue::SecondsUntil { of, min, max, .. } => format!(
                 "rt.seconds_until({}, self._hooks.now(), {min}, {max})",
                 self.bind_value(of, scope, place)?
@@ -640,23 +645,20 @@ pub(super) fn docstring(summary: &str, blocks: &[(&str, &str)], indent: usize) -
 }
 
 /// The decoder of a stored column (`None`: as the driver returns it).
-fn decoder(t: &CqlType, encoding: Option<Encoding>, aware: bool) -> Option<&'static str> {
-    match encoding {
-        Some(Encoding::EpochMicros) if aware => return Some("rt.epoch_micros_tz"),
-        Some(Encoding::EpochMicros) => return Some("rt.epoch_micros_naive"),
-        Some(Encoding::EpochMicrosNullLast) if aware => {
-            return Some("rt.epoch_micros_null_last_tz")
+fn decoder(t: &CqlType, encoding: Option<Encoding>, aware: bool) -> Option<String> {
+    if let Some(e) = encoding {
+        return Some(format!("rt.{}", shape::encoded_decoder(e, aware)));
+    }
+    Some(
+        match t.unfrozen().native()? {
+            NativeType::Timestamp if aware => "rt.timestamp_tz",
+            NativeType::Timestamp => "rt.timestamp_naive",
+            NativeType::Date => "rt.stored_date",
+            NativeType::Time => "rt.stored_time",
+            _ => return None,
         }
-        Some(Encoding::EpochMicrosNullLast) => return Some("rt.epoch_micros_null_last_naive"),
-        None => {}
-    }
-    match t.unfrozen().native()? {
-        NativeType::Timestamp if aware => Some("rt.timestamp_tz"),
-        NativeType::Timestamp => Some("rt.timestamp_naive"),
-        NativeType::Date => Some("rt.stored_date"),
-        NativeType::Time => Some("rt.stored_time"),
-        _ => None,
-    }
+        .to_string(),
+    )
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ impl Gen<'_> {
                 (None, Some(r)) => expr::string(&format!("rowid:{}", r.table)),
                 (None, None) => "None".into(),
             };
-            let dec = decoder(&c.cql_type, c.encoding, aware).unwrap_or("None");
+            let dec = decoder(&c.cql_type, c.encoding, aware).unwrap_or_else(|| "None".into());
             out.push_str(&format!(
                 "    {}: ({}, {source}, {dec}),\n",
                 expr::string(&c.name),

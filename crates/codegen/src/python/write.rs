@@ -11,7 +11,7 @@ use super::{docstring, Gen, Skip};
 use crate::shape::{self, Param};
 use remodel_model::{
     AccessPattern, BatchKind, BindValue, ColumnRef, ConflictAction, ConsistencyLevel, CqlType,
-    Guard, NativeType, StatementKind, WritePath, WriteTarget,
+    EncodedForm, Guard, NativeType, StatementKind, WritePath, WriteTarget,
 };
 
 /// What the binds of one place of a write path read: the row a statement runs for (`None` or a
@@ -104,6 +104,7 @@ impl<'p> Gen<'p> {
                 BindValue::RowId { .. } => true,
                 BindValue::Bucket { of, .. }
                 | BindValue::EpochMicros { of, .. }
+                | BindValue::Encoded { of, .. }
                 | BindValue::SecondsUntil { of, .. } => has(of),
                 _ => false,
             }
@@ -480,6 +481,9 @@ impl<'p> Gen<'p> {
         let of_c = |v: &BindValue| matches!(v, BindValue::Current { column } | BindValue::New { column } if column == c);
         let micros = t.binds.iter().any(|b| match &b.value {
             BindValue::EpochMicros { of, .. } => of_c(of),
+            BindValue::Encoded { of, encoding } if encoding.form() == EncodedForm::Micros => {
+                of_c(of)
+            }
             _ => false,
         });
         if micros {
