@@ -112,6 +112,15 @@ async fn types_the_plan_does_not_know() {
     served_and_replayed("text_forms").await;
 }
 
+/// Class 1, domains: e-mails of a domain over `citext` looked up in another case, posts ranked
+/// by domains over `integer` (sorted as numbers, a range on them): replay creates the domains
+/// with the schema, and nothing differs.
+#[tokio::test(flavor = "multi_thread")]
+async fn columns_of_a_domain() {
+    remodel_testdb::live!(Postgres, Cassandra);
+    served_and_replayed("domains").await;
+}
+
 /// Class 5: the plan warns (`collation_order`) the reads whose ORDER BY takes text under a
 /// linguistic collation or an enum not declared in its labels' bytes' order; replayed (with
 /// upper- and lower-case names under the ICU collation), exactly those reads return their rows

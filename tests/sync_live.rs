@@ -168,7 +168,10 @@ async fn sync_follows_writes_through_two_kill_9_live() {
     assert_eq!(state(&run)["changes"].as_u64(), Some(before));
     // Resuming would meet the same change: no resume command, what to do instead.
     assert!(!err.contains("resume with"), "{err}");
-    assert!(err.contains("resuming would stop at the same change"), "{err}");
+    assert!(
+        err.contains("resuming would stop at the same change"),
+        "{err}"
+    );
 
     // --finish drops the slot and the publication.
     let out = support::remodel(&["sync", "--finish", "--source", &case.url, "--run-dir", &run]);

@@ -4,7 +4,8 @@
 //! the same [`Schema`]:
 //! - tables in creation order (`pg_class.oid`), columns by `attnum`; types as `format_type`
 //!   prints them (`timestamp with time zone`, `character varying(20)`), user types unqualified
-//!   when their schema is read (the transaction's search path is the schemas read);
+//!   when their schema is read (the transaction's search path is the schemas read); a column of
+//!   a domain as the domain's base type, the domain's name beside it (as the DDL front end);
 //! - names bare when one schema is read, `schema.name` when several are;
 //! - `serial` columns (a `nextval` default) and identity columns get their [`Identity`];
 //! - indexes are those made by `CREATE INDEX` (not the ones behind a primary key, unique or
@@ -21,8 +22,8 @@
 
 use crate::{Error, Source};
 use remodel_model::{
-    Column, Diagnostic, EnumType, FkOrigin, ForeignKey, Identity, Index, IndexKey, PartitionSpec,
-    Schema, Sequence, Severity, SkipCount, Table, UniqueKey,
+    Column, Diagnostic, DomainType, EnumType, FkOrigin, ForeignKey, Identity, Index, IndexKey,
+    PartitionSpec, Schema, Sequence, Severity, SkipCount, Table, UniqueKey,
 };
 use std::collections::HashMap;
 
@@ -142,6 +143,7 @@ pub async fn read(src: &Source) -> Result<SchemaRead, Error> {
         tables,
         enums: enums(src).await?,
         sequences: sequences(src).await?,
+        domains: domains(src).await?,
         collation: Some(database_collation(src).await?),
         ..Schema::default()
     };
@@ -221,13 +223,18 @@ async fn database_collation(src: &Source) -> Result<String, Error> {
 async fn columns(src: &Source, oids: &[u32]) -> Result<Vec<(u32, i16, Column)>, Error> {
     let rows = src
         .query(
-            "SELECT a.attrelid, a.attnum, a.attname::text, format_type(a.atttypid, a.atttypmod), \
+            "SELECT a.attrelid, a.attnum, a.attname::text, \
+                    CASE WHEN t.typtype = 'd' AND b.typtype = 'd' THEN format_type(b.typbasetype, b.typtypmod) \
+                         WHEN t.typtype = 'd' THEN format_type(t.typbasetype, t.typtypmod) \
+                         ELSE format_type(a.atttypid, a.atttypmod) END, \
                     a.attnotnull, pg_get_expr(d.adbin, d.adrelid, true), a.attidentity::text, \
                     a.attgenerated::text, col_description(a.attrelid, a.attnum), \
                     CASE WHEN a.attcollation <> 0 AND a.attcollation <> t.typcollation \
-                         THEN co.collname::text END \
+                         THEN co.collname::text END, \
+                    CASE WHEN t.typtype = 'd' THEN format_type(a.atttypid, NULL) END \
              FROM pg_attribute a \
              JOIN pg_type t ON t.oid = a.atttypid \
+             LEFT JOIN pg_type b ON b.oid = t.typbasetype \
              LEFT JOIN pg_collation co ON co.oid = a.attcollation \
              LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum \
              WHERE a.attrelid = ANY($1) AND a.attnum > 0 AND NOT a.attisdropped \
@@ -276,6 +283,7 @@ async fn columns(src: &Source, oids: &[u32]) -> Result<Vec<(u32, i16, Column)>, 
                     location: None,
                     lookup: None,
                     collation: r.get(9),
+                    domain: r.get(10),
                 },
             )
         })
@@ -565,6 +573,30 @@ async fn enums(src: &Source) -> Result<Vec<EnumType>, Error> {
             EnumType {
                 name: src.name_of(&nsp, &name),
                 values: r.get(2),
+                location: None,
+            }
+        })
+        .collect())
+}
+
+async fn domains(src: &Source) -> Result<Vec<DomainType>, Error> {
+    let rows = src
+        .query(
+            "SELECT n.nspname::text, t.typname::text, format_type(t.typbasetype, t.typtypmod) \
+             FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace \
+             WHERE t.typtype = 'd' AND n.nspname = ANY($1) ORDER BY t.oid",
+            &[&src.schemas()],
+            "read the domains",
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| {
+            let nsp: String = r.get(0);
+            let name: String = r.get(1);
+            DomainType {
+                name: src.name_of(&nsp, &name),
+                base: r.get(2),
                 location: None,
             }
         })

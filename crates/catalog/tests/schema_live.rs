@@ -105,6 +105,7 @@ fn normal_ddl(mut s: Schema) -> Schema {
         };
         for c in &mut t.columns {
             c.sql_type = canonical_type(&bare(&c.sql_type));
+            c.domain = c.domain.as_deref().map(bare);
             c.default = c.default.as_deref().map(bare);
             c.generated = c.generated.as_deref().map(bare);
             // `DEFAULT NULL` is no default: Postgres stores none.
@@ -124,6 +125,17 @@ fn normal_ddl(mut s: Schema) -> Schema {
         for i in &mut t.indexes {
             i.method.get_or_insert_with(|| "btree".into());
         }
+    }
+    // Domains are named as the tables are (the catalog relative to the schemas it reads).
+    let qualifiers: Vec<String> = s.tables.iter().filter_map(|t| t.schema.clone()).collect();
+    let bare = |text: &str| {
+        qualifiers
+            .iter()
+            .fold(text.to_string(), |t, q| t.replace(&format!("{q}."), ""))
+    };
+    for d in &mut s.domains {
+        d.name = bare(&d.name);
+        d.base = canonical_type(&bare(&d.base));
     }
     common(s)
 }
@@ -211,6 +223,9 @@ fn common(mut s: Schema) -> Schema {
                 }
             }
         }
+    }
+    for d in &mut s.domains {
+        d.location = None;
     }
     for e in &mut s.enums {
         e.location = None;

@@ -145,6 +145,34 @@ fn types_the_plan_does_not_know_key_by_their_text() {
     );
 }
 
+/// Class 1, domains: a column declared with a domain holds its base type — over `citext`, the
+/// e-mail is looked up case-insensitively like a `citext` column (by `lower(email)`); over
+/// `integer` (and a domain over that one), votes and ranks sort and compare as integers, not as
+/// the text form an unknown type would get.
+#[test]
+fn columns_of_a_domain_hold_its_base_type() {
+    let plan = check("domains");
+    let column = |table: &str, name: &str| {
+        plan.schema
+            .table(table)
+            .and_then(|t| t.column(name))
+            .map(|c| (c.sql_type.clone(), c.domain.clone()))
+    };
+    assert_eq!(
+        column("members", "email"),
+        Some(("citext".into(), Some("email_address".into())))
+    );
+    assert_eq!(
+        column("posts", "rank"),
+        Some(("integer".into(), Some("rank_value".into())))
+    );
+    let cql = remodel_design::emit_cql(&plan.design);
+    assert!(
+        !cql.contains("votes text") && !cql.contains("rank text"),
+        "{cql}"
+    );
+}
+
 /// Class 5: an `ORDER BY` on text under a linguistic collation, or on an enum whose labels are
 /// not in their bytes' order, is warned at the table that serves it (`collation_order`, naming
 /// the read, the column, the collation and the fix); a column under "C" is not; a schema file

@@ -16,6 +16,10 @@ pub struct Schema {
     /// Sequences (`CREATE SEQUENCE`), with the column that owns each where known.
     #[serde(default)]
     pub sequences: Vec<Sequence>,
+    /// Domains (`CREATE DOMAIN`): a column declared with one has its base type as `sql_type`
+    /// (what Postgres sends and compares) and the domain's name in `domain`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub domains: Vec<DomainType>,
     /// Statements that were read but not modelled, counted by kind.
     #[serde(default)]
     pub skipped: Vec<SkipCount>,
@@ -304,6 +308,9 @@ pub struct Column {
     /// when it is not the database's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collation: Option<String>,
+    /// The domain the column is declared with, when it is one (`sql_type` is then its base type).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain: Option<String>,
 }
 
 /// True for a collation that orders text by its code points, as Cassandra orders UTF-8 text
@@ -509,6 +516,19 @@ pub struct EnumType {
     pub name: String,
     /// Labels in order.
     pub values: Vec<String>,
+    /// Where it was declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+}
+
+/// A domain: a base type with constraints.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct DomainType {
+    /// Domain name (possibly schema-qualified as written).
+    pub name: String,
+    /// Its base type as written (itself a domain's name, resolved in turn).
+    pub base: String,
     /// Where it was declared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<Location>,

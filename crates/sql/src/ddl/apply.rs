@@ -4,8 +4,8 @@
 use super::{relative_location, statement_kind, Loader, PartitionLink};
 use crate::split::RawStatement;
 use remodel_model::{
-    count_skip, Column, EnumType, FkOrigin, ForeignKey, Identity, Index, IndexKey, Location,
-    PartitionSpec, Sequence, Table, UniqueKey,
+    count_skip, Column, DomainType, EnumType, FkOrigin, ForeignKey, Identity, Index, IndexKey,
+    Location, PartitionSpec, Schema, Sequence, Table, UniqueKey,
 };
 use sqlparser::ast::{
     AlterColumnOperation, AlterTableOperation, ArrayElemTypeDef, ColumnDef, ColumnOption,
@@ -55,6 +55,47 @@ fn names_table(t: &Table, schema: Option<&str>, name: &str) -> bool {
 }
 
 /// The SQL type as written, lower case, with user-defined type names folded like identifiers.
+/// Each column declared with a domain holds the domain's base type (what Postgres sends and
+/// compares: a domain over `integer` sorts as integers, one over `citext` compares as `citext`);
+/// the domain's name stays in `domain`. Domains over domains are followed, bounded for bad input.
+fn resolve_domains(schema: &mut Schema) {
+    if schema.domains.is_empty() {
+        return;
+    }
+    let base_of = |ty: &str| -> Option<String> {
+        let bare = |n: &str| n.rsplit('.').next().unwrap_or(n).to_string();
+        schema
+            .domains
+            .iter()
+            .find(|d| d.name == ty || (!ty.contains('.') && bare(&d.name) == ty))
+            .map(|d| d.base.clone())
+    };
+    let mut resolved: Vec<(usize, usize, String)> = Vec::new();
+    for (ti, t) in schema.tables.iter().enumerate() {
+        for (ci, c) in t.columns.iter().enumerate() {
+            let (element, array) = match c.sql_type.strip_suffix("[]") {
+                Some(e) => (e.to_string(), "[]"),
+                None => (c.sql_type.clone(), ""),
+            };
+            let mut ty = element;
+            for _ in 0..16 {
+                match base_of(&ty) {
+                    Some(base) => ty = base,
+                    None => break,
+                }
+            }
+            let ty = format!("{ty}{array}");
+            if ty != c.sql_type {
+                resolved.push((ti, ci, ty));
+            }
+        }
+    }
+    for (ti, ci, ty) in resolved {
+        let c = &mut schema.tables[ti].columns[ci];
+        c.domain = Some(std::mem::replace(&mut c.sql_type, ty));
+    }
+}
+
 fn type_string(dt: &DataType) -> String {
     match dt {
         DataType::Custom(name, mods) if mods.is_empty() => qualified(name),
@@ -208,6 +249,11 @@ impl Loader {
                     count_skip(&mut self.schema.skipped, kind, Some(loc));
                 }
             },
+            Statement::CreateDomain(d) => self.schema.domains.push(DomainType {
+                name: qualified(&d.name),
+                base: type_string(&d.data_type),
+                location: Some(loc),
+            }),
             Statement::CreateSequence {
                 name,
                 sequence_options,
@@ -788,6 +834,7 @@ impl Loader {
     /// Resolves what needs the whole input: serial columns, partitions, foreign keys without a
     /// column list.
     pub(super) fn finish(mut self) -> super::DdlLoad {
+        resolve_domains(&mut self.schema);
         self.mark_serials();
         self.inherit_columns();
         self.fold_partitions();

@@ -17,6 +17,8 @@ pub(crate) enum Class {
     CreateType,
     /// `CREATE SEQUENCE`.
     CreateSequence,
+    /// `CREATE DOMAIN` (its base type is what columns declared with it hold).
+    CreateDomain,
     /// `ALTER TABLE`.
     AlterTable,
     /// `ALTER SEQUENCE` (only `OWNED BY` is modelled).
@@ -135,6 +137,7 @@ pub(crate) fn classify(text: &str) -> Class {
                 "INDEX" => Class::CreateIndex,
                 "TYPE" => Class::CreateType,
                 "SEQUENCE" => Class::CreateSequence,
+                "DOMAIN" => Class::CreateDomain,
                 _ => Class::Skip(format!("CREATE {}", object_type(&words, i))),
             }
         }

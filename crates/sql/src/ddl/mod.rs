@@ -209,6 +209,7 @@ impl Loader {
             Class::CreateIndex => "CREATE INDEX",
             Class::CreateType => "CREATE TYPE",
             Class::CreateSequence => "CREATE SEQUENCE",
+            Class::CreateDomain => "CREATE DOMAIN",
             Class::AlterTable => "ALTER TABLE",
             Class::AlterSequence => "ALTER SEQUENCE",
             Class::Comment => "COMMENT ON",
