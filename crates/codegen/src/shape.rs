@@ -87,6 +87,25 @@ impl Ty {
         (ty, false)
     }
 
+    /// How an executor reads a value of this type from its JSON (`replay --executor`).
+    pub fn json_name(self) -> &'static str {
+        match self {
+            Ty::Bool => "bool",
+            Ty::Int => "int",
+            Ty::Decimal => "decimal",
+            Ty::Float => "float",
+            Ty::Text => "text",
+            Ty::Date => "date",
+            Ty::Time => "time",
+            Ty::Timestamp => "timestamp",
+            Ty::Timestamptz => "timestamptz",
+            Ty::Interval => "interval",
+            Ty::Uuid => "uuid",
+            Ty::Bytes => "bytes",
+            Ty::Any => "any",
+        }
+    }
+
     /// The type a CQL column's value stands for (`encoding` decoded: an epoch_micros `bigint`
     /// is an instant).
     pub fn of_cql(t: &CqlType, encoding: Option<Encoding>) -> Ty {
