@@ -185,7 +185,13 @@ impl<L: Spell> Gen<'_, L> {
                     }) => value.clone(),
                     _ => String::new(),
                 };
-                let call = hook_call::<L>("nextval", &[L::string(&seq), L::string(&column)]);
+                // The column's width: a time-ordered 64-bit id fits a bigint only.
+                let bits = scope
+                    .column
+                    .and_then(|c| self.plan.schema.table(&c.table)?.column(&c.column))
+                    .map_or(64, |c| crate::shape::integer_bits(&c.sql_type));
+                let args = [L::string(&seq), L::string(&column), bits.to_string()];
+                let call = hook_call::<L>("nextval", &args);
                 L::sequence(call)
             }
             Function::Coalesce | Function::Greatest | Function::Least => {
