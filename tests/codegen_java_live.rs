@@ -15,7 +15,8 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use support::codegen::{
-    breaks_are_caught, codegen, outcomes_file, prove, run, run_ok, setup, Break, Layer,
+    breaks_are_caught, codegen, existing_rideshare, outcomes_file, prove, run, run_ok, setup,
+    Break, Layer,
 };
 
 /// The Java layer, built by Maven and run by `java`.
@@ -124,6 +125,23 @@ async fn rideshare_java_replays_and_a_broken_copy_is_caught() {
         },
     ];
     breaks_are_caught(&layer, &proven, "rideshare", &breaks);
+    proven.case.cleanup().await;
+}
+
+/// After a backfill of 2,000 trips, `replay --existing` through the generated methods.
+#[tokio::test(flavor = "multi_thread")]
+async fn rideshare_java_replays_existing_rows_after_a_backfill() {
+    remodel_testdb::live!(Postgres, Cassandra);
+    existing_rideshare(&Java::new(), 2_000).await;
+}
+
+/// The AuctionMark corpus (its folded loops, lookups, upserts and write groups): each pattern's
+/// outcome the Python package's.
+#[tokio::test(flavor = "multi_thread")]
+async fn auctionmark_java_replays() {
+    remodel_testdb::live!(Postgres, Cassandra);
+    let layer = Java::new();
+    let proven = prove_java(&layer, "auctionmark", "fixtures/corpora/auctionmark").await;
     proven.case.cleanup().await;
 }
 

@@ -16,7 +16,8 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use support::codegen::{
-    breaks_are_caught, codegen, outcomes_file, prove, run_ok, setup, Break, Layer,
+    breaks_are_caught, codegen, existing_rideshare, outcomes_file, prove, run_ok, setup, Break,
+    Layer,
 };
 
 /// The Python layer, run by the venv's python.
@@ -95,6 +96,13 @@ async fn rideshare_python_replays_and_a_broken_copy_is_caught() {
     ];
     breaks_are_caught(&layer, &proven, "rideshare", &breaks);
     proven.case.cleanup().await;
+}
+
+/// After a backfill of 2,000 trips, `replay --existing` through the generated functions.
+#[tokio::test(flavor = "multi_thread")]
+async fn rideshare_python_replays_existing_rows_after_a_backfill() {
+    remodel_testdb::live!(Postgres, Cassandra);
+    existing_rideshare(&Python::new(), 2_000).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

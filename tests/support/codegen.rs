@@ -223,6 +223,40 @@ pub async fn prove<L: Layer>(layer: &L, name: &str, input: &str, corpus: &str) -
     }
 }
 
+/// The rideshare example, `trips` trips backfilled, then `remodel replay --existing` (the rows
+/// already there, read-only on both sides: the proof before cut-over) with every read run
+/// through `layer`'s generated functions: each read replayed, no difference.
+pub async fn existing_rideshare<L: Layer>(layer: &L, trips: u64) {
+    let case = Case::new(&format!("{}_existing", L::LABEL)).await;
+    let plan = case.rideshare(trips);
+    case.backfill_created(&plan);
+    let dir = case.dir.join("layer");
+    layer.generate(&plan, &dir, "rideshare_dal");
+    let executor = layer.executor(&dir, "rideshare_dal");
+    let designed = std::fs::read_to_string(&plan).expect("plan.json");
+    let designed: serde_json::Value = serde_json::from_str(&designed).expect("plan.json parses");
+    let flags = ["--samples", "10", "--executor", &executor];
+    let (status, shown, report) = case.replay_existing(&designed, "existing", &flags);
+    assert_eq!(status, Some(0), "{shown}");
+    let report: ReplayReport = serde_json::from_value(report).expect("replay.json");
+    assert_eq!(report.executor.as_deref(), Some(executor.as_str()));
+    assert_eq!(report.patterns.len(), 4, "every read, no write:\n{shown}");
+    for p in &report.patterns {
+        assert_eq!(
+            p.outcome,
+            ReplayOutcome::Replayed,
+            "{}:\n{shown}",
+            p.pattern
+        );
+        assert!(
+            p.samples > 0 && p.mismatches.is_empty(),
+            "{}:\n{shown}",
+            p.pattern
+        );
+    }
+    case.cleanup().await;
+}
+
 /// The package of case `name` (`rideshare_dal`).
 pub fn package(name: &str) -> String {
     format!("{}_dal", name.replace('-', "_"))
