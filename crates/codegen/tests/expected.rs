@@ -184,3 +184,41 @@ fn sequences_are_asked_with_the_columns_width() {
         ]
     );
 }
+
+/// A logged batch the plan cuts (`batch.max_statements`) is sent in chunks by both languages.
+#[test]
+fn a_batch_the_plan_cuts_is_sent_in_chunks() {
+    let mut plan = rideshare();
+    let w = plan
+        .design
+        .writes
+        .iter_mut()
+        .find(|w| w.targets.len() > 1)
+        .expect("a write of several copies");
+    w.batch.as_mut().expect("its batch").max_statements = Some(2);
+    for (lang, send) in [
+        (
+            Lang::Python,
+            "self._db.send(main, \"logged\", \"LOCAL_QUORUM\", max_statements=2)",
+        ),
+        (
+            Lang::Java,
+            "db.send(main, \"logged\", \"LOCAL_QUORUM\", 2);",
+        ),
+    ] {
+        let opts = Options {
+            lang,
+            package: "rideshare_dal".into(),
+        };
+        let files = generate(&plan, &opts).expect("generate").files;
+        let queries = files
+            .iter()
+            .find(|f| f.path.ends_with("queries.py") || f.path.ends_with("Queries.java"))
+            .expect("the queries");
+        assert_eq!(
+            queries.contents.matches(send).count(),
+            1,
+            "{lang:?}: {send}"
+        );
+    }
+}

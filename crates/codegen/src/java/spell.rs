@@ -273,8 +273,9 @@ impl Spell for Java {
         let values: String = values.iter().map(|v| format!("    {v},\n")).collect();
         format!("{list}.add(new Driver.Bound({statement}, new Object[] {{\n{values}}}))")
     }
-    fn send(list: &str, kind: &str, level: &str, _chunk: Option<u32>) -> String {
-        format!("db.send({list}, {kind}, {level})")
+    fn send(list: &str, kind: &str, level: &str, chunk: Option<u32>) -> String {
+        let chunk = chunk.map_or(String::new(), |n| format!(", {n}"));
+        format!("db.send({list}, {kind}, {level}{chunk})")
     }
     fn function_map(map: &str, fresh: bool, entries: &[(String, String)]) -> Vec<Stmt> {
         let init = fresh.then(|| Stmt::Set(map.into(), "new HashMap<>()".into()));
