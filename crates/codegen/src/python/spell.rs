@@ -191,7 +191,9 @@ impl Spell for Python {
         }
     }
     fn param(p: &Param) -> String {
-        p.name.clone()
+        // As the signature names it: a parameter named after a keyword or a module the code
+        // uses (`uuid`, `now`) is `uuid_`.
+        ident(&p.name)
     }
     fn array(items: &[String]) -> String {
         format!("[{}]", items.join(", "))
@@ -407,5 +409,28 @@ impl Spell for Python {
         }
         self.rows.push(class.to_string());
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Python;
+    use crate::shape::{Param, Ty};
+    use crate::walk::Spell;
+
+    #[test]
+    fn a_parameter_reads_as_the_signature_names_it() {
+        let p = |name: &str| Param {
+            n: 1,
+            name: name.into(),
+            ty: Ty::Uuid,
+            list: false,
+        };
+        // `uuid` is the module, `now` the clock: the parameter is `uuid_`, `now_` everywhere.
+        assert_eq!(Python::param(&p("uuid")), "uuid_");
+        assert_eq!(Python::param(&p("now")), "now_");
+        assert_eq!(Python::param(&p("trip_id")), "trip_id");
+        let sig = Python::default().signature(&[p("uuid")]);
+        assert_eq!(sig, "self, uuid_: uuid.UUID | None");
     }
 }
