@@ -134,7 +134,10 @@ impl<'p, L: Spell> Gen<'p, L> {
         let chunk = w.batch.as_ref().and_then(|b| b.max_statements);
         body.push(Stmt::Expr(L::send("main", &L::string(kind), &level, chunk)));
         if counters {
-            body.push(Stmt::Comment("Counter updates go apart, after the rest (Cassandra takes them with nothing else).".into()));
+            let why =
+                "Counter updates go apart, after the rest (Cassandra takes them with nothing \
+                       else).";
+            body.push(Stmt::Comment(why.into()));
             let counter = L::string("counter");
             body.push(Stmt::Expr(L::send("counters", &counter, &level, None)));
         }
