@@ -273,18 +273,20 @@ async fn null_key_rows_are_left_out_or_rejected_and_counts_add_up() {
         std::fs::read_to_string(support::root().join("fixtures/backfill/events/schema.sql"))
             .unwrap();
     case.pg.client().batch_execute(&schema).await.unwrap();
-    // 37 rows without a device (partition key), 5 without a time and 4 without a batch
-    // (clustering columns). Both reads bind the device, which no NULL equals: the plan leaves
-    // those rows out (its source query keeps `device IS NOT NULL`). One lists a device's events
-    // by time, NULL times among them (Postgres returns them first, DESC): they are stored with
-    // the NULL sentinel, where SQL sorts them. The other lists them by batch, an integer with no
-    // sentinel yet: rows without a batch cannot be stored there and are rejected.
+    // 37 rows without a device (partition key), 5 without a time, 3 without a batch and 4
+    // without a label (clustering columns). Every read binds the device, which no NULL equals:
+    // the plan leaves those rows out (its source query keeps `device IS NOT NULL`). One lists a
+    // device's events by time, NULL times among them (Postgres returns them first, DESC), one by
+    // batch (an integer: NULLs last, ASC): both store NULL as a sentinel bigint, where SQL sorts
+    // it. The third lists them by label, a text with no such form: rows without a label cannot
+    // be stored there and are rejected.
     case.pg
         .client()
         .batch_execute(
             "INSERT INTO events SELECT i, CASE WHEN i % 27 = 0 THEN NULL ELSE 'dev-' || i % 7 END, \
              CASE WHEN i % 200 = 1 THEN NULL ELSE timestamptz '2024-05-01 00:00:00+00' + i * interval '1 minute' END, \
-             CASE WHEN i % 250 = 3 THEN NULL ELSE i % 11 END, \
+             CASE WHEN i % 300 = 5 THEN NULL ELSE i % 11 END, \
+             CASE WHEN i % 250 = 3 THEN NULL ELSE 'label-' || i % 13 END, \
              i / 8.0 FROM generate_series(1, 1000) i",
         )
         .await
@@ -304,11 +306,13 @@ async fn null_key_rows_are_left_out_or_rejected_and_counts_add_up() {
     let summary = json(&run.join("summary.json"));
     let counts = table_counts(&summary);
     assert_eq!(counts["events_by_device"], (963, 963, 0));
-    let (read, written, rejected) = counts["events_by_device_batch"];
+    assert_eq!(counts["events_by_device_batch"], (963, 963, 0));
+    let (read, written, rejected) = counts["events_by_device_label"];
     assert_eq!((read, written, rejected), (963, 959, 4));
     assert!(!run.join("rejects/events_by_device.jsonl").exists());
+    assert!(!run.join("rejects/events_by_device_batch.jsonl").exists());
     let rejects =
-        std::fs::read_to_string(run.join("rejects/events_by_device_batch.jsonl")).unwrap();
+        std::fs::read_to_string(run.join("rejects/events_by_device_label.jsonl")).unwrap();
     let lines: Vec<Value> = rejects
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -320,29 +324,39 @@ async fn null_key_rows_are_left_out_or_rejected_and_counts_add_up() {
             .filter(|l| l["reason"].as_str().unwrap().contains(why))
             .map(|l| {
                 assert_eq!(l["kind"], "null_key", "{l}");
-                assert_eq!(l["table"], "events_by_device_batch", "{l}");
+                assert_eq!(l["table"], "events_by_device_label", "{l}");
                 l["source_key"]["id"].as_str().unwrap().parse().unwrap()
             })
             .collect()
     };
     assert_eq!(
-        ids("NULL in clustering column batch"),
+        ids("NULL in clustering column label"),
         BTreeSet::from([3, 253, 503, 753])
     );
-    // The NULL times come back first in a device's listing, as Postgres returns them.
+    // The NULL times come back first in a device's listing, as Postgres returns them; the NULL
+    // batch (id 5, on dev-5) last in its device's listing by batch.
     let session = case.ks.session();
-    let first = session
-        .query_unpaged(
-            "SELECT at, id FROM events_by_device WHERE device = 'dev-1' LIMIT 1",
-            &[],
-        )
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap()
-        .first_row::<(i64, i64)>()
-        .unwrap();
+    let first_row = |cql: &'static str| {
+        let session = &session;
+        async move {
+            session
+                .query_unpaged(cql, &[])
+                .await
+                .unwrap()
+                .into_rows_result()
+                .unwrap()
+                .first_row::<(i64, i64)>()
+                .unwrap()
+        }
+    };
+    let first =
+        first_row("SELECT at, id FROM events_by_device WHERE device = 'dev-1' LIMIT 1").await;
     assert_eq!(first, (i64::MAX, 1));
+    let last = first_row(
+        "SELECT \"batch\", id FROM events_by_device_batch WHERE device = 'dev-5' ORDER BY \"batch\" DESC LIMIT 1",
+    )
+    .await;
+    assert_eq!(last, (i64::MAX, 5));
     let stdout = case.verify(&plan, &[]);
     assert!(
         stdout.contains("expected 959 (963 source rows less 4 with a NULL key), stored 959"),

@@ -145,8 +145,9 @@ async fn auctionmark_java_replays() {
     proven.case.cleanup().await;
 }
 
-/// The library fixture's lookups and folded loops, and buckets cut in their zone. CI keeps to
-/// these two (each case builds a Maven module and replays it: about 20 s each); the generated
+/// The library fixture's lookups and folded loops, buckets cut in their zone, and sort keys that
+/// store NULL (a date, integers, a millisecond timestamp). CI keeps to these three (each case
+/// builds a Maven module and replays it: about 20 s each); the generated
 /// Java of a one-to-few child folded into a collection, upserts, counter tables and rows that
 /// expire (TTLs) replay the same way with `REMODEL_JAVA_ALL=1` (all passed when the generator
 /// was written), and the Python layer replays every one of them in `codegen_live`.
@@ -165,7 +166,10 @@ async fn fixtures_java_replay() {
     } else {
         &[]
     };
-    for name in ["library", "buckets"].iter().chain(more) {
+    for name in ["library", "buckets", "null_sort_keys_typed"]
+        .iter()
+        .chain(more)
+    {
         let proven = prove_java(&layer, name, &format!("fixtures/plan/{name}")).await;
         proven.case.cleanup().await;
     }

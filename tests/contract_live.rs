@@ -151,6 +151,28 @@ async fn every_read_runs_from_plan_json_alone_live() {
     must_fail(&python, &case, &swapped, &["MISMATCH q1 with "]);
     case.cleanup().await;
 
+    // Sort keys that store NULL (a date NULLS FIRST, integers, a millisecond timestamp): the
+    // encodings as plan.json states them.
+    let case = Case::new("contract_null_keys").await;
+    let plan = loaded(
+        &case,
+        "fixtures/plan/null_sort_keys_typed",
+        "tests/contract/null_keys_rows.sql",
+    )
+    .await;
+    backfill(&case, &plan);
+    all_match(&python, &case, Path::new(&plan), 6);
+    // The due date read without its encoding: the stored day counts (and NULL's) come back.
+    let raw = broken(&plan, "q1", |q| {
+        for c in q["columns"].as_array_mut().expect("columns") {
+            if let Some(c) = c.as_object_mut() {
+                c.remove("encoding");
+            }
+        }
+    });
+    must_fail(&python, &case, &raw, &["MISMATCH q1 with "]);
+    case.cleanup().await;
+
     // A count served by a counter table: the group's row, as plan.json's `counter` says.
     let case = Case::new("contract_counters").await;
     let plan = loaded(

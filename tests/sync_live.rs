@@ -166,6 +166,12 @@ async fn sync_follows_writes_through_two_kill_9_live() {
         "{err}"
     );
     assert_eq!(state(&run)["changes"].as_u64(), Some(before));
+    // Resuming would meet the same change: no resume command, what to do instead.
+    assert!(!err.contains("resume with"), "{err}");
+    assert!(
+        err.contains("resuming would stop at the same change"),
+        "{err}"
+    );
 
     // --finish drops the slot and the publication.
     let out = support::remodel(&["sync", "--finish", "--source", &case.url, "--run-dir", &run]);
@@ -181,5 +187,40 @@ async fn sync_follows_writes_through_two_kill_9_live() {
         .expect("slots");
     assert!(left.is_empty(), "the slot is still there");
     eprintln!("sync live test: {:.1} s", started.elapsed().as_secs_f64());
+    case.cleanup().await;
+}
+
+/// A table whose key is its primary key (DEFAULT identity is enough for that) but which already
+/// holds a value stored out of line (a long, incompressible `full_name`): an UPDATE that leaves
+/// it unchanged sends no value of it in the WAL, and sync would stop at the first one. The
+/// start-up check says so first, before any slot is made.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_toasted_column_needs_full_identity_before_the_start_live() {
+    remodel_testdb::live!(Postgres, Cassandra);
+    let case = Case::new("sync_toast").await;
+    let plan = case.rideshare(50);
+    let slot = format!("remodel_sync_x{}", std::process::id());
+    let _guard = SlotGuard {
+        url: case.url.clone(),
+        slot: slot.clone(),
+    };
+    let run = case.dir.join("sync").to_string_lossy().to_string();
+    case.pg
+        .client()
+        .batch_execute(
+            "ALTER TABLE trips REPLICA IDENTITY FULL; \
+             UPDATE drivers SET full_name = (SELECT string_agg(md5(random()::text), '') FROM generate_series(1, 400)) \
+             WHERE driver_id = (SELECT min(driver_id) FROM drivers)",
+        )
+        .await
+        .expect("a long name");
+    let out = support::remodel(&sync_args(&case, &plan, &run, &slot));
+    assert_eq!(out.status.code(), Some(2), "{}", shown(&out));
+    let err = support::text(&out.stderr);
+    assert!(
+        err.contains("check: drivers has REPLICA IDENTITY DEFAULT; it needs FULL because it holds values stored out of line (TOAST, in full_name, home_city: the columns that can be)"),
+        "{err}"
+    );
+    assert!(!std::path::Path::new(&run).join("sync.json").exists());
     case.cleanup().await;
 }

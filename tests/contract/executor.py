@@ -288,6 +288,11 @@ def bind_value(b, ctx):
             # NULL stored as the largest bigint, infinity one below (epoch_micros_null_last).
             return NULL_MICROS if us is None else (NULL_MICROS - 1 if us == NULL_MICROS else us)
         return us
+    if f == "encoded":
+        # A key column kept as a bigint that stores NULL (`encoding`: the form, then where NULL
+        # sorts): NULL as the largest (null_last) or smallest (null_first) bigint, a value equal
+        # to it one nearer the others.
+        return encoded(b["encoding"], bind_value(b["of"], ctx))
     if f == "seconds_until":
         # `USING TTL ?` of a write: seconds from the sender's clock to the instant.
         if b.get("clock") != "sent":
@@ -329,6 +334,31 @@ def epoch_micros(v):
     return (v - EPOCH) // dt.timedelta(microseconds=1)
 
 
+NULL_FIRST = -9223372036854775808  # the bigint a `*_null_first` column stores for NULL
+
+
+def encoded(enc, v):
+    """The bigint a column kept in `enc` stores for `v`."""
+    if v is None:
+        plain = None
+    elif enc.startswith("epoch_micros_"):
+        plain = epoch_micros(v)
+    elif enc.startswith("epoch_days_"):
+        if not isinstance(v, dt.date) or isinstance(v, dt.datetime):
+            raise Gap(f"{enc} of {v!r}, which is no date")
+        plain = (v - dt.date(1970, 1, 1)).days
+    elif enc.startswith("integer_"):
+        plain = int(v)
+    else:
+        raise Gap(f"encoding {enc!r} unknown to this executor")
+    null = NULL_MICROS if enc.endswith("_null_last") else NULL_FIRST
+    if plain is None:
+        return null
+    if plain == null:
+        return plain - 1 if null == NULL_MICROS else plain + 1
+    return plain
+
+
 def decode(column, v):
     """A stored value as the source's: an epoch_micros bigint back to its instant."""
     enc = column.get("encoding")
@@ -336,10 +366,15 @@ def decode(column, v):
         return v
     if enc == "epoch_micros":
         return EPOCH + dt.timedelta(microseconds=v)
-    if enc == "epoch_micros_null_last":
-        if v == NULL_MICROS:
+    if enc.endswith("_null_last") or enc.endswith("_null_first"):
+        if v == (NULL_MICROS if enc.endswith("_null_last") else NULL_FIRST):
             return None
-        return EPOCH + dt.timedelta(microseconds=v)
+        if enc.startswith("epoch_micros_"):
+            return EPOCH + dt.timedelta(microseconds=v)
+        if enc.startswith("epoch_days_"):
+            return dt.date(1970, 1, 1) + dt.timedelta(days=v)
+        if enc.startswith("integer_"):
+            return v
     raise Gap(f"column {column.get('name')}: encoding {enc!r} unknown to this executor")
 
 
@@ -587,7 +622,9 @@ def sample_params(pg, pattern, samples, rng):
             if x.get("kind") == "param":
                 ranges[x["n"]] = (side, (rg["column"]["table"], rg["column"]["column"]))
     wanted = sorted(set(cols.values()) | {c for _, c in ranges.values()})
-    rows = draw_rows(pg, pattern, wanted, samples) if wanted else [{}] * samples
+    # A window is drawn around a row's value: rows whose value is NULL have no window.
+    bounded = sorted({c for _, c in ranges.values()})
+    rows = draw_rows(pg, pattern, wanted, samples, bounded) if wanted else [{}] * samples
     out = []
     for i, row in enumerate(rows):
         ps = []
@@ -617,7 +654,7 @@ def pg_value(pg, sql_literal, sql_type):
     return pg.execute(f"SELECT ({sql_literal})::{sql_type}").fetchone()[0]
 
 
-def draw_rows(pg, pattern, wanted, samples):
+def draw_rows(pg, pattern, wanted, samples, not_null=()):
     tables = pattern["tables"]
     alias = {t: f"t{i}" for i, t in enumerate(tables)}
     sql = f"SELECT {', '.join(f'{alias[t]}.{c}' for t, c in wanted)} FROM {tables[0]} {alias[tables[0]]}"
@@ -625,6 +662,8 @@ def draw_rows(pg, pattern, wanted, samples):
         on = " AND ".join(f"{alias[j['left_table']]}.{a} = {alias[j['right_table']]}.{b}"
                           for a, b in zip(j["left_columns"], j["right_columns"]))
         sql += f" JOIN {j['right_table']} {alias[j['right_table']]} ON {on}"
+    if not_null:
+        sql += " WHERE " + " AND ".join(f"{alias[t]}.{c} IS NOT NULL" for t, c in not_null)
     sql += f" ORDER BY random() LIMIT {samples}"
     return [dict(zip(wanted, r)) for r in pg.execute(sql).fetchall()]
 
@@ -672,6 +711,37 @@ def result_row(r, columns):
     return tuple(out)
 
 
+def sort_columns(pattern, columns):
+    """The result positions of the ORDER BY's columns; None when one is not returned."""
+    out = []
+    for o in pattern["order_by"]:
+        want = (o["column"]["table"], o["column"]["column"])
+        at = [i for i, c in enumerate(columns)
+              if c.get("source") and (c["source"]["table"], c["source"]["column"]) == want]
+        if not at:
+            return None
+        out.append(at[0])
+    return out
+
+
+def same_order(sql_rows, cql_rows, keys):
+    """SQL's order holds up to ties: rows equal in every ORDER BY column may come in any order
+    (SQL leaves it open), so the sort keys must come in the same sequence and each group of
+    equal keys hold the same rows — but the last, which a LIMIT may cut anywhere. Without the
+    keys among the result columns, the rows must come in the same order."""
+    if keys is None or len(sql_rows) != len(cql_rows):
+        return sql_rows == cql_rows
+    key = lambda r: tuple(r[i] for i in keys)
+    if [key(r) for r in sql_rows] != [key(r) for r in cql_rows]:
+        return False
+    groups = {}
+    for side, rows in (("sql", sql_rows), ("cql", cql_rows)):
+        for r in rows:
+            groups.setdefault(key(r), {"sql": [], "cql": []})[side].append(repr(r))
+    last = key(sql_rows[-1]) if sql_rows else None
+    return all(sorted(g["sql"]) == sorted(g["cql"]) for k, g in groups.items() if k != last)
+
+
 def check(pg, session, plan, pattern, q, params):
     """(None, rows compared) when the read matches, else (the difference, 0)."""
     columns = q.get("columns")
@@ -682,7 +752,7 @@ def check(pg, session, plan, pattern, q, params):
     rows = read(session, plan, q, params, pg)
     cql_rows = [result_row(r, columns) for r in rows]
     if pattern.get("order_by"):
-        if sql_rows != cql_rows:
+        if not same_order(sql_rows, cql_rows, sort_columns(pattern, columns)):
             return f"ordered rows differ:\n  SQL: {sql_rows}\n  CQL: {cql_rows}", 0
     elif sorted(map(repr, sql_rows)) != sorted(map(repr, cql_rows)):
         return f"row multisets differ:\n  SQL: {sql_rows}\n  CQL: {cql_rows}", 0

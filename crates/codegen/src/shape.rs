@@ -5,8 +5,8 @@
 
 use crate::names;
 use remodel_model::{
-    AccessPattern, BindValue, ColumnRef, CqlType, Encoding, Expr, NativeType, Plan, QueryMapping,
-    ScalarType,
+    AccessPattern, BindValue, ColumnRef, CqlType, EncodedForm, Encoding, Expr, NativeType, Plan,
+    QueryMapping, ScalarType,
 };
 
 /// A value's type as the generated code holds it (the source's meaning, not the stored form: a
@@ -107,11 +107,14 @@ impl Ty {
     }
 
     /// The type a CQL column's value stands for (`encoding` decoded: an epoch_micros `bigint`
-    /// is an instant).
+    /// is an instant, an epoch_days one a date).
     pub fn of_cql(t: &CqlType, encoding: Option<Encoding>) -> Ty {
-        if encoding.is_some() {
-            // Both encodings are instants kept as epoch microseconds.
-            return Ty::Timestamptz;
+        if let Some(e) = encoding {
+            return match e.form() {
+                EncodedForm::Micros => Ty::Timestamptz,
+                EncodedForm::Integer => Ty::Int,
+                EncodedForm::Days => Ty::Date,
+            };
         }
         use NativeType as N;
         match t.unfrozen().native() {
@@ -396,6 +399,16 @@ pub fn aggregate_key(a: &remodel_model::Aggregate) -> String {
     let arg = a.column.as_ref().map_or("*".to_string(), row_key);
     let d = if a.distinct { "DISTINCT " } else { "" };
     format!("{}({d}{arg})", a.function.to_ascii_lowercase())
+}
+
+/// The runtime's decoder of a column kept in `e` (both languages name it so): the encoding's
+/// name, with `_tz` or `_naive` for an instant (`aware`: of a `timestamptz`).
+pub fn encoded_decoder(e: Encoding, aware: bool) -> String {
+    match (e.form(), aware) {
+        (EncodedForm::Micros, true) => format!("{}_tz", e.name()),
+        (EncodedForm::Micros, false) => format!("{}_naive", e.name()),
+        _ => e.name().to_string(),
+    }
 }
 
 #[cfg(test)]

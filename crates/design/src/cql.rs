@@ -1,7 +1,7 @@
 //! `schema.cql`: the keyspace, user types and one `CREATE TABLE` per designed table.
 
 use remodel_model::ident::cql_quote;
-use remodel_model::{Design, DesignTable, Encoding, Replication, SortOrder};
+use remodel_model::{Design, DesignTable, EncodedForm, Encoding, Replication, SortOrder};
 use std::fmt::Write;
 
 /// The whole `schema.cql` for a design.
@@ -60,14 +60,12 @@ pub fn create_table(keyspace: &str, t: &DesignTable) -> String {
         cql_quote(&t.name)
     );
     for c in &t.columns {
-        let note = if c.encoding == Some(Encoding::EpochMicros) {
-            " -- microseconds since 1970-01-01 UTC (epoch_micros): the source keeps microseconds"
-        } else if c.encoding == Some(Encoding::EpochMicrosNullLast) {
-            " -- microseconds since 1970-01-01 UTC (epoch_micros_null_last): NULL stored as 9223372036854775807"
+        let note = if let Some(e) = c.encoding {
+            encoding_note(e)
         } else if c.row_id.is_some() {
-            " -- generated row id (the source table has no key: see row_id in plan.json)"
+            " -- generated row id (the source table has no key: see row_id in plan.json)".into()
         } else {
-            ""
+            String::new()
         };
         let _ = writeln!(
             s,
@@ -108,4 +106,17 @@ pub fn create_table(keyspace: &str, t: &DesignTable) -> String {
     }
     s.push_str(";\n");
     s
+}
+
+/// The comment of a column kept in `e`: what its bigint holds, and NULL's value.
+fn encoding_note(e: Encoding) -> String {
+    let what = match e.form() {
+        EncodedForm::Micros => "microseconds since 1970-01-01 UTC",
+        EncodedForm::Integer => "the integer",
+        EncodedForm::Days => "days since 1970-01-01",
+    };
+    match e.null_value() {
+        Some(null) => format!(" -- {what} ({}): NULL stored as {null}", e.name()),
+        None => format!(" -- {what} ({}): the source keeps microseconds", e.name()),
+    }
 }

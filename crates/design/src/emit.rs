@@ -528,7 +528,7 @@ pub fn design(
     d
 }
 
-/// Every bind of a column the table keeps encoded ([`Encoding::EpochMicros`], NULL last or not) takes the
+/// Every bind of a column the table keeps encoded ([`Encoding`]: microseconds, NULL stored or not) takes the
 /// value in that encoding: reads, lookups, reads before write and write statements alike, so no
 /// path can bind a timestamp where the key holds microseconds.
 fn encode_binds(d: &mut Design) {
@@ -548,11 +548,11 @@ fn encode_binds(d: &mut Design) {
         for b in binds.iter_mut() {
             let key = (table.to_string(), b.column.clone());
             if let Some(e) = encoded.get(&key) {
-                if !matches!(b.value, BindValue::EpochMicros { .. }) {
-                    b.value = BindValue::EpochMicros {
-                        of: Box::new(b.value.clone()),
-                        null_last: e.null_last(),
-                    };
+                if !matches!(
+                    b.value,
+                    BindValue::EpochMicros { .. } | BindValue::Encoded { .. }
+                ) {
+                    b.value = BindValue::encoded(*e, b.value.clone());
                 }
             }
         }

@@ -67,8 +67,8 @@ fn nullable_keys(schema: &Schema, t: &DesignTable) -> Vec<(String, ColumnRef)> {
     let q = &t.source;
     let mut out = Vec::new();
     for k in t.partition_key.iter().chain(&t.clustering) {
-        // A NULL stored as the largest bigint is a value the key can hold.
-        if k.encoding.is_some_and(|e| e.null_last()) {
+        // A NULL stored as a bigint is a value the key can hold.
+        if k.encoding.is_some_and(|e| e.stores_null()) {
             continue;
         }
         let Some(r) = q.read_column(&k.column) else {

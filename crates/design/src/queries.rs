@@ -9,8 +9,8 @@ use crate::tables::TableBuild;
 use remodel_model::ident::cql_quote;
 use remodel_model::{
     AccessPattern, Aggregate, BinaryOp, Bind, BindValue, ClientWork, ColumnRef, CqlType,
-    EqualityOp, Expr, Function, GroupRow, Literal, NativeType, PartitionRead, QueryMapping,
-    ReadColumn, ReadStep, SortBy, SortKey, SortOrder, Suggestion, Warning,
+    EqualityOp, Expr, Function, GroupRow, Literal, NativeType, NullsAt, PartitionRead,
+    QueryMapping, ReadColumn, ReadStep, SortBy, SortKey, SortOrder, Suggestion, Warning,
 };
 
 /// A parent read by key after the main table (kept by reference).
@@ -345,22 +345,24 @@ fn range_conds(
             if u.inclusive { "<=" } else { "<" },
             expr(&v),
         ));
-    } else if t.null_last.contains(rc) {
-        // The rows whose value is NULL are stored above every value: a lower bound alone would
-        // take them, which SQL's comparison never does.
-        r.conds.push(Cond::new(t, name, "<", below_nulls()));
+    }
+    // The rows whose value is NULL are stored above (or below) every value: a lower (upper)
+    // bound alone would take them, which SQL's comparison never does.
+    if let Some(e) = t.null_encoding(rc) {
+        let open = match e.nulls() {
+            Some(NullsAt::Last) if rp.upper.is_none() => Some("<"),
+            Some(NullsAt::First) if rp.lower.is_none() => Some(">"),
+            _ => None,
+        };
+        if let Some(op) = open {
+            let null = BindValue::Literal {
+                value: Literal::Null,
+            };
+            r.conds
+                .push(Cond::new(t, name, op, BindValue::encoded(e, null)));
+        }
     }
     Ok(())
-}
-
-/// The bound below a NULL-last column's NULL rows: the encoding of NULL itself.
-fn below_nulls() -> BindValue {
-    BindValue::EpochMicros {
-        of: Box::new(BindValue::Literal {
-            value: Literal::Null,
-        }),
-        null_last: true,
-    }
 }
 
 /// What CQL cannot do or must not do of the aggregation: `group` is CQL's GROUP BY when it

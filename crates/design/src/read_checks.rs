@@ -79,7 +79,9 @@ fn bound(q: &QueryMapping, value: &Expr) -> bool {
                     || matches!(v, Expr::InList { list, .. } if list.as_slice() == [expr.clone()])
             }
             BindValue::List { items } => crate::shape::in_items(v) == *items,
-            BindValue::Bucket { of, .. } | BindValue::EpochMicros { of, .. } => has(of, v),
+            BindValue::Bucket { of, .. }
+            | BindValue::EpochMicros { of, .. }
+            | BindValue::Encoded { of, .. } => has(of, v),
             BindValue::Buckets { lower, upper, .. } => has(lower, v) || has(upper, v),
             _ => false,
         }

@@ -6,9 +6,9 @@ use crate::naming;
 use crate::shape::{Edge, Shape};
 use crate::types;
 use remodel_model::{
-    row_id_sql, Bind, BindValue, Bucket, ColumnRef, CqlType, DesignColumn, Encoding, Generator,
-    JoinKey, KeyColumn, RowId, Schema, SortOrder, SourceCollection, SourceColumn, SourceFilter,
-    SourceJoin, SourceQuery, SourceRef, SourceValue, Workload,
+    row_id_sql, Bind, BindValue, Bucket, ColumnRef, CqlType, DesignColumn, EncodedForm, Encoding,
+    Generator, JoinKey, KeyColumn, NativeType, NullsAt, RowId, Schema, SortOrder, SourceCollection,
+    SourceColumn, SourceFilter, SourceJoin, SourceQuery, SourceRef, SourceValue, Workload,
 };
 use std::collections::BTreeMap;
 
@@ -45,9 +45,9 @@ pub struct TableBuild {
     /// Key columns kept as microseconds since the epoch (set by [`finish`]): their source keeps
     /// microseconds, CQL's `timestamp` milliseconds.
     pub encoded: Vec<ColumnRef>,
-    /// The encoded clustering columns whose source may be NULL: NULL is stored as the largest
-    /// bigint (`Encoding::EpochMicrosNullLast`, set by [`encode_everywhere`]).
-    pub null_last: Vec<ColumnRef>,
+    /// The clustering columns whose source may be NULL, kept as a bigint that stores it, with
+    /// their encoding (set by [`encode_everywhere`]).
+    pub null_keys: Vec<(ColumnRef, Encoding)>,
     /// The source column whose instant ends each row's life (set by [`crate::expiry::mark`]):
     /// its INSERTs and UPDATEs carry `USING TTL ?`.
     pub expires: Option<ColumnRef>,
@@ -71,7 +71,7 @@ impl TableBuild {
             warnings: Vec::new(),
             name_note: None,
             encoded: Vec::new(),
-            null_last: Vec::new(),
+            null_keys: Vec::new(),
             expires: None,
         }
     }
@@ -112,7 +112,7 @@ impl TableBuild {
             warnings: Vec::new(),
             name_note: None,
             encoded: Vec::new(),
-            null_last: Vec::new(),
+            null_keys: Vec::new(),
             expires: None,
         })
     }
@@ -135,7 +135,7 @@ impl TableBuild {
             warnings: Vec::new(),
             name_note: None,
             encoded: Vec::new(),
-            null_last: Vec::new(),
+            null_keys: Vec::new(),
             expires: None,
         }
     }
@@ -298,15 +298,14 @@ impl TableBuild {
 
     /// How the table holds key element `k`, when not as the plain mapping of its type.
     pub fn encoding(&self, k: &KeySrc) -> Option<Encoding> {
-        k.plain_column()
-            .filter(|c| self.encoded.contains(c))
-            .map(|c| {
-                if self.null_last.contains(c) {
-                    Encoding::EpochMicrosNullLast
-                } else {
-                    Encoding::EpochMicros
-                }
-            })
+        let c = k.plain_column()?;
+        self.null_encoding(c)
+            .or_else(|| self.encoded.contains(c).then_some(Encoding::EpochMicros))
+    }
+
+    /// The encoding of clustering column `c` when it stores NULL.
+    pub fn null_encoding(&self, c: &ColumnRef) -> Option<Encoding> {
+        self.null_keys.iter().find(|(n, _)| n == c).map(|(_, e)| *e)
     }
 
     /// The model's column list.
@@ -552,7 +551,8 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
 
 /// A source column some table keeps as epoch microseconds in its key is kept so in every table
 /// that holds it: a write path addresses that key with the value it reads from another table
-/// (the row's table by id), and a millisecond copy there would address no row.
+/// (the row's table by id), and a millisecond copy there would address no row. Then each
+/// table's nullable clustering columns store NULL ([`null_keys`]).
 pub fn encode_everywhere(tables: &mut [TableBuild], schema: &Schema, workload: &Workload) {
     let mut encoded: Vec<ColumnRef> = Vec::new();
     for t in tables.iter() {
@@ -561,9 +561,6 @@ pub fn encode_everywhere(tables: &mut [TableBuild], schema: &Schema, workload: &
                 encoded.push(c.clone());
             }
         }
-    }
-    if encoded.is_empty() {
-        return;
     }
     for t in tables.iter_mut() {
         for (k, _, ty, _) in t.columns.iter_mut() {
@@ -576,42 +573,72 @@ pub fn encode_everywhere(tables: &mut [TableBuild], schema: &Schema, workload: &
             }
         }
     }
-    null_last_keys(tables, schema, workload);
+    null_keys(tables, schema, workload);
 }
 
-/// Every encoded clustering column whose source may be NULL stores NULL as the largest bigint:
-/// a CQL key cannot hold NULL, and the row must not be refused (a listing ordered by a
-/// timestamp that new rows leave NULL, a shipped date not set yet). Not where a read the table
-/// serves puts NULLs elsewhere (`ORDER BY c NULLS FIRST`): the largest bigint sorts where SQL's
-/// default puts NULLs only (such a column keeps its `nullable_key` handling).
-fn null_last_keys(tables: &mut [TableBuild], schema: &Schema, workload: &Workload) {
+/// Every clustering column whose source may be NULL and is a timestamp, an integer that fits
+/// (`smallint`, `integer`) or a date is kept as a bigint that stores NULL (`Encoding::stores_null`):
+/// a CQL key cannot hold NULL, and the row must not be refused (a listing ordered by a timestamp
+/// that new rows leave NULL, a shipped date not set yet, a due date of tasks without one). NULL
+/// goes where the reads the table serves put it (above every value by SQL's default, below with
+/// `NULLS FIRST` ascending); where two of them disagree, or the type has no room for it, the
+/// column keeps its `nullable_key` handling.
+fn null_keys(tables: &mut [TableBuild], schema: &Schema, workload: &Workload) {
     for t in tables.iter_mut() {
-        let elsewhere = |c: &ColumnRef| {
-            t.serves
-                .iter()
-                .filter_map(|p| workload.pattern(p))
-                .any(|p| {
-                    p.analysis
-                        .order_by
-                        .iter()
-                        .any(|o| &o.column == c && !o.nulls_as_default())
-                })
-        };
-        let nullable = |c: &ColumnRef| {
-            schema
-                .table(&c.table)
-                .and_then(|st| st.column(&c.column))
-                .is_some_and(|col| col.nullable)
-        };
-        let keys: Vec<ColumnRef> = t
+        let keys: Vec<(ColumnRef, Encoding)> = t
             .clustering
             .iter()
             .filter_map(|(k, _)| k.plain_column())
-            .filter(|c| t.encoded.contains(c) && nullable(c) && !elsewhere(c))
-            .cloned()
+            .filter_map(|c| {
+                let col = schema.table(&c.table)?.column(&c.column)?;
+                if !col.nullable {
+                    return None;
+                }
+                let form = encoded_form(&types::cql_type(&col.sql_type))?;
+                let nulls = nulls_at(t, workload, c)?;
+                Some((c.clone(), Encoding::storing_null(form, nulls)))
+            })
             .collect();
-        t.null_last = keys;
+        for (k, _, ty, _) in t.columns.iter_mut() {
+            if k.plain_column()
+                .is_some_and(|c| keys.iter().any(|(n, _)| n == c))
+            {
+                *ty = CqlType::BIGINT;
+            }
+        }
+        t.null_keys = keys;
     }
+}
+
+/// The bigint form a key column of CQL type `ty` can store NULL beside: microseconds of a
+/// timestamp, the integer itself (of a type narrower than bigint), days of a date.
+fn encoded_form(ty: &CqlType) -> Option<EncodedForm> {
+    match ty.native()? {
+        NativeType::Timestamp => Some(EncodedForm::Micros),
+        NativeType::Int | NativeType::SmallInt | NativeType::TinyInt => Some(EncodedForm::Integer),
+        NativeType::Date => Some(EncodedForm::Days),
+        _ => None,
+    }
+}
+
+/// Where table `t`'s reads put the NULLs of column `c`: above every value (SQL's default, also
+/// where no read orders by it) or below; `None` when two reads disagree.
+fn nulls_at(t: &TableBuild, workload: &Workload, c: &ColumnRef) -> Option<NullsAt> {
+    let mut wanted = t
+        .serves
+        .iter()
+        .filter_map(|p| workload.pattern(p))
+        .flat_map(|p| &p.analysis.order_by)
+        .filter(|o| &o.column == c)
+        .map(|o| {
+            if o.nulls_as_default() {
+                NullsAt::Last
+            } else {
+                NullsAt::First
+            }
+        });
+    let first = wanted.next().unwrap_or(NullsAt::Last);
+    wanted.all(|w| w == first).then_some(first)
 }
 
 /// The first of `wanted` that is not `taken`; when all are, the last with `_2`, `_3`, … appended.
@@ -881,8 +908,14 @@ pub fn source_query(
                 numbered = true;
                 SourceValue::RowId
             }
-            (KeySrc::Col(c), Some(r)) if t.null_last.contains(c) => {
-                SourceValue::EpochMicrosNullLast(r)
+            (KeySrc::Col(c), Some(r)) if t.null_encoding(c).is_some() => {
+                match t.null_encoding(c).expect("matched above") {
+                    Encoding::EpochMicrosNullLast => SourceValue::EpochMicrosNullLast(r),
+                    encoding => SourceValue::Encoded {
+                        column: r,
+                        encoding,
+                    },
+                }
             }
             (KeySrc::Col(c), Some(r)) if t.encoded.contains(c) => SourceValue::EpochMicros(r),
             // A lookup column the source database does not have: its function of the column.

@@ -518,9 +518,9 @@ fn unresolved(
             .map(|k| k.as_ref())
             .chain(fields.iter().map(|(_, v)| v))
             .find_map(|v| unresolved(design, f, before, row, v)),
-        BindValue::EpochMicros { of, .. } | BindValue::SecondsUntil { of, .. } => {
-            unresolved(design, f, before, row, of)
-        }
+        BindValue::EpochMicros { of, .. }
+        | BindValue::Encoded { of, .. }
+        | BindValue::SecondsUntil { of, .. } => unresolved(design, f, before, row, of),
         BindValue::RowId { table } => {
             let inserted = f.kind == StatementKind::Insert && same(table, &f.table.key());
             let read = |r: &ReadBeforeWrite| gives_row_id(design, r, table);

@@ -110,6 +110,63 @@ fn null_in_a_listing_key_is_stored_where_sql_sorts_it() {
         .assert_eq(&support::pipeline::mapping_text(&plan));
 }
 
+/// Class 1 beyond microsecond timestamps (`fixtures/plan/null_sort_keys_typed/`): every
+/// nullable clustering column with a bigint form stores NULL where the table's reads put it — a
+/// date with `NULLS FIRST` ascending (`epoch_days_null_first`), a millisecond timestamp with
+/// `NULLS FIRST` (`epoch_micros_null_first`), an integer descending and a smallint ascending by
+/// SQL's default (`integer_null_last`) — and a one-sided range reads beside the NULL rows.
+#[test]
+fn null_in_a_listing_key_of_any_ordered_type_is_stored_where_sql_sorts_it() {
+    use remodel_model::Encoding as E;
+    let plan = plan_fixture("null_sort_keys_typed");
+    let violations = strict_violations(&plan);
+    assert!(violations.is_empty(), "{violations:#?}");
+    let key = |table: &str, column: &str| {
+        let t = plan
+            .design
+            .tables
+            .iter()
+            .find(|t| t.name == table)
+            .unwrap_or_else(|| panic!("no table {table}"));
+        let k = t.clustering.iter().find(|k| k.column == column);
+        (
+            k.and_then(|k| k.encoding),
+            t.warnings.iter().any(|w| w.code == "nullable_key"),
+        )
+    };
+    assert_eq!(
+        key("tasks_by_project", "due_date"),
+        (Some(E::EpochDaysNullFirst), false)
+    );
+    assert_eq!(
+        key("events_by_stream", "happened_at"),
+        (Some(E::EpochMicrosNullFirst), false)
+    );
+    assert_eq!(
+        key("tasks_by_project_priority", "priority"),
+        (Some(E::IntegerNullLast), false)
+    );
+    assert_eq!(
+        key("runs_by_pipeline", "batch"),
+        (Some(E::IntegerNullLast), false)
+    );
+    let before = support::pipeline::read_mapping(
+        &plan,
+        "SELECT id, title, due_date FROM tasks WHERE project_id = $1 AND due_date <",
+    );
+    assert!(
+        before
+            .cql
+            .as_deref()
+            .unwrap_or_default()
+            .contains("due_date < ? AND due_date > ?"),
+        "{before:?}"
+    );
+    let dir = support::pipeline::root().join("fixtures/plan/null_sort_keys_typed");
+    expect_test::expect_file![dir.join("mapping.txt")]
+        .assert_eq(&support::pipeline::mapping_text(&plan));
+}
+
 /// Class 5: folds and copies take the parent row their own foreign key names. A comment names
 /// two users (author, recipient) and an item whose seller is a user too
 /// (`fixtures/plan/fold_parents/`, a session log with two N+1 loops):

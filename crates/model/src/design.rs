@@ -460,37 +460,132 @@ pub enum Encoding {
     /// read with only a lower bound on the column reads below it (`c < micros(NULL)`): no row
     /// Postgres accepts is refused, and a listing returns them where SQL puts them.
     EpochMicrosNullLast,
+    /// [`Encoding::EpochMicros`] with NULL stored as the smallest bigint, where `NULLS FIRST`
+    /// ascending (or `NULLS LAST` descending) puts NULLs; `-infinity` one above it. A bind takes
+    /// [`BindValue::Encoded`]; a read with only an upper bound reads above it.
+    EpochMicrosNullFirst,
+    /// A `smallint` or `integer` clustering column whose source may be NULL, as a `bigint`: the
+    /// value itself, NULL as the largest bigint (outside the source type's range). A bind takes
+    /// [`BindValue::Encoded`].
+    IntegerNullLast,
+    /// [`Encoding::IntegerNullLast`] with NULL as the smallest bigint.
+    IntegerNullFirst,
+    /// A `date` clustering column whose source may be NULL, as a `bigint` of days since
+    /// 1970-01-01 (`infinity`/`-infinity` as the largest/smallest bigint), NULL as the largest
+    /// bigint and `infinity` one below. A bind takes [`BindValue::Encoded`].
+    EpochDaysNullLast,
+    /// [`Encoding::EpochDaysNullLast`] with NULL as the smallest bigint and `-infinity` one above.
+    EpochDaysNullFirst,
+}
+
+/// The value an [`Encoding`] stores, before NULL is placed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EncodedForm {
+    /// Microseconds since 1970-01-01 00:00 UTC.
+    Micros,
+    /// The integer itself.
+    Integer,
+    /// Days since 1970-01-01.
+    Days,
+}
+
+/// Where an encoding stores NULL: above every value (SQL's default order) or below.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NullsAt {
+    /// As the largest bigint: after every value ascending, before every value descending.
+    Last,
+    /// As the smallest bigint.
+    First,
 }
 
 impl Encoding {
-    /// True when NULL is stored as [`NULL_MICROS`].
-    pub fn null_last(self) -> bool {
-        self == Encoding::EpochMicrosNullLast
+    /// The stored value's form.
+    pub fn form(self) -> EncodedForm {
+        match self {
+            Encoding::EpochMicros
+            | Encoding::EpochMicrosNullLast
+            | Encoding::EpochMicrosNullFirst => EncodedForm::Micros,
+            Encoding::IntegerNullLast | Encoding::IntegerNullFirst => EncodedForm::Integer,
+            Encoding::EpochDaysNullLast | Encoding::EpochDaysNullFirst => EncodedForm::Days,
+        }
+    }
+
+    /// Where NULL is stored, for an encoding that stores it.
+    pub fn nulls(self) -> Option<NullsAt> {
+        match self {
+            Encoding::EpochMicros => None,
+            Encoding::EpochMicrosNullLast
+            | Encoding::IntegerNullLast
+            | Encoding::EpochDaysNullLast => Some(NullsAt::Last),
+            Encoding::EpochMicrosNullFirst
+            | Encoding::IntegerNullFirst
+            | Encoding::EpochDaysNullFirst => Some(NullsAt::First),
+        }
+    }
+
+    /// The encoding of `form` storing NULL at `nulls`.
+    pub fn storing_null(form: EncodedForm, nulls: NullsAt) -> Encoding {
+        match (form, nulls) {
+            (EncodedForm::Micros, NullsAt::Last) => Encoding::EpochMicrosNullLast,
+            (EncodedForm::Micros, NullsAt::First) => Encoding::EpochMicrosNullFirst,
+            (EncodedForm::Integer, NullsAt::Last) => Encoding::IntegerNullLast,
+            (EncodedForm::Integer, NullsAt::First) => Encoding::IntegerNullFirst,
+            (EncodedForm::Days, NullsAt::Last) => Encoding::EpochDaysNullLast,
+            (EncodedForm::Days, NullsAt::First) => Encoding::EpochDaysNullFirst,
+        }
+    }
+
+    /// The encoding's name in plan.json (`epoch_micros_null_last` …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::EpochMicros => "epoch_micros",
+            Encoding::EpochMicrosNullLast => "epoch_micros_null_last",
+            Encoding::EpochMicrosNullFirst => "epoch_micros_null_first",
+            Encoding::IntegerNullLast => "integer_null_last",
+            Encoding::IntegerNullFirst => "integer_null_first",
+            Encoding::EpochDaysNullLast => "epoch_days_null_last",
+            Encoding::EpochDaysNullFirst => "epoch_days_null_first",
+        }
+    }
+
+    /// True when NULL is stored as a bigint (the column may be a key and still hold NULL rows).
+    pub fn stores_null(self) -> bool {
+        self.nulls().is_some()
+    }
+
+    /// The bigint stored for NULL, for an encoding that stores it.
+    pub fn null_value(self) -> Option<i64> {
+        self.nulls().map(|n| match n {
+            NullsAt::Last => i64::MAX,
+            NullsAt::First => i64::MIN,
+        })
+    }
+
+    /// The bigint stored for `value` (in the encoding's form; NULL as [`Encoding::null_value`],
+    /// a value equal to it one nearer the others). `None` for NULL where none is stored.
+    pub fn store(self, value: Option<i64>) -> Option<i64> {
+        match (value, self.nulls()) {
+            (None, _) => self.null_value(),
+            (Some(v), Some(NullsAt::Last)) if v == i64::MAX => Some(v - 1),
+            (Some(v), Some(NullsAt::First)) if v == i64::MIN => Some(v + 1),
+            (Some(v), _) => Some(v),
+        }
+    }
+
+    /// The value (in the encoding's form) a stored bigint stands for: NULL for the NULL value,
+    /// the extreme for the one beside it.
+    pub fn unstore(self, stored: i64) -> Option<i64> {
+        match self.nulls() {
+            Some(_) if Some(stored) == self.null_value() => None,
+            Some(NullsAt::Last) if stored == i64::MAX - 1 => Some(i64::MAX),
+            Some(NullsAt::First) if stored == i64::MIN + 1 => Some(i64::MIN),
+            _ => Some(stored),
+        }
     }
 }
 
 /// The bigint an [`Encoding::EpochMicrosNullLast`] column stores for NULL.
 pub const NULL_MICROS: i64 = i64::MAX;
-
-/// The value an [`Encoding::EpochMicrosNullLast`] column stores for `micros` (NULL as
-/// [`NULL_MICROS`], `infinity` one below it).
-pub fn micros_null_last(micros: Option<i64>) -> i64 {
-    match micros {
-        None => NULL_MICROS,
-        Some(i64::MAX) => NULL_MICROS - 1,
-        Some(us) => us,
-    }
-}
-
-/// The value an [`Encoding::EpochMicrosNullLast`] column's stored bigint stands for: NULL for
-/// [`NULL_MICROS`], `infinity` (the largest bigint) for the one below.
-pub fn micros_of_null_last(stored: i64) -> Option<i64> {
-    match stored {
-        NULL_MICROS => None,
-        us if us == NULL_MICROS - 1 => Some(i64::MAX),
-        us => Some(us),
-    }
-}
 
 /// How a generated id is made when a write inserts a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -1218,6 +1313,15 @@ pub enum BindValue {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         null_last: bool,
     },
+    /// The bind of a key column that stores NULL as a bigint ([`Encoding::stores_null`], but
+    /// [`Encoding::EpochMicrosNullLast`], which takes [`BindValue::EpochMicros`]): `of`'s value
+    /// in the encoding's form, stored as [`Encoding::store`] says.
+    Encoded {
+        /// The value (a timestamp, an integer or a date, NULL included).
+        of: Box<BindValue>,
+        /// The column's encoding.
+        encoding: Encoding,
+    },
     /// The generated id ([`RowId`]) of the written row of `table`: for an INSERT a new one, made
     /// as the column's `row_id.inserted` says, once per call; otherwise the id read before the
     /// write (of the row a `for_each` statement runs for).
@@ -1269,6 +1373,7 @@ impl BindValue {
             BindValue::List { items } => out.extend(items.iter()),
             BindValue::Bucket { of, .. }
             | BindValue::EpochMicros { of, .. }
+            | BindValue::Encoded { of, .. }
             | BindValue::SecondsUntil { of, .. } => of.collect_exprs(out),
             BindValue::Buckets { lower, upper, .. } => {
                 lower.collect_exprs(out);
@@ -1289,6 +1394,27 @@ impl BindValue {
             | BindValue::RowId { .. } => {}
         }
     }
+    /// The value an encoded bind converts (itself when it is not one).
+    pub fn unencoded(&self) -> &BindValue {
+        match self {
+            BindValue::EpochMicros { of, .. } | BindValue::Encoded { of, .. } => of,
+            other => other,
+        }
+    }
+
+    /// The bind of `of` to a column kept in `encoding`: [`BindValue::EpochMicros`] for the
+    /// microsecond encodings plan.json has always spelt so, [`BindValue::Encoded`] for the others.
+    pub fn encoded(encoding: Encoding, of: BindValue) -> BindValue {
+        let of = Box::new(of);
+        match encoding {
+            Encoding::EpochMicros | Encoding::EpochMicrosNullLast => BindValue::EpochMicros {
+                of,
+                null_last: encoding == Encoding::EpochMicrosNullLast,
+            },
+            encoding => BindValue::Encoded { of, encoding },
+        }
+    }
+
     /// The TTL bind of a row expiring at `of`: seconds until it, from the sender's clock.
     pub fn seconds_until(of: BindValue) -> BindValue {
         BindValue::SecondsUntil {
@@ -1703,6 +1829,7 @@ impl std::fmt::Display for BindValue {
                     if *null_last { " null last" } else { "" }
                 )
             }
+            BindValue::Encoded { of, encoding } => write!(f, "{}({of})", encoding.name()),
             BindValue::RowId { table } => write!(f, "row_id({table})"),
         }
     }

@@ -8,7 +8,7 @@
 //! the SQL text back: what an executor needs to know (which table drives, whether it can be cut
 //! into ranges) is a field here.
 
-use crate::design::Bucket;
+use crate::design::{Bucket, EncodedForm, Encoding};
 use crate::ident;
 use crate::schema::Schema;
 use serde::{Deserialize, Serialize};
@@ -31,16 +31,33 @@ pub fn row_id_sql(alias: &str) -> String {
 /// The exact microseconds since the epoch of timestamp SQL `col` (`infinity` as the largest
 /// bigint, `-infinity` as the smallest, as Postgres stores them).
 pub fn epoch_micros_sql(col: &str) -> String {
-    format!(
-        "CASE WHEN {col} = 'infinity' THEN 9223372036854775807 WHEN {col} = '-infinity' THEN -9223372036854775808 ELSE (extract(epoch FROM {col}) * 1000000)::bigint END"
-    )
+    encoded_sql(Encoding::EpochMicros, col)
 }
 
-/// [`epoch_micros_sql`] for a column that stores NULL as the largest bigint and `infinity` one
-/// below it (`Encoding::EpochMicrosNullLast`).
-pub fn epoch_micros_null_last_sql(col: &str) -> String {
+/// What a column with `encoding` stores for timestamp, integer or date SQL `col`, NULL and
+/// `±infinity` where [`Encoding::store`] puts them (the same text as every writer's bind).
+pub fn encoded_sql(encoding: Encoding, col: &str) -> String {
+    let plain = match encoding.form() {
+        EncodedForm::Micros => format!("(extract(epoch FROM {col}) * 1000000)::bigint"),
+        EncodedForm::Integer => format!("({col})::bigint"),
+        EncodedForm::Days => format!("({col} - DATE '1970-01-01')::bigint"),
+    };
+    let stored = |v: Option<i64>| {
+        encoding
+            .store(v)
+            .map_or("NULL".to_string(), |v| v.to_string())
+    };
+    let null = match encoding.nulls() {
+        Some(_) => format!("WHEN {col} IS NULL THEN {} ", stored(None)),
+        None => String::new(),
+    };
+    if encoding.form() == EncodedForm::Integer {
+        return format!("CASE {null}ELSE {plain} END");
+    }
     format!(
-        "CASE WHEN {col} IS NULL THEN 9223372036854775807 WHEN {col} = 'infinity' THEN 9223372036854775806 WHEN {col} = '-infinity' THEN -9223372036854775808 ELSE (extract(epoch FROM {col}) * 1000000)::bigint END"
+        "CASE {null}WHEN {col} = 'infinity' THEN {} WHEN {col} = '-infinity' THEN {} ELSE {plain} END",
+        stored(Some(i64::MAX)),
+        stored(Some(i64::MIN))
     )
 }
 
@@ -128,8 +145,16 @@ pub enum SourceValue {
     /// `Encoding::EpochMicros`).
     EpochMicros(SourceRef),
     /// The same, NULL stored as the largest bigint and `infinity` one below
-    /// (`Encoding::EpochMicrosNullLast`, [`epoch_micros_null_last_sql`]).
+    /// (`Encoding::EpochMicrosNullLast`, [`encoded_sql`]).
     EpochMicrosNullLast(SourceRef),
+    /// A key column's value as a bigint that stores NULL ([`Encoding::stores_null`], but
+    /// `EpochMicrosNullLast` above), [`encoded_sql`].
+    Encoded {
+        /// The column.
+        column: SourceRef,
+        /// The target column's encoding.
+        encoding: Encoding,
+    },
     /// The time bucket a column's value falls in ([`Bucket::pg_sql`]).
     Bucket {
         /// The column.
@@ -269,7 +294,9 @@ impl SourceQuery {
             SourceValue::Column(r)
             | SourceValue::EpochMicros(r)
             | SourceValue::EpochMicrosNullLast(r) => Some(r),
-            SourceValue::Bucket { column, .. } | SourceValue::Lookup { column, .. } => Some(column),
+            SourceValue::Bucket { column, .. }
+            | SourceValue::Lookup { column, .. }
+            | SourceValue::Encoded { column, .. } => Some(column),
             _ => None,
         }
     }
@@ -408,7 +435,10 @@ impl SourceSql {
         let expr = match v {
             SourceValue::Column(r) => r.sql(),
             SourceValue::EpochMicros(r) => epoch_micros_sql(&r.sql()),
-            SourceValue::EpochMicrosNullLast(r) => epoch_micros_null_last_sql(&r.sql()),
+            SourceValue::EpochMicrosNullLast(r) => {
+                encoded_sql(Encoding::EpochMicrosNullLast, &r.sql())
+            }
+            SourceValue::Encoded { column, encoding } => encoded_sql(*encoding, &column.sql()),
             SourceValue::Bucket {
                 column,
                 bucket,

@@ -21,7 +21,10 @@ use crate::Error;
 use remodel_backfill::convert::canonical_cast;
 use remodel_backfill::cqltype::CqlType;
 use remodel_model::ident::quote;
-use remodel_model::{AccessPattern, BindValue, ColumnRef, Consistency, DesignTable, Expr, Plan};
+use remodel_model::{
+    AccessPattern, BindValue, ColumnRef, Consistency, DesignTable, EncodedForm, Encoding, Expr,
+    Plan,
+};
 use scylla::client::session::Session;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::CqlValue;
@@ -382,27 +385,26 @@ impl<'a> Replayer<'a> {
             })
             .product::<u32>();
         let rows = result.into_rows_result().map_err(Error::cql(what()))?;
-        let fields: Vec<Option<(Field, CqlType)>> = rows
+        let encodings: Vec<Option<Encoding>> = rows
             .column_specs()
             .iter()
             .map(|s| {
-                let ty = values::cql_type(s.typ()).ok()?;
+                let c = table.columns.iter().find(|c| c.name == s.name())?;
+                c.encoding.filter(|e| e.stores_null())
+            })
+            .collect();
+        let fields: Vec<Option<(Field, CqlType)>> = rows
+            .column_specs()
+            .iter()
+            .zip(&encodings)
+            .map(|(s, e)| {
+                let ty = values::read_type(*e, values::cql_type(s.typ()).ok()?);
                 Some((field_of(table, s.name())?, ty))
             })
             .collect();
         for (f, t) in fields.iter().flatten() {
             out.types.insert(f.clone(), t.clone());
         }
-        let null_last: Vec<bool> = rows
-            .column_specs()
-            .iter()
-            .map(|s| {
-                table
-                    .columns
-                    .iter()
-                    .any(|c| c.name == s.name() && c.encoding.is_some_and(|e| e.null_last()))
-            })
-            .collect();
         let mut records = Vec::new();
         for row in rows
             .rows::<scylla::value::Row>()
@@ -410,14 +412,12 @@ impl<'a> Replayer<'a> {
         {
             let row = row.map_err(Error::cql(what()))?;
             let mut rec = Record::new();
-            for ((value, field), null_last) in row.columns.into_iter().zip(&fields).zip(&null_last)
-            {
+            for ((value, field), e) in row.columns.into_iter().zip(&fields).zip(&encodings) {
                 if let Some((f, _)) = field {
-                    // A NULL stored as the largest bigint reads back as NULL.
-                    let value = if *null_last {
-                        values::from_null_last(value)
-                    } else {
-                        value
+                    // A NULL stored as a bigint reads back as NULL.
+                    let value = match e {
+                        Some(e) => values::decode(*e, value),
+                        None => value,
                     };
                     rec.insert(f.clone(), value);
                 }
@@ -682,7 +682,27 @@ impl<'a> Replayer<'a> {
                     // A value of the rows read: kept as microseconds, or as milliseconds (× 1000).
                     other => Box::pin(self.bind_value(other, params, row, to)).await?,
                 };
-                Ok(if *null_last { values::null_last(v) } else { v })
+                Ok(if *null_last {
+                    values::encode(Encoding::EpochMicrosNullLast, v)
+                } else {
+                    v
+                })
+            }
+            BindValue::Encoded { of, encoding } => {
+                let v = match encoding.form() {
+                    EncodedForm::Micros => {
+                        let micros = BindValue::EpochMicros {
+                            of: of.clone(),
+                            null_last: false,
+                        };
+                        Box::pin(self.bind_value(&micros, params, row, to)).await?
+                    }
+                    form => {
+                        let plain = values::encoded_plain_type(form);
+                        Box::pin(self.bind_value(of, params, row, &plain)).await?
+                    }
+                };
+                Ok(values::encode(*encoding, v))
             }
             other => Err(Error::Plan(format!(
                 "a read binds {other}, which only a write path can"

@@ -29,7 +29,7 @@ use crate::record::Record;
 use crate::write::{CqlWrite, PgWrite};
 use crate::Error;
 use remodel_backfill::cqltype::{CqlType, Native, TypeParser};
-use remodel_model::{Encoding, Expr, Function, QueryMapping, ScalarType, WritePath};
+use remodel_model::{EncodedForm, Expr, Function, QueryMapping, ScalarType, WritePath};
 use scylla::value::CqlValue;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -224,9 +224,18 @@ impl Replayer<'_> {
                 .get(i)
                 .and_then(|c| Some((c.cql_type.as_ref()?, c.encoding)));
             out.push(match stated {
-                Some((_, Some(Encoding::EpochMicros | Encoding::EpochMicrosNullLast))) => {
+                Some((_, Some(e))) if e.form() == EncodedForm::Micros => {
                     (CqlType::Native(Native::BigInt), true)
                 }
+                // An integer or a date kept as a bigint: the executor answers the value itself.
+                Some((_, Some(e))) => (
+                    CqlType::Native(if e.form() == EncodedForm::Days {
+                        Native::Date
+                    } else {
+                        Native::BigInt
+                    }),
+                    false,
+                ),
                 Some((t, None)) => (
                     parser.resolve(t).map_err(|e| Error::Plan(e.to_string()))?,
                     false,

@@ -8,6 +8,7 @@ use remodel_backfill::cqltype::{CqlType, Native, UdtDef};
 use remodel_backfill::numeric::decimal_to_string;
 use remodel_backfill::time::{format_date, format_time_nanos};
 use remodel_model::ident::literal;
+use remodel_model::{EncodedForm, Encoding};
 use scylla::frame::response::result::{CollectionType, ColumnType, NativeType};
 use scylla::value::CqlValue;
 use std::sync::Arc;
@@ -146,24 +147,61 @@ pub fn coerce(v: CqlValue, to: &CqlType) -> Result<CqlValue, Error> {
     }
 }
 
-/// A value bound to a column that stores NULL as the largest bigint
-/// ([`remodel_model::Encoding::EpochMicrosNullLast`]): NULL as it, `infinity` one below.
-pub fn null_last(v: Option<CqlValue>) -> Option<CqlValue> {
-    match v {
-        None => Some(CqlValue::BigInt(remodel_model::micros_null_last(None))),
-        Some(CqlValue::BigInt(us)) => {
-            Some(CqlValue::BigInt(remodel_model::micros_null_last(Some(us))))
-        }
-        other => other,
+/// A value bound to a column kept in `e`, which stores NULL ([`Encoding::stores_null`]): the
+/// value in the encoding's form (an instant already in microseconds, an integer, a date), NULL
+/// and the extremes where [`Encoding::store`] puts them.
+pub fn encode(e: Encoding, v: Option<CqlValue>) -> Option<CqlValue> {
+    let plain = match v {
+        None => None,
+        Some(CqlValue::Date(d)) if e.form() == EncodedForm::Days => Some(days_of(d)),
+        Some(v) => match int_value(&v) {
+            Some(i) => Some(i64::try_from(i).ok()?),
+            None => return Some(v),
+        },
+    };
+    e.store(plain).map(CqlValue::BigInt)
+}
+
+/// A value read from a column kept in `e`, as the value it stands for: NULL for the NULL
+/// value, a date for a day count (the field is read as a `date`: [`read_type`]).
+pub fn decode(e: Encoding, v: Option<CqlValue>) -> Option<CqlValue> {
+    let Some(CqlValue::BigInt(stored)) = v else {
+        return v;
+    };
+    let plain = e.unstore(stored)?;
+    match e.form() {
+        EncodedForm::Days => Some(date_of(plain).unwrap_or(CqlValue::BigInt(plain))),
+        _ => Some(CqlValue::BigInt(plain)),
     }
 }
 
-/// A value read from such a column, as the value it stands for (NULL for the largest bigint).
-pub fn from_null_last(v: Option<CqlValue>) -> Option<CqlValue> {
-    match v {
-        Some(CqlValue::BigInt(us)) => remodel_model::micros_of_null_last(us).map(CqlValue::BigInt),
-        other => other,
+/// The type a column kept in `e` is read as once decoded: a `date` for days, else `stored`.
+pub fn read_type(e: Option<Encoding>, stored: CqlType) -> CqlType {
+    match e {
+        Some(e) if e.form() == EncodedForm::Days => CqlType::Native(Native::Date),
+        _ => stored,
     }
+}
+
+/// The type a value bound to a column of `form` is evaluated as before it is encoded (an
+/// instant's microseconds are evaluated by the caller).
+pub fn encoded_plain_type(form: EncodedForm) -> CqlType {
+    CqlType::Native(match form {
+        EncodedForm::Days => Native::Date,
+        EncodedForm::Micros | EncodedForm::Integer => Native::BigInt,
+    })
+}
+
+/// CQL's `date` (days with 1970-01-01 at 2^31) as days since 1970-01-01.
+fn days_of(d: scylla::value::CqlDate) -> i64 {
+    i64::from(d.0) - (1_i64 << 31)
+}
+
+/// Days since 1970-01-01 as CQL's `date`, where it has one.
+fn date_of(days: i64) -> Option<CqlValue> {
+    u32::try_from(days + (1_i64 << 31))
+        .ok()
+        .map(|d| CqlValue::Date(scylla::value::CqlDate(d)))
 }
 
 /// A new time-based (version 1) UUID: what an application binds as the id of a row it inserts

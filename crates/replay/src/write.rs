@@ -22,8 +22,8 @@ use crate::Error;
 use remodel_backfill::convert::canonical_cast;
 use remodel_backfill::cqltype::{CqlType, Native};
 use remodel_model::{
-    BindValue, ColumnRef, ConflictAction, Expr, Function, Guard, Literal, NewValue,
-    ReadBeforeWrite, RowRef, ScalarType, StatementKind, Upsert, WritePath, WriteTarget,
+    BindValue, ColumnRef, ConflictAction, EncodedForm, Encoding, Expr, Function, Guard, Literal,
+    NewValue, ReadBeforeWrite, RowRef, ScalarType, StatementKind, Upsert, WritePath, WriteTarget,
 };
 use scylla::statement::batch::{Batch, BatchType};
 use scylla::value::CqlValue;
@@ -433,16 +433,18 @@ impl Replayer<'_> {
         row: Option<&Record>,
         columns: &[ColumnRef],
     ) -> Result<bool, Error> {
-        let encoded = |c: &ColumnRef| {
-            t.binds.iter().any(|b| match &b.value {
-                BindValue::EpochMicros { of, .. } => matches!(&**of,
-                    BindValue::Current { column } | BindValue::New { column } if column == c),
-                _ => false,
+        // The form a column is bound in when the target keeps it encoded.
+        let form = |c: &ColumnRef| {
+            let of_c = |of: &BindValue| matches!(of, BindValue::Current { column } | BindValue::New { column } if column == c);
+            t.binds.iter().find_map(|b| match &b.value {
+                BindValue::EpochMicros { of, .. } if of_c(of) => Some(EncodedForm::Micros),
+                BindValue::Encoded { of, encoding } if of_c(of) => Some(encoding.form()),
+                _ => None,
             })
         };
         let mut changed = false;
         for c in columns {
-            let (now, next) = if encoded(c) {
+            let (now, next) = if form(c) == Some(EncodedForm::Micros) {
                 let cur = BindValue::Current { column: c.clone() };
                 let new = BindValue::New { column: c.clone() };
                 let us = CqlType::Native(Native::BigInt);
@@ -451,7 +453,8 @@ impl Replayer<'_> {
                     self.micros(ctx, &new, row, &us).await?,
                 )
             } else {
-                let ty = column_type(t, types, c);
+                let ty =
+                    form(c).map_or_else(|| column_type(t, types, c), values::encoded_plain_type);
                 (
                     self.current(ctx, c, row, &ty).await?,
                     self.new_value(ctx, c, row, &ty).await?,
@@ -493,7 +496,21 @@ impl Replayer<'_> {
             }
             BindValue::EpochMicros { of, null_last } => {
                 let v = self.micros(ctx, of, row, to).await?;
-                Ok(if *null_last { values::null_last(v) } else { v })
+                Ok(if *null_last {
+                    values::encode(Encoding::EpochMicrosNullLast, v)
+                } else {
+                    v
+                })
+            }
+            BindValue::Encoded { of, encoding } => {
+                let v = match encoding.form() {
+                    EncodedForm::Micros => self.micros(ctx, of, row, to).await?,
+                    form => {
+                        let plain = values::encoded_plain_type(form);
+                        Box::pin(self.value(ctx, of, row, &plain)).await?
+                    }
+                };
+                Ok(values::encode(*encoding, v))
             }
             BindValue::SecondsUntil { of, min, max, .. } => {
                 // The instant in microseconds (as Postgres computes it, or as the row read

@@ -94,14 +94,26 @@ async fn identity(
                 s.needs_full.join("; ")
             )))
         }
-        "d" if has_pk => say(&format!(
-            "check: {} has REPLICA IDENTITY DEFAULT (its primary key), enough: every target row it feeds is found by its key",
-            s.key
-        )),
-        "i" => say(&format!(
-            "check: {} has REPLICA IDENTITY USING INDEX, enough: every target row it feeds is found by its key",
-            s.key
-        )),
+        "d" | "i" if has_pk || ident == "i" => {
+            let toasted = out_of_line(client, display, s).await?;
+            if !toasted.is_empty() {
+                return Err(Error::Check(format!(
+                    "check: {} has REPLICA IDENTITY {}; it needs FULL because it holds values stored out of line (TOAST, in {}: the columns that can be), which an UPDATE that leaves them unchanged does not send (sync would stop there): {alter}",
+                    s.key,
+                    identity_word(&ident),
+                    toasted.join(", ")
+                )));
+            }
+            say(&format!(
+                "check: {} has REPLICA IDENTITY {}, enough: every target row it feeds is found by its key",
+                s.key,
+                if ident == "d" {
+                    "DEFAULT (its primary key)"
+                } else {
+                    "USING INDEX"
+                }
+            ))
+        }
         _ => {
             return Err(Error::Check(format!(
                 "check: {} has REPLICA IDENTITY {}{}: its updates and deletes carry no old key: {alter}",
@@ -112,6 +124,31 @@ async fn identity(
         }
     }
     Ok(Resolved { schema, name })
+}
+
+/// The columns of `s` outside its replica identity whose table holds values stored out of line
+/// (its TOAST relation is not empty): an UPDATE that leaves such a value unchanged sends none in
+/// the WAL, and the old row (only the identity's columns) has none either.
+async fn out_of_line(client: &Client, display: &str, s: &Source) -> Result<Vec<String>, Error> {
+    let rows = client
+        .query(
+            "SELECT a.attname::text FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid \
+             WHERE c.oid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped \
+               AND a.attstorage IN ('x', 'e') AND c.reltoastrelid <> 0 \
+               AND pg_relation_size(c.reltoastrelid) > 0 \
+               AND NOT EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid \
+                   AND a.attnum = ANY (i.indkey) \
+                   AND ((c.relreplident = 'd' AND i.indisprimary) OR (c.relreplident = 'i' AND i.indisreplident))) \
+             ORDER BY a.attnum",
+            &[&s.sql],
+        )
+        .await
+        .map_err(Error::pg(display, format!("read the columns of table {}", s.key)))?;
+    Ok(rows
+        .iter()
+        .map(|r| r.get::<_, String>(0))
+        .filter(|c| s.columns.contains(c))
+        .collect())
 }
 
 fn identity_word(code: &str) -> &'static str {

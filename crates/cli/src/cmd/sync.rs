@@ -173,7 +173,14 @@ fn ended(args: &Args, source: &str, outcome: Result<Synced, Error>) -> ExitCode 
     };
     let code = exit_code(&e);
     eprintln!("{}", redact(&format!("remodel: error: {e}")));
-    if code != crate::EXIT_UNUSABLE_INPUT && args.run_dir.join(SyncState::FILE).is_file() {
+    if matches!(e, Error::Stopped { .. }) {
+        // Resuming would meet the same change again: the fix is on the source, then a new sync.
+        eprintln!(
+            "(resuming would stop at the same change: do as said above, drop this sync's slot with `remodel sync --finish --source … --run-dir {}`, then start a new sync)",
+            args.run_dir.display()
+        );
+        eprintln!("{warning}");
+    } else if code != crate::EXIT_UNUSABLE_INPUT && args.run_dir.join(SyncState::FILE).is_file() {
         eprintln!("{}", redact(&format!("resume with: {resume}")));
         if let Some(note) = &note {
             eprintln!("({note})");

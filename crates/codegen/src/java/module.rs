@@ -38,7 +38,7 @@ impl Gen<'_> {
             let source = c.source.as_deref().map_or("null".into(), string);
             // The driver returns a date and a time of day as the source's (LocalDate, LocalTime).
             let dec = c.decoder.filter(|d| !d.starts_with("stored_"));
-            let dec = dec.map_or("null".into(), string);
+            let dec = dec.map_or("null".into(), |d| string(&d));
             entries.push(format!(
                 "        Map.entry({}, new Driver.Column({}, {source}, {dec}))",
                 string(&c.name),

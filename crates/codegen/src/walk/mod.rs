@@ -75,7 +75,7 @@ pub(crate) struct Column {
     pub source: Option<String>,
     /// The runtime's decoder of its stored value (snake_case), when the driver's value is not
     /// the source's.
-    pub decoder: Option<&'static str>,
+    pub decoder: Option<String>,
 }
 
 /// The state of one package being generated in the language `L` spells.
@@ -324,6 +324,10 @@ impl<'p, L: Spell> Gen<'p, L> {
                 };
                 L::rt(f, &[self.bind_value(of, scope, place)?, L::ZONE.into()])
             }
+            BindValue::Encoded { of, encoding } => {
+                let of = self.bind_value(of, scope, place)?;
+                L::rt("encoded", &[of, L::string(encoding.name()), L::ZONE.into()])
+            }
             BindValue::SecondsUntil { of, min, max, .. } => {
                 let of = self.bind_value(of, scope, place)?;
                 let now = format!("{}.now()", L::HOOKS);
@@ -335,21 +339,16 @@ impl<'p, L: Spell> Gen<'p, L> {
 }
 
 /// The decoder of a stored column (`None`: as the driver returns it).
-fn decoder(t: &CqlType, encoding: Option<Encoding>, aware: bool) -> Option<&'static str> {
-    match (encoding, aware) {
-        (Some(Encoding::EpochMicros), true) => return Some("epoch_micros_tz"),
-        (Some(Encoding::EpochMicros), false) => return Some("epoch_micros_naive"),
-        (Some(Encoding::EpochMicrosNullLast), true) => return Some("epoch_micros_null_last_tz"),
-        (Some(Encoding::EpochMicrosNullLast), false) => {
-            return Some("epoch_micros_null_last_naive")
-        }
-        (None, _) => {}
+fn decoder(t: &CqlType, encoding: Option<Encoding>, aware: bool) -> Option<String> {
+    if let Some(e) = encoding {
+        return Some(shape::encoded_decoder(e, aware));
     }
-    match t.unfrozen().native()? {
-        NativeType::Timestamp if aware => Some("timestamp_tz"),
-        NativeType::Timestamp => Some("timestamp_naive"),
-        NativeType::Date => Some("stored_date"),
-        NativeType::Time => Some("stored_time"),
-        _ => None,
-    }
+    let name = match t.unfrozen().native()? {
+        NativeType::Timestamp if aware => "timestamp_tz",
+        NativeType::Timestamp => "timestamp_naive",
+        NativeType::Date => "stored_date",
+        NativeType::Time => "stored_time",
+        _ => return None,
+    };
+    Some(name.to_string())
 }

@@ -11,7 +11,7 @@ use super::{Gen, Local, Returns, Scope, Skip, Spell, Stmt};
 use crate::shape::{self, Param};
 use remodel_model::{
     AccessPattern, BatchKind, BindValue, ColumnRef, ConflictAction, ConsistencyLevel, CqlType,
-    Guard, NativeType, ReadBeforeWrite, StatementKind, Upsert, WritePath, WriteTarget,
+    EncodedForm, Guard, NativeType, ReadBeforeWrite, StatementKind, Upsert, WritePath, WriteTarget,
 };
 
 /// Where the binds of one place of a write path are evaluated.
@@ -504,6 +504,7 @@ fn binds_row_id(w: &WritePath) -> bool {
             BindValue::RowId { .. } => true,
             BindValue::Bucket { of, .. }
             | BindValue::EpochMicros { of, .. }
+            | BindValue::Encoded { of, .. }
             | BindValue::SecondsUntil { of, .. } => has(of),
             _ => false,
         }
@@ -532,6 +533,7 @@ fn changed<L: Spell>(t: &WriteTarget, c: &ColumnRef, at: &At<'_>) -> String {
     let of_c = |v: &BindValue| matches!(v, BindValue::Current { column } | BindValue::New { column } if column == c);
     let micros = t.binds.iter().any(|b| match &b.value {
         BindValue::EpochMicros { of, .. } => of_c(of),
+        BindValue::Encoded { of, encoding } if encoding.form() == EncodedForm::Micros => of_c(of),
         _ => false,
     });
     if micros {

@@ -859,6 +859,37 @@ public final class Rt {
         return us == null ? NULL_MICROS : us;
     }
 
+    /** What a column whose encoding ends in {@code _null_first} stores for NULL (the smallest bigint). */
+    public static final long NULL_FIRST = Long.MIN_VALUE;
+
+    /**
+     * The bind of a key column kept as a bigint that stores NULL ({@code encoding}: {@code
+     * epoch_micros_}, {@code integer_} or {@code epoch_days_} with {@code null_last} or {@code
+     * null_first}): the value in that form, NULL as the largest (smallest) bigint, a value equal
+     * to it one nearer the others.
+     */
+    public static long encoded(Object v, String encoding, ZoneId zone) {
+        Long plain;
+        if (v == null) {
+            plain = null;
+        } else if (encoding.startsWith("epoch_micros")) {
+            plain = epochMicros(v, zone);
+        } else if (encoding.startsWith("epoch_days")) {
+            plain = ((LocalDate) v).toEpochDay();
+        } else {
+            plain = ((Number) v).longValue();
+        }
+        boolean last = encoding.endsWith("_null_last");
+        long nul = last ? NULL_MICROS : NULL_FIRST;
+        if (plain == null) {
+            return nul;
+        }
+        if (plain == nul) {
+            return last ? plain - 1 : plain + 1;
+        }
+        return plain;
+    }
+
     /** A stored {@code epoch_micros} bigint back to its instant (or its UTC wall time). */
     public static Object fromEpochMicros(Object v, boolean aware) {
         if (v == null) {
@@ -879,6 +910,12 @@ public final class Rt {
             case "epoch_micros_naive" -> fromEpochMicros(v, false);
             case "epoch_micros_null_last_tz" -> ((Number) v).longValue() == NULL_MICROS ? null : fromEpochMicros(v, true);
             case "epoch_micros_null_last_naive" -> ((Number) v).longValue() == NULL_MICROS ? null : fromEpochMicros(v, false);
+            case "epoch_micros_null_first_tz" -> ((Number) v).longValue() == NULL_FIRST ? null : fromEpochMicros(v, true);
+            case "epoch_micros_null_first_naive" -> ((Number) v).longValue() == NULL_FIRST ? null : fromEpochMicros(v, false);
+            case "integer_null_last" -> ((Number) v).longValue() == NULL_MICROS ? null : v;
+            case "integer_null_first" -> ((Number) v).longValue() == NULL_FIRST ? null : v;
+            case "epoch_days_null_last" -> ((Number) v).longValue() == NULL_MICROS ? null : LocalDate.ofEpochDay(((Number) v).longValue());
+            case "epoch_days_null_first" -> ((Number) v).longValue() == NULL_FIRST ? null : LocalDate.ofEpochDay(((Number) v).longValue());
             case "timestamp_tz" -> v;
             case "timestamp_naive" -> LocalDateTime.ofInstant((Instant) v, UTC);
             default -> v;

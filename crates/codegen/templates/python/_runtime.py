@@ -590,6 +590,33 @@ def epoch_micros_null_last(v: dt.datetime | dt.date | None, zone: ZoneInfo = UTC
     return NULL_MICROS if us is None else us
 
 
+NULL_FIRST = -(2**63)
+"""What a column whose encoding ends in `_null_first` stores for NULL (the smallest bigint)."""
+
+
+def encoded(v: Any, encoding: str, zone: ZoneInfo = UTC_ZONE) -> int:
+    """The bind of a key column kept as a bigint that stores NULL (`encoding`: `epoch_micros_`,
+    `integer_` or `epoch_days_` with `null_last` or `null_first`): the value in that form, NULL
+    as the largest (smallest) bigint, a value equal to it one nearer the others."""
+    plain: int | None
+    if v is None:
+        plain = None
+    elif encoding.startswith("epoch_micros"):
+        plain = epoch_micros(v, zone)
+    elif encoding.startswith("epoch_days"):
+        day = stored_date(v)
+        plain = None if day is None else (day - EPOCH_DATE).days
+    else:
+        plain = int(v)
+    last = encoding.endswith("_null_last")
+    null = NULL_MICROS if last else NULL_FIRST
+    if plain is None:
+        return null
+    if plain == null:
+        return plain - 1 if last else plain + 1
+    return plain
+
+
 def from_epoch_micros(v: int | None, aware: bool = True) -> dt.datetime | None:
     """A stored `epoch_micros` bigint back to its instant (for a timestamp without time zone,
     its UTC wall time)."""
@@ -966,6 +993,36 @@ def epoch_micros_null_last_tz(v: Any) -> dt.datetime | None:
 def epoch_micros_null_last_naive(v: Any) -> dt.datetime | None:
     """An `epoch_micros_null_last` column of a `timestamp` without time zone."""
     return None if v == NULL_MICROS else from_epoch_micros(v, False)
+
+
+def epoch_micros_null_first_tz(v: Any) -> dt.datetime | None:
+    """An `epoch_micros_null_first` column of a `timestamptz` (`NULL_FIRST` is NULL)."""
+    return None if v == NULL_FIRST else from_epoch_micros(v, True)
+
+
+def epoch_micros_null_first_naive(v: Any) -> dt.datetime | None:
+    """An `epoch_micros_null_first` column of a `timestamp` without time zone."""
+    return None if v == NULL_FIRST else from_epoch_micros(v, False)
+
+
+def integer_null_last(v: Any) -> int | None:
+    """An `integer_null_last` column (`NULL_MICROS`, the largest bigint, is NULL)."""
+    return None if v == NULL_MICROS else int(v)
+
+
+def integer_null_first(v: Any) -> int | None:
+    """An `integer_null_first` column (`NULL_FIRST` is NULL)."""
+    return None if v == NULL_FIRST else int(v)
+
+
+def epoch_days_null_last(v: Any) -> dt.date | None:
+    """An `epoch_days_null_last` column: days since 1970-01-01 (the largest bigint is NULL)."""
+    return None if v == NULL_MICROS else EPOCH_DATE + dt.timedelta(days=int(v))
+
+
+def epoch_days_null_first(v: Any) -> dt.date | None:
+    """An `epoch_days_null_first` column (`NULL_FIRST` is NULL)."""
+    return None if v == NULL_FIRST else EPOCH_DATE + dt.timedelta(days=int(v))
 
 
 def timestamp_tz(v: Any) -> dt.datetime | None:

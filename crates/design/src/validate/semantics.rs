@@ -57,15 +57,6 @@ pub fn check(
     steps_exist(w, out);
 }
 
-/// The value a bind converts: a key timestamp kept as epoch microseconds binds its source value
-/// converted.
-fn unconverted(b: &BindValue) -> &BindValue {
-    match b {
-        BindValue::EpochMicros { of, .. } => of,
-        other => other,
-    }
-}
-
 /// (h) Every column of the INSERT's table with a DEFAULT, a sequence or a generation
 /// expression has a value, and each INSERT of a table of the row binds the columns it holds.
 fn defaults_given(design: &Design, st: &Table, w: &WritePath, out: &mut Vec<Violation>) {
@@ -96,7 +87,7 @@ fn defaults_given(design: &Design, st: &Table, w: &WritePath, out: &mut Vec<Viol
             };
             let bound = target.binds.iter().any(|b| {
                 b.column == name
-                    && matches!(unconverted(&b.value), BindValue::New { column } if *column == nv.column)
+                    && matches!(BindValue::unencoded(&b.value), BindValue::New { column } if *column == nv.column)
             });
             if !bound {
                 v(out, "h", format!(
@@ -172,7 +163,7 @@ fn upsert_reads_existing(
                         holding(t, c).is_some_and(|name| {
                             r.binds.iter().any(|b| {
                                 b.column == name
-                                    && matches!(unconverted(&b.value), BindValue::New { column } if column == c)
+                                    && matches!(BindValue::unencoded(&b.value), BindValue::New { column } if column == c)
                             })
                         })
                     })
@@ -235,7 +226,7 @@ fn conditions_applied(
                     .is_some_and(|name| {
                         binds.iter().any(|b| {
                             b.column == name
-                                && matches!(unconverted(&b.value), BindValue::Current { column } if *column == c)
+                                && matches!(BindValue::unencoded(&b.value), BindValue::Current { column } if *column == c)
                         })
                     })
             };

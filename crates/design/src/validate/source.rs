@@ -85,9 +85,9 @@ fn refs(q: &SourceQuery) -> Vec<&SourceRef> {
             | SourceValue::EpochMicros(r)
             | SourceValue::EpochMicrosNullLast(r)
             | SourceValue::Sum(r) => out.push(r),
-            SourceValue::Bucket { column, .. } | SourceValue::Lookup { column, .. } => {
-                out.push(column)
-            }
+            SourceValue::Bucket { column, .. }
+            | SourceValue::Lookup { column, .. }
+            | SourceValue::Encoded { column, .. } => out.push(column),
             SourceValue::Collection(coll) => out.extend(coll.on.iter().map(|k| &k.equals)),
             SourceValue::Constant { .. }
             | SourceValue::RowId
