@@ -53,6 +53,124 @@ def measure(gen: Callable[[int], Any], hand: Callable[[int], Any], calls: int) -
     return g, h
 
 
+# The hand-written side's statements, each prepared once, as an application would.
+BY_HAND = {
+    "by_driver": "SELECT started_at, city, distance_km, fare_usd FROM trips_by_driver "
+    "WHERE driver_id = ? ORDER BY started_at DESC LIMIT ?",
+    "by_id": "SELECT trip_id, driver_id, city, started_at, distance_km, fare_usd, status "
+    "FROM trips_by_id WHERE trip_id = ?",
+    "driver": "SELECT full_name, rating, country FROM drivers_by_id WHERE driver_id = ?",
+    "by_city": "SELECT started_at, driver_id, fare_usd FROM trips_by_city_date "
+    "WHERE city = ? AND trip_date = ? AND started_at >= ? AND started_at < ? "
+    "ORDER BY started_at DESC LIMIT ?",
+    "rating": "UPDATE drivers_by_id SET rating = ? WHERE driver_id = ?",
+    "insert_0": "INSERT INTO trips_by_driver (driver_id, started_at, trip_id, city, distance_km, fare_usd) "
+    "VALUES (?, ?, ?, ?, ?, ?)",
+    "insert_1": "INSERT INTO trips_by_id (trip_id, driver_id, city, started_at, distance_km, fare_usd, status) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+    "insert_2": "INSERT INTO trips_by_city_date (city, trip_date, started_at, trip_id, driver_id, fare_usd) "
+    "VALUES (?, ?, ?, ?, ?, ?)",
+}
+
+Case = tuple[str, Callable[[int], Any], Callable[[int], Any]]
+
+
+def micros(t: dt.datetime) -> int:
+    return (t - EPOCH) // dt.timedelta(microseconds=1)
+
+
+def cases(q: Any, session: Any, drivers: list[str], trips: list[Any]) -> list[Case]:
+    """Each case: its name, the generated call, the same CQL by hand (the i-th call's keys)."""
+    st = {name: session.prepare(cql) for name, cql in BY_HAND.items()}
+    for s in st.values():
+        s.consistency_level = ConsistencyLevel.LOCAL_QUORUM  # as the plan states
+
+    def driver(i: int) -> str:
+        return drivers[i % len(drivers)]
+
+    def day_of(i: int) -> tuple[str, dt.datetime, dt.datetime]:
+        t = trips[i % len(trips)]
+        # trips_by_id keeps the instant as epoch microseconds (or as a timestamp).
+        if isinstance(t.started_at, int):
+            start = EPOCH + dt.timedelta(microseconds=t.started_at)
+        else:
+            start = t.started_at.replace(tzinfo=dt.UTC)
+        day = dt.datetime(start.year, start.month, start.day, tzinfo=dt.UTC)
+        return t.city, day, day + dt.timedelta(days=1)
+
+    def city_by_hand(i: int) -> list[Any]:
+        c, lo, hi = day_of(i)
+        return list(session.execute(st["by_city"].bind([c, lo.date(), micros(lo), micros(hi), 50])))
+
+    def new_trip(i: int) -> tuple[uuid.UUID, str, str, dt.datetime]:
+        start = dt.datetime(2026, 1, 1, tzinfo=dt.UTC) + dt.timedelta(seconds=i)
+        return uuid.uuid4(), driver(i), trips[i % len(trips)].city, start
+
+    def insert_by_hand(i: int) -> None:
+        tid, d, city, start = new_trip(i)
+        b = BatchStatement(batch_type=BatchType.LOGGED, consistency_level=ConsistencyLevel.LOCAL_QUORUM)
+        b.add(st["insert_0"], [d, micros(start), tid, city, KM, FARE])
+        b.add(st["insert_1"], [tid, d, city, micros(start), KM, FARE, "completed"])
+        b.add(st["insert_2"], [city, start.date(), micros(start), tid, d, FARE])
+        session.execute(b)
+
+    def rows(name: str, *values: Any) -> list[Any]:
+        return list(session.execute(st[name].bind(list(values))))
+
+    rating = decimal.Decimal("4.5")
+    return [
+        (
+            "q1 trips_by_driver_id (LIMIT 20)",
+            lambda i: q.trips_by_driver_id(driver(i), 20),
+            lambda i: rows("by_driver", driver(i), 20),
+        ),
+        (
+            "q3 trips_by_trip_id",
+            lambda i: q.trips_by_trip_id(trips[i % len(trips)].trip_id),
+            lambda i: rows("by_id", trips[i % len(trips)].trip_id),
+        ),
+        (
+            "q4 drivers_by_driver_id",
+            lambda i: q.drivers_by_driver_id(driver(i)),
+            lambda i: rows("driver", driver(i)),
+        ),
+        (
+            "q2 trips_by_city_and_started_at (1 day)",
+            lambda i: q.trips_by_city_and_started_at(*day_of(i), 50),
+            city_by_hand,
+        ),
+        (
+            "q7 update_drivers_rating_by_driver_id",
+            lambda i: q.update_drivers_rating_by_driver_id(rating, driver(i)),
+            lambda i: session.execute(st["rating"].bind([rating, driver(i)])),
+        ),
+        (
+            "q5 insert_trips (3 copies, logged batch)",
+            lambda i: q.insert_trips(*new_trip(i), KM, FARE, "completed"),
+            insert_by_hand,
+        ),
+    ]
+
+
+def run(all_cases: list[Case], calls: int, median_target: float, p99_target: float) -> list[str]:
+    """Measures and prints every case; returns the targets it missed."""
+    missed = []
+    heads = ["gen p50", "hand p50", "ratio", "+p50", "gen p99", "hand p99", "ratio"]
+    widths = [8, 9, 6, 5, 8, 9, 6]
+    print(f"{'case':<44} " + " ".join(f"{h:>{w}}" for h, w in zip(heads, widths, strict=True)) + "  (µs)")
+    for name, gen, hand in all_cases:
+        g, h = measure(gen, hand, calls // 2 if "insert" in name else calls)
+        gm, hm = statistics.median(g), statistics.median(h)
+        g99, h99 = percentile(g, 0.99), percentile(h, 0.99)
+        rm, r99 = gm / hm, g99 / h99
+        print(f"{name:<44} {gm:8.0f} {hm:9.0f} {rm:6.2f} {gm - hm:5.0f} {g99:8.0f} {h99:9.0f} {r99:6.2f}")
+        if rm > median_target:
+            missed.append(f"{name}: median ratio {rm:.2f} > {median_target}")
+        if r99 > p99_target:
+            missed.append(f"{name}: p99 ratio {r99:.2f} > {p99_target}")
+    return missed
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cql", required=True)
@@ -68,126 +186,14 @@ def main() -> int:
     host, port = a.cql.rsplit(":", 1)
     cluster = Cluster([host], port=int(port))
     session = cluster.connect(a.keyspace)
-    q = dal.Queries(session)
-
     # Keys that exist: the bench reads rows, not misses.
     drivers = [r.driver_id for r in session.execute("SELECT driver_id FROM drivers_by_id LIMIT 200")]
     trips = list(session.execute("SELECT trip_id, city, started_at FROM trips_by_id LIMIT 200"))
     if not drivers or not trips:
         print("bench: the keyspace has no rows (was the backfill run?)", file=sys.stderr)
         return 1
-
-    # The hand-written side: each statement prepared once, as an application would.
-    by_driver = session.prepare(
-        "SELECT started_at, city, distance_km, fare_usd FROM trips_by_driver "
-        "WHERE driver_id = ? ORDER BY started_at DESC LIMIT ?"
-    )
-    by_id = session.prepare(
-        "SELECT trip_id, driver_id, city, started_at, distance_km, fare_usd, status "
-        "FROM trips_by_id WHERE trip_id = ?"
-    )
-    driver = session.prepare("SELECT full_name, rating, country FROM drivers_by_id WHERE driver_id = ?")
-    by_city = session.prepare(
-        "SELECT started_at, driver_id, fare_usd FROM trips_by_city_date "
-        "WHERE city = ? AND trip_date = ? AND started_at >= ? AND started_at < ? "
-        "ORDER BY started_at DESC LIMIT ?"
-    )
-    rating = session.prepare("UPDATE drivers_by_id SET rating = ? WHERE driver_id = ?")
-    inserts = [
-        session.prepare(
-            "INSERT INTO trips_by_driver (driver_id, started_at, trip_id, city, distance_km, fare_usd) "
-            "VALUES (?, ?, ?, ?, ?, ?)"
-        ),
-        session.prepare(
-            "INSERT INTO trips_by_id (trip_id, driver_id, city, started_at, distance_km, fare_usd, status) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)"
-        ),
-        session.prepare(
-            "INSERT INTO trips_by_city_date (city, trip_date, started_at, trip_id, driver_id, fare_usd) "
-            "VALUES (?, ?, ?, ?, ?, ?)"
-        ),
-    ]
-    for s in [by_driver, by_id, driver, by_city, rating, *inserts]:
-        s.consistency_level = ConsistencyLevel.LOCAL_QUORUM  # as the plan states
-    utc = dt.UTC
-
-    def day_of(i: int) -> tuple[str, dt.datetime, dt.datetime]:
-        t = trips[i % len(trips)]
-        # trips_by_id keeps the instant as epoch microseconds (or as a timestamp).
-        if isinstance(t.started_at, int):
-            start = EPOCH + dt.timedelta(microseconds=t.started_at)
-        else:
-            start = t.started_at.replace(tzinfo=utc)
-        day = dt.datetime(start.year, start.month, start.day, tzinfo=utc)
-        return t.city, day, day + dt.timedelta(days=1)
-
-    def micros(t: dt.datetime) -> int:
-        return (t - EPOCH) // dt.timedelta(microseconds=1)
-
-    def new_trip(i: int) -> tuple[uuid.UUID, str, str, dt.datetime, decimal.Decimal, decimal.Decimal]:
-        start = dt.datetime(2026, 1, 1, tzinfo=utc) + dt.timedelta(seconds=i)
-        city = trips[i % len(trips)].city
-        return uuid.uuid4(), drivers[i % len(drivers)], city, start, KM, FARE
-
-    def city_by_hand(i: int) -> list[Any]:
-        c, lo, hi = day_of(i)
-        return list(session.execute(by_city.bind([c, lo.date(), micros(lo), micros(hi), 50])))
-
-    def insert_by_hand(i: int) -> None:
-        tid, d, city, start, km, fare = new_trip(i)
-        b = BatchStatement(batch_type=BatchType.LOGGED, consistency_level=ConsistencyLevel.LOCAL_QUORUM)
-        b.add(inserts[0], [d, micros(start), tid, city, km, fare])
-        b.add(inserts[1], [tid, d, city, micros(start), km, fare, "completed"])
-        b.add(inserts[2], [city, start.date(), micros(start), tid, d, fare])
-        session.execute(b)
-
-    def insert_generated(i: int) -> None:
-        tid, d, city, start, km, fare = new_trip(i)
-        q.insert_trips(tid, d, city, start, km, fare, "completed")
-
-    cases: list[tuple[str, Callable[[int], Any], Callable[[int], Any]]] = [
-        (
-            "q1 trips_by_driver_id (LIMIT 20)",
-            lambda i: q.trips_by_driver_id(drivers[i % len(drivers)], 20),
-            lambda i: list(session.execute(by_driver.bind([drivers[i % len(drivers)], 20]))),
-        ),
-        (
-            "q3 trips_by_trip_id",
-            lambda i: q.trips_by_trip_id(trips[i % len(trips)].trip_id),
-            lambda i: list(session.execute(by_id.bind([trips[i % len(trips)].trip_id]))),
-        ),
-        (
-            "q4 drivers_by_driver_id",
-            lambda i: q.drivers_by_driver_id(drivers[i % len(drivers)]),
-            lambda i: list(session.execute(driver.bind([drivers[i % len(drivers)]]))),
-        ),
-        (
-            "q2 trips_by_city_and_started_at (1 day)",
-            lambda i: q.trips_by_city_and_started_at(*day_of(i), 50),
-            city_by_hand,
-        ),
-        (
-            "q7 update_drivers_rating_by_driver_id",
-            lambda i: q.update_drivers_rating_by_driver_id(decimal.Decimal("4.5"), drivers[i % len(drivers)]),
-            lambda i: session.execute(rating.bind([decimal.Decimal("4.5"), drivers[i % len(drivers)]])),
-        ),
-        ("q5 insert_trips (3 copies, logged batch)", insert_generated, insert_by_hand),
-    ]
-    missed = []
-    heads = ["gen p50", "hand p50", "ratio", "+p50", "gen p99", "hand p99", "ratio"]
-    widths = [8, 9, 6, 5, 8, 9, 6]
-    print(f"{'case':<44} " + " ".join(f"{h:>{w}}" for h, w in zip(heads, widths, strict=True)) + "  (µs)")
-    for name, gen, hand in cases:
-        calls = a.calls // 2 if "insert" in name else a.calls
-        g, h = measure(gen, hand, calls)
-        gm, hm = statistics.median(g), statistics.median(h)
-        g99, h99 = percentile(g, 0.99), percentile(h, 0.99)
-        rm, r99 = gm / hm, g99 / h99
-        print(f"{name:<44} {gm:8.0f} {hm:9.0f} {rm:6.2f} {gm - hm:5.0f} {g99:8.0f} {h99:9.0f} {r99:6.2f}")
-        if rm > a.median_target:
-            missed.append(f"{name}: median ratio {rm:.2f} > {a.median_target}")
-        if r99 > a.p99_target:
-            missed.append(f"{name}: p99 ratio {r99:.2f} > {a.p99_target}")
+    all_cases = cases(dal.Queries(session), session, drivers, trips)
+    missed = run(all_cases, a.calls, a.median_target, a.p99_target)
     cluster.shutdown()
     for m in missed:
         print("target missed: " + m)
