@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod buckets;
+pub mod codegen;
 pub mod cql_statements;
 pub mod live;
 pub mod pause;

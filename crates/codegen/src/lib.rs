@@ -17,6 +17,7 @@ pub mod java;
 pub mod names;
 pub mod python;
 pub mod shape;
+mod walk;
 
 pub use error::Error;
 
@@ -47,6 +48,16 @@ pub struct File {
     pub path: String,
     /// Its text.
     pub contents: String,
+}
+
+impl File {
+    /// The file at `path` holding `contents`.
+    pub(crate) fn new(path: &str, contents: String) -> File {
+        File {
+            path: path.to_string(),
+            contents,
+        }
+    }
 }
 
 /// A pattern whose function raises instead of running, with why.

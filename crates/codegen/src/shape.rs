@@ -87,6 +87,25 @@ impl Ty {
         (ty, false)
     }
 
+    /// How an executor reads a value of this type from its JSON (`replay --executor`).
+    pub fn json_name(self) -> &'static str {
+        match self {
+            Ty::Bool => "bool",
+            Ty::Int => "int",
+            Ty::Decimal => "decimal",
+            Ty::Float => "float",
+            Ty::Text => "text",
+            Ty::Date => "date",
+            Ty::Time => "time",
+            Ty::Timestamp => "timestamp",
+            Ty::Timestamptz => "timestamptz",
+            Ty::Interval => "interval",
+            Ty::Uuid => "uuid",
+            Ty::Bytes => "bytes",
+            Ty::Any => "any",
+        }
+    }
+
     /// The type a CQL column's value stands for (`encoding` decoded: an epoch_micros `bigint`
     /// is an instant, an epoch_days one a date).
     pub fn of_cql(t: &CqlType, encoding: Option<Encoding>) -> Ty {
@@ -120,6 +139,17 @@ pub fn column_ty(plan: &Plan, c: &ColumnRef) -> Option<(Ty, bool)> {
     let col = plan.schema.table(&c.table)?.column(&c.column)?;
     let (ty, list) = Ty::of_sql(&col.sql_type);
     Some((if list { Ty::Any } else { ty }, col.nullable))
+}
+
+/// The width in bits of an integer column of declared SQL type `sql_type` (`serial` 32,
+/// `smallint` 16; anything else 64).
+pub fn integer_bits(sql_type: &str) -> u32 {
+    let t = sql_type.trim().to_ascii_lowercase();
+    match t.as_str() {
+        "smallint" | "int2" | "smallserial" | "serial2" => 16,
+        "integer" | "int" | "int4" | "serial" | "serial4" => 32,
+        _ => 64,
+    }
 }
 
 /// One parameter of a generated function.
@@ -383,6 +413,16 @@ pub fn encoded_decoder(e: Encoding, aware: bool) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn integer_widths() {
+        assert_eq!(super::integer_bits("bigserial"), 64);
+        assert_eq!(super::integer_bits("BIGINT"), 64);
+        assert_eq!(super::integer_bits("serial"), 32);
+        assert_eq!(super::integer_bits(" integer "), 32);
+        assert_eq!(super::integer_bits("smallserial"), 16);
+        assert_eq!(super::integer_bits("numeric(20)"), 64);
+    }
+
     use super::*;
 
     #[test]

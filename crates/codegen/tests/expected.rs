@@ -137,3 +137,88 @@ fn fixtures_java() {
         );
     }
 }
+
+/// A serial column's next value is asked of the hooks with the column's width: a time-ordered
+/// 64-bit id fits a `bigserial`, not a `serial` (whose default hook raises).
+#[test]
+fn sequences_are_asked_with_the_columns_width() {
+    let mut plan = plan_fixture("defaults");
+    let calls = |plan: &Plan| {
+        let mut out = Vec::new();
+        for lang in [Lang::Python, Lang::Java] {
+            let opts = Options {
+                lang,
+                package: "defaults_dal".into(),
+            };
+            let files = generate(plan, &opts).expect("generate").files;
+            let queries = files
+                .iter()
+                .find(|f| f.path.ends_with("queries.py") || f.path.ends_with("Queries.java"))
+                .expect("the queries");
+            let at = queries.contents.find("nextval(").expect("a nextval call");
+            let end = at + queries.contents[at..].find(')').expect("its end");
+            out.push(queries.contents[at..=end].to_string());
+        }
+        out
+    };
+    assert_eq!(
+        calls(&plan),
+        [
+            "nextval(\"\", \"ticket_notes.note_id\", 64)",
+            "nextval(\"\", \"ticket_notes.note_id\", 64)"
+        ]
+    );
+    let note_id = plan
+        .schema
+        .tables
+        .iter_mut()
+        .find(|t| t.name == "ticket_notes")
+        .and_then(|t| t.columns.iter_mut().find(|c| c.name == "note_id"))
+        .expect("ticket_notes.note_id");
+    note_id.sql_type = "serial".into();
+    assert_eq!(
+        calls(&plan),
+        [
+            "nextval(\"\", \"ticket_notes.note_id\", 32)",
+            "nextval(\"\", \"ticket_notes.note_id\", 32)"
+        ]
+    );
+}
+
+/// A logged batch the plan cuts (`batch.max_statements`) is sent in chunks by both languages.
+#[test]
+fn a_batch_the_plan_cuts_is_sent_in_chunks() {
+    let mut plan = rideshare();
+    let w = plan
+        .design
+        .writes
+        .iter_mut()
+        .find(|w| w.targets.len() > 1)
+        .expect("a write of several copies");
+    w.batch.as_mut().expect("its batch").max_statements = Some(2);
+    for (lang, send) in [
+        (
+            Lang::Python,
+            "self._db.send(main, \"logged\", \"LOCAL_QUORUM\", max_statements=2)",
+        ),
+        (
+            Lang::Java,
+            "db.send(main, \"logged\", \"LOCAL_QUORUM\", 2);",
+        ),
+    ] {
+        let opts = Options {
+            lang,
+            package: "rideshare_dal".into(),
+        };
+        let files = generate(&plan, &opts).expect("generate").files;
+        let queries = files
+            .iter()
+            .find(|f| f.path.ends_with("queries.py") || f.path.ends_with("Queries.java"))
+            .expect("the queries");
+        assert_eq!(
+            queries.contents.matches(send).count(),
+            1,
+            "{lang:?}: {send}"
+        );
+    }
+}

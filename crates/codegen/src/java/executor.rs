@@ -1,42 +1,9 @@
 //! `Executor.java`: the generated methods behind the protocol of `remodel replay --executor`
 //! (`Serve.java` holds the protocol; see the Python backend's `executor.rs`).
 
-use super::expr::string;
+use super::spell::string;
 use super::Gen;
-use crate::shape::{Param, Ty};
-use remodel_model::AccessPattern;
-
-/// One pattern's entry in the executor's table.
-pub(super) struct Call {
-    pattern: String,
-    function: String,
-    /// Each parameter: how its JSON is read, and its conversion to the method's type.
-    params: Vec<(&'static str, String)>,
-    /// The row accessors of a read; `None` for a write (or a read that throws).
-    fields: Option<Vec<String>>,
-    read: bool,
-}
-
-impl Call {
-    /// The entry of pattern `p`'s method `function`.
-    pub(super) fn new(
-        p: &AccessPattern,
-        function: &str,
-        params: &[Param],
-        fields: Option<Vec<String>>,
-    ) -> Call {
-        Call {
-            pattern: p.id.clone(),
-            function: function.to_string(),
-            params: params
-                .iter()
-                .map(|x| (json_type(x.ty), convert(x)))
-                .collect(),
-            fields,
-            read: !p.kind.is_write(),
-        }
-    }
-}
+use crate::shape::Param;
 
 /// The conversion of a parameter's decoded JSON (`%`) to its Java type.
 fn convert(p: &Param) -> String {
@@ -46,25 +13,6 @@ fn convert(p: &Param) -> String {
         (true, None) => "Rt.asList(%, x -> x)".into(),
         (false, Some(c)) => format!("{c}(%)"),
         (false, None) => "%".into(),
-    }
-}
-
-/// How the executor reads a parameter of type `ty` from its JSON.
-fn json_type(ty: Ty) -> &'static str {
-    match ty {
-        Ty::Bool => "bool",
-        Ty::Int => "int",
-        Ty::Decimal => "decimal",
-        Ty::Float => "float",
-        Ty::Text => "text",
-        Ty::Date => "date",
-        Ty::Time => "time",
-        Ty::Timestamp => "timestamp",
-        Ty::Timestamptz => "timestamptz",
-        Ty::Interval => "interval",
-        Ty::Uuid => "uuid",
-        Ty::Bytes => "bytes",
-        Ty::Any => "any",
     }
 }
 
@@ -88,9 +36,9 @@ pub(super) fn file(g: &Gen<'_>, package: &str) -> String {
             .params
             .iter()
             .enumerate()
-            .map(|(i, (ty, conv))| {
-                let json = format!("Rt.fromJson(p.get({i}), {})", string(ty));
-                format!("\n            {}", conv.replace('%', &json))
+            .map(|(i, p)| {
+                let json = format!("Rt.fromJson(p.get({i}), {})", string(p.ty.json_name()));
+                format!("\n            {}", convert(p).replace('%', &json))
             })
             .collect();
         let call = format!("q.{}({})", c.function, args.join(","));

@@ -19,15 +19,13 @@
 //! paths), so each runs plain prepared statements.
 
 mod executor;
-mod expr;
 mod module;
-mod read;
-mod write;
+mod spell;
 
-use crate::shape::{self, Param, Ty};
-use crate::{File, Generated, NotGenerated};
-use remodel_model::{AccessPattern, BindValue, ConsistencyLevel, Plan, ScalarType};
-use std::collections::{BTreeMap, BTreeSet};
+use crate::shape::{Param, Ty};
+use crate::walk;
+use crate::{File, Generated};
+use remodel_model::Plan;
 
 /// The runtime every module carries (the same text for every plan).
 const RUNTIME: &str = include_str!("../../templates/java/Rt.java");
@@ -41,29 +39,11 @@ const SERVE: &str = include_str!("../../templates/java/Serve.java");
 /// The driver's version the module depends on (the Apache Cassandra Java driver 4.x).
 pub const DRIVER_VERSION: &str = "4.18.1";
 
-pub(crate) use crate::python::Skip;
-
-/// A hook of an application-computed value.
-struct Hook {
-    name: String,
-    sql: String,
-    pattern: String,
-    params: Vec<(String, String)>,
-    returns: &'static str,
-}
+/// The Java spelling (it keeps no state of its own: javac does not flag an unused import).
+pub(crate) struct Java;
 
 /// The state of one module being generated.
-pub(crate) struct Gen<'p> {
-    plan: &'p Plan,
-    tables: Vec<&'p str>,
-    zones: BTreeMap<String, String>,
-    statements: Vec<(String, String, String)>,
-    specs: BTreeSet<String>,
-    hooks: Vec<Hook>,
-    row_classes: Vec<String>,
-    methods: Vec<String>,
-    calls: Vec<executor::Call>,
-}
+pub(crate) type Gen<'p> = walk::Gen<'p, Java>;
 
 /// The module of `plan` whose Java package is `package`.
 pub(crate) fn generate(plan: &Plan, package: &str) -> Result<Generated, crate::Error> {
@@ -73,69 +53,24 @@ pub(crate) fn generate(plan: &Plan, package: &str) -> Result<Generated, crate::E
             format!("`{part}` is a reserved word of Java"),
         ));
     }
-    let mut g = Gen {
-        plan,
-        tables: plan.design.tables.iter().map(|t| t.name.as_str()).collect(),
-        zones: BTreeMap::new(),
-        statements: Vec::new(),
-        specs: BTreeSet::new(),
-        hooks: Vec::new(),
-        row_classes: Vec::new(),
-        methods: Vec::new(),
-        calls: Vec::new(),
-    };
-    let names = crate::names::functions(plan);
-    let mut functions = Vec::new();
-    let mut not_generated = Vec::new();
-    let patterns = plan
-        .design
-        .queries
-        .iter()
-        .filter(|q| !q.one_off)
-        .map(|q| q.pattern.as_str())
-        .chain(
-            plan.design
-                .writes
-                .iter()
-                .filter(|w| !w.one_off)
-                .map(|w| w.pattern.as_str()),
-        );
-    for id in patterns {
-        let (Some(p), Some(name)) = (plan.workload.pattern(id), names.get(id)) else {
-            continue;
-        };
-        functions.push((id.to_string(), crate::names::camel(name)));
-        if let Err(Skip(reason)) = g.function(p, &crate::names::camel(name)) {
-            not_generated.push(NotGenerated {
-                pattern: id.to_string(),
-                reason,
-            });
-        }
-    }
+    let (mut g, functions, not_generated) = walk::walk(plan, Java);
     let dir = format!("src/main/java/{}", package.replace('.', "/"));
     let fixed = |text: &str| text.replacen("package PACKAGE;", &format!("package {package};"), 1);
     let files = vec![
-        file("pom.xml", pom(plan, package)),
-        file(&format!("{dir}/Queries.java"), g.queries_file(package)),
-        file(&format!("{dir}/Hooks.java"), g.hooks_file(package)),
-        file(&format!("{dir}/Executor.java"), executor::file(&g, package)),
-        file(&format!("{dir}/Rt.java"), fixed(RUNTIME)),
-        file(&format!("{dir}/Driver.java"), fixed(DRIVER)),
-        file(&format!("{dir}/BaseHooks.java"), fixed(HOOKS)),
-        file(&format!("{dir}/Serve.java"), fixed(SERVE)),
+        File::new("pom.xml", pom(plan, package)),
+        File::new(&format!("{dir}/Queries.java"), g.queries_file(package)),
+        File::new(&format!("{dir}/Hooks.java"), g.hooks_file(package)),
+        File::new(&format!("{dir}/Executor.java"), executor::file(&g, package)),
+        File::new(&format!("{dir}/Rt.java"), fixed(RUNTIME)),
+        File::new(&format!("{dir}/Driver.java"), fixed(DRIVER)),
+        File::new(&format!("{dir}/BaseHooks.java"), fixed(HOOKS)),
+        File::new(&format!("{dir}/Serve.java"), fixed(SERVE)),
     ];
     Ok(Generated {
         files,
         functions,
         not_generated,
     })
-}
-
-fn file(path: &str, contents: String) -> File {
-    File {
-        path: path.to_string(),
-        contents,
-    }
 }
 
 /// The module's `pom.xml`: Java 17, the driver, javac's `-Xlint:all -Werror`, and the plugins
@@ -352,197 +287,6 @@ pub(crate) fn param_type(p: &Param) -> String {
     }
 }
 
-impl<'p> Gen<'p> {
-    /// The constant of time zone `zone`.
-    pub(super) fn zone(&mut self, zone: &str) -> String {
-        if let Some(c) = self.zones.get(zone) {
-            return c.clone();
-        }
-        let c = format!("TZ_{}", self.zones.len());
-        self.zones.insert(zone.to_string(), c.clone());
-        c
-    }
-
-    /// The field of the statement `cql` (without the keyspace) prepared at `level`.
-    pub(super) fn statement(&mut self, cql: &str, level: ConsistencyLevel) -> String {
-        let ks = &self.plan.design.keyspace.name;
-        let text = shape::unqualified(cql, ks, &self.tables);
-        let level = level.cql_name().to_string();
-        if let Some(i) = self
-            .statements
-            .iter()
-            .position(|(_, c, l)| *c == text && *l == level)
-        {
-            return self.statements[i].0.clone();
-        }
-        let field = format!("ps{}", self.statements.len());
-        self.statements.push((field.clone(), text, level));
-        field
-    }
-
-    /// The constant describing design table `table`'s columns for decoding.
-    pub(super) fn spec(&mut self, table: &str) -> String {
-        self.specs.insert(table.to_string());
-        spec_name(table)
-    }
-
-    /// Registers a hook computing `sql` for pattern `pattern`; returns its method's name.
-    pub(super) fn hook(
-        &mut self,
-        pattern: &str,
-        sql: &str,
-        args: &[&Param],
-        ty: Option<ScalarType>,
-    ) -> String {
-        if let Some(h) = self
-            .hooks
-            .iter()
-            .find(|h| h.pattern == pattern && h.sql == sql)
-        {
-            return h.name.clone();
-        }
-        let k = self.hooks.iter().filter(|h| h.pattern == pattern).count() + 1;
-        let name = format!(
-            "computed{}_{k}",
-            crate::names::pascal(&crate::names::snake(pattern))
-        );
-        let params = args
-            .iter()
-            .map(|p| (java_name(&p.name), param_type(p)))
-            .collect();
-        let returns = ty.map_or("Object", |t| jtype(Ty::of_scalar(t)));
-        self.hooks.push(Hook {
-            name: name.clone(),
-            sql: sql.to_string(),
-            pattern: pattern.to_string(),
-            params,
-            returns,
-        });
-        name
-    }
-
-    /// The method of pattern `p`, named `name`: its text, and its executor entry.
-    fn function(&mut self, p: &'p AccessPattern, name: &str) -> Result<(), Skip> {
-        let params = shape::params(self.plan, p);
-        let made = if p.kind.is_write() {
-            let w = self.plan.design.writes.iter().find(|w| w.pattern == p.id);
-            match w {
-                Some(w) => self.write_method(p, w, name, &params),
-                None => Err(Skip("no write path in the plan".into())),
-            }
-        } else {
-            let q = self.plan.design.queries.iter().find(|q| q.pattern == p.id);
-            match q {
-                Some(q) => self.read_method(p, q, name, &params),
-                None => Err(Skip("no read mapping in the plan".into())),
-            }
-        };
-        let (method, row) = match made {
-            Ok(m) => m,
-            Err(skip) => {
-                let m = self.raising_method(p, name, &params, &skip.0);
-                self.methods.push(m);
-                self.calls.push(executor::Call::new(p, name, &params, None));
-                return Err(skip);
-            }
-        };
-        self.methods.push(method);
-        self.calls.push(executor::Call::new(p, name, &params, row));
-        Ok(())
-    }
-
-    /// The parameter list of a method (`String driverId, Long limit`).
-    pub(super) fn signature(&self, params: &[Param]) -> String {
-        params
-            .iter()
-            .map(|p| format!("{} {}", param_type(p), java_name(&p.name)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
-    /// A method that throws, for a pattern the plan states no executable way for.
-    fn raising_method(
-        &mut self,
-        p: &AccessPattern,
-        name: &str,
-        params: &[Param],
-        reason: &str,
-    ) -> String {
-        let sig = self.signature(params);
-        let returns = if p.kind.is_write() {
-            "void"
-        } else {
-            "List<Object>"
-        };
-        let mut out = javadoc(
-            &format!(
-                "{} ({} calls): not executable from plan.json: {reason}.",
-                p.id,
-                remodel_model::text::thousands(p.calls)
-            ),
-            &[("SQL", p.sql.as_str())],
-            4,
-        );
-        out.push_str(&format!("    public {returns} {name}({sig}) {{\n"));
-        out.push_str(&format!(
-            "        throw new Rt.NotExecutable({});\n    }}\n",
-            expr::string(&format!("{}: {reason}", p.id))
-        ));
-        out
-    }
-
-    /// A bind's value in the source's meaning (a `buckets` bind is the caller's), where
-    /// `current`, `new` and a row id read as `place` says. The driver converts it to the
-    /// marker's CQL type when it binds it.
-    fn bind_value(
-        &mut self,
-        v: &BindValue,
-        scope: &expr::Scope<'_>,
-        place: &dyn Fn(&BindValue) -> Option<Result<String, Skip>>,
-    ) -> Result<String, Skip> {
-        if let Some(done) = place(v) {
-            return done;
-        }
-        Ok(match v {
-            BindValue::Expr { expr } => self.expr(expr, scope)?,
-            BindValue::Literal { value } => expr::literal(value),
-            BindValue::List { items } => {
-                let parts: Result<Vec<String>, Skip> =
-                    items.iter().map(|x| self.expr(x, scope)).collect();
-                format!("Rt.flatten(new Object[] {{{}}})", parts?.join(", "))
-            }
-            BindValue::Bucket {
-                bucket,
-                of,
-                time_zone,
-            } => {
-                let of = self.bind_value(of, scope, place)?;
-                let z = self.zone(time_zone);
-                format!("Rt.bucket({of}, {}, {z})", expr::string(bucket.name()))
-            }
-            BindValue::EpochMicros { of, null_last } => format!(
-                "Rt.{}({}, ZONE)",
-                if *null_last {
-                    "epochMicrosNullLast"
-                } else {
-                    "epochMicros"
-                },
-                self.bind_value(of, scope, place)?
-            ),
-            BindValue::Encoded { of, encoding } => format!(
-                "Rt.encoded({}, {}, ZONE)",
-                self.bind_value(of, scope, place)?,
-                expr::string(encoding.name())
-            ),
-            BindValue::SecondsUntil { of, min, max, .. } => format!(
-                "Rt.secondsUntil({}, hooks.now(), {min}L, {max}L)",
-                self.bind_value(of, scope, place)?
-            ),
-            other => return Err(Skip(format!("a bind of {other} here"))),
-        })
-    }
-}
-
 /// The constant of table `table`'s columns.
 fn spec_name(table: &str) -> String {
     format!(
@@ -583,21 +327,4 @@ pub(super) fn javadoc(summary: &str, blocks: &[(&str, &str)], indent: usize) -> 
     }
     out.push_str(&format!("{pad} */\n"));
     out
-}
-
-/// The decoder of a stored column (`None`: as the driver returns it).
-fn decoder(
-    t: &remodel_model::CqlType,
-    encoding: Option<remodel_model::Encoding>,
-    aware: bool,
-) -> Option<String> {
-    use remodel_model::NativeType;
-    if let Some(e) = encoding {
-        return Some(crate::shape::encoded_decoder(e, aware));
-    }
-    match t.unfrozen().native()? {
-        NativeType::Timestamp if aware => Some("timestamp_tz".into()),
-        NativeType::Timestamp => Some("timestamp_naive".into()),
-        _ => None,
-    }
 }

@@ -1,8 +1,9 @@
 //! The texts of `Queries.java` (the tables' column constants, the row records, the class) and
 //! of `Hooks.java`.
 
-use super::{decoder, expr::string, javadoc, spec_name, Gen};
-use crate::shape::{self, Ty};
+use super::spell::string;
+use super::{javadoc, spec_name, Gen};
+use crate::shape::Ty;
 
 /// The imports of `Queries.java` (javac does not flag an unused one).
 const IMPORTS: &str = "import com.datastax.oss.driver.api.core.CqlSession;
@@ -24,7 +25,7 @@ impl Gen<'_> {
     /// The constant describing design table `table`'s columns: each CQL column's target key,
     /// the source column it holds and how its stored value is decoded.
     fn spec_constant(&self, table: &str) -> String {
-        let Some(t) = self.plan.design.tables.iter().find(|t| t.name == table) else {
+        let Some(columns) = self.columns(table) else {
             return String::new();
         };
         let mut out = format!(
@@ -33,21 +34,15 @@ impl Gen<'_> {
             spec_name(table)
         );
         let mut entries = Vec::new();
-        for c in &t.columns {
-            let aware = match &c.source {
-                Some(s) => shape::column_ty(self.plan, s).is_none_or(|(ty, _)| ty != Ty::Timestamp),
-                None => true,
-            };
-            let source = match (&c.source, &c.row_id) {
-                (Some(s), _) => string(&shape::row_key(s)),
-                (None, Some(r)) => string(&format!("rowid:{}", r.table)),
-                (None, None) => "null".into(),
-            };
-            let dec = decoder(&c.cql_type, c.encoding, aware).map_or("null".into(), |d| string(&d));
+        for c in columns {
+            let source = c.source.as_deref().map_or("null".into(), string);
+            // The driver returns a date and a time of day as the source's (LocalDate, LocalTime).
+            let dec = c.decoder.filter(|d| !d.starts_with("stored_"));
+            let dec = dec.map_or("null".into(), |d| string(&d));
             entries.push(format!(
                 "        Map.entry({}, new Driver.Column({}, {source}, {dec}))",
                 string(&c.name),
-                string(&shape::target_key(&t.name, &c.name)),
+                string(&c.key),
             ));
         }
         out.push_str(&entries.join(",\n"));
@@ -89,8 +84,8 @@ impl Gen<'_> {
             out.push_str(r);
         }
         out.push_str("\n    private final Driver db;\n    private final Hooks hooks;\n");
-        for (field, _, _) in &self.statements {
-            out.push_str(&format!("    private final Driver.Statement {field};\n"));
+        for s in &self.statements {
+            out.push_str(&format!("    private final Driver.Statement {};\n", s.name));
         }
         out.push_str(
             "\n    /** On {@code session}, connected to the keyspace; {@code hooks} null for the defaults. */\n    \
@@ -98,11 +93,12 @@ impl Gen<'_> {
              this.db = new Driver(session);\n        \
              this.hooks = hooks != null ? hooks : new Hooks();\n",
         );
-        for (field, cql, level) in &self.statements {
+        for s in &self.statements {
             out.push_str(&format!(
-                "        this.{field} = db.prepare(\n            {},\n            {});\n",
-                string(cql),
-                string(level)
+                "        this.{} = db.prepare(\n            {},\n            {});\n",
+                s.name,
+                string(&s.cql),
+                string(&s.level)
             ));
         }
         out.push_str("    }\n");

@@ -7,60 +7,8 @@
 //! values Postgres drew for the row (a sequence's, a random UUID), `computed` the
 //! application-computed values: what an application supplies through its `Hooks`.
 
-use super::expr::string;
+use super::spell::string;
 use super::{ident, Gen};
-use crate::shape::{Param, Ty};
-use remodel_model::AccessPattern;
-
-/// One pattern's entry in the executor's table.
-pub(super) struct Call {
-    pattern: String,
-    function: String,
-    params: Vec<(String, &'static str)>,
-    /// The row fields of a read; `None` for a write.
-    fields: Option<Vec<String>>,
-    read: bool,
-}
-
-impl Call {
-    /// The entry of pattern `p`'s function `function`.
-    pub(super) fn new(
-        p: &AccessPattern,
-        function: &str,
-        params: &[Param],
-        fields: Option<Vec<String>>,
-    ) -> Call {
-        Call {
-            pattern: p.id.clone(),
-            function: function.to_string(),
-            params: params
-                .iter()
-                .map(|x| (ident(&x.name), json_type(x.ty)))
-                .collect(),
-            fields,
-            read: !p.kind.is_write(),
-        }
-    }
-}
-
-/// How the executor reads a parameter of type `ty` from its JSON.
-fn json_type(ty: Ty) -> &'static str {
-    match ty {
-        Ty::Bool => "bool",
-        Ty::Int => "int",
-        Ty::Decimal => "decimal",
-        Ty::Float => "float",
-        Ty::Text => "text",
-        Ty::Date => "date",
-        Ty::Time => "time",
-        Ty::Timestamp => "timestamp",
-        Ty::Timestamptz => "timestamptz",
-        Ty::Interval => "interval",
-        Ty::Uuid => "uuid",
-        Ty::Bytes => "bytes",
-        Ty::Any => "any",
-    }
-}
 
 /// The text of `executor.py`.
 pub(super) fn module(g: &Gen<'_>) -> String {
@@ -73,7 +21,8 @@ pub(super) fn module(g: &Gen<'_>) -> String {
             .params
             .iter()
             .enumerate()
-            .map(|(i, (name, ty))| {
+            .map(|(i, p)| {
+                let (name, ty) = (ident(&p.name), p.ty.json_name());
                 format!("        {name}=rt.from_json(p[{i}], {}),\n", string(ty))
             })
             .collect();

@@ -10,8 +10,12 @@ import java.util.UUID;
  * <ul>
  *   <li>{@link #now()}: the clock. plan.json's {@code semantics.now} is
  *       {@code client_statement_start}: each method reads it once when it starts.
- *   <li>{@link #nextval(String, String)}: a serial or identity column's next value. Cassandra has
- *       no sequence: keep the Postgres sequence through the cut-over, or allocate ids of your own.
+ *   <li>{@link #nextval(String, String, int)}: a serial or identity column's next value.
+ *       Cassandra has no sequence: by default a 64-bit time-ordered id made here (milliseconds
+ *       since 2020 in the high bits, then the process's node number and a counter), which keeps
+ *       a {@code bigint} column's type and lies far above any value a source's sequence reached
+ *       (about 8e17 in 2026); a 16- or 32-bit column cannot hold one: override {@code nextval}
+ *       (keep the Postgres sequence through the cut-over, or allocate ids of your own).
  *   <li>{@link #randomUuid(String)}: {@code gen_random_uuid()}, a version 4 UUID.
  *   <li>{@link #timeuuid()}: the id of a row inserted into a table without a key.
  *   <li>{@link #computed(String, Object[])}: an application-computed value, Postgres SQL over the
@@ -19,14 +23,55 @@ import java.util.UUID;
  * </ul>
  */
 public class BaseHooks {
+    /** The time-ordered ids' epoch: 2020-01-01T00:00:00Z in milliseconds (ids last until 2159). */
+    static final long ID_EPOCH_MS = 1_577_836_800_000L;
+
+    private long node = new java.util.Random().nextInt(1024);
+    private long idMs;
+    private long idCounter;
+
+    /** Hooks whose ids carry a random node number (see {@link #setNode(int)}). */
+    public BaseHooks() {}
+
+    /**
+     * The node number (0 to 1023) the ids of {@link #nextval(String, String, int)} carry: a
+     * process that makes ids needs a number of its own among those that write the same table.
+     */
+    public synchronized void setNode(int node) {
+        this.node = node & 0x3FF;
+    }
+
+    /**
+     * The next time-ordered id: {@code (ms since ID_EPOCH_MS) << 22 | node << 12 | counter}, 4,096
+     * a millisecond, greater than every id this instance made even if the clock goes back.
+     */
+    protected synchronized long nextId() {
+        long ms = Math.max(System.currentTimeMillis() - ID_EPOCH_MS, idMs);
+        long counter = ms == idMs ? idCounter + 1 : 0;
+        if (counter > 0xFFF) {
+            ms += 1;
+            counter = 0;
+        }
+        idMs = ms;
+        idCounter = counter;
+        return ms << 22 | node << 12 | counter;
+    }
+
     /** The application's clock. */
     public Instant now() {
         return Instant.now();
     }
 
-    /** The next value of {@code sequence} for {@code column} ({@code table.column}). */
-    public long nextval(String sequence, String column) {
-        throw new Rt.NotExecutable(column + ": nextval('" + sequence + "') is the application's to allocate (Hooks.nextval)");
+    /**
+     * The next value of {@code sequence} for {@code column} ({@code table.column}, a
+     * {@code bits}-bit integer): a time-ordered id (see the class's documentation).
+     */
+    public long nextval(String sequence, String column, int bits) {
+        if (bits < 64) {
+            throw new Rt.NotExecutable(column + ": a " + bits + "-bit column cannot hold a time-ordered id for nextval('"
+                + sequence + "'): the application allocates it (Hooks.nextval)");
+        }
+        return nextId();
     }
 
     /** {@code gen_random_uuid()} for {@code column}. */

@@ -108,7 +108,22 @@ public final class Driver {
      * ({@code logged}, {@code unlogged}, {@code counter}).
      */
     public void send(List<Bound> statements, String kind, String consistency) {
+        send(statements, kind, consistency, 0);
+    }
+
+    /**
+     * The same, in consecutive batches of at most {@code maxStatements} statements (a batch that
+     * could pass Cassandra's size limit, as the plan's {@code batch.max_statements} says; 0: one).
+     */
+    public void send(List<Bound> statements, String kind, String consistency, int maxStatements) {
         if (statements.isEmpty()) {
+            return;
+        }
+        if (maxStatements > 0 && statements.size() > maxStatements) {
+            for (int start = 0; start < statements.size(); start += maxStatements) {
+                int end = Math.min(statements.size(), start + maxStatements);
+                send(statements.subList(start, end), kind, consistency, 0);
+            }
             return;
         }
         if (statements.size() == 1) {

@@ -35,12 +35,13 @@ class ReplayHooks(Hooks):
     """The application's values of one request, as replay sends them."""
 
     def __init__(self) -> None:
+        super().__init__(node=0)
         self.request: dict[str, Any] = {}
 
     def now(self) -> dt.datetime:
         return rt.timestamptz_from_text(str(self.request["now"]), rt.UTC_ZONE)
 
-    def nextval(self, sequence: str, column: str) -> int:
+    def nextval(self, sequence: str, column: str, bits: int) -> int:
         drawn = self.request.get("drawn") or {}
         if column not in drawn:
             raise rt.NotExecutable(f"{column}: replay sent no value for nextval({sequence!r})")

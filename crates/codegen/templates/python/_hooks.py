@@ -4,8 +4,12 @@ not edit: subclass `hooks.Hooks` instead).
 - `now()`: the clock. plan.json's `semantics.now` is `client_statement_start`: each method
   reads it once when it starts, and every `now()` of that execution is that instant; a TTL
   counts from it again as the statement is sent.
-- `nextval(sequence, column)`: a serial or identity column's next value. Cassandra has no
-  sequence: keep the Postgres sequence through the cut-over, or allocate ids of your own.
+- `nextval(sequence, column, bits)`: a serial or identity column's next value. Cassandra has
+  no sequence: by default a 64-bit time-ordered id made here (`TimeOrderedIds`: milliseconds
+  since 2020 in the high bits, then the process's node number and a counter), which keeps a
+  `bigint` column's type and lies far above any value a source's sequence reached (about 8e17
+  in 2026); a 16- or 32-bit column cannot hold one: override `nextval` (keep the Postgres
+  sequence through the cut-over, or allocate ids of your own).
 - `random_uuid(column)`: `gen_random_uuid()`, a version 4 UUID.
 - `timeuuid()`: the id of a row inserted into a table without a key (`row_id`).
 - `computed(sql, args)`: an application-computed value, Postgres SQL over the statement's
@@ -15,24 +19,61 @@ not edit: subclass `hooks.Hooks` instead).
 from __future__ import annotations
 
 import datetime as dt
+import random
+import threading
+import time
 import uuid
 from typing import Any
 
 from . import _runtime as rt
 
+# The time-ordered ids' epoch: 2020-01-01T00:00:00Z in milliseconds (ids last until 2159).
+ID_EPOCH_MS = 1_577_836_800_000
+
+
+class TimeOrderedIds:
+    """64-bit ids, increasing in time: `(ms since ID_EPOCH_MS) << 22 | node << 12 | counter`,
+    4,096 a millisecond for each of 1,024 nodes (a process that makes ids needs a node number
+    of its own among those that write the same table)."""
+
+    def __init__(self, node: int) -> None:
+        self.node = node & 0x3FF
+        self.ms = 0
+        self.counter = 0
+        self.lock = threading.Lock()
+
+    def next(self) -> int:
+        """The next id (greater than every id this instance made, even if the clock goes back)."""
+        with self.lock:
+            ms = max(time.time_ns() // 1_000_000 - ID_EPOCH_MS, self.ms)
+            counter = self.counter + 1 if ms == self.ms else 0
+            if counter > 0xFFF:
+                ms, counter = ms + 1, 0
+            self.ms, self.counter = ms, counter
+            return ms << 22 | self.node << 12 | counter
+
 
 class BaseHooks:
     """The application's side of a plan (see the module's documentation)."""
+
+    def __init__(self, node: int | None = None) -> None:
+        """`node`: this process's number (0 to 1023) in the ids `nextval` makes; random when
+        not given."""
+        self.ids = TimeOrderedIds(random.randrange(1024) if node is None else node)
 
     def now(self) -> dt.datetime:
         """The application's clock (UTC)."""
         return dt.datetime.now(rt.UTC)
 
-    def nextval(self, sequence: str, column: str) -> int:
-        """The next value of `sequence` for `column` (`table.column`)."""
-        raise rt.NotExecutable(
-            f"{column}: nextval({sequence!r}) is the application's to allocate (Hooks.nextval)"
-        )
+    def nextval(self, sequence: str, column: str, bits: int) -> int:
+        """The next value of `sequence` for `column` (`table.column`, a `bits`-bit integer): a
+        time-ordered id (see the module's documentation)."""
+        if bits < 64:
+            raise rt.NotExecutable(
+                f"{column}: a {bits}-bit column cannot hold a time-ordered id for "
+                f"nextval({sequence!r}): the application allocates it (Hooks.nextval)"
+            )
+        return self.ids.next()
 
     def random_uuid(self, column: str) -> uuid.UUID:
         """`gen_random_uuid()` for `column`."""
