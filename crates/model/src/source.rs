@@ -8,7 +8,7 @@
 //! the SQL text back: what an executor needs to know (which table drives, whether it can be cut
 //! into ranges) is a field here.
 
-use crate::design::Bucket;
+use crate::bucket::Bucket;
 use crate::ident;
 use crate::schema::Schema;
 use serde::{Deserialize, Serialize};

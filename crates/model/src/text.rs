@@ -1,5 +1,6 @@
-//! Text helpers every stage shares: numbers as messages, notes and reports print them, and a
-//! stable hash of a text (statement fingerprints, shortened names).
+//! Text helpers every stage shares: numbers as messages, notes and reports print them, a
+//! stable hash of a text (statement fingerprints, shortened names), and a word quoted for a POSIX
+//! shell (every command line remodel prints or writes).
 
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: impl Into<u128>) -> String {
@@ -24,6 +25,21 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
     h
 }
 
+/// A word as a POSIX shell reads it back: as it is when plainly safe, else in single quotes (a
+/// quote inside as `'\''`). The one shell quoting of the command lines `remodel` prints (a resume
+/// hint), the Spark job's README and the report's runbook.
+pub fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@=,+".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -43,5 +59,13 @@ mod tests {
         assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
         assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
         assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn shell_words_read_back() {
+        assert_eq!(shell_word("out/plan.json"), "out/plan.json");
+        assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("a b"), "'a b'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
     }
 }
