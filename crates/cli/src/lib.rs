@@ -4,8 +4,9 @@
 //! and exit codes; every other crate returns values and diagnostics.
 
 mod cmd;
+pub mod diagnostics;
+mod files;
 mod progress;
-pub mod report;
 mod signals;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -170,7 +171,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         // `remodel … | head -1`: the reader closed the pipe; nothing went wrong.
-        Err(err) if report::is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) if diagnostics::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             use std::io::Write;
             let message = format!("remodel: error: {err:#}");

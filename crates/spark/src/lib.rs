@@ -17,8 +17,6 @@
 
 mod readme;
 
-pub use readme::shell as shell_word;
-
 use remodel_model::{CqlType, DesignTable, Plan, SourceEdit, SourceSql, UserType};
 use serde::Serialize;
 

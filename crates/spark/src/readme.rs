@@ -1,26 +1,13 @@
 //! The job folder's `README.md`: what the job does and the exact `spark-submit` lines.
 
 use crate::{ExportOptions, JobTable, CONNECTOR, PGJDBC, PYSPARK_VERSION};
+use remodel_model::text::shell_word;
 use remodel_model::Plan;
 use std::fmt::Write;
 
 /// The `--packages` value: the connector and pgjdbc from Maven Central.
 fn packages() -> String {
     format!("{CONNECTOR},{PGJDBC}")
-}
-
-/// A word as a POSIX shell reads it back (single quotes unless plainly safe); the command lines
-/// `remodel` prints quote with it too.
-pub fn shell(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:@=,+".contains(c));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
 }
 
 /// The folder of a file as the command line named it (`.` for none).
@@ -38,8 +25,8 @@ pub(crate) fn render(plan: &Plan, tables: &[JobTable<'_>], opts: &ExportOptions)
     } else {
         opts.job_dir.as_str()
     };
-    let job = |file: &str| shell(&format!("{}/{file}", dir.trim_end_matches('/')));
-    let schema = shell(&format!("{}/schema.cql", parent(&opts.plan_label)));
+    let job = |file: &str| shell_word(&format!("{}/{file}", dir.trim_end_matches('/')));
+    let schema = shell_word(&format!("{}/schema.cql", parent(&opts.plan_label)));
     let keyspace = &plan.design.keyspace.name;
     let source = opts
         .source_url
@@ -115,8 +102,8 @@ pub(crate) fn render(plan: &Plan, tables: &[JobTable<'_>], opts: &ExportOptions)
         packages = packages(),
         log4j = job("log4j2.properties"),
         py = job("backfill.py"),
-        source = shell(source),
-        target = shell(target),
+        source = shell_word(source),
+        target = shell_word(target),
     );
     let _ = writeln!(
         md,
@@ -141,9 +128,9 @@ pub(crate) fn render(plan: &Plan, tables: &[JobTable<'_>], opts: &ExportOptions)
         packages = packages(),
         log4j = job("log4j2.properties"),
         py = job("backfill.py"),
-        source = shell(source),
-        target = shell(target),
-        plan = shell(&opts.plan_label),
+        source = shell_word(source),
+        target = shell_word(target),
+        plan = shell_word(&opts.plan_label),
     );
     let _ = writeln!(
         md,

@@ -831,7 +831,7 @@ fn classify(canonical: &str, original: &str) -> Result<StatementClass, Normalize
     let parsed = parsed.map(|mut stmts| {
         let deep = stmts
             .iter_mut()
-            .map(crate::shallow::make_shallow)
+            .map(crate::long_chains::make_shallow)
             .find_map(Result::err);
         (stmts, deep)
     });

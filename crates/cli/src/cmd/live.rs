@@ -160,7 +160,7 @@ async fn read_async(url: &str, args: &LiveArgs, wanted: Wanted) -> anyhow::Resul
         if wanted.schema {
             // The catalog reads DEFAULT and GENERATED expressions as text; the front end types
             // them as it does a DDL file's.
-            remodel_sql::neutral::schema::fill_schema(&mut schema);
+            remodel_sql::typed_expr::schema::fill_schema(&mut schema);
             out.schema = Some(schema);
         }
     }
@@ -234,5 +234,5 @@ pub fn write_stats(path: &std::path::Path, stats: &Statistics) -> anyhow::Result
     }
     let mut json = serde_json::to_string_pretty(stats).context("serializing the statistics")?;
     json.push('\n');
-    super::plan::write_atomic(path, json.as_bytes())
+    crate::files::write_atomic(path, json.as_bytes())
 }

@@ -1,6 +1,7 @@
 //! `remodel plan`: schema + workload → analyze → design; writes `plan.json` and `schema.cql`.
 
-use crate::report::{count, diagnostics_line, print_diagnostics};
+use crate::diagnostics::{count, diagnostics_line, print_diagnostics};
+use crate::files::{file_name, write_atomic, write_atomic_with};
 use anyhow::{bail, Context};
 use remodel_design::{emit_cql, DesignConfig};
 use remodel_model::{Diagnostic, InputFile, Plan, Replication, Schema, Statistics};
@@ -87,7 +88,7 @@ fn time_zone(flag: Option<&str>, source: Option<&str>, config: &str) -> anyhow::
         (None, Some(z)) => (z, "the source's TimeZone setting"),
         (None, None) => (config, "the configuration's time_zone"),
     };
-    match remodel_sql::neutral::time_zone(name) {
+    match remodel_sql::typed_expr::time_zone(name) {
         Ok(z) => Ok(z.to_string()),
         Err(e) if flag.is_none() && source.is_some() => {
             bail!("{whence}: {e}; give the application's zone with --timezone ZONE")
@@ -111,7 +112,7 @@ fn config_time_zone<'a>(analyze: &'a str, design: &'a str) -> anyhow::Result<&'a
 
 /// A `[design]` zone setting as the tz database spells it, or why it is none.
 fn design_zone(key: &str, name: &str) -> anyhow::Result<String> {
-    match remodel_sql::neutral::time_zone(name) {
+    match remodel_sql::typed_expr::time_zone(name) {
         Ok(z) => Ok(z.to_string()),
         Err(e) => bail!("in the [design] table of --config: {key}: {e}"),
     }
@@ -240,12 +241,6 @@ fn folder_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
         .collect();
     names.sort();
     Ok(names)
-}
-
-fn file_name(p: &Path) -> String {
-    p.file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default()
 }
 
 /// `schema.sql`, or the folder's only `ddl*.sql`.
@@ -446,32 +441,6 @@ fn read_stats(path: &Path, schema: &Schema) -> anyhow::Result<Statistics> {
         );
     }
     Ok(stats)
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same folder and a rename: a full
-/// disk or a crash leaves the old file or none, never half a plan, and a symlink at `path` is
-/// replaced, not followed.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    write_atomic_with(path, |w| w.write_all(bytes))
-}
-
-/// [`write_atomic`] of what `write` writes (a plan streamed, not held as one string).
-fn write_atomic_with(
-    path: &Path,
-    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
-) -> anyhow::Result<()> {
-    let tmp = path.with_file_name(format!(".{}.{}.tmp", file_name(path), std::process::id()));
-    let written = std::fs::File::create(&tmp)
-        .and_then(|f| {
-            let mut w = std::io::BufWriter::new(f);
-            write(&mut w)?;
-            w.flush()
-        })
-        .and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written.with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Refuses an output folder where writing would overwrite one of the inputs.

@@ -3,6 +3,7 @@
 
 use super::{relative_location, statement_kind, Loader, PartitionLink};
 use crate::split::RawStatement;
+use remodel_model::pgtype;
 use remodel_model::{
     count_skip, Column, EnumType, FkOrigin, ForeignKey, Identity, Index, IndexKey, Location,
     PartitionSpec, Sequence, Table, UniqueKey,
@@ -75,12 +76,7 @@ fn type_string(dt: &DataType) -> String {
 
 /// `serial`-family types: the integer type they stand for.
 fn serial_base(sql_type: &str) -> Option<&'static str> {
-    match sql_type {
-        "serial" | "serial4" | "pg_catalog.serial" => Some("integer"),
-        "bigserial" | "serial8" | "pg_catalog.bigserial" => Some("bigint"),
-        "smallserial" | "serial2" | "pg_catalog.smallserial" => Some("smallint"),
-        _ => None,
-    }
+    pgtype::serial_width(sql_type).map(pgtype::integer_type)
 }
 
 /// The column named by an index or key part, if it is a plain column.
@@ -793,7 +789,7 @@ impl Loader {
         self.fold_partitions();
         self.resolve_foreign_keys();
         // A default or generated expression that cannot be stated keeps its text only.
-        let _untyped = crate::neutral::schema::fill_schema(&mut self.schema);
+        let _untyped = crate::typed_expr::schema::fill_schema(&mut self.schema);
         super::DdlLoad {
             schema: self.schema,
             diagnostics: self.diagnostics,
