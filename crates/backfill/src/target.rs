@@ -2,9 +2,10 @@
 //! the partition key, the clustering key and the source row's key, its `source_sql` and the CQL it
 //! is written and read back with. Built from `plan.json` alone.
 
-use crate::cqltype::{CqlType, TypeParser};
+use crate::resolved_type::{ResolvedType, TypeParser};
 use crate::Error;
 use remodel_model::ident::quote;
+use remodel_model::text::fnv1a64;
 use remodel_model::{Bucket, DesignTable, KeyColumn, Plan, SourceEdit, SourceSql};
 
 /// The driving table of a target table's source query, when its rows can be read in ranges.
@@ -23,7 +24,7 @@ pub struct TargetColumn {
     /// Name (as the server stores it).
     pub name: String,
     /// Its CQL type.
-    pub cql: CqlType,
+    pub cql: ResolvedType,
     /// The type as `plan.json` writes it.
     pub cql_text: String,
     /// For a bucket key column: the source column it is computed from and the bucket width
@@ -358,18 +359,8 @@ impl TargetTable {
             text.push(' ');
             text.push_str(&c.cql_text);
         }
-        format!("{:016x}", fnv1a(text.as_bytes()))
+        format!("{:016x}", fnv1a64(text.as_bytes()))
     }
-}
-
-/// FNV-1a, 64 bits: stable across builds and platforms (unlike `DefaultHasher`).
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= *b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
 }
 
 /// The target columns holding the driving table's primary key, when all of them are there.

@@ -21,6 +21,7 @@
 use crate::clock::{CURRENT_DATE_SQL, NOW_SQL};
 use crate::Error;
 use remodel_model::ident::{literal, quote};
+use remodel_model::pgtype;
 use remodel_model::{Column, FkOrigin, Schema, Table};
 use std::collections::{BTreeMap, BTreeSet};
 use tokio_postgres::Client;
@@ -36,11 +37,15 @@ pub struct Loaded {
 
 /// A declared type as a cast and a column definition can name it (`serial` → `int4`).
 fn storage_type(c: &Column) -> String {
-    match c.sql_type.as_str() {
-        "serial" | "serial4" => "int4".into(),
-        "bigserial" | "serial8" => "int8".into(),
-        "smallserial" | "serial2" => "int2".into(),
-        t => t.to_string(),
+    pg_storage_type(&c.sql_type)
+}
+
+/// `declared` as a cast and a column definition can name it: a `serial` type as the integer it
+/// stands for, by Postgres' internal name (`int4`); any other type as declared.
+pub(crate) fn pg_storage_type(declared: &str) -> String {
+    match pgtype::serial_width(declared) {
+        Some(width) => format!("int{width}"),
+        None => declared.to_string(),
     }
 }
 
@@ -612,7 +617,7 @@ fn value_expr(c: &Column, key: bool, salt: u64, card: u64, types: &Types) -> Str
         format!("({h} % 100)")
     };
     match base.as_str() {
-        "smallint" | "int2" | "integer" | "int" | "int4" | "bigint" | "int8" => int_pick,
+        b if pgtype::integer_width(b).is_some() => int_pick,
         "numeric" | "decimal" => {
             let p: u32 = args.first().copied().unwrap_or(10);
             let s: u32 = args.get(1).copied().unwrap_or(2);

@@ -7,7 +7,7 @@
 //! acknowledged or `retry_for` has passed.
 
 use crate::derive::{self, Feed, Source};
-use crate::run::Progress;
+use crate::progress::Progress;
 use crate::Error;
 use futures_util::StreamExt;
 use remodel_backfill::adaptive::Limiter;

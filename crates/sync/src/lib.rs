@@ -25,9 +25,11 @@ pub mod apply;
 pub mod checks;
 pub mod derive;
 mod error;
+pub mod progress;
 pub mod receive;
 pub mod run;
 pub mod state;
 
 pub use error::Error;
-pub use run::{finish, sync, Progress, Status, StopAt, SyncOptions, Synced};
+pub use progress::{Progress, Status};
+pub use run::{finish, sync, StopAt, SyncOptions, Synced};
