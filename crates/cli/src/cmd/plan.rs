@@ -465,8 +465,82 @@ fn check_outputs(inputs: &Inputs, outputs: &[&Path]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs `remodel plan`.
+/// Runs `remodel plan`: reads the inputs (files, or a live source), analyzes and designs, writes
+/// `plan.json`, `schema.cql` and the report, and says what it did.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(done) = schema_flags(&args)? {
+        return Ok(done);
+    }
+    let mut inputs = resolve(&args)?;
+    let replication = replication(&args.replication)?;
+    let live = read_live(&args, &mut inputs)?;
+    let ddl = load_schema(&args, &inputs, live.as_ref())?;
+    let (wl, scoped) = load_workload(&args, &inputs, live.as_ref(), &ddl.schema)?;
+    let stats = load_stats(&args, &inputs, live.as_ref(), &ddl.schema)?;
+
+    // The analysis owns the workload from here; the statement list is not needed.
+    let remodel_sql::workload::WorkloadLoad {
+        workload,
+        diagnostics: workload_diagnostics,
+        statements,
+    } = wl;
+    drop(statements);
+    let mut analyze_config = args.thresholds.analyze_config()?;
+    let mut config = design_config(&args, inputs.keyspace.clone(), replication)?;
+    // One session zone for the analyzer's expressions, the designer's buckets and the
+    // validator (the designer records it as `plan.semantics.time_zone`).
+    let analyze_zone = time_zone(None, None, &analyze_config.time_zone)?;
+    let zone = time_zone(
+        args.timezone.as_deref(),
+        live.as_ref().map(|l| l.time_zone.as_str()),
+        config_time_zone(&analyze_zone, &config.time_zone)?,
+    )?;
+    analyze_config.time_zone.clone_from(&zone);
+    config.time_zone = zone;
+    let analysis = remodel_analyze::analyze_owned(&ddl.schema, workload, &analyze_config);
+    let (mut plan, design_diagnostics) = remodel_design::plan(analysis, stats.as_ref(), &config);
+    plan.inputs = input_files(&inputs)?;
+    if let Some(l) = &live {
+        plan.inputs.insert(0, live_input(l, &inputs));
+    }
+    let (plan_path, cql_path) = write_plan(&inputs, &plan)?;
+
+    let mut diagnostics = live
+        .as_ref()
+        .map(|l| l.diagnostics.clone())
+        .unwrap_or_default();
+    diagnostics.extend(ddl.diagnostics);
+    diagnostics.extend(workload_diagnostics);
+    diagnostics.extend(design_diagnostics);
+    print_diagnostics(&diagnostics, args.verbose);
+    let mut out = std::io::stdout().lock();
+    if let Some(l) = &live {
+        print_live(&mut out, l, &scoped, args.stats_out.as_deref())?;
+    }
+    print_summary(&mut out, &plan, &diagnostics, args.verbose)?;
+    writeln!(
+        out,
+        "wrote {} and {}",
+        plan_path.display(),
+        cql_path.display()
+    )?;
+    if !args.no_report {
+        // Written for a failing plan too: the report is where a reviewer reads why it fails.
+        let dir = inputs.out.join("report");
+        super::report::write(&plan, &plan_path, &cql_path, None, None, &dir)?;
+        writeln!(
+            out,
+            "wrote the report source to {} (build it: mdbook build {0})",
+            dir.display()
+        )?;
+    }
+    out.flush()?;
+    Ok(exit_code(&plan))
+}
+
+/// `--schema-out FILE` (written first) and `--check FILE`: the exit code when either is the
+/// whole command, `None` when a plan is to be made too.
+fn schema_flags(args: &Args) -> anyhow::Result<Option<ExitCode>> {
     if let Some(path) = &args.schema_out {
         super::check::write_schema(path)?;
         let _ = writeln!(
@@ -476,38 +550,41 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     if let Some(file) = &args.check {
-        return super::check::run(file);
+        return super::check::run(file).map(Some);
     }
-    if args.schema_out.is_some()
+    let only_schema = args.schema_out.is_some()
         && args.dir.is_none()
         && args.schema.is_empty()
-        && args.live.source.is_none()
-    {
-        return Ok(ExitCode::SUCCESS);
+        && args.live.source.is_none();
+    Ok(only_schema.then_some(ExitCode::SUCCESS))
+}
+
+/// With `--source URL`: what the live source gives that no file does (and the keyspace named
+/// after its database when nothing else names it).
+fn read_live(args: &Args, inputs: &mut Inputs) -> anyhow::Result<Option<super::live::LiveRead>> {
+    let Some(url) = &args.live.source else {
+        return Ok(None);
+    };
+    let wanted = super::live::Wanted {
+        schema: inputs.schema.is_empty(),
+        workload: inputs.queries.is_empty(),
+        stats: inputs.stats.is_none(),
+    };
+    let read = super::live::read(url, &args.live, wanted)?;
+    if args.keyspace.is_none() && args.dir.is_none() {
+        inputs.keyspace =
+            keyspace(None, Some(Path::new(&read.database))).unwrap_or_else(|_| "remodel".into());
     }
-    let mut inputs = resolve(&args)?;
-    let replication = replication(&args.replication)?;
-    let live = match &args.live.source {
-        Some(url) => {
-            let wanted = super::live::Wanted {
-                schema: inputs.schema.is_empty(),
-                workload: inputs.queries.is_empty(),
-                stats: inputs.stats.is_none(),
-            };
-            let read = super::live::read(url, &args.live, wanted)?;
-            if args.keyspace.is_none() && args.dir.is_none() {
-                inputs.keyspace = keyspace(None, Some(Path::new(&read.database)))
-                    .unwrap_or_else(|_| "remodel".into());
-            }
-            Some(read)
-        }
-        None => None,
-    };
-    let (live_schema, live_workload, live_stats) = match &live {
-        Some(l) => (l.schema.clone(), l.workload.clone(), l.stats.clone()),
-        None => (None, None, None),
-    };
-    let ddl = match live_schema {
+    Ok(Some(read))
+}
+
+/// The schema, from the live source or the files; an error when it has no table.
+fn load_schema(
+    args: &Args,
+    inputs: &Inputs,
+    live: Option<&super::live::LiveRead>,
+) -> anyhow::Result<remodel_sql::ddl::DdlLoad> {
+    let ddl = match live.and_then(|l| l.schema.clone()) {
         Some(schema) => remodel_sql::ddl::DdlLoad {
             schema,
             ..Default::default()
@@ -515,10 +592,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => remodel_sql::ddl::load_files(&inputs.schema).context("reading the schema")?,
     };
     if ddl.schema.tables.is_empty() && live.is_some() && inputs.schema.is_empty() {
-        let l = live
-            .as_ref()
-            .map(|l| (l.display.as_str(), l.schemas.join(", ")));
-        let (url, schemas) = l.unwrap_or_default();
+        let (url, schemas) = live
+            .map(|l| (l.display.as_str(), l.schemas.join(", ")))
+            .unwrap_or_default();
         bail!("no table in schema {schemas} of {url} (give --schemas NAME,…)");
     }
     if ddl.schema.tables.is_empty() {
@@ -530,12 +606,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             super::schema::no_table_detail(&ddl)
         );
     }
+    Ok(ddl)
+}
+
+/// The workload, from pg_stat_statements (kept to the tables of `schema`, with the line that
+/// says so) or the files; an error when it has no statement to design for.
+fn load_workload(
+    args: &Args,
+    inputs: &Inputs,
+    live: Option<&super::live::LiveRead>,
+    schema: &Schema,
+) -> anyhow::Result<(remodel_sql::workload::WorkloadLoad, Option<String>)> {
     let mut scoped = None;
-    let wl = match live_workload {
+    let wl = match live.and_then(|l| l.workload.clone()) {
         Some(mut wl) => {
-            let schemas = live.as_ref().map(|l| l.schemas.as_slice()).unwrap_or(&[]);
+            let schemas = live.map(|l| l.schemas.as_slice()).unwrap_or(&[]);
             let read = wl.workload.patterns.len();
-            scoped = super::live::scope_workload(&mut wl, &ddl.schema, schemas);
+            scoped = super::live::scope_workload(&mut wl, schema, schemas);
             if read > 0 && wl.workload.patterns.is_empty() {
                 bail!(
                     "none of the {read} SELECT/INSERT/UPDATE/DELETE statements in pg_stat_statements names a table of schema {} (give --queries FILE, or --schemas NAME,… where the application's tables are)",
@@ -566,9 +653,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             super::workload::skipped_detail(&wl.workload)
         );
     }
+    Ok((wl, scoped))
+}
+
+/// The statistics, from `--stats FILE` or the live source, written to `--stats-out FILE`.
+fn load_stats(
+    args: &Args,
+    inputs: &Inputs,
+    live: Option<&super::live::LiveRead>,
+    schema: &Schema,
+) -> anyhow::Result<Option<Statistics>> {
     let stats = match &inputs.stats {
-        Some(p) => Some(read_stats(p, &ddl.schema)?),
-        None => live_stats,
+        Some(p) => Some(read_stats(p, schema)?),
+        None => live.and_then(|l| l.stats.clone()),
     };
     if let Some(path) = &args.stats_out {
         let Some(stats) = &stats else {
@@ -579,110 +676,74 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         };
         super::live::write_stats(path, stats)?;
     }
+    Ok(stats)
+}
 
-    // The analysis owns the workload from here; the statement list is not needed.
-    let remodel_sql::workload::WorkloadLoad {
-        workload,
-        diagnostics: workload_diagnostics,
-        statements,
-    } = wl;
-    drop(statements);
-    let mut analyze_config = args.thresholds.analyze_config()?;
-    let mut config = design_config(&args, inputs.keyspace.clone(), replication)?;
-    // One session zone for the analyzer's expressions, the designer's buckets and the
-    // validator (the designer records it as `plan.semantics.time_zone`).
-    let analyze_zone = time_zone(None, None, &analyze_config.time_zone)?;
-    let zone = time_zone(
-        args.timezone.as_deref(),
-        live.as_ref().map(|l| l.time_zone.as_str()),
-        config_time_zone(&analyze_zone, &config.time_zone)?,
-    )?;
-    analyze_config.time_zone.clone_from(&zone);
-    config.time_zone = zone;
-    let analysis = remodel_analyze::analyze_owned(&ddl.schema, workload, &analyze_config);
-    let (mut plan, design_diagnostics) = remodel_design::plan(analysis, stats.as_ref(), &config);
-    plan.inputs = input_files(&inputs)?;
-    if let Some(l) = &live {
-        let parts: Vec<&str> = [
-            (inputs.schema.is_empty(), "catalog"),
-            (inputs.queries.is_empty(), "pg_stat_statements"),
-            (inputs.stats.is_none(), "pg_stats"),
-        ]
-        .into_iter()
-        .filter_map(|(read, what)| read.then_some(what))
-        .collect();
-        plan.inputs.insert(
-            0,
-            InputFile {
-                path: l.display.clone(),
-                role: format!(
-                    "source ({}; schemas {})",
-                    parts.join(", "),
-                    l.schemas.join(", ")
-                ),
-                bytes: 0,
-            },
-        );
+/// The live source as the first of the plan's inputs: what was read from it.
+fn live_input(l: &super::live::LiveRead, inputs: &Inputs) -> InputFile {
+    let parts: Vec<&str> = [
+        (inputs.schema.is_empty(), "catalog"),
+        (inputs.queries.is_empty(), "pg_stat_statements"),
+        (inputs.stats.is_none(), "pg_stats"),
+    ]
+    .into_iter()
+    .filter_map(|(read, what)| read.then_some(what))
+    .collect();
+    InputFile {
+        path: l.display.clone(),
+        role: format!(
+            "source ({}; schemas {})",
+            parts.join(", "),
+            l.schemas.join(", ")
+        ),
+        bytes: 0,
     }
+}
 
+/// Writes `plan.json` and `schema.cql` into the output folder (never over an input).
+fn write_plan(inputs: &Inputs, plan: &Plan) -> anyhow::Result<(PathBuf, PathBuf)> {
     std::fs::create_dir_all(&inputs.out)
         .with_context(|| format!("cannot create {}", inputs.out.display()))?;
     let plan_path = inputs.out.join("plan.json");
     let cql_path = inputs.out.join("schema.cql");
-    check_outputs(&inputs, &[&plan_path, &cql_path])?;
+    check_outputs(inputs, &[&plan_path, &cql_path])?;
     write_atomic_with(&plan_path, |w| {
-        serde_json::to_writer_pretty(&mut *w, &plan)?;
+        serde_json::to_writer_pretty(&mut *w, plan)?;
         w.write_all(b"\n")
     })?;
     write_atomic(&cql_path, emit_cql(&plan.design).as_bytes())?;
+    Ok((plan_path, cql_path))
+}
 
-    let mut diagnostics = live
-        .as_ref()
-        .map(|l| l.diagnostics.clone())
-        .unwrap_or_default();
-    diagnostics.extend(ddl.diagnostics);
-    diagnostics.extend(workload_diagnostics);
-    diagnostics.extend(design_diagnostics);
-    print_diagnostics(&diagnostics, args.verbose);
-    let mut out = std::io::stdout().lock();
-    if let Some(l) = &live {
-        writeln!(out, "read {} (schema {}):", l.display, l.schemas.join(", "))?;
-        for t in l.timings.iter().chain(&scoped) {
-            writeln!(out, "  {t}")?;
-        }
-        if let Some(p) = &args.stats_out {
-            writeln!(out, "  wrote the statistics to {}", p.display())?;
-        }
-        writeln!(out)?;
+/// What was read from the live source, and how long each read took.
+fn print_live(
+    out: &mut impl Write,
+    l: &super::live::LiveRead,
+    scoped: &Option<String>,
+    stats_out: Option<&Path>,
+) -> std::io::Result<()> {
+    writeln!(out, "read {} (schema {}):", l.display, l.schemas.join(", "))?;
+    for t in l.timings.iter().chain(scoped) {
+        writeln!(out, "  {t}")?;
     }
-    print_summary(&mut out, &plan, &diagnostics, args.verbose)?;
-    writeln!(
-        out,
-        "wrote {} and {}",
-        plan_path.display(),
-        cql_path.display()
-    )?;
-    if !args.no_report {
-        // Written for a failing plan too: the report is where a reviewer reads why it fails.
-        let dir = inputs.out.join("report");
-        super::report::write(&plan, &plan_path, &cql_path, None, None, &dir)?;
-        writeln!(
-            out,
-            "wrote the report source to {} (build it: mdbook build {0})",
-            dir.display()
-        )?;
+    if let Some(p) = stats_out {
+        writeln!(out, "  wrote the statistics to {}", p.display())?;
     }
-    out.flush()?;
-    if !plan.design.violations.is_empty() {
-        let n = plan.design.violations.len();
-        let _ = writeln!(
-            std::io::stderr(),
-            "remodel plan: the plan fails {} (listed above as `plan check` errors): it is written for review, but it would lose or corrupt data, and `remodel backfill` refuses it",
-            count(n as u64, "check", None)
-        );
-        return Ok(ExitCode::from(crate::EXIT_PLAN_FAILS_CHECKS));
+    writeln!(out)
+}
+
+/// Success, or (said on stderr) the exit code of a plan that fails its checks.
+fn exit_code(plan: &Plan) -> ExitCode {
+    if plan.design.violations.is_empty() {
+        return ExitCode::SUCCESS;
     }
-    Ok(ExitCode::SUCCESS)
+    let n = plan.design.violations.len();
+    let _ = writeln!(
+        std::io::stderr(),
+        "remodel plan: the plan fails {} (listed above as `plan check` errors): it is written for review, but it would lose or corrupt data, and `remodel backfill` refuses it",
+        count(n as u64, "check", None)
+    );
+    ExitCode::from(crate::EXIT_PLAN_FAILS_CHECKS)
 }
 
 /// The files read, with their sizes, for the report's overview.
