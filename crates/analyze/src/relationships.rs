@@ -560,6 +560,76 @@ fn read_alone_by_parent_key(s: &Sides<'_>, fk: &ForeignKey) -> Option<String> {
     ))
 }
 
+/// True when read `p` enters an M-N relationship by `side`: it binds `side`'s primary key, or
+/// the junction `j`'s columns of `fk` (the foreign key to `side`).
+fn enters_by(
+    tables: &TableIndex<'_>,
+    j: &Table,
+    p: &AccessPattern,
+    side: &str,
+    fk: &ForeignKey,
+) -> bool {
+    let eq = &p.analysis.equality;
+    let binds = |table: &str, cols: &[String]| {
+        !cols.is_empty()
+            && cols.iter().all(|c| {
+                eq.iter()
+                    .any(|e| e.column.table == table && e.column.column == *c)
+            })
+    };
+    binds(&j.key(), &fk.columns)
+        || tables
+            .table(side)
+            .is_some_and(|t| binds(&t.key(), &t.primary_key))
+}
+
+/// The reads that go from one `from` row (entering by its key, `from.1` being the junction's
+/// foreign key to it) through the junction `j` to its `to` rows, and their weighted share of
+/// the reads entering by `from`.
+fn direction<'a>(
+    tables: &TableIndex<'_>,
+    reads: &[&'a AccessPattern],
+    j: &Table,
+    from: (&str, &ForeignKey),
+    to: &str,
+) -> (Vec<&'a AccessPattern>, f64) {
+    let about: Vec<&AccessPattern> = reads
+        .iter()
+        .copied()
+        .filter(|p| enters_by(tables, j, p, from.0, from.1))
+        .collect();
+    let through: Vec<&AccessPattern> = about
+        .iter()
+        .copied()
+        .filter(|p| {
+            let t = &p.analysis.tables;
+            t.contains(&j.key()) && t.iter().any(|x| x == to)
+        })
+        .collect();
+    let share = share(&through, &about);
+    (through, share)
+}
+
+/// One direction of an M-N relationship as the rationale says it.
+fn describe_direction(
+    via: &str,
+    from: &str,
+    to: &str,
+    ps: &[&AccessPattern],
+    share: f64,
+) -> String {
+    if ps.is_empty() {
+        format!("no read goes from one {from} row to its {to} rows")
+    } else {
+        format!(
+            "{} read the {to} rows of one {from} row through {via} ({} calls, {} of the reads by {from} key)",
+            ids(ps).join(", "),
+            thousands(weight(ps)),
+            pct(share)
+        )
+    }
+}
+
 fn many_to_many(
     tables: &TableIndex<'_>,
     reads: &[&AccessPattern],
@@ -582,44 +652,8 @@ fn many_to_many(
             .map(|t| t.columns.len().saturating_sub(t.primary_key.len()))
             .unwrap_or(0)
     };
-    // A read "enters by A" when it binds A's key: A's primary key, or the junction's A columns.
-    let enters_by = |p: &AccessPattern, side: &str, fk: &ForeignKey| {
-        let eq = &p.analysis.equality;
-        let binds = |table: &str, cols: &[String]| {
-            !cols.is_empty()
-                && cols.iter().all(|c| {
-                    eq.iter()
-                        .any(|e| e.column.table == table && e.column.column == *c)
-                })
-        };
-        binds(&j.key(), &fk.columns)
-            || tables
-                .table(side)
-                .is_some_and(|t| binds(&t.key(), &t.primary_key))
-    };
-    let direction = |from: &str, ffk: &ForeignKey, to: &str| {
-        let about: Vec<&AccessPattern> = reads
-            .iter()
-            .copied()
-            .filter(|p| enters_by(p, from, ffk))
-            .collect();
-        let through: Vec<&AccessPattern> = about
-            .iter()
-            .copied()
-            .filter(|p| {
-                let t = &p.analysis.tables;
-                t.contains(&j.key()) && t.iter().any(|x| x == to)
-            })
-            .collect();
-        let share = if about.is_empty() {
-            0.0
-        } else {
-            weight(&through) as f64 / weight(&about) as f64
-        };
-        (through, share)
-    };
-    let (ab, ab_share) = direction(&a, fa, &b);
-    let (ba, ba_share) = direction(&b, fb, &a);
+    let (ab, ab_share) = direction(tables, reads, j, (&a, fa), &b);
+    let (ba, ba_share) = direction(tables, reads, j, (&b, fb), &a);
     let (a_bound, b_bound) = (
         boundedness(workload, j, &a, fa, false, config),
         boundedness(workload, j, &b, fb, false, config),
@@ -644,17 +678,7 @@ fn many_to_many(
         ..Default::default()
     };
     let describe = |from: &str, to: &str, ps: &[&AccessPattern], share: f64| {
-        if ps.is_empty() {
-            format!("no read goes from one {from} row to its {to} rows")
-        } else {
-            format!(
-                "{} read the {to} rows of one {from} row through {} ({} calls, {} of the reads by {from} key)",
-                ids(ps).join(", "),
-                j.key(),
-                thousands(weight(ps)),
-                pct(share)
-            )
-        }
+        describe_direction(&j.key(), from, to, ps, share)
     };
     let decision =
         if embeddable(ab_share, attrs(&b), &a_bound) || embeddable(ba_share, attrs(&a), &b_bound) {
