@@ -610,7 +610,6 @@ fn value_expr(c: &Column, key: bool, salt: u64, card: u64, types: &Types) -> Str
             _ => plain,
         }
     };
-    let hours = format!("(date_trunc('day', {NOW_SQL} AT TIME ZONE 'UTC'))");
     let int_pick = if key {
         "g.i".to_string()
     } else {
@@ -618,20 +617,7 @@ fn value_expr(c: &Column, key: bool, salt: u64, card: u64, types: &Types) -> Str
     };
     match base.as_str() {
         b if pgtype::integer_width(b).is_some() => int_pick,
-        "numeric" | "decimal" => {
-            let p: u32 = args.first().copied().unwrap_or(10);
-            let s: u32 = args.get(1).copied().unwrap_or(2);
-            let digits = p.saturating_sub(s).min(6);
-            if key {
-                format!("g.i::{ty}")
-            } else {
-                let m = 10u64.pow((digits + s).min(9));
-                format!(
-                    "round(({h} % {m})::numeric / {}, {s})::{ty}",
-                    10u64.pow(s.min(9))
-                )
-            }
-        }
+        "numeric" | "decimal" => numeric_value(&args, key, &h, &ty),
         "real" | "float4" | "float" | "float8" | "double precision" => {
             format!("(({h} % 10000) / 100.0)::{ty}")
         }
@@ -649,30 +635,11 @@ fn value_expr(c: &Column, key: bool, salt: u64, card: u64, types: &Types) -> Str
         }
         "char" | "character" | "bpchar" => text(Some(args.first().copied().unwrap_or(1) as u64)),
         "boolean" | "bool" => format!("({h} % 2 = 0)"),
-        "date" => {
-            let days = if key {
-                "g.i".to_string()
-            } else {
-                format!("({h} % 120 - 60)")
-            };
-            format!("({CURRENT_DATE_SQL} + {days}::int)")
-        }
-        "timestamp" | "timestamp without time zone" => {
-            let step = if key {
-                "g.i".to_string()
-            } else {
-                format!("({h} % 2880 - 1440)")
-            };
-            format!("({hours} + {step} * interval '1 hour')")
-        }
-        "timestamptz" | "timestamp with time zone" => {
-            let step = if key {
-                "g.i".to_string()
-            } else {
-                format!("({h} % 2880 - 1440)")
-            };
-            format!("(date_trunc('day', {NOW_SQL}) + {step} * interval '1 hour')")
-        }
+        "date"
+        | "timestamp"
+        | "timestamp without time zone"
+        | "timestamptz"
+        | "timestamp with time zone" => calendar_value(&base, key, &h),
         "time" | "time without time zone" => {
             format!("(time '00:00' + ({h} % 86400) * interval '1 second')")
         }
@@ -692,6 +659,46 @@ fn value_expr(c: &Column, key: bool, salt: u64, card: u64, types: &Types) -> Str
         "ltree" => format!("('n.' || {pick})::{ty}"),
         // Another type (a domain over text, say): a text its input reads.
         _ => format!("(({})::text)::{ty}", text(args.first().map(|n| *n as u64))),
+    }
+}
+
+/// A `numeric(p, s)` value (`g.i` for a key): at most six integer digits, `s` decimals.
+fn numeric_value(args: &[u32], key: bool, h: &str, ty: &str) -> String {
+    let p: u32 = args.first().copied().unwrap_or(10);
+    let s: u32 = args.get(1).copied().unwrap_or(2);
+    let digits = p.saturating_sub(s).min(6);
+    if key {
+        format!("g.i::{ty}")
+    } else {
+        let m = 10u64.pow((digits + s).min(9));
+        format!(
+            "round(({h} % {m})::numeric / {}, {s})::{ty}",
+            10u64.pow(s.min(9))
+        )
+    }
+}
+
+/// A `date`, `timestamp` or `timestamptz` value around the run's clock (a step per row for a
+/// key: days for a date, hours for a timestamp).
+fn calendar_value(base: &str, key: bool, h: &str) -> String {
+    if base == "date" {
+        let days = if key {
+            "g.i".to_string()
+        } else {
+            format!("({h} % 120 - 60)")
+        };
+        return format!("({CURRENT_DATE_SQL} + {days}::int)");
+    }
+    let step = if key {
+        "g.i".to_string()
+    } else {
+        format!("({h} % 2880 - 1440)")
+    };
+    if matches!(base, "timestamp" | "timestamp without time zone") {
+        let hours = format!("(date_trunc('day', {NOW_SQL} AT TIME ZONE 'UTC'))");
+        format!("({hours} + {step} * interval '1 hour')")
+    } else {
+        format!("(date_trunc('day', {NOW_SQL}) + {step} * interval '1 hour')")
     }
 }
 

@@ -23,7 +23,7 @@ use remodel_backfill::convert::canonical_cast;
 use remodel_backfill::resolved_type::{Native, ResolvedType};
 use remodel_model::{
     BindValue, ColumnRef, ConflictAction, Expr, Function, Guard, Literal, NewValue,
-    ReadBeforeWrite, RowRef, ScalarType, StatementKind, Upsert, WritePath, WriteTarget,
+    ReadBeforeWrite, RowRef, ScalarType, StatementKind, Upsert, WriteInfo, WritePath, WriteTarget,
 };
 use scylla::statement::batch::{Batch, BatchType};
 use scylla::value::CqlValue;
@@ -85,6 +85,54 @@ struct Ctx<'x> {
     /// For an INSERT into a table without a key: the new row's id (a timeuuid, made once per
     /// call, as the plan's `row_id.inserted` says).
     row_id: uuid::Uuid,
+}
+
+impl<'x> Ctx<'x> {
+    /// The context of write path `w` of pattern `p` with the sample's `params`, before any read:
+    /// what the statement binds and sets, the values Postgres gave an INSERT, its clock.
+    fn of(
+        p: &'x Prepared<'_>,
+        w: &'x WritePath,
+        params: &'x Params,
+        pg: &PgWrite,
+        info: &'x WriteInfo,
+    ) -> Ctx<'x> {
+        Ctx {
+            kind: p.pattern.kind,
+            table: &info.table,
+            params,
+            aliases: &p.forms.aliases,
+            key_eq: p
+                .pattern
+                .analysis
+                .equality
+                .iter()
+                .filter(|e| e.column.table == info.table && e.op == remodel_model::EqualityOp::Eq)
+                .filter_map(|e| Some((e.column.column.clone(), clocked(e.value.as_deref()?))))
+                .collect(),
+            set: info
+                .values
+                .iter()
+                .map(|v| (v.column.clone(), (clocked(&v.sql), v.reads_current)))
+                .collect(),
+            reads: Vec::new(),
+            generated: match p.pattern.kind {
+                StatementKind::Insert => pg.rows.first().cloned().unwrap_or_default(),
+                _ => HashMap::new(),
+            },
+            values: w
+                .values
+                .iter()
+                .filter(|v| v.column.table == info.table)
+                .map(|v| (v.column.column.clone(), v))
+                .collect(),
+            upsert: w.upsert.as_ref(),
+            existing: None,
+            steps: HashMap::new(),
+            now: pg.now.clone().map(|value| Literal::Timestamptz { value }),
+            row_id: values::timeuuid(),
+        }
+    }
 }
 
 /// Which row a column of the written table stands for when an expression is evaluated.
@@ -197,41 +245,7 @@ impl Replayer<'_> {
         let info = p.pattern.analysis.write.as_ref().ok_or_else(|| {
             Error::Plan(format!("{}: the pattern has no write analysis", w.pattern))
         })?;
-        let mut ctx = Ctx {
-            kind: p.pattern.kind,
-            table: &info.table,
-            params,
-            aliases: &p.forms.aliases,
-            key_eq: p
-                .pattern
-                .analysis
-                .equality
-                .iter()
-                .filter(|e| e.column.table == info.table && e.op == remodel_model::EqualityOp::Eq)
-                .filter_map(|e| Some((e.column.column.clone(), clocked(e.value.as_deref()?))))
-                .collect(),
-            set: info
-                .values
-                .iter()
-                .map(|v| (v.column.clone(), (clocked(&v.sql), v.reads_current)))
-                .collect(),
-            reads: Vec::new(),
-            generated: match p.pattern.kind {
-                StatementKind::Insert => pg.rows.first().cloned().unwrap_or_default(),
-                _ => HashMap::new(),
-            },
-            values: w
-                .values
-                .iter()
-                .filter(|v| v.column.table == info.table)
-                .map(|v| (v.column.column.clone(), v))
-                .collect(),
-            upsert: w.upsert.as_ref(),
-            existing: None,
-            steps: HashMap::new(),
-            now: pg.now.clone().map(|value| Literal::Timestamptz { value }),
-            row_id: values::timeuuid(),
-        };
+        let mut ctx = Ctx::of(p, w, params, pg, info);
         let mut out = CqlWrite::default();
         for (i, r) in w.read_before_write.iter().enumerate() {
             let stmt = self.statement_at(&r.cql, w.consistency.as_ref()).await?;
