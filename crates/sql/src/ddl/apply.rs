@@ -459,6 +459,49 @@ impl Loader {
         }
     }
 
+    /// `ALTER COLUMN name …` on the detached `table`: defaults, NOT NULL, the type, identity;
+    /// other forms are counted as skipped.
+    fn alter_column(
+        &mut self,
+        loc: &Location,
+        table: &mut Table,
+        name: &str,
+        op: AlterColumnOperation,
+    ) {
+        match table.columns.iter_mut().find(|c| c.name == name) {
+            None => self.warn(
+                loc.clone(),
+                format!(
+                    "ALTER COLUMN on unknown column `{name}` of `{}`; ignored",
+                    table.qualified_name()
+                ),
+            ),
+            Some(col) => match op {
+                AlterColumnOperation::SetDefault { value } => col.default = Some(value.to_string()),
+                AlterColumnOperation::DropDefault => col.default = None,
+                AlterColumnOperation::SetNotNull => col.nullable = false,
+                AlterColumnOperation::DropNotNull => col.nullable = true,
+                AlterColumnOperation::SetDataType { data_type, .. } => {
+                    col.sql_type = type_string(&data_type)
+                }
+                AlterColumnOperation::AddGenerated { generated_as, .. } => {
+                    col.identity = Some(match generated_as {
+                        Some(GeneratedAs::ByDefault) => Identity::ByDefault,
+                        _ => Identity::Always,
+                    });
+                    col.nullable = false;
+                }
+                other => {
+                    let kind = format!(
+                        "ALTER TABLE ALTER COLUMN {}",
+                        op_name(&format!("{other:?}"))
+                    );
+                    count_skip(&mut self.schema.skipped, &kind, Some(loc.clone()));
+                }
+            },
+        }
+    }
+
     fn alter_table_op(
         &mut self,
         file: &str,
@@ -478,41 +521,7 @@ impl Loader {
                 self.add_column(file, st, loc, &mut table, &column_def)
             }
             AlterTableOperation::AlterColumn { column_name, op } => {
-                let name = fold(&column_name);
-                match table.columns.iter_mut().find(|c| c.name == name) {
-                    None => self.warn(
-                        loc.clone(),
-                        format!(
-                            "ALTER COLUMN on unknown column `{name}` of `{}`; ignored",
-                            table.qualified_name()
-                        ),
-                    ),
-                    Some(col) => match op {
-                        AlterColumnOperation::SetDefault { value } => {
-                            col.default = Some(value.to_string())
-                        }
-                        AlterColumnOperation::DropDefault => col.default = None,
-                        AlterColumnOperation::SetNotNull => col.nullable = false,
-                        AlterColumnOperation::DropNotNull => col.nullable = true,
-                        AlterColumnOperation::SetDataType { data_type, .. } => {
-                            col.sql_type = type_string(&data_type)
-                        }
-                        AlterColumnOperation::AddGenerated { generated_as, .. } => {
-                            col.identity = Some(match generated_as {
-                                Some(GeneratedAs::ByDefault) => Identity::ByDefault,
-                                _ => Identity::Always,
-                            });
-                            col.nullable = false;
-                        }
-                        other => {
-                            let kind = format!(
-                                "ALTER TABLE ALTER COLUMN {}",
-                                op_name(&format!("{other:?}"))
-                            );
-                            count_skip(&mut self.schema.skipped, &kind, Some(loc.clone()));
-                        }
-                    },
-                }
+                self.alter_column(loc, &mut table, &fold(&column_name), op)
             }
             AlterTableOperation::DropColumn {
                 column_names,
