@@ -3,6 +3,9 @@
 //! Architecture invariant: only this crate knows about terminals, files given on the command line
 //! and exit codes; every other crate returns values and diagnostics.
 
+// Functions stay short enough to read as one pass (ARCHITECTURE.md; `cargo clippy` in CI).
+#![warn(clippy::too_many_lines)]
+
 mod cmd;
 pub mod diagnostics;
 mod files;

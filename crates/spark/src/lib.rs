@@ -15,6 +15,9 @@
 //! handed in as [`TableRead`] values by the caller, which takes them from `remodel-backfill`, so
 //! both engines read a plan alike.
 
+// Functions stay short enough to read as one pass (ARCHITECTURE.md; `cargo clippy` in CI).
+#![warn(clippy::too_many_lines)]
+
 mod readme;
 
 use remodel_model::{CqlType, DesignTable, Plan, SourceEdit, SourceSql, UserType};
