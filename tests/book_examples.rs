@@ -55,8 +55,8 @@ fn examples(md: &str) -> Vec<Example> {
 }
 
 /// A scratch folder where the book's relative paths resolve.
-fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("remodel-book-{}", std::process::id()));
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("remodel-book-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch folder");
     for name in ["examples", "fixtures"] {
@@ -189,8 +189,21 @@ fn updated(actual: &[String], expected: &[String]) -> Option<Vec<String>> {
 
 #[test]
 fn every_remodel_example_in_the_book_matches_the_binary() {
+    check_the_book(false);
+}
+
+/// The examples that build the report's HTML need `mdbook`: checked, with all the others, where
+/// it is on PATH.
+#[test]
+fn every_example_with_html_matches_the_binary_live() {
+    remodel_testdb::live!(Mdbook);
+    check_the_book(true);
+}
+
+/// Runs the book's examples (those with `--html` only when `html`) and compares their output.
+fn check_the_book(html: bool) {
     let update = std::env::var_os("UPDATE_EXPECT").is_some();
-    let dir = scratch();
+    let dir = scratch(if html { "html" } else { "plain" });
     let mut failures = Vec::new();
     let mut checked = 0;
     let mut chapters: Vec<PathBuf> = std::fs::read_dir(support::root().join("book/src"))
@@ -214,6 +227,9 @@ fn every_remodel_example_in_the_book_matches_the_binary() {
                 if setup {
                     run(&dir, &ex.command);
                 }
+                continue;
+            }
+            if !html && ex.command.contains("--html") {
                 continue;
             }
             let (mut actual, code) = run(&dir, &ex.command);

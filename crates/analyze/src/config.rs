@@ -111,7 +111,7 @@ impl AnalyzeConfig {
                 self.min_co_access_share
             )));
         }
-        remodel_sql::neutral::time_zone(&self.time_zone)
+        remodel_sql::typed_expr::time_zone(&self.time_zone)
             .map_err(|e| ConfigError::Range(format!("time_zone: {e}")))?;
         Ok(())
     }

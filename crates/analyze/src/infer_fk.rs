@@ -3,6 +3,7 @@
 
 use crate::config::AnalyzeConfig;
 use crate::joins::match_fk;
+use remodel_model::pgtype;
 use remodel_model::{AccessPattern, FkOrigin, ForeignKey, Schema, Table, TableIndex};
 use std::collections::HashMap;
 
@@ -315,15 +316,12 @@ fn is_pk(t: &Table, cols: &[String]) -> bool {
 
 /// A coarse type family, so `integer` matches `bigint` and `varchar(20)` matches `text`.
 fn family(sql_type: &str) -> String {
-    let t = sql_type.to_lowercase();
-    let base = t.split('(').next().unwrap_or(&t).trim().to_string();
+    let base = pgtype::base_name(sql_type);
     match base.as_str() {
-        "smallint" | "integer" | "int" | "int2" | "int4" | "int8" | "bigint" | "serial"
-        | "bigserial" | "smallserial" | "serial4" | "serial8" | "numeric" | "decimal" => {
+        b if pgtype::integer_width(b).is_some() || matches!(b, "numeric" | "decimal") => {
             "number".into()
         }
-        "text" | "varchar" | "character varying" | "char" | "character" | "bpchar" | "citext"
-        | "name" => "text".into(),
+        b if pgtype::is_text(b) || b == "name" => "text".into(),
         _ => base,
     }
 }

@@ -216,63 +216,12 @@ pub fn analyze_pattern_in(
     };
     let literals = rewrite::Literals::of_pattern(p);
     let mut res = pattern::analyze_statement(schema, search_path, zone, &stmt, p, literals);
-    let example = p
-        .example
-        .as_deref()
-        .filter(|e| *e != p.sql)
-        .map(pattern::parse);
-    let ex = match example {
-        Some(Ok(s)) => Some(
-            pattern::analyze_statement(
-                schema,
-                search_path,
-                zone,
-                &s,
-                p,
-                rewrite::Literals::default(),
-            )
-            .analysis,
-        ),
-        Some(Err(e)) => {
-            diags.push(Diagnostic {
-                severity: Severity::Warning,
-                location: loc.clone(),
-                message: format!(
-                    "{}: the example instance does not parse ({e}); literal values not used",
-                    p.id
-                ),
-            });
-            None
-        }
-        None => None,
-    };
+    let ex = example_analysis(schema, config, p, &mut diags);
     let limit_param = res.limit_param;
     merge_example(&mut res, ex.as_ref());
     let mut a = res.analysis;
     if limit_param && a.limit.is_none() {
-        // `LIMIT $n` without a literal instance (pg_stat_statements): the rows per call seen are
-        // the best evidence of the limit the application passes.
-        if let (Some(rows), true) = (p.rows, p.calls > 0) {
-            let per_call = (rows as f64 / p.calls as f64).ceil() as u64;
-            a.limit = Some(per_call);
-            diags.push(Diagnostic {
-                severity: Severity::Note,
-                location: loc.clone(),
-                message: format!(
-                    "{}: LIMIT is a parameter; {per_call} taken from the rows per call",
-                    p.id
-                ),
-            });
-        } else {
-            diags.push(Diagnostic {
-                severity: Severity::Warning,
-                location: loc.clone(),
-                message: format!(
-                    "{}: LIMIT is a parameter and no example or row count gives its value",
-                    p.id
-                ),
-            });
-        }
+        limit_from_rows(p, &mut a, &mut diags);
     }
     if let Some(reason) = &a.unmodeled {
         diags.push(Diagnostic {
@@ -298,6 +247,75 @@ pub fn analyze_pattern_in(
     a.tables.dedup();
     a.shrink_to_fit();
     (a, diags)
+}
+
+/// The analysis of the pattern's example instance (its literal values), when it has one that
+/// differs from the pattern and parses; a warning when it does not parse.
+fn example_analysis(
+    schema: &Schema,
+    config: &AnalyzeConfig,
+    p: &AccessPattern,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<PatternAnalysis> {
+    let (search_path, zone) = (&config.search_path, config.time_zone.as_str());
+    let loc = p.locations.first().cloned();
+    let example = p
+        .example
+        .as_deref()
+        .filter(|e| *e != p.sql)
+        .map(pattern::parse);
+    match example {
+        Some(Ok(s)) => Some(
+            pattern::analyze_statement(
+                schema,
+                search_path,
+                zone,
+                &s,
+                p,
+                rewrite::Literals::default(),
+            )
+            .analysis,
+        ),
+        Some(Err(e)) => {
+            diags.push(Diagnostic {
+                severity: Severity::Warning,
+                location: loc,
+                message: format!(
+                    "{}: the example instance does not parse ({e}); literal values not used",
+                    p.id
+                ),
+            });
+            None
+        }
+        None => None,
+    }
+}
+
+/// `LIMIT $n` without a literal instance (pg_stat_statements): the rows per call seen are the
+/// best evidence of the limit the application passes; a warning when there are none.
+fn limit_from_rows(p: &AccessPattern, a: &mut PatternAnalysis, diags: &mut Vec<Diagnostic>) {
+    let loc = p.locations.first().cloned();
+    if let (Some(rows), true) = (p.rows, p.calls > 0) {
+        let per_call = (rows as f64 / p.calls as f64).ceil() as u64;
+        a.limit = Some(per_call);
+        diags.push(Diagnostic {
+            severity: Severity::Note,
+            location: loc,
+            message: format!(
+                "{}: LIMIT is a parameter; {per_call} taken from the rows per call",
+                p.id
+            ),
+        });
+    } else {
+        diags.push(Diagnostic {
+            severity: Severity::Warning,
+            location: loc,
+            message: format!(
+                "{}: LIMIT is a parameter and no example or row count gives its value",
+                p.id
+            ),
+        });
+    }
 }
 
 /// `$1`, `$23`.

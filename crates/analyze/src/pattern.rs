@@ -102,14 +102,14 @@ pub(crate) struct Ctx<'s> {
     /// subqueries), as written (cut): a read with one is not modelled.
     expr_subqueries_read: Vec<String>,
     /// Turns the statement's expressions into the plan's typed ones, typing its parameters.
-    pub conv: remodel_sql::neutral::Converter,
+    pub conv: remodel_sql::typed_expr::Converter,
     /// The relation an UPDATE or DELETE writes (its columns are the written row's).
     pub write_rel: Option<usize>,
     /// The rows an UPDATE … FROM / DELETE … USING reads besides the written one, by relation.
     pub from_rows: Vec<(usize, remodel_model::FromRow)>,
     /// Column types as the converter knows them, by column.
     pub col_types: std::cell::RefCell<
-        std::collections::HashMap<ColumnRef, Result<remodel_sql::neutral::Ty, String>>,
+        std::collections::HashMap<ColumnRef, Result<remodel_sql::typed_expr::Ty, String>>,
     >,
 }
 
@@ -119,7 +119,7 @@ pub(crate) fn parse(sql: &str) -> Result<Statement, String> {
     // Before any recursive walk (or drop): a long operator chain would overflow the stack.
     let deep = stmts
         .iter_mut()
-        .map(remodel_sql::shallow::make_shallow)
+        .map(remodel_sql::long_chains::make_shallow)
         .find_map(Result::err);
     if let Some(deep) = deep {
         return Err(deep.to_string());
@@ -153,7 +153,7 @@ pub(crate) fn analyze_statement(
         kind: None,
         insert_source: false,
         expr_subqueries_read: Vec::new(),
-        conv: remodel_sql::neutral::Converter::new(Some(time_zone)),
+        conv: remodel_sql::typed_expr::Converter::new(Some(time_zone)),
         write_rel: None,
         from_rows: Vec::new(),
         col_types: Default::default(),
@@ -439,7 +439,7 @@ impl<'s> Ctx<'s> {
             conv.value_of(
                 e,
                 remodel_model::ScalarType::Bigint,
-                &remodel_sql::neutral::NoColumns,
+                &remodel_sql::typed_expr::NoColumns,
             )
         })
         .ok()

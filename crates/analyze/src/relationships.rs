@@ -268,6 +268,46 @@ fn enters_by_child(p: &AccessPattern, child: &str, parent: &str) -> bool {
     }
 }
 
+/// What the workload does across one foreign key (child `c` → parent `p`): the facts every
+/// rule of [`one_to`] reads.
+struct Sides<'a> {
+    /// The child table's key.
+    c: String,
+    /// The parent table's key.
+    p: String,
+    /// The join's label (`child.col → parent.col`).
+    label: String,
+    /// Reads that follow the foreign key.
+    together: Vec<&'a AccessPattern>,
+    /// Of those, the reads entering by the child (looking up its parent).
+    from_child: Vec<&'a AccessPattern>,
+    /// Of those, the reads entering by the parent (reading its children).
+    from_parent: Vec<&'a AccessPattern>,
+    /// Every read of the child table.
+    child_reads: Vec<&'a AccessPattern>,
+    /// Every read of the parent table.
+    parent_reads: Vec<&'a AccessPattern>,
+    /// The child's reads (by calls) that look up the parent.
+    child_share: f64,
+    /// The parent's reads (by calls) that read the children.
+    parent_share: f64,
+    /// The parent's columns the child-entering reads use.
+    parent_cols: Vec<String>,
+    /// The child's columns besides the foreign key.
+    child_attrs: usize,
+    /// Whether the children per parent are bounded, and why.
+    bound: Bound,
+}
+
+/// The weighted share of `of` that `part` is (0 when `of` is empty).
+fn share(part: &[&AccessPattern], of: &[&AccessPattern]) -> f64 {
+    if of.is_empty() {
+        0.0
+    } else {
+        weight(part) as f64 / weight(of) as f64
+    }
+}
+
 fn one_to(
     tables: &TableIndex<'_>,
     reads: &[&AccessPattern],
@@ -276,191 +316,317 @@ fn one_to(
     fk: &ForeignKey,
     config: &AnalyzeConfig,
 ) -> Relationship {
-    let parent_name = tables
+    let one_to_one = child.is_unique_on(&fk.columns);
+    let sides = sides(tables, reads, workload, child, fk, one_to_one, config);
+    let few = |n: usize| n <= config.max_embed_attributes;
+    let min = config.min_co_access_share;
+    let dup_ok =
+        sides.child_share >= min && !sides.parent_cols.is_empty() && few(sides.parent_cols.len());
+    let embed_ok =
+        sides.parent_share >= min && few(sides.child_attrs) && sides.bound.bounded == Some(true);
+    let prefer_dup =
+        dup_ok && (!embed_ok || weight(&sides.from_child) >= weight(&sides.from_parent));
+    let mut r = Rationale {
+        bounded: sides.bound.bounded,
+        fanout: sides.bound.fanout,
+        key_evidence: key_evidence(fk),
+        ..Default::default()
+    };
+    let decision = if one_to_one {
+        one_to_one_rule(&sides, fk, min, &mut r)
+    } else if prefer_dup {
+        duplicate_rule(&sides, &mut r)
+    } else if embed_ok {
+        embed_rule(&sides, fk, &mut r)
+    } else {
+        reference_rule(&sides, fk, config, &mut r)
+    };
+    Relationship {
+        from: sides.p,
+        to: child.key(),
+        columns: fk.columns.clone(),
+        cardinality: if one_to_one {
+            Cardinality::OneToOne
+        } else {
+            Cardinality::OneToMany
+        },
+        decision,
+        rationale: r,
+    }
+}
+
+/// The facts of the foreign key `fk` of `child` in the workload's reads.
+fn sides<'a>(
+    tables: &TableIndex<'_>,
+    reads: &[&'a AccessPattern],
+    workload: &Workload,
+    child: &Table,
+    fk: &ForeignKey,
+    one_to_one: bool,
+    config: &AnalyzeConfig,
+) -> Sides<'a> {
+    let p = tables
         .table(&fk.ref_table)
         .map(|t| t.key())
         .unwrap_or_else(|| fk.ref_table.clone());
-    let one_to_one = child.is_unique_on(&fk.columns);
-    let cardinality = if one_to_one {
-        Cardinality::OneToOne
-    } else {
-        Cardinality::OneToMany
-    };
-    let label = fk_label(&child.key(), fk, tables);
+    let c = child.key();
+    let label = fk_label(&c, fk, tables);
     let together = following(reads, &label);
     // Reads entering by the child look up its parent (N-1: copy parent columns into the child);
     // reads entering by the parent read its children (1-N: embed the children in the parent).
     let (from_child, from_parent): (Vec<&AccessPattern>, Vec<&AccessPattern>) = together
         .iter()
         .copied()
-        .partition(|p| enters_by_child(p, &child.key(), &parent_name));
-    let child_reads = reads_of(reads, &child.key());
-    let parent_reads = reads_of(reads, &parent_name);
-    let share = |part: &[&AccessPattern], of: &[&AccessPattern]| {
-        if of.is_empty() {
-            0.0
-        } else {
-            weight(part) as f64 / weight(of) as f64
-        }
-    };
-    let child_share = share(&from_child, &child_reads);
-    let parent_share = share(&from_parent, &parent_reads);
-    let parent_cols = columns_used(&from_child, &parent_name, &fk.ref_columns);
-    let child_attrs = child.columns.len().saturating_sub(fk.columns.len());
-    let bound = boundedness(workload, child, &parent_name, fk, one_to_one, config);
+        .partition(|q| enters_by_child(q, &c, &p));
+    let child_reads = reads_of(reads, &c);
+    let parent_reads = reads_of(reads, &p);
+    Sides {
+        child_share: share(&from_child, &child_reads),
+        parent_share: share(&from_parent, &parent_reads),
+        parent_cols: columns_used(&from_child, &p, &fk.ref_columns),
+        child_attrs: child.columns.len().saturating_sub(fk.columns.len()),
+        bound: boundedness(workload, child, &p, fk, one_to_one, config),
+        c,
+        p,
+        label,
+        together,
+        from_child,
+        from_parent,
+        child_reads,
+        parent_reads,
+    }
+}
+
+/// One-to-one: one row when the two sides are read together often enough, else a reference.
+fn one_to_one_rule(s: &Sides<'_>, fk: &ForeignKey, min: f64, r: &mut Rationale) -> Decision {
+    let (c, p) = (&s.c, &s.p);
+    let read_together = share(&s.together, &s.child_reads).max(share(&s.together, &s.parent_reads));
+    r.co_access_share = read_together;
+    r.attribute_count = s.child_attrs;
+    r.co_access_patterns = ids(&s.together);
+    if read_together >= min {
+        r.rule = "one-to-one, read together → embed (same row)".into();
+        r.columns = columns_used(&s.together, c, &fk.columns);
+        r.text = format!(
+            "{c} has at most one row per {p} row and {} of the reads of one side also read the other: store them in one row.",
+            pct(read_together)
+        );
+        Decision::Embed
+    } else {
+        r.rule = "one-to-one, rarely read together → reference".into();
+        r.text = format!(
+            "{c} has at most one row per {p} row, but only {} of the reads of one side also read the other: keep them apart, linked by key.",
+            pct(read_together)
+        );
+        Decision::Reference
+    }
+}
+
+/// Many-to-one lookups of a few parent columns: the columns copied into the child.
+fn duplicate_rule(s: &Sides<'_>, r: &mut Rationale) -> Decision {
+    let (c, p) = (&s.c, &s.p);
+    r.rule = "many-to-one lookup read together, few attributes → duplicate the parent's columns into the child".into();
+    r.co_access_share = s.child_share;
+    r.attribute_count = s.parent_cols.len();
+    r.columns = s.parent_cols.clone();
+    r.co_access_patterns = ids(&s.from_child);
+    r.text = format!(
+        "{} of the reads of {c} (weighted by calls) also look up the one {p} row of each (along {}) and use {} of its columns ({}): copy them into the {c} rows.",
+        pct(s.child_share),
+        s.label,
+        s.parent_cols.len(),
+        s.parent_cols.join(", ")
+    );
+    Decision::DuplicateColumns
+}
+
+/// One-to-few children read with their parent: embedded in the parent's row.
+fn embed_rule(s: &Sides<'_>, fk: &ForeignKey, r: &mut Rationale) -> Decision {
+    let (c, p) = (&s.c, &s.p);
+    r.rule = "one-to-few, read together → embed the children in the parent".into();
+    r.co_access_share = s.parent_share;
+    r.attribute_count = s.child_attrs;
+    r.columns = columns_used(&s.from_parent, c, &fk.columns);
+    r.co_access_patterns = ids(&s.from_parent);
+    r.text = format!(
+        "{} of the reads of {p} (weighted by calls) also read its {c} rows, which have {} attributes and are bounded ({}): embed them in the {p} row (a collection or UDT).",
+        pct(s.parent_share),
+        s.child_attrs,
+        s.bound.why
+    );
+    Decision::Embed
+}
+
+/// Everything else: a reference, with every reason that ruled out copying and embedding.
+fn reference_rule(
+    s: &Sides<'_>,
+    fk: &ForeignKey,
+    config: &AnalyzeConfig,
+    r: &mut Rationale,
+) -> Decision {
+    let (c, p) = (&s.c, &s.p);
     let few = |n: usize| n <= config.max_embed_attributes;
     let min = config.min_co_access_share;
-    let dup_ok = child_share >= min && !parent_cols.is_empty() && few(parent_cols.len());
-    let embed_ok = parent_share >= min && few(child_attrs) && bound.bounded == Some(true);
-    let prefer_dup = dup_ok && (!embed_ok || weight(&from_child) >= weight(&from_parent));
-    let (c, p) = (&child.key(), &parent_name);
-    let mut r = Rationale {
-        bounded: bound.bounded,
-        fanout: bound.fanout,
-        key_evidence: key_evidence(fk),
-        ..Default::default()
-    };
-    let decision;
-    if one_to_one {
-        let s = share(&together, &child_reads).max(share(&together, &parent_reads));
-        r.co_access_share = s;
-        r.attribute_count = child_attrs;
-        r.co_access_patterns = ids(&together);
-        if s >= min {
-            decision = Decision::Embed;
-            r.rule = "one-to-one, read together → embed (same row)".into();
-            r.columns = columns_used(&together, c, &fk.columns);
-            r.text = format!(
-                "{c} has at most one row per {p} row and {} of the reads of one side also read the other: store them in one row.",
-                pct(s)
-            );
-        } else {
-            decision = Decision::Reference;
-            r.rule = "one-to-one, rarely read together → reference".into();
-            r.text = format!(
-                "{c} has at most one row per {p} row, but only {} of the reads of one side also read the other: keep them apart, linked by key.",
-                pct(s)
-            );
-        }
-    } else if prefer_dup {
-        decision = Decision::DuplicateColumns;
-        r.rule = "many-to-one lookup read together, few attributes → duplicate the parent's columns into the child".into();
-        r.co_access_share = child_share;
-        r.attribute_count = parent_cols.len();
-        r.columns = parent_cols.clone();
-        r.co_access_patterns = ids(&from_child);
-        r.text = format!(
-            "{} of the reads of {c} (weighted by calls) also look up the one {p} row of each (along {label}) and use {} of its columns ({}): copy them into the {c} rows.",
-            pct(child_share),
-            parent_cols.len(),
-            parent_cols.join(", ")
-        );
-    } else if embed_ok {
-        decision = Decision::Embed;
-        r.rule = "one-to-few, read together → embed the children in the parent".into();
-        r.co_access_share = parent_share;
-        r.attribute_count = child_attrs;
-        r.columns = columns_used(&from_parent, c, &fk.columns);
-        r.co_access_patterns = ids(&from_parent);
-        r.text = format!(
-            "{} of the reads of {p} (weighted by calls) also read its {c} rows, which have {child_attrs} attributes and are bounded ({}): embed them in the {p} row (a collection or UDT).",
-            pct(parent_share),
-            bound.why
-        );
-    } else {
-        decision = Decision::Reference;
-        r.co_access_share = parent_share.max(child_share);
-        r.attribute_count = child_attrs;
-        r.co_access_patterns = ids(&together);
-        let mut why = Vec::new();
-        let rule = |r: &mut Rationale, text: &str| {
-            if r.rule.is_empty() {
-                r.rule = text.to_string();
-            }
-        };
-        if bound.bounded == Some(false) {
-            rule(&mut r, "one-to-many, unbounded N → reference");
-            why.push(bound.why.clone());
-        }
-        if parent_share < min && child_share < min {
-            rule(&mut r, "one-to-many, rarely read together → reference");
-            why.push(format!(
-                "{} of the reads of {p} read its {c} rows and {} of the reads of {c} look up their {p} row (threshold {})",
-                pct(parent_share),
-                pct(child_share),
-                pct(min)
-            ));
-        }
-        if child_share >= min && !few(parent_cols.len()) {
-            rule(&mut r, "many-to-one lookup of many attributes → reference");
-            why.push(format!(
-                "the reads of {c} use {} column(s) of {p} (more than {})",
-                parent_cols.len(),
-                config.max_embed_attributes
-            ));
-        }
-        if !few(child_attrs) {
-            rule(
-                &mut r,
-                "one-to-many, many attributes on the N side → reference",
-            );
-            why.push(format!(
-                "{c} has {child_attrs} attributes besides the key (more than {})",
-                config.max_embed_attributes
-            ));
-        }
-        let by_parent_key: Vec<&AccessPattern> = child_reads
-            .iter()
-            .copied()
-            .filter(|q| {
-                !q.analysis.key_lookup
-                    && fk.columns.iter().all(|col| {
-                        q.analysis
-                            .equality
-                            .iter()
-                            .any(|e| e.column.table == *c && e.column.column == *col)
-                    })
-            })
-            .collect();
-        if !by_parent_key.is_empty() {
-            let limits: Vec<String> = by_parent_key
-                .iter()
-                .filter_map(|q| q.analysis.limit.map(|l| format!("{} takes {l}", q.id)))
-                .collect();
-            why.push(format!(
-                "{c} rows are read on their own by their {p} key ({}, {} calls{})",
-                ids(&by_parent_key).join(", "),
-                thousands(weight(&by_parent_key)),
-                if limits.is_empty() {
-                    String::new()
-                } else {
-                    format!("; {}", limits.join(", "))
-                }
-            ));
-        }
-        if bound.bounded.is_none() {
-            rule(&mut r, "one-to-many, N not known to be bounded → reference");
-            why.push(bound.why.clone());
-        }
+    r.co_access_share = s.parent_share.max(s.child_share);
+    r.attribute_count = s.child_attrs;
+    r.co_access_patterns = ids(&s.together);
+    let mut why = Vec::new();
+    let rule = |r: &mut Rationale, text: &str| {
         if r.rule.is_empty() {
-            r.rule = "one-to-many, no parent column used → reference".into();
-            why.push(format!(
-                "the reads that join {c} to {p} use no column of {p} besides the key"
-            ));
+            r.rule = text.to_string();
         }
-        r.text = format!(
-            "Reference: {c} keeps {} as the key of its {p} row; {}.",
-            fk.columns.join(", "),
-            why.join("; ")
-        );
+    };
+    if s.bound.bounded == Some(false) {
+        rule(r, "one-to-many, unbounded N → reference");
+        why.push(s.bound.why.clone());
     }
-    Relationship {
-        from: parent_name,
-        to: child.key(),
-        columns: fk.columns.clone(),
-        cardinality,
-        decision,
-        rationale: r,
+    if s.parent_share < min && s.child_share < min {
+        rule(r, "one-to-many, rarely read together → reference");
+        why.push(format!(
+            "{} of the reads of {p} read its {c} rows and {} of the reads of {c} look up their {p} row (threshold {})",
+            pct(s.parent_share),
+            pct(s.child_share),
+            pct(min)
+        ));
+    }
+    if s.child_share >= min && !few(s.parent_cols.len()) {
+        rule(r, "many-to-one lookup of many attributes → reference");
+        why.push(format!(
+            "the reads of {c} use {} column(s) of {p} (more than {})",
+            s.parent_cols.len(),
+            config.max_embed_attributes
+        ));
+    }
+    if !few(s.child_attrs) {
+        rule(r, "one-to-many, many attributes on the N side → reference");
+        why.push(format!(
+            "{c} has {} attributes besides the key (more than {})",
+            s.child_attrs, config.max_embed_attributes
+        ));
+    }
+    why.extend(read_alone_by_parent_key(s, fk));
+    if s.bound.bounded.is_none() {
+        rule(r, "one-to-many, N not known to be bounded → reference");
+        why.push(s.bound.why.clone());
+    }
+    if r.rule.is_empty() {
+        r.rule = "one-to-many, no parent column used → reference".into();
+        why.push(format!(
+            "the reads that join {c} to {p} use no column of {p} besides the key"
+        ));
+    }
+    r.text = format!(
+        "Reference: {c} keeps {} as the key of its {p} row; {}.",
+        fk.columns.join(", "),
+        why.join("; ")
+    );
+    Decision::Reference
+}
+
+/// The reads of the child by its whole foreign key that are not key lookups, as a reason
+/// against embedding (the children are read on their own); `None` when there are none.
+fn read_alone_by_parent_key(s: &Sides<'_>, fk: &ForeignKey) -> Option<String> {
+    let (c, p) = (&s.c, &s.p);
+    let by_parent_key: Vec<&AccessPattern> = s
+        .child_reads
+        .iter()
+        .copied()
+        .filter(|q| {
+            !q.analysis.key_lookup
+                && fk.columns.iter().all(|col| {
+                    q.analysis
+                        .equality
+                        .iter()
+                        .any(|e| e.column.table == *c && e.column.column == *col)
+                })
+        })
+        .collect();
+    if by_parent_key.is_empty() {
+        return None;
+    }
+    let limits: Vec<String> = by_parent_key
+        .iter()
+        .filter_map(|q| q.analysis.limit.map(|l| format!("{} takes {l}", q.id)))
+        .collect();
+    Some(format!(
+        "{c} rows are read on their own by their {p} key ({}, {} calls{})",
+        ids(&by_parent_key).join(", "),
+        thousands(weight(&by_parent_key)),
+        if limits.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", limits.join(", "))
+        }
+    ))
+}
+
+/// True when read `p` enters an M-N relationship by `side`: it binds `side`'s primary key, or
+/// the junction `j`'s columns of `fk` (the foreign key to `side`).
+fn enters_by(
+    tables: &TableIndex<'_>,
+    j: &Table,
+    p: &AccessPattern,
+    side: &str,
+    fk: &ForeignKey,
+) -> bool {
+    let eq = &p.analysis.equality;
+    let binds = |table: &str, cols: &[String]| {
+        !cols.is_empty()
+            && cols.iter().all(|c| {
+                eq.iter()
+                    .any(|e| e.column.table == table && e.column.column == *c)
+            })
+    };
+    binds(&j.key(), &fk.columns)
+        || tables
+            .table(side)
+            .is_some_and(|t| binds(&t.key(), &t.primary_key))
+}
+
+/// The reads that go from one `from` row (entering by its key, `from.1` being the junction's
+/// foreign key to it) through the junction `j` to its `to` rows, and their weighted share of
+/// the reads entering by `from`.
+fn direction<'a>(
+    tables: &TableIndex<'_>,
+    reads: &[&'a AccessPattern],
+    j: &Table,
+    from: (&str, &ForeignKey),
+    to: &str,
+) -> (Vec<&'a AccessPattern>, f64) {
+    let about: Vec<&AccessPattern> = reads
+        .iter()
+        .copied()
+        .filter(|p| enters_by(tables, j, p, from.0, from.1))
+        .collect();
+    let through: Vec<&AccessPattern> = about
+        .iter()
+        .copied()
+        .filter(|p| {
+            let t = &p.analysis.tables;
+            t.contains(&j.key()) && t.iter().any(|x| x == to)
+        })
+        .collect();
+    let share = share(&through, &about);
+    (through, share)
+}
+
+/// One direction of an M-N relationship as the rationale says it.
+fn describe_direction(
+    via: &str,
+    from: &str,
+    to: &str,
+    ps: &[&AccessPattern],
+    share: f64,
+) -> String {
+    if ps.is_empty() {
+        format!("no read goes from one {from} row to its {to} rows")
+    } else {
+        format!(
+            "{} read the {to} rows of one {from} row through {via} ({} calls, {} of the reads by {from} key)",
+            ids(ps).join(", "),
+            thousands(weight(ps)),
+            pct(share)
+        )
     }
 }
 
@@ -486,44 +652,8 @@ fn many_to_many(
             .map(|t| t.columns.len().saturating_sub(t.primary_key.len()))
             .unwrap_or(0)
     };
-    // A read "enters by A" when it binds A's key: A's primary key, or the junction's A columns.
-    let enters_by = |p: &AccessPattern, side: &str, fk: &ForeignKey| {
-        let eq = &p.analysis.equality;
-        let binds = |table: &str, cols: &[String]| {
-            !cols.is_empty()
-                && cols.iter().all(|c| {
-                    eq.iter()
-                        .any(|e| e.column.table == table && e.column.column == *c)
-                })
-        };
-        binds(&j.key(), &fk.columns)
-            || tables
-                .table(side)
-                .is_some_and(|t| binds(&t.key(), &t.primary_key))
-    };
-    let direction = |from: &str, ffk: &ForeignKey, to: &str| {
-        let about: Vec<&AccessPattern> = reads
-            .iter()
-            .copied()
-            .filter(|p| enters_by(p, from, ffk))
-            .collect();
-        let through: Vec<&AccessPattern> = about
-            .iter()
-            .copied()
-            .filter(|p| {
-                let t = &p.analysis.tables;
-                t.contains(&j.key()) && t.iter().any(|x| x == to)
-            })
-            .collect();
-        let share = if about.is_empty() {
-            0.0
-        } else {
-            weight(&through) as f64 / weight(&about) as f64
-        };
-        (through, share)
-    };
-    let (ab, ab_share) = direction(&a, fa, &b);
-    let (ba, ba_share) = direction(&b, fb, &a);
+    let (ab, ab_share) = direction(tables, reads, j, (&a, fa), &b);
+    let (ba, ba_share) = direction(tables, reads, j, (&b, fb), &a);
     let (a_bound, b_bound) = (
         boundedness(workload, j, &a, fa, false, config),
         boundedness(workload, j, &b, fb, false, config),
@@ -548,17 +678,7 @@ fn many_to_many(
         ..Default::default()
     };
     let describe = |from: &str, to: &str, ps: &[&AccessPattern], share: f64| {
-        if ps.is_empty() {
-            format!("no read goes from one {from} row to its {to} rows")
-        } else {
-            format!(
-                "{} read the {to} rows of one {from} row through {} ({} calls, {} of the reads by {from} key)",
-                ids(ps).join(", "),
-                j.key(),
-                thousands(weight(ps)),
-                pct(share)
-            )
-        }
+        describe_direction(&j.key(), from, to, ps, share)
     };
     let decision =
         if embeddable(ab_share, attrs(&b), &a_bound) || embeddable(ba_share, attrs(&a), &b_bound) {

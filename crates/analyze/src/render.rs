@@ -3,7 +3,8 @@
 
 use remodel_model::text::thousands;
 use remodel_model::{
-    AccessPattern, Analysis, Cardinality, Decision, EqualityOp, FkOrigin, RangeBound, Severity,
+    AccessPattern, Analysis, Cardinality, Decision, EqualityOp, FkOrigin, PatternAnalysis,
+    RangeBound, Severity, WriteInfo,
 };
 use std::fmt::Write;
 
@@ -106,6 +107,22 @@ pub fn text(a: &Analysis) -> String {
 
 fn pattern(out: &mut String, p: &AccessPattern, total: u64) {
     let a = &p.analysis;
+    header(out, p, total);
+    joins(out, a);
+    let filters = filters(a);
+    if !filters.is_empty() {
+        let _ = writeln!(out, "    filter:    {}", filters.join("; "));
+    }
+    rewrites(out, a);
+    result_shape(out, p);
+    if let Some(w) = &a.write {
+        write_line(out, w);
+    }
+}
+
+/// The pattern's first lines: id, kind, calls, rows, label, SQL, what is not modelled, tables.
+fn header(out: &mut String, p: &AccessPattern, total: u64) {
+    let a = &p.analysis;
     let kind = format!("{:?}", p.kind).to_lowercase();
     let rows = match (a.rows_expected, a.limit) {
         (Some(r), _) => format!(", rows {}", trim_float(r)),
@@ -129,6 +146,10 @@ fn pattern(out: &mut String, p: &AccessPattern, total: u64) {
     if !a.tables.is_empty() {
         let _ = writeln!(out, "    tables:    {}", a.tables.join(", "));
     }
+}
+
+/// A line per join: its condition and the foreign key it follows.
+fn joins(out: &mut String, a: &PatternAnalysis) {
     for j in &a.join_path {
         let on: Vec<String> = j
             .left_columns
@@ -143,6 +164,10 @@ fn pattern(out: &mut String, p: &AccessPattern, total: u64) {
             .unwrap_or_else(|| "  (no foreign key)".into());
         let _ = writeln!(out, "    join:      {}{fk}", on.join(" AND "));
     }
+}
+
+/// Every filter: equalities, ranges (with their window), residuals.
+fn filters(a: &PatternAnalysis) -> Vec<String> {
     let mut filters: Vec<String> = a
         .equality
         .iter()
@@ -183,9 +208,11 @@ fn pattern(out: &mut String, p: &AccessPattern, total: u64) {
             .iter()
             .map(|r| format!("{} (residual: {})", one_line(&r.sql), r.reason)),
     );
-    if !filters.is_empty() {
-        let _ = writeln!(out, "    filter:    {}", filters.join("; "));
-    }
+    filters
+}
+
+/// The predicates the analyzer rewrote, with what each rewrite assumes.
+fn rewrites(out: &mut String, a: &PatternAnalysis) {
     let rewrites = a
         .equality
         .iter()
@@ -197,6 +224,11 @@ fn pattern(out: &mut String, p: &AccessPattern, total: u64) {
             let _ = writeln!(out, "      assumes: {assumption}");
         }
     }
+}
+
+/// What the result looks like: sort, limit, aggregates, grouping, DISTINCT, columns read, key lookup.
+fn result_shape(out: &mut String, p: &AccessPattern) {
+    let a = &p.analysis;
     if !a.order_by.is_empty() {
         let o: Vec<String> = a
             .order_by
@@ -243,27 +275,29 @@ fn pattern(out: &mut String, p: &AccessPattern, total: u64) {
     if a.key_lookup {
         let _ = writeln!(out, "    key lookup (the whole primary key is bound)");
     }
-    if let Some(w) = &a.write {
-        let how = if w.by_primary_key {
-            "by primary key".to_string()
-        } else if w.key_columns.is_empty() {
-            "no identifying columns".to_string()
-        } else {
-            format!("rows identified by {}", w.key_columns.join(", "))
-        };
-        let written = enclosed_list(&w.columns_written, '(', ')');
-        let mut extra = String::new();
-        if w.on_conflict {
-            extra.push_str(", upsert (ON CONFLICT)");
-        }
-        if !w.returning.is_empty() {
-            let _ = write!(extra, ", returning {}", w.returning.join(", "));
-        }
-        if !w.reads.is_empty() {
-            let _ = write!(extra, ", reads {}", w.reads.join(", "));
-        }
-        let _ = writeln!(out, "    writes:    {}{written}, {how}{extra}", w.table);
+}
+
+/// What a write writes, and how it finds its rows.
+fn write_line(out: &mut String, w: &WriteInfo) {
+    let how = if w.by_primary_key {
+        "by primary key".to_string()
+    } else if w.key_columns.is_empty() {
+        "no identifying columns".to_string()
+    } else {
+        format!("rows identified by {}", w.key_columns.join(", "))
+    };
+    let written = enclosed_list(&w.columns_written, '(', ')');
+    let mut extra = String::new();
+    if w.on_conflict {
+        extra.push_str(", upsert (ON CONFLICT)");
     }
+    if !w.returning.is_empty() {
+        let _ = write!(extra, ", returning {}", w.returning.join(", "));
+    }
+    if !w.reads.is_empty() {
+        let _ = write!(extra, ", reads {}", w.reads.join(", "));
+    }
+    let _ = writeln!(out, "    writes:    {}{written}, {how}{extra}", w.table);
 }
 
 fn one_line(s: &str) -> String {

@@ -352,30 +352,13 @@ fn parse_hms(s: &str) -> Option<f64> {
     Some(bounded(h)? * 3600.0 + bounded(m)? * 60.0 + bounded(sec)?)
 }
 
-/// `YYYY-MM-DD[( |T)HH:MM[:SS[.f]]][zone]`.
+/// `YYYY-MM-DD[( |T)HH:MM[:SS[.f]]][zone]`, the zone ignored (both bounds of a window are
+/// written alike).
 fn parse_ts(s: &str) -> Option<Ts> {
-    let s = s.trim();
-    let date = s.get(..10)?;
-    let mut parts = date.split('-');
-    let y: i64 = parts.next()?.parse().ok()?;
-    let m: u32 = parts.next()?.parse().ok()?;
-    let d: u32 = parts.next()?.parse().ok()?;
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return None;
-    }
-    let rest = s.get(10..).unwrap_or("").trim_start_matches(['T', ' ']);
-    let time: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == ':' || *c == '.')
-        .collect();
-    let secs = if time.is_empty() {
-        0.0
-    } else {
-        parse_hms(&time)?
-    };
+    let t = remodel_model::time::parse_timestamp(s)?;
     Some(Ts {
-        days: days_from_civil(y, m, d),
-        secs,
+        days: t.days,
+        secs: t.nanos as f64 / 1e9,
     })
 }
 

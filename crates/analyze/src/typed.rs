@@ -1,5 +1,5 @@
 //! The analysis' typed twins: every value, bound, residual and written value as the plan's
-//! dialect-neutral expression (`remodel_sql::neutral`), the statement's parameters with their
+//! dialect-neutral expression (`remodel_sql::typed_expr`), the statement's parameters with their
 //! types and the literals they replaced, and the rows a write reads besides the written one.
 //!
 //! Column references resolve through the statement's scopes ([`Ctx::resolve`]); in an UPDATE or
@@ -12,8 +12,8 @@ use crate::rewrite::Literals;
 use remodel_model::{
     ColumnRef, ConflictClause, Expr, FromRow, Parameter, RowRef, ScalarType, Table, WrittenValue,
 };
-use remodel_sql::neutral::schema::column_ty;
-use remodel_sql::neutral::{computed, ColumnInfo, Columns, Converter, Ty};
+use remodel_sql::typed_expr::schema::column_ty;
+use remodel_sql::typed_expr::{computed, ColumnInfo, Columns, Converter, Ty};
 use sqlparser::ast::{self as sql, Value, Visit, Visitor};
 use std::ops::ControlFlow;
 
@@ -167,7 +167,7 @@ pub(crate) fn any_list(ctx: &mut Ctx<'_>, column: &ColumnRef, v: &sql::Expr) -> 
     let elements: Vec<&sql::Expr> = match strip(v) {
         // `$n`, `$n::bigint[]`: one parameter standing for the whole list, of the column's
         // type (an element cast Postgres accepts compares as the column does).
-        x if remodel_sql::neutral::array_param(x).is_some() => vec![placeholder_of(x)],
+        x if remodel_sql::typed_expr::array_param(x).is_some() => vec![placeholder_of(x)],
         sql::Expr::Array(a) => a.elem.iter().collect(),
         _ => return None,
     };
@@ -227,7 +227,8 @@ pub(crate) fn cast_params(stmt: &sql::Statement, conv: &mut Converter) {
                 if let sql::Expr::Value(v) = strip(expr) {
                     if let Value::Placeholder(p) = &v.value {
                         let n = p.strip_prefix('$').and_then(|n| n.parse::<u32>().ok());
-                        if let (Some(n), Some(t)) = (n, remodel_sql::neutral::param_type(data_type))
+                        if let (Some(n), Some(t)) =
+                            (n, remodel_sql::typed_expr::param_type(data_type))
                         {
                             self.0.type_param(n, t);
                         }

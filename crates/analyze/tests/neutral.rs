@@ -1,7 +1,7 @@
 //! The dialect-neutral expression table: every expression of `fixtures/analyze/neutral/cases.txt`
-//! with what `remodel_sql::neutral` makes of it — the SQL rendering of the typed expression, its
+//! with what `remodel_sql::typed_expr` makes of it — the SQL rendering of the typed expression, its
 //! JSON and its parameters' types, or the reason it is refused — compared with `expected.txt`
-//! (`UPDATE_EXPECT=1` rewrites it; review the diff). `neutral_pg.rs` proves every conversion
+//! (`UPDATE_EXPECT=1` rewrites it; review the diff). `neutral_pg_live.rs` proves every conversion
 //! against Postgres.
 
 mod common;

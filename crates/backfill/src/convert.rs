@@ -6,26 +6,16 @@
 //! decoders below. A value CQL cannot hold (NaN numeric, infinite timestamp, NULL list element,
 //! inet with a netmask, mixed-sign interval) is a [`ValueError`]: the row goes to the rejects.
 
-use crate::cqltype::{CqlType, Native};
+pub use crate::error::ValueError;
 use crate::json;
-use crate::numeric::{decode_numeric, DecimalError};
+use crate::numeric::decode_numeric;
+use crate::resolved_type::{Native, ResolvedType};
 use crate::time::{DAY_NANOS, PG_EPOCH_DAYS, PG_EPOCH_MICROS};
 use scylla::value::{
     CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, CqlTimeuuid, CqlValue, CqlVarint,
 };
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use tokio_postgres::types::{FromSql, Kind, Type};
-
-/// Why one value cannot be stored: the reason written to the rejects file.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ValueError(pub String);
-
-impl From<DecimalError> for ValueError {
-    fn from(e: DecimalError) -> Self {
-        ValueError(e.to_string())
-    }
-}
 
 fn err<T>(msg: impl Into<String>) -> Result<T, ValueError> {
     Err(ValueError(msg.into()))
@@ -129,19 +119,20 @@ impl PgKind {
     }
 
     /// True when [`decode`] converts this kind to `target` without a cast in SQL.
-    pub fn decodes_to(&self, target: &CqlType) -> bool {
+    pub fn decodes_to(&self, target: &ResolvedType) -> bool {
         use Native as N;
         use PgKind as P;
         match (self, target) {
-            (P::Json | P::Jsonb, CqlType::Native(N::Text | N::Ascii)) => true,
-            (P::Json | P::Jsonb, CqlType::Native(_)) => false,
+            (P::Json | P::Jsonb, ResolvedType::Native(N::Text | N::Ascii)) => true,
+            (P::Json | P::Jsonb, ResolvedType::Native(_)) => false,
             (P::Json | P::Jsonb, _) => true,
-            (P::Array(elem), CqlType::List(t) | CqlType::Set(t)) => match (&**elem, &**t) {
+            (P::Array(elem), ResolvedType::List(t) | ResolvedType::Set(t)) => match (&**elem, &**t)
+            {
                 // A nested target list reads a multi-dimensional array with the element kind.
-                (e, CqlType::List(inner)) if !matches!(e, P::Array(_)) => e.decodes_to(inner),
+                (e, ResolvedType::List(inner)) if !matches!(e, P::Array(_)) => e.decodes_to(inner),
                 (e, t) => e.decodes_to(t),
             },
-            (_, CqlType::Native(n)) => match n {
+            (_, ResolvedType::Native(n)) => match n {
                 N::Text | N::Ascii => matches!(self, P::Text),
                 N::Boolean => matches!(self, P::Bool),
                 N::TinyInt | N::SmallInt | N::Int | N::Varint => {
@@ -167,10 +158,10 @@ impl PgKind {
 
 /// The Postgres type a column is cast to when its own type has no direct decoder for `target`
 /// (`money` → `numeric`, `xml` → `text`, `real[]` → `float8[]` …); `None` when there is none.
-pub fn canonical_cast(target: &CqlType) -> Option<String> {
+pub fn canonical_cast(target: &ResolvedType) -> Option<String> {
     use Native as N;
     Some(match target {
-        CqlType::Native(n) => match n {
+        ResolvedType::Native(n) => match n {
             N::Text | N::Ascii => "text",
             N::Boolean => "bool",
             N::TinyInt | N::SmallInt => "int2",
@@ -188,11 +179,11 @@ pub fn canonical_cast(target: &CqlType) -> Option<String> {
             N::Inet => "inet",
         }
         .to_string(),
-        CqlType::List(t) | CqlType::Set(t) => match &**t {
-            CqlType::Native(_) => format!("{}[]", canonical_cast(t)?),
+        ResolvedType::List(t) | ResolvedType::Set(t) => match &**t {
+            ResolvedType::Native(_) => format!("{}[]", canonical_cast(t)?),
             _ => "jsonb".into(),
         },
-        CqlType::Map(..) | CqlType::Udt(_) | CqlType::Tuple(_) => "jsonb".into(),
+        ResolvedType::Map(..) | ResolvedType::Udt(_) | ResolvedType::Tuple(_) => "jsonb".into(),
     })
 }
 
@@ -220,10 +211,10 @@ fn utf8(raw: &[u8]) -> Result<String, ValueError> {
 }
 
 /// Converts one non-NULL binary value of kind `kind` to `target`.
-pub fn decode(kind: &PgKind, raw: &[u8], target: &CqlType) -> Result<CqlValue, ValueError> {
+pub fn decode(kind: &PgKind, raw: &[u8], target: &ResolvedType) -> Result<CqlValue, ValueError> {
     use Native as N;
     let native = match target {
-        CqlType::Native(n) => *n,
+        ResolvedType::Native(n) => *n,
         _ => return decode_composite(kind, raw, target),
     };
     Ok(match (kind, native) {
@@ -297,7 +288,11 @@ fn jsonb_text(raw: &[u8]) -> Result<String, ValueError> {
     }
 }
 
-fn decode_composite(kind: &PgKind, raw: &[u8], target: &CqlType) -> Result<CqlValue, ValueError> {
+fn decode_composite(
+    kind: &PgKind,
+    raw: &[u8],
+    target: &ResolvedType,
+) -> Result<CqlValue, ValueError> {
     match kind {
         PgKind::Json => json::from_json(&utf8(raw)?, target),
         PgKind::Jsonb => json::from_json(&jsonb_text(raw)?, target),
@@ -349,7 +344,7 @@ fn parse_array(raw: &[u8]) -> Result<PgArray<'_>, ValueError> {
     Ok(PgArray { dims, elems })
 }
 
-fn decode_array(elem: &PgKind, raw: &[u8], target: &CqlType) -> Result<CqlValue, ValueError> {
+fn decode_array(elem: &PgKind, raw: &[u8], target: &ResolvedType) -> Result<CqlValue, ValueError> {
     let arr = parse_array(raw)?;
     let mut iter = arr.elems.into_iter();
     let v = build_dims(elem, &arr.dims, &mut iter, target)?;
@@ -361,11 +356,11 @@ fn build_dims<'a>(
     elem: &PgKind,
     dims: &[usize],
     elems: &mut impl Iterator<Item = Option<&'a [u8]>>,
-    target: &CqlType,
+    target: &ResolvedType,
 ) -> Result<CqlValue, ValueError> {
     let (inner, is_set) = match target {
-        CqlType::List(t) => (&**t, false),
-        CqlType::Set(t) => (&**t, true),
+        ResolvedType::List(t) => (&**t, false),
+        ResolvedType::Set(t) => (&**t, true),
         _ if dims.is_empty() => return err("array has fewer dimensions than the CQL type"),
         other => {
             return err(format!(
@@ -490,8 +485,8 @@ fn inet_of(raw: &[u8]) -> Result<IpAddr, ValueError> {
 mod tests {
     use super::*;
 
-    fn t(n: Native) -> CqlType {
-        CqlType::Native(n)
+    fn t(n: Native) -> ResolvedType {
+        ResolvedType::Native(n)
     }
 
     #[test]
@@ -594,7 +589,7 @@ mod tests {
     #[test]
     fn arrays_become_lists_and_nulls_inside_are_rejected() {
         let kind = PgKind::Array(Box::new(PgKind::Int4));
-        let list = CqlType::List(Box::new(t(Native::Int)));
+        let list = ResolvedType::List(Box::new(t(Native::Int)));
         let one = 1i32.to_be_bytes();
         let two = 2i32.to_be_bytes();
         assert_eq!(
@@ -606,7 +601,7 @@ mod tests {
             Ok(CqlValue::List(vec![]))
         );
         assert!(decode(&kind, &array(&[1], &[None]), &list).is_err());
-        let nested = CqlType::List(Box::new(list.clone()));
+        let nested = ResolvedType::List(Box::new(list.clone()));
         assert_eq!(
             decode(&kind, &array(&[2, 1], &[Some(&one), Some(&two)]), &nested),
             Ok(CqlValue::List(vec![
@@ -644,7 +639,7 @@ mod tests {
             assert!(!cast.is_empty());
         }
         assert_eq!(
-            canonical_cast(&CqlType::List(Box::new(t(Native::Double)))).as_deref(),
+            canonical_cast(&ResolvedType::List(Box::new(t(Native::Double)))).as_deref(),
             Some("float8[]")
         );
     }

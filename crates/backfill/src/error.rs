@@ -1,6 +1,18 @@
 //! The crate's error type: what failed, on which side, and what to do about it.
 
+use crate::numeric::DecimalError;
 use std::path::PathBuf;
+
+/// Why one value cannot be stored: the reason written to the rejects file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ValueError(pub String);
+
+impl From<DecimalError> for ValueError {
+    fn from(e: DecimalError) -> Self {
+        ValueError(e.to_string())
+    }
+}
 
 /// Why a backfill or a verification could not run or stopped.
 #[derive(Debug, thiserror::Error)]

@@ -2,9 +2,9 @@
 //! maps, lists and user-defined type values. Numbers are read from their JSON text, never through
 //! a float, so decimals keep every digit.
 
-use crate::convert::ValueError;
-use crate::cqltype::{CqlType, Native, UdtDef};
+use crate::error::ValueError;
 use crate::numeric::parse_decimal;
+use crate::resolved_type::{Native, ResolvedType, UdtDef};
 use crate::time;
 use scylla::value::{CqlDate, CqlTime, CqlTimestamp, CqlTimeuuid, CqlValue, CqlVarint};
 use serde_json::value::RawValue;
@@ -15,7 +15,7 @@ fn err<T>(msg: impl Into<String>) -> Result<T, ValueError> {
 }
 
 /// Converts JSON text to a value of `target` (a map, list, set, UDT, tuple or native type).
-pub fn from_json(text: &str, target: &CqlType) -> Result<CqlValue, ValueError> {
+pub fn from_json(text: &str, target: &ResolvedType) -> Result<CqlValue, ValueError> {
     let raw: &RawValue = serde_json::from_str(text)
         .map_err(|e| ValueError(format!("invalid JSON from source_sql: {e}")))?;
     match value(raw, target)? {
@@ -41,14 +41,14 @@ fn abbreviate(s: &str) -> String {
 }
 
 /// `None` for JSON null.
-fn value(raw: &RawValue, target: &CqlType) -> Result<Option<CqlValue>, ValueError> {
+fn value(raw: &RawValue, target: &ResolvedType) -> Result<Option<CqlValue>, ValueError> {
     let text = raw.get().trim();
     if text == "null" {
         return Ok(None);
     }
     Ok(Some(match target {
-        CqlType::Native(n) => native(raw, *n)?,
-        CqlType::List(t) | CqlType::Set(t) => {
+        ResolvedType::Native(n) => native(raw, *n)?,
+        ResolvedType::List(t) | ResolvedType::Set(t) => {
             let items: Vec<&RawValue> = parse(raw, "an array")?;
             let mut out = Vec::with_capacity(items.len());
             for item in items {
@@ -61,13 +61,13 @@ fn value(raw: &RawValue, target: &CqlType) -> Result<Option<CqlValue>, ValueErro
                     }
                 }
             }
-            if matches!(target, CqlType::Set(_)) {
+            if matches!(target, ResolvedType::Set(_)) {
                 CqlValue::Set(out)
             } else {
                 CqlValue::List(out)
             }
         }
-        CqlType::Map(k, v) => {
+        ResolvedType::Map(k, v) => {
             let entries: BTreeMap<String, &RawValue> = parse(raw, "an object")?;
             let mut out = Vec::with_capacity(entries.len());
             for (key, val) in entries {
@@ -79,8 +79,8 @@ fn value(raw: &RawValue, target: &CqlType) -> Result<Option<CqlValue>, ValueErro
             }
             CqlValue::Map(out)
         }
-        CqlType::Udt(def) => udt(raw, def)?,
-        CqlType::Tuple(types) => {
+        ResolvedType::Udt(def) => udt(raw, def)?,
+        ResolvedType::Tuple(types) => {
             let items: Vec<&RawValue> = parse(raw, "an array")?;
             if items.len() != types.len() {
                 return err(format!(
@@ -122,11 +122,11 @@ fn udt(raw: &RawValue, def: &UdtDef) -> Result<CqlValue, ValueError> {
 }
 
 /// A map key: JSON object keys are always strings, so the key type is parsed from one.
-fn key_from_string(key: &str, t: &CqlType) -> Result<CqlValue, ValueError> {
+fn key_from_string(key: &str, t: &ResolvedType) -> Result<CqlValue, ValueError> {
     let quoted = serde_json::to_string(key).map_err(|e| ValueError(e.to_string()))?;
     let as_json = match t {
-        CqlType::Native(Native::Text | Native::Ascii) => quoted,
-        CqlType::Native(
+        ResolvedType::Native(Native::Text | Native::Ascii) => quoted,
+        ResolvedType::Native(
             Native::TinyInt
             | Native::SmallInt
             | Native::Int
@@ -249,8 +249,8 @@ fn hex_bytea(s: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cqltype::TypeParser;
     use crate::numeric::decimal_to_string;
+    use crate::resolved_type::TypeParser;
     use remodel_model::UserType;
 
     fn types() -> Vec<UserType> {

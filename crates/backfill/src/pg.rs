@@ -432,7 +432,7 @@ fn expired_by(table: &TargetTable, at: &str) -> Option<String> {
     let c = &table.columns[table.ttl?];
     let col = format!("s.{}", remodel_model::ident::quote(&c.name));
     Some(match c.cql {
-        crate::cqltype::CqlType::Native(crate::cqltype::Native::BigInt) => {
+        crate::resolved_type::ResolvedType::Native(crate::resolved_type::Native::BigInt) => {
             format!("{col} <= (extract(epoch FROM {at}) * 1000000)::int8")
         }
         _ => format!("{col} <= {at}"),

@@ -4,8 +4,9 @@
 
 use crate::convert::{decode, PgKind, RawValue};
 use crate::numeric::decimal_to_string;
-use crate::target::{fnv1a, TargetTable};
+use crate::target::TargetTable;
 use crate::time::{format_date, format_time_nanos, format_timestamp_ms};
+use remodel_model::text::fnv1a64;
 use scylla::value::{CqlValue, MaybeUnset};
 
 /// A target row: one value per column of the table, `Unset` for NULL and empty collections.
@@ -119,7 +120,7 @@ fn abbreviated(text: String) -> String {
         "{}… ({} bytes, fnv64 {:016x})",
         &text[..end],
         text.len(),
-        fnv1a(text.as_bytes())
+        fnv1a64(text.as_bytes())
     )
 }
 

@@ -2,9 +2,10 @@
 //! the partition key, the clustering key and the source row's key, its `source_sql` and the CQL it
 //! is written and read back with. Built from `plan.json` alone.
 
-use crate::cqltype::{CqlType, TypeParser};
+use crate::resolved_type::{ResolvedType, TypeParser};
 use crate::Error;
 use remodel_model::ident::quote;
+use remodel_model::text::fnv1a64;
 use remodel_model::{Bucket, DesignTable, KeyColumn, Plan, SourceEdit, SourceSql};
 
 /// The driving table of a target table's source query, when its rows can be read in ranges.
@@ -23,7 +24,7 @@ pub struct TargetColumn {
     /// Name (as the server stores it).
     pub name: String,
     /// Its CQL type.
-    pub cql: CqlType,
+    pub cql: ResolvedType,
     /// The type as `plan.json` writes it.
     pub cql_text: String,
     /// For a bucket key column: the source column it is computed from and the bucket width
@@ -111,27 +112,7 @@ impl TargetTable {
 
     fn new(plan: &Plan, t: &DesignTable) -> Result<TargetTable, Error> {
         let keyspace = plan.design.keyspace.name.clone();
-        let parser = TypeParser::new(&keyspace, &plan.design.types);
-        let mut columns = Vec::with_capacity(t.columns.len());
-        for c in &t.columns {
-            let cql = parser
-                .resolve(&c.cql_type)
-                .map_err(|e| Error::Plan(format!("table {}, column {}: {e}", t.name, c.name)))?;
-            let key = t
-                .partition_key
-                .iter()
-                .chain(&t.clustering)
-                .find(|k| k.column == c.name);
-            let bucket = key.and_then(|k| Some((k.derived_from.clone()?, k.bucket?)));
-            let bucket_zone = key.and_then(|k| k.time_zone.clone());
-            columns.push(TargetColumn {
-                name: c.name.clone(),
-                cql,
-                cql_text: c.cql_type.to_string(),
-                bucket,
-                bucket_zone,
-            });
-        }
+        let columns = target_columns(plan, t)?;
         let indices = |keys: &[KeyColumn]| -> Result<Vec<usize>, Error> {
             keys.iter()
                 .map(|k| {
@@ -182,14 +163,7 @@ impl TargetTable {
             )));
         }
         if t.counter.is_some() {
-            let key: Vec<usize> = partition_key.iter().chain(&clustering).copied().collect();
-            let first_key = key.iter().min().copied().unwrap_or(0);
-            if (first_key..columns.len()).any(|i| !key.contains(&i)) {
-                return Err(Error::Plan(format!(
-                    "counter table {}: its counter columns must come before its key columns (the order the UPDATE binds a source_sql row in)",
-                    t.name
-                )));
-            }
+            counter_columns_first(t, &partition_key, &clustering, columns.len())?;
         }
         let source = SourceSql::new(&plan.schema, &t.source);
         let driving = t.source.splittable().then(|| Driving {
@@ -358,18 +332,53 @@ impl TargetTable {
             text.push(' ');
             text.push_str(&c.cql_text);
         }
-        format!("{:016x}", fnv1a(text.as_bytes()))
+        format!("{:016x}", fnv1a64(text.as_bytes()))
     }
 }
 
-/// FNV-1a, 64 bits: stable across builds and platforms (unlike `DefaultHasher`).
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= *b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
+/// The columns of table `t` with their types resolved against the plan's user types, and the
+/// bucket each bucket key column is computed as.
+fn target_columns(plan: &Plan, t: &DesignTable) -> Result<Vec<TargetColumn>, Error> {
+    let parser = TypeParser::new(&plan.design.keyspace.name, &plan.design.types);
+    let mut columns = Vec::with_capacity(t.columns.len());
+    for c in &t.columns {
+        let cql = parser
+            .resolve(&c.cql_type)
+            .map_err(|e| Error::Plan(format!("table {}, column {}: {e}", t.name, c.name)))?;
+        let key = t
+            .partition_key
+            .iter()
+            .chain(&t.clustering)
+            .find(|k| k.column == c.name);
+        let bucket = key.and_then(|k| Some((k.derived_from.clone()?, k.bucket?)));
+        let bucket_zone = key.and_then(|k| k.time_zone.clone());
+        columns.push(TargetColumn {
+            name: c.name.clone(),
+            cql,
+            cql_text: c.cql_type.to_string(),
+            bucket,
+            bucket_zone,
+        });
     }
-    h
+    Ok(columns)
+}
+
+/// A counter table's UPDATE binds a source row in column order: its counters come before its key.
+fn counter_columns_first(
+    t: &DesignTable,
+    partition_key: &[usize],
+    clustering: &[usize],
+    n_columns: usize,
+) -> Result<(), Error> {
+    let key: Vec<usize> = partition_key.iter().chain(clustering).copied().collect();
+    let first_key = key.iter().min().copied().unwrap_or(0);
+    if (first_key..n_columns).any(|i| !key.contains(&i)) {
+        return Err(Error::Plan(format!(
+                "counter table {}: its counter columns must come before its key columns (the order the UPDATE binds a source_sql row in)",
+                t.name
+            )));
+    }
+    Ok(())
 }
 
 /// The target columns holding the driving table's primary key, when all of them are there.

@@ -1,11 +1,14 @@
 //! Calendar arithmetic between Postgres' epoch (2000-01-01), the Unix epoch and ISO-8601 text:
-//! enough to convert dates and timestamps exactly without a date crate.
+//! enough to convert dates and timestamps exactly without a date crate (the calendar and the
+//! reading of timestamp text are `remodel_model::time`'s).
 
 /// Days from 1970-01-01 to 2000-01-01 (Postgres' epoch).
 pub const PG_EPOCH_DAYS: i64 = 10_957;
 /// Microseconds from 1970-01-01 to 2000-01-01.
 pub const PG_EPOCH_MICROS: i64 = PG_EPOCH_DAYS * 86_400 * 1_000_000;
-pub use remodel_model::time::{civil_from_days, days_from_civil, days_in_month};
+pub use remodel_model::time::{
+    civil_from_days, days_from_civil, days_in_month, parse_date, parse_time, parse_timestamp,
+};
 
 /// Nanoseconds in a day.
 pub const DAY_NANOS: i64 = 86_400 * 1_000_000_000;
@@ -67,62 +70,11 @@ pub fn now_micros() -> i64 {
         .unwrap_or(0)
 }
 
-/// Parses `YYYY-MM-DD` to days since 1970-01-01.
-pub fn parse_date(text: &str) -> Option<i64> {
-    let (y, rest) = text.split_at_checked(4)?;
-    let y: i64 = y.parse().ok()?;
-    let rest = rest.strip_prefix('-')?;
-    let (m, d) = rest.split_once('-')?;
-    let (m, d): (u32, u32) = (m.parse().ok()?, d.parse().ok()?);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || d > days_in_month(y, m) {
-        return None;
-    }
-    Some(days_from_civil(y, m, d))
-}
-
-/// Parses `HH:MM:SS[.ffffff]` to nanoseconds since midnight.
-pub fn parse_time(text: &str) -> Option<i64> {
-    let (hms, frac) = text.split_once('.').unwrap_or((text, ""));
-    let mut parts = hms.split(':');
-    let h: i64 = parts.next()?.parse().ok()?;
-    let m: i64 = parts.next()?.parse().ok()?;
-    let s: i64 = parts.next()?.parse().ok()?;
-    if parts.next().is_some() || h > 24 || m > 59 || s > 60 || frac.len() > 9 {
-        return None;
-    }
-    let mut nanos: i64 = 0;
-    for (i, c) in frac.chars().enumerate() {
-        nanos += c.to_digit(10)? as i64 * 10i64.pow(8 - i as u32);
-    }
-    Some((h * 3600 + m * 60 + s) * 1_000_000_000 + nanos)
-}
-
 /// Parses an ISO-8601 timestamp as Postgres' JSON functions print it
 /// (`2024-03-01T10:00:00.5+01:00`, `…Z`, or no offset meaning UTC) to Unix milliseconds,
 /// rounding sub-millisecond digits down like the binary path does.
 pub fn parse_timestamp_ms(text: &str) -> Option<i64> {
-    let (date, rest) = text.split_once(['T', ' '])?;
-    let days = parse_date(date)?;
-    let (time, offset_secs) = split_offset(rest)?;
-    let nanos = parse_time(time)?;
-    let micros = days * 86_400_000_000 + nanos / 1000 - offset_secs * 1_000_000;
-    Some(micros.div_euclid(1000))
-}
-
-fn split_offset(rest: &str) -> Option<(&str, i64)> {
-    if let Some(t) = rest.strip_suffix('Z') {
-        return Some((t, 0));
-    }
-    let Some(i) = rest.rfind(['+', '-']) else {
-        return Some((rest, 0));
-    };
-    let (time, off) = rest.split_at(i);
-    let sign = if off.starts_with('-') { -1 } else { 1 };
-    let mut parts = off[1..].split(':');
-    let h: i64 = parts.next()?.parse().ok()?;
-    let m: i64 = parts.next().map_or(Some(0), |p| p.parse().ok())?;
-    let s: i64 = parts.next().map_or(Some(0), |p| p.parse().ok())?;
-    Some((time, sign * (h * 3600 + m * 60 + s)))
+    Some(parse_timestamp(text)?.utc_micros()?.div_euclid(1000))
 }
 
 #[cfg(test)]

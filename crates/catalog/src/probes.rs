@@ -27,6 +27,7 @@
 
 use crate::{Error, Source};
 use remodel_model::ident::quote;
+use remodel_model::pgtype;
 use remodel_model::{
     Diagnostic, FkOrigin, ForeignKey, RejectedKey, Schema, Severity, Statistics, Table,
 };
@@ -110,15 +111,10 @@ enum Family {
 }
 
 fn family(sql_type: &str) -> Option<Family> {
-    let t = sql_type.to_ascii_lowercase();
-    let base = t.split('(').next().unwrap_or(&t).trim();
-    match base {
-        "smallint" | "integer" | "bigint" | "int" | "int2" | "int4" | "int8" => {
-            Some(Family::Integer)
-        }
-        "text" | "character varying" | "varchar" | "character" | "char" | "bpchar" | "citext" => {
-            Some(Family::Text)
-        }
+    let base = pgtype::base_name(sql_type);
+    match base.as_str() {
+        b if pgtype::integer_width(b).is_some() => Some(Family::Integer),
+        b if pgtype::is_text(b) => Some(Family::Text),
         "uuid" => Some(Family::Uuid),
         _ => None,
     }

@@ -83,42 +83,14 @@ pub async fn read(src: &Source) -> Result<SchemaRead, Error> {
                 columns: cols,
             }),
             _ => {
-                let Some(ref_oid) = c.ref_table else { continue };
-                let ref_cols = names(&attnames, ref_oid, &c.ref_keys);
-                let ref_table = match &c.ref_name {
-                    Some((nsp, name)) if src.schemas().contains(nsp) => src.name_of(nsp, name),
-                    Some((nsp, name)) => {
-                        diagnostics.push(Diagnostic {
-                            severity: Severity::Warning,
-                            location: None,
-                            message: format!(
-                                "foreign key {} of `{}` references `{nsp}.{name}`, outside the schemas read ({}): add --schemas {nsp} to model it",
-                                c.name,
-                                tables[i].qualified_name(),
-                                src.schemas().join(", ")
-                            ),
-                        });
-                        format!("{nsp}.{name}")
-                    }
-                    None => continue,
-                };
-                let ref_cols = if ref_cols.is_empty() {
-                    c.ref_keys.iter().map(|k| format!("#{k}")).collect()
-                } else {
-                    ref_cols
-                };
-                let fk = ForeignKey {
-                    name: Some(c.name),
-                    columns: cols,
-                    ref_table,
-                    ref_columns: ref_cols,
-                    origin: FkOrigin::Declared,
-                    location: None,
+                let of = tables[i].qualified_name();
+                let Some(fk) = foreign_key(src, c, cols, &attnames, &of, &mut diagnostics) else {
+                    continue;
                 };
                 if rels[i].is_partition {
-                    partition_fks.push((c.table, fk));
+                    partition_fks.push((fk.0, fk.1));
                 } else {
-                    tables[i].foreign_keys.push(fk);
+                    tables[i].foreign_keys.push(fk.1);
                 }
             }
         }
@@ -299,6 +271,51 @@ struct Constraint {
     ref_table: Option<u32>,
     ref_keys: Vec<i16>,
     ref_name: Option<(String, String)>,
+}
+
+/// The foreign key a constraint of table `of` states (with its table's oid), `None` when it
+/// references nothing known; a reference outside the schemas read is kept by its qualified
+/// name and warned about.
+fn foreign_key(
+    src: &Source,
+    c: Constraint,
+    cols: Vec<String>,
+    attnames: &HashMap<(u32, i16), String>,
+    of: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<(u32, ForeignKey)> {
+    let ref_oid = c.ref_table?;
+    let ref_cols = names(attnames, ref_oid, &c.ref_keys);
+    let ref_table = match &c.ref_name {
+        Some((nsp, name)) if src.schemas().contains(nsp) => src.name_of(nsp, name),
+        Some((nsp, name)) => {
+            diagnostics.push(Diagnostic {
+                severity: Severity::Warning,
+                location: None,
+                message: format!(
+                    "foreign key {} of `{of}` references `{nsp}.{name}`, outside the schemas read ({}): add --schemas {nsp} to model it",
+                    c.name,
+                    src.schemas().join(", ")
+                ),
+            });
+            format!("{nsp}.{name}")
+        }
+        None => return None,
+    };
+    let ref_cols = if ref_cols.is_empty() {
+        c.ref_keys.iter().map(|k| format!("#{k}")).collect()
+    } else {
+        ref_cols
+    };
+    let fk = ForeignKey {
+        name: Some(c.name),
+        columns: cols,
+        ref_table,
+        ref_columns: ref_cols,
+        origin: FkOrigin::Declared,
+        location: None,
+    };
+    Some((c.table, fk))
 }
 
 async fn constraints(src: &Source, oids: &[u32]) -> Result<Vec<Constraint>, Error> {

@@ -204,7 +204,7 @@ fn common(mut s: Schema) -> Schema {
         for c in &mut t.columns {
             c.location = None;
             // The typed forms are one function of these texts on both paths
-            // (`remodel_sql::neutral::schema::fill_schema`): the texts are what is compared.
+            // (`remodel_sql::typed_expr::schema::fill_schema`): the texts are what is compared.
             c.default_expr = None;
             c.generated_expr = None;
             c.default = c.default.as_deref().map(canonical_expr);

@@ -10,6 +10,9 @@
 //! Architecture invariant: the URL's password stays in the connection; no error of this crate
 //! holds it (errors name files and settings, never the URL).
 
+// Functions stay short enough to read as one pass (ARCHITECTURE.md; `cargo clippy` in CI).
+#![warn(clippy::too_many_lines)]
+
 pub mod pg;
 pub mod pgurl;
 pub mod redact;

@@ -1,6 +1,7 @@
 //! The proposed Cassandra design: tables, keys, query mapping, write paths.
 
 use crate::analysis::{Aggregate, ColumnRef};
+pub use crate::bucket::{pg_at_utc, Bucket};
 use crate::cqltype::CqlType;
 use crate::expr::{Expr, Literal};
 use serde::{Deserialize, Serialize};
@@ -325,77 +326,6 @@ pub enum Replication {
         #[serde(flatten)]
         datacenters: BTreeMap<String, u32>,
     },
-}
-
-/// A Postgres `timestamptz` expression as the wall-clock time in UTC (a `timestamp`), the
-/// calendar [`Bucket::pg_sql`] cuts buckets in.
-pub fn pg_at_utc(value: &str) -> String {
-    format!("({value} AT TIME ZONE 'UTC')")
-}
-
-/// Width of a time bucket.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum Bucket {
-    /// One hour.
-    Hour,
-    /// One day.
-    Day,
-    /// One month.
-    Month,
-}
-
-impl Bucket {
-    /// The Postgres expression of the bucket `value` falls in, `value` being a `timestamp` (or
-    /// `date`) on the buckets' calendar: the one spelling the designer's `source_sql` and the
-    /// backfill's computed buckets share. A `timestamptz` goes through [`pg_at_utc`] first.
-    pub fn pg_sql(self, value: &str) -> String {
-        match self {
-            Bucket::Day => format!("{value}::date"),
-            Bucket::Hour => format!("date_trunc('hour', {value})"),
-            Bucket::Month => format!("date_trunc('month', {value})"),
-        }
-    }
-
-    /// The bucket the instant `instant` (a `timestamptz` expression) falls in on the calendar
-    /// of `zone`, as replay cuts it: a day is the local date, an hour or a month its first
-    /// instant (a `timestamptz`), so a day of 23 or 25 hours is cut as the zone cuts it.
-    pub fn pg_sql_in_zone(self, instant: &str, zone: &str) -> String {
-        let zone = crate::ident::literal(zone);
-        let local = format!("({instant} AT TIME ZONE {zone})");
-        match self {
-            Bucket::Day => format!("{local}::date"),
-            Bucket::Hour | Bucket::Month => {
-                format!(
-                    "(date_trunc('{}', {local}) AT TIME ZONE {zone})",
-                    self.name()
-                )
-            }
-        }
-    }
-
-    /// The bucket of `value`, a source column's expression (`timestamptz` when `tz`, else a
-    /// `timestamp` or `date`, which the backfill stores as its wall clock read in UTC), cut in
-    /// `zone` (UTC when `None`): the one spelling the designer's source query and the backfill's
-    /// computed buckets share.
-    pub fn pg_sql_of(self, value: &str, tz: bool, zone: Option<&str>) -> String {
-        match zone.filter(|z| *z != "UTC") {
-            None if tz => self.pg_sql(&pg_at_utc(value)),
-            None => self.pg_sql(value),
-            Some(z) if tz => self.pg_sql_in_zone(value, z),
-            Some(z) => self.pg_sql_in_zone(&pg_at_utc(&format!("{value}::timestamp")), z),
-        }
-    }
-
-    /// `hour`, `day` or `month`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Bucket::Hour => "hour",
-            Bucket::Day => "day",
-            Bucket::Month => "month",
-        }
-    }
 }
 
 /// Clustering direction.

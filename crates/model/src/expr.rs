@@ -1,7 +1,7 @@
 //! Dialect-neutral value expressions: what a plan binds, filters, sorts by and writes, as data
 //! any program can evaluate without a SQL parser or a Postgres server.
 //!
-//! The front end turns the SQL of a statement into these (`remodel_sql::neutral`); an
+//! The front end turns the SQL of a statement into these (`remodel_sql::typed_expr`); an
 //! expression it cannot express exactly is not turned into an approximation: the pattern that
 //! needs it is stated not modelled, with the reason. [`Expr`]'s `Display` renders Postgres SQL
 //! for humans (the report, summaries); nothing reads that text back.
@@ -11,7 +11,7 @@
 //! `NULL = NULL` is NULL); a filter keeps a row only when it evaluates to TRUE; `AND`/`OR` are
 //! three-valued.
 
-use crate::analysis::ColumnRef;
+use crate::column_ref::ColumnRef;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

@@ -5,6 +5,8 @@
 //! derives so that `plan.json` is the contract between planning and execution.
 
 pub mod analysis;
+pub mod bucket;
+pub mod column_ref;
 pub mod coverage;
 pub mod cqltype;
 pub mod design;
@@ -12,6 +14,7 @@ pub mod diagnostic;
 pub mod expr;
 pub mod ident;
 pub mod keywords;
+pub mod pgtype;
 pub mod plan;
 pub mod relationship;
 pub mod replay;

@@ -5,7 +5,7 @@
 //! session, the calls of each read that followed a call of another read before that read ran
 //! again ([`Follow`]), and the analyzer keeps the pairs the schema explains ([`Loop`]).
 
-use crate::analysis::ColumnRef;
+use crate::column_ref::ColumnRef;
 use crate::workload::AccessPattern;
 use serde::{Deserialize, Serialize};
 

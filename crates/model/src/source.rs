@@ -8,7 +8,8 @@
 //! the SQL text back: what an executor needs to know (which table drives, whether it can be cut
 //! into ranges) is a field here.
 
-use crate::design::{Bucket, EncodedForm, Encoding};
+use crate::bucket::Bucket;
+use crate::design::{EncodedForm, Encoding};
 use crate::ident;
 use crate::schema::Schema;
 use serde::{Deserialize, Serialize};

@@ -1,5 +1,6 @@
-//! Text helpers every stage shares: numbers as messages, notes and reports print them, and a
-//! stable hash of a text (statement fingerprints, shortened names).
+//! Text helpers every stage shares: numbers as messages, notes and reports print them, a
+//! stable hash of a text (statement fingerprints, shortened names), and a word quoted for a POSIX
+//! shell (every command line remodel prints or writes).
 
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: impl Into<u128>) -> String {
@@ -16,12 +17,54 @@ pub fn thousands(n: impl Into<u128>) -> String {
 
 /// FNV-1a, 64 bit: stable across runs, platforms and Rust versions (unlike `DefaultHasher`).
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    let mut h = Fnv1a64::new();
+    h.write(bytes);
+    h.finish()
+}
+
+/// [`fnv1a64`] fed in pieces: the hash of everything written, as if written at once.
+#[derive(Debug, Clone, Copy)]
+pub struct Fnv1a64(u64);
+
+impl Fnv1a64 {
+    /// The hash of nothing yet.
+    pub fn new() -> Self {
+        Fnv1a64(0xcbf2_9ce4_8422_2325)
     }
-    h
+
+    /// Adds `bytes`.
+    pub fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    /// The hash of what was written.
+    pub fn finish(self) -> u64 {
+        self.0
+    }
+}
+
+impl Default for Fnv1a64 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A word as a POSIX shell reads it back: as it is when plainly safe, else in single quotes (a
+/// quote inside as `'\''`). The one shell quoting of the command lines `remodel` prints (a resume
+/// hint), the Spark job's README and the report's runbook.
+pub fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@=,+".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
 }
 
 #[cfg(test)]
@@ -43,5 +86,17 @@ mod tests {
         assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
         assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
         assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+        let mut pieces = Fnv1a64::new();
+        pieces.write(b"foo");
+        pieces.write(b"bar");
+        assert_eq!(pieces.finish(), fnv1a64(b"foobar"));
+    }
+
+    #[test]
+    fn shell_words_read_back() {
+        assert_eq!(shell_word("out/plan.json"), "out/plan.json");
+        assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("a b"), "'a b'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
     }
 }

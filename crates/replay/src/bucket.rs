@@ -15,7 +15,7 @@ use crate::exec::Replayer;
 use crate::pg::PgValue;
 use crate::values::pg_literal;
 use crate::Error;
-use remodel_backfill::cqltype::{CqlType, Native};
+use remodel_backfill::resolved_type::{Native, ResolvedType};
 use remodel_model::Bucket;
 use scylla::value::CqlValue;
 
@@ -33,14 +33,23 @@ fn zone_literal(zone: &str) -> String {
     remodel_model::ident::literal(zone)
 }
 
-/// The bucket column's value for the local wall-clock time `local` (a `timestamp` expression).
-fn stored(local: &str, zone: &str, to: &CqlType) -> Result<String, Error> {
-    match to {
-        CqlType::Native(Native::Date) => Ok(format!("({local})::date")),
-        CqlType::Native(Native::Timestamp) => {
-            Ok(format!("(({local}) AT TIME ZONE {})", zone_literal(zone)))
+/// The bucket of width `b` in `zone` that `instant` (a `timestamptz` expression) falls in, as the
+/// column of CQL type `to` holds it: the model's one spelling ([`Bucket::pg_sql_in_zone`]: a day
+/// the local date, an hour or a month its first instant), turned into the other type where a
+/// plan stores it so.
+fn stored(b: Bucket, instant: &str, zone: &str, to: &ResolvedType) -> Result<String, Error> {
+    let bucket = b.pg_sql_in_zone(instant, zone);
+    let z = zone_literal(zone);
+    match (b, to) {
+        (Bucket::Day, ResolvedType::Native(Native::Date))
+        | (Bucket::Hour | Bucket::Month, ResolvedType::Native(Native::Timestamp)) => Ok(bucket),
+        (Bucket::Day, ResolvedType::Native(Native::Timestamp)) => {
+            Ok(format!("(({bucket})::timestamp AT TIME ZONE {z})"))
         }
-        other => Err(Error::Value(format!(
+        (Bucket::Hour | Bucket::Month, ResolvedType::Native(Native::Date)) => {
+            Ok(format!("(({bucket}) AT TIME ZONE {z})::date"))
+        }
+        (_, other) => Err(Error::Value(format!(
             "a time bucket cannot be stored as CQL {other:?}"
         ))),
     }
@@ -67,16 +76,10 @@ impl Replayer<'_> {
         b: Bucket,
         zone: &str,
         v: Option<&CqlValue>,
-        to: &CqlType,
+        to: &ResolvedType,
     ) -> Result<Option<CqlValue>, Error> {
         let Some(v) = v else { return Ok(None) };
-        let local = format!(
-            "date_trunc('{}', {} AT TIME ZONE {})",
-            unit(b),
-            instant(v)?,
-            zone_literal(zone)
-        );
-        let sql = format!("SELECT {}", stored(&local, zone, to)?);
+        let sql = format!("SELECT {}", stored(b, &instant(v)?, zone, to)?);
         let row = self
             .evaluator()
             .query_one(&sql, &[])
@@ -99,7 +102,7 @@ impl Replayer<'_> {
         lower: Option<&CqlValue>,
         upper: Option<&CqlValue>,
         upper_exclusive: bool,
-        to: &CqlType,
+        to: &ResolvedType,
     ) -> Result<Vec<CqlValue>, Error> {
         let (Some(lo), Some(hi)) = (lower, upper) else {
             return Ok(Vec::new());
@@ -114,7 +117,7 @@ impl Replayer<'_> {
         let sql = format!(
             "SELECT {} FROM generate_series(date_trunc('{u}', {} AT TIME ZONE {z}), \
              date_trunc('{u}', {hi} AT TIME ZONE {z}), interval '1 {u}') AS g(b) ORDER BY g.b LIMIT {}",
-            stored("g.b", zone, to)?,
+            stored(b, &format!("(g.b AT TIME ZONE {z})"), zone, to)?,
             instant(lo)?,
             MAX_BUCKETS + 1
         );

@@ -15,7 +15,7 @@ use crate::record::Field;
 use crate::values::{canon, Canon};
 use crate::Error;
 use remodel_backfill::convert::PgKind;
-use remodel_backfill::cqltype::{CqlType, Native};
+use remodel_backfill::resolved_type::{Native, ResolvedType};
 use remodel_backfill::rows::show;
 use remodel_backfill::time::{format_date, format_time_nanos};
 use scylla::value::CqlValue;
@@ -248,7 +248,7 @@ impl Replayer<'_> {
             out.ties = Some(ties);
         }
         self.cast_undecodable(&mut out).await?;
-        let count = CqlType::Native(Native::BigInt);
+        let count = ResolvedType::Native(Native::BigInt);
         let number = |v: Option<scylla::value::CqlValue>| match v {
             Some(scylla::value::CqlValue::BigInt(n)) => usize::try_from(n).unwrap_or(0),
             _ => 0,
@@ -284,9 +284,9 @@ fn is_aggregate_call(sql: &str) -> bool {
 
 /// The CQL type a value of Postgres type `ty` is compared as, when both sides are computed in
 /// Postgres (output expressions).
-pub fn cql_for_pg(ty: &tokio_postgres::types::Type) -> Option<CqlType> {
+pub fn cql_for_pg(ty: &tokio_postgres::types::Type) -> Option<ResolvedType> {
     use remodel_backfill::convert::PgKind as K;
-    Some(CqlType::Native(match PgKind::of(ty)? {
+    Some(ResolvedType::Native(match PgKind::of(ty)? {
         K::Bool => Native::Boolean,
         K::Int2 => Native::SmallInt,
         K::Int4 => Native::Int,
@@ -310,7 +310,7 @@ pub fn cql_for_pg(ty: &tokio_postgres::types::Type) -> Option<CqlType> {
 /// that holds it on the Cassandra side (as the backfill converts it).
 fn sql_canon(
     sql: &SqlRows,
-    types: &HashMap<Field, CqlType>,
+    types: &HashMap<Field, ResolvedType>,
 ) -> Result<Vec<Vec<(Canon, String)>>, String> {
     let mut out = Vec::with_capacity(sql.rows.len());
     for row in &sql.rows {
@@ -367,7 +367,7 @@ pub(crate) fn render(row: &[(Canon, String)], names: &[String]) -> String {
 /// Compares the Cassandra side's rows with the SQL result; `None` when they agree.
 pub fn compare(sql: &SqlRows, cql: &CqlRows) -> Option<Difference> {
     let names: Vec<String> = sql.columns.iter().map(|(n, _, _)| n.clone()).collect();
-    let types: HashMap<Field, CqlType> = cql.types.clone().into_iter().collect();
+    let types: HashMap<Field, ResolvedType> = cql.types.clone().into_iter().collect();
     let fail = |reason: String, sql_rows: Vec<String>, cql_rows: Vec<String>| {
         Some(Difference {
             reason,

@@ -19,7 +19,7 @@ use crate::sqlforms::{self, SqlForms};
 use crate::values::{self, pg_literal};
 use crate::Error;
 use remodel_backfill::convert::canonical_cast;
-use remodel_backfill::cqltype::CqlType;
+use remodel_backfill::resolved_type::ResolvedType;
 use remodel_model::ident::quote;
 use remodel_model::{
     AccessPattern, BindValue, ColumnRef, Consistency, DesignTable, EncodedForm, Encoding, Expr,
@@ -103,7 +103,7 @@ pub struct Replayer<'a> {
     /// Seconds the clock has moved since its start (one per write).
     ticks: AtomicU64,
     /// The program of `--executor`, when another executor runs the plan's side.
-    external: Option<crate::external::External>,
+    external: Option<crate::external::process::External>,
     /// Cassandra requests sent again (a timeout, a node down).
     retries: AtomicU64,
 }
@@ -125,7 +125,7 @@ pub struct CqlRows {
     /// The rows.
     pub rows: Vec<Record>,
     /// The CQL type of each field returned.
-    pub types: BTreeMap<Field, CqlType>,
+    pub types: BTreeMap<Field, ResolvedType>,
     /// Requests sent.
     pub requests: u32,
     /// Partitions read (an `IN` of k values reads k).
@@ -191,7 +191,7 @@ impl<'a> Replayer<'a> {
 
     /// Has `external` (the program of `--executor`) run the plan's side of every read and
     /// write instead of replay's own executor.
-    pub fn with_external(mut self, external: crate::external::External) -> Self {
+    pub fn with_external(mut self, external: crate::external::process::External) -> Self {
         self.external = Some(external);
         self
     }
@@ -202,14 +202,16 @@ impl<'a> Replayer<'a> {
     }
 
     /// The program of `--executor`.
-    pub(crate) fn external_mut(&mut self) -> Result<&mut crate::external::External, Error> {
+    pub(crate) fn external_mut(
+        &mut self,
+    ) -> Result<&mut crate::external::process::External, Error> {
         self.external
             .as_mut()
             .ok_or_else(|| Error::Plan("no --executor program".into()))
     }
 
     /// Takes the program of `--executor` back (to end it).
-    pub fn take_external(&mut self) -> Option<crate::external::External> {
+    pub fn take_external(&mut self) -> Option<crate::external::process::External> {
         self.external.take()
     }
 
@@ -329,7 +331,7 @@ impl<'a> Replayer<'a> {
     }
 
     /// The CQL type of each bind marker of `stmt`.
-    pub fn marker_types(stmt: &PreparedStatement) -> Result<Vec<CqlType>, Error> {
+    pub fn marker_types(stmt: &PreparedStatement) -> Result<Vec<ResolvedType>, Error> {
         stmt.get_variable_col_specs()
             .iter()
             .map(|s| values::cql_type(s.typ()))
@@ -393,7 +395,7 @@ impl<'a> Replayer<'a> {
                 c.encoding.filter(|e| e.stores_null())
             })
             .collect();
-        let fields: Vec<Option<(Field, CqlType)>> = rows
+        let fields: Vec<Option<(Field, ResolvedType)>> = rows
             .column_specs()
             .iter()
             .zip(&encodings)
@@ -432,7 +434,7 @@ impl<'a> Replayer<'a> {
         &self,
         sql: &str,
         params: &Params,
-        to: &CqlType,
+        to: &ResolvedType,
     ) -> Result<Option<CqlValue>, Error> {
         let cast = canonical_cast(to)
             .ok_or_else(|| Error::Value(format!("no Postgres type for CQL {to:?}")))?;
@@ -446,10 +448,10 @@ impl<'a> Replayer<'a> {
         &self,
         sql: &str,
         params: &Params,
-        to: &CqlType,
+        to: &ResolvedType,
     ) -> Result<Option<CqlValue>, Error> {
         let cast = match to {
-            CqlType::List(_) | CqlType::Set(_) => "timestamptz[]",
+            ResolvedType::List(_) | ResolvedType::Set(_) => "timestamptz[]",
             _ => "timestamptz",
         };
         self.eval_cast(sql, params, cast, to).await
@@ -460,11 +462,11 @@ impl<'a> Replayer<'a> {
         sql: &str,
         params: &Params,
         cast: &str,
-        to: &CqlType,
+        to: &ResolvedType,
     ) -> Result<Option<CqlValue>, Error> {
         // A NULL in an `IN` list matches no row (SQL's `= ANY`), and CQL lists hold no NULL.
         let text = match to {
-            CqlType::List(_) | CqlType::Set(_) => {
+            ResolvedType::List(_) | ResolvedType::Set(_) => {
                 format!("SELECT array_remove(({sql})::{cast}, NULL)")
             }
             _ => format!("SELECT ({sql})::{cast}"),
@@ -608,7 +610,7 @@ impl<'a> Replayer<'a> {
         &self,
         e: &Expr,
         params: &Params,
-        to: &CqlType,
+        to: &ResolvedType,
     ) -> Result<Option<CqlValue>, Error> {
         let sql = exprsql::column_free(e)
             .map_err(|why| Error::Plan(format!("the expression `{e}`: {why}")))?;
@@ -624,12 +626,7 @@ impl<'a> Replayer<'a> {
             .and_then(|t| t.column(&c.column))
             .map(|col| col.sql_type.clone())
             .unwrap_or_else(|| "text".into());
-        match declared.as_str() {
-            "serial" | "serial4" => "int4".into(),
-            "bigserial" | "serial8" => "int8".into(),
-            "smallserial" | "serial2" => "int2".into(),
-            _ => declared,
-        }
+        crate::generate::pg_storage_type(&declared)
     }
 
     /// The value of a bind of a read (or of a read step, `row` being the row read before it), as
@@ -640,7 +637,7 @@ impl<'a> Replayer<'a> {
         v: &BindValue,
         params: &Params,
         row: Option<&Record>,
-        to: &CqlType,
+        to: &ResolvedType,
     ) -> Result<Option<CqlValue>, Error> {
         match v {
             BindValue::Expr { expr } => self.eval_expr(expr, params, to).await,
@@ -660,7 +657,8 @@ impl<'a> Replayer<'a> {
                 of,
                 time_zone,
             } => {
-                let stamp = CqlType::Native(remodel_backfill::cqltype::Native::Timestamp);
+                let stamp =
+                    ResolvedType::Native(remodel_backfill::resolved_type::Native::Timestamp);
                 let inner = Box::pin(self.bind_value(of, params, row, &stamp)).await?;
                 self.bucket(*bucket, time_zone, inner.as_ref(), to).await
             }

@@ -11,7 +11,7 @@ use crate::pg::PgValue;
 use crate::record::{Field, Record};
 use crate::values::{canon, Canon};
 use crate::Error;
-use remodel_backfill::cqltype::CqlType;
+use remodel_backfill::resolved_type::ResolvedType;
 use remodel_backfill::rows::show_opt;
 use remodel_model::{FoldedLookup, LoopChoice};
 use scylla::value::CqlValue;
@@ -57,8 +57,8 @@ impl<'a> Replayer<'a> {
             .ok_or_else(|| unsupported(format!("the plan's CQL returns no {key}")))?
             .clone();
         let entry = match cql.types.get(&coll) {
-            Some(CqlType::Map(_, v)) => match v.as_ref() {
-                CqlType::Udt(def) => def.fields.clone(),
+            Some(ResolvedType::Map(_, v)) => match v.as_ref() {
+                ResolvedType::Udt(def) => def.fields.clone(),
                 other => return Err(unsupported(format!("entries of type {other:?}"))),
             },
             _ => {
@@ -140,8 +140,8 @@ impl<'a> Replayer<'a> {
         l: &FoldedLookup,
         stmt: &tokio_postgres::Statement,
         value: &PgValue,
-        entry: &[(String, CqlType)],
-        key_ty: &CqlType,
+        entry: &[(String, ResolvedType)],
+        key_ty: &ResolvedType,
     ) -> Result<(Vec<String>, Vec<Option<String>>, Rows), Error> {
         let rows = self
             .pg()

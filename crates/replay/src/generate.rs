@@ -21,6 +21,7 @@
 use crate::clock::{CURRENT_DATE_SQL, NOW_SQL};
 use crate::Error;
 use remodel_model::ident::{literal, quote};
+use remodel_model::pgtype;
 use remodel_model::{Column, FkOrigin, Schema, Table};
 use std::collections::{BTreeMap, BTreeSet};
 use tokio_postgres::Client;
@@ -36,11 +37,15 @@ pub struct Loaded {
 
 /// A declared type as a cast and a column definition can name it (`serial` → `int4`).
 fn storage_type(c: &Column) -> String {
-    match c.sql_type.as_str() {
-        "serial" | "serial4" => "int4".into(),
-        "bigserial" | "serial8" => "int8".into(),
-        "smallserial" | "serial2" => "int2".into(),
-        t => t.to_string(),
+    pg_storage_type(&c.sql_type)
+}
+
+/// `declared` as a cast and a column definition can name it: a `serial` type as the integer it
+/// stands for, by Postgres' internal name (`int4`); any other type as declared.
+pub(crate) fn pg_storage_type(declared: &str) -> String {
+    match pgtype::serial_width(declared) {
+        Some(width) => format!("int{width}"),
+        None => declared.to_string(),
     }
 }
 
@@ -605,28 +610,14 @@ fn value_expr(c: &Column, key: bool, salt: u64, card: u64, types: &Types) -> Str
             _ => plain,
         }
     };
-    let hours = format!("(date_trunc('day', {NOW_SQL} AT TIME ZONE 'UTC'))");
     let int_pick = if key {
         "g.i".to_string()
     } else {
         format!("({h} % 100)")
     };
     match base.as_str() {
-        "smallint" | "int2" | "integer" | "int" | "int4" | "bigint" | "int8" => int_pick,
-        "numeric" | "decimal" => {
-            let p: u32 = args.first().copied().unwrap_or(10);
-            let s: u32 = args.get(1).copied().unwrap_or(2);
-            let digits = p.saturating_sub(s).min(6);
-            if key {
-                format!("g.i::{ty}")
-            } else {
-                let m = 10u64.pow((digits + s).min(9));
-                format!(
-                    "round(({h} % {m})::numeric / {}, {s})::{ty}",
-                    10u64.pow(s.min(9))
-                )
-            }
-        }
+        b if pgtype::integer_width(b).is_some() => int_pick,
+        "numeric" | "decimal" => numeric_value(&args, key, &h, &ty),
         "real" | "float4" | "float" | "float8" | "double precision" => {
             format!("(({h} % 10000) / 100.0)::{ty}")
         }
@@ -644,30 +635,11 @@ fn value_expr(c: &Column, key: bool, salt: u64, card: u64, types: &Types) -> Str
         }
         "char" | "character" | "bpchar" => text(Some(args.first().copied().unwrap_or(1) as u64)),
         "boolean" | "bool" => format!("({h} % 2 = 0)"),
-        "date" => {
-            let days = if key {
-                "g.i".to_string()
-            } else {
-                format!("({h} % 120 - 60)")
-            };
-            format!("({CURRENT_DATE_SQL} + {days}::int)")
-        }
-        "timestamp" | "timestamp without time zone" => {
-            let step = if key {
-                "g.i".to_string()
-            } else {
-                format!("({h} % 2880 - 1440)")
-            };
-            format!("({hours} + {step} * interval '1 hour')")
-        }
-        "timestamptz" | "timestamp with time zone" => {
-            let step = if key {
-                "g.i".to_string()
-            } else {
-                format!("({h} % 2880 - 1440)")
-            };
-            format!("(date_trunc('day', {NOW_SQL}) + {step} * interval '1 hour')")
-        }
+        "date"
+        | "timestamp"
+        | "timestamp without time zone"
+        | "timestamptz"
+        | "timestamp with time zone" => calendar_value(&base, key, &h),
         "time" | "time without time zone" => {
             format!("(time '00:00' + ({h} % 86400) * interval '1 second')")
         }
@@ -687,6 +659,46 @@ fn value_expr(c: &Column, key: bool, salt: u64, card: u64, types: &Types) -> Str
         "ltree" => format!("('n.' || {pick})::{ty}"),
         // Another type (a domain over text, say): a text its input reads.
         _ => format!("(({})::text)::{ty}", text(args.first().map(|n| *n as u64))),
+    }
+}
+
+/// A `numeric(p, s)` value (`g.i` for a key): at most six integer digits, `s` decimals.
+fn numeric_value(args: &[u32], key: bool, h: &str, ty: &str) -> String {
+    let p: u32 = args.first().copied().unwrap_or(10);
+    let s: u32 = args.get(1).copied().unwrap_or(2);
+    let digits = p.saturating_sub(s).min(6);
+    if key {
+        format!("g.i::{ty}")
+    } else {
+        let m = 10u64.pow((digits + s).min(9));
+        format!(
+            "round(({h} % {m})::numeric / {}, {s})::{ty}",
+            10u64.pow(s.min(9))
+        )
+    }
+}
+
+/// A `date`, `timestamp` or `timestamptz` value around the run's clock (a step per row for a
+/// key: days for a date, hours for a timestamp).
+fn calendar_value(base: &str, key: bool, h: &str) -> String {
+    if base == "date" {
+        let days = if key {
+            "g.i".to_string()
+        } else {
+            format!("({h} % 120 - 60)")
+        };
+        return format!("({CURRENT_DATE_SQL} + {days}::int)");
+    }
+    let step = if key {
+        "g.i".to_string()
+    } else {
+        format!("({h} % 2880 - 1440)")
+    };
+    if matches!(base, "timestamp" | "timestamp without time zone") {
+        let hours = format!("(date_trunc('day', {NOW_SQL} AT TIME ZONE 'UTC'))");
+        format!("({hours} + {step} * interval '1 hour')")
+    } else {
+        format!("(date_trunc('day', {NOW_SQL}) + {step} * interval '1 hour')")
     }
 }
 

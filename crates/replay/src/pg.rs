@@ -4,7 +4,7 @@
 use crate::Error;
 use bytes::BytesMut;
 use remodel_backfill::convert::{decode, PgKind, RawValue};
-use remodel_backfill::cqltype::CqlType;
+use remodel_backfill::resolved_type::ResolvedType;
 use scylla::value::CqlValue;
 use std::error::Error as StdError;
 use tokio_postgres::types::{to_sql_checked, IsNull, ToSql, Type};
@@ -57,7 +57,7 @@ impl PgValue {
     }
 
     /// The value as a CQL value of type `to`, converted as the backfill converts it.
-    pub fn to_cql(&self, to: &CqlType) -> Result<Option<CqlValue>, Error> {
+    pub fn to_cql(&self, to: &ResolvedType) -> Result<Option<CqlValue>, Error> {
         let Some(raw) = &self.raw else {
             return Ok(None);
         };

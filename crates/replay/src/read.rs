@@ -16,7 +16,7 @@ use crate::pg::Params;
 use crate::record::{Field, Record};
 use crate::values::canon;
 use crate::Error;
-use remodel_backfill::cqltype::{CqlType, Native};
+use remodel_backfill::resolved_type::{Native, ResolvedType};
 use remodel_model::{
     Aggregate, BindValue, ColumnRef, Expr, GroupRow, QueryMapping, SortBy, SortKey,
 };
@@ -70,10 +70,10 @@ impl Replayer<'_> {
     async fn requests(
         &self,
         binds: &[remodel_model::Bind],
-        types: &[CqlType],
+        types: &[ResolvedType],
         params: &Params,
     ) -> Result<Requests, Error> {
-        let stamp = CqlType::Native(Native::Timestamp);
+        let stamp = ResolvedType::Native(Native::Timestamp);
         let mut requests: Requests = vec![Vec::new()];
         for (b, ty) in binds.iter().zip(types) {
             let choices: Vec<Option<CqlValue>> = match &b.value {
@@ -227,7 +227,7 @@ impl Replayer<'_> {
     /// A count of the client's work (OFFSET, LIMIT) with these parameters; `None` for NULL (no
     /// limit).
     async fn count(&self, t: &Expr, params: &Params) -> Result<Option<usize>, Error> {
-        let big = CqlType::Native(Native::BigInt);
+        let big = ResolvedType::Native(Native::BigInt);
         let v = self.eval_expr(t, params, &big).await?;
         Ok(v.map(|v| as_count(Some(&v))))
     }
@@ -344,7 +344,7 @@ fn sort(
     rows: &mut [Record],
     keys: &[SortKey],
     same: &[(Field, Field)],
-    types: &std::collections::BTreeMap<Field, CqlType>,
+    types: &std::collections::BTreeMap<Field, ResolvedType>,
 ) -> Result<(), Error> {
     let mut fields = Vec::with_capacity(keys.len());
     for k in keys {
@@ -459,7 +459,7 @@ fn aggregate(
     aggs: &[remodel_model::Aggregate],
     same: &[(Field, Field)],
     whole: bool,
-    types: &mut std::collections::BTreeMap<Field, CqlType>,
+    types: &mut std::collections::BTreeMap<Field, ResolvedType>,
 ) -> Result<Vec<Record>, Error> {
     // A column the rows lack stands for one the joins make equal to it.
     let known: Vec<Field> = types.keys().cloned().collect();
@@ -510,8 +510,8 @@ fn compute(
     a: &remodel_model::Aggregate,
     col: Option<Field>,
     rows: &[&Record],
-) -> Result<(Option<CqlValue>, CqlType), Error> {
-    let big = CqlType::Native(Native::BigInt);
+) -> Result<(Option<CqlValue>, ResolvedType), Error> {
+    let big = ResolvedType::Native(Native::BigInt);
     let mut vals: Vec<&CqlValue> = match &col {
         Some(f) => rows.iter().filter_map(|r| value(r, f)).collect(),
         None => Vec::new(),
@@ -560,7 +560,7 @@ fn compute(
                     total.to_be_bytes().to_vec(),
                 ))
             });
-            (v, CqlType::Native(Native::Varint))
+            (v, ResolvedType::Native(Native::Varint))
         }
         other => {
             return Err(Error::Unsupported(format!(
@@ -570,9 +570,9 @@ fn compute(
     })
 }
 
-fn type_of(v: &CqlValue) -> CqlType {
+fn type_of(v: &CqlValue) -> ResolvedType {
     use Native as N;
-    CqlType::Native(match v {
+    ResolvedType::Native(match v {
         CqlValue::Text(_) => N::Text,
         CqlValue::Ascii(_) => N::Ascii,
         CqlValue::Int(_) => N::Int,
@@ -685,7 +685,7 @@ mod tests {
             },
         ];
         let mut types = std::collections::BTreeMap::new();
-        types.insert(Field::Col(col.clone()), CqlType::Native(Native::Int));
+        types.insert(Field::Col(col.clone()), ResolvedType::Native(Native::Int));
         let out = aggregate(&rows, &[], &aggs, &[], false, &mut types).unwrap();
         assert_eq!(out.len(), 1);
         let got: Vec<_> = out[0].values().map(|v| canon(v.as_ref())).collect();

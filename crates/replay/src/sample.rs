@@ -19,6 +19,7 @@ use crate::pg::{read_params, type_name, Params};
 use crate::sqlforms::clocked;
 use crate::Error;
 use remodel_model::ident::quote;
+use remodel_model::pgtype;
 use remodel_model::{ColumnRef, Schema, StatementKind, TimeWindow};
 use std::collections::BTreeSet;
 use tokio_postgres::Client;
@@ -1155,8 +1156,7 @@ fn fresh(schema: &Schema, column: &ColumnRef, other: &str, seed: u64) -> String 
     );
     let base = ty.split('(').next().unwrap_or_default().trim();
     match base {
-        "smallint" | "int2" | "integer" | "int" | "int4" | "bigint" | "int8" | "serial"
-        | "bigserial" | "smallserial" | "numeric" | "decimal" => {
+        b if pgtype::integer_width(b).is_some() || matches!(b, "numeric" | "decimal") => {
             format!("coalesce({max}, 0) + 1000 + a1.__n")
         }
         "timestamp" | "timestamptz" | "date" => {

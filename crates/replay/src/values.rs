@@ -4,8 +4,8 @@
 //! expressions on rows read from Cassandra), and the canonical form two results are compared in.
 
 use crate::Error;
-use remodel_backfill::cqltype::{CqlType, Native, UdtDef};
 use remodel_backfill::numeric::decimal_to_string;
+use remodel_backfill::resolved_type::{Native, ResolvedType, UdtDef};
 use remodel_backfill::time::{format_date, format_time_nanos};
 use remodel_model::ident::literal;
 use remodel_model::{EncodedForm, Encoding};
@@ -14,9 +14,9 @@ use scylla::value::CqlValue;
 use std::sync::Arc;
 
 /// The CQL type the server reports for a marker or a column, as the backfill's converters name it.
-pub fn cql_type(ct: &ColumnType<'_>) -> Result<CqlType, Error> {
+pub fn cql_type(ct: &ColumnType<'_>) -> Result<ResolvedType, Error> {
     Ok(match ct {
-        ColumnType::Native(n) => CqlType::Native(match n {
+        ColumnType::Native(n) => ResolvedType::Native(match n {
             NativeType::Ascii => Native::Ascii,
             NativeType::Boolean => Native::Boolean,
             NativeType::Blob => Native::Blob,
@@ -40,17 +40,17 @@ pub fn cql_type(ct: &ColumnType<'_>) -> Result<CqlType, Error> {
             other => return Err(Error::Value(format!("CQL type {other:?} is not supported"))),
         }),
         ColumnType::Collection { typ, .. } => match typ {
-            CollectionType::List(t) => CqlType::List(Box::new(cql_type(t)?)),
-            CollectionType::Set(t) => CqlType::Set(Box::new(cql_type(t)?)),
+            CollectionType::List(t) => ResolvedType::List(Box::new(cql_type(t)?)),
+            CollectionType::Set(t) => ResolvedType::Set(Box::new(cql_type(t)?)),
             CollectionType::Map(k, v) => {
-                CqlType::Map(Box::new(cql_type(k)?), Box::new(cql_type(v)?))
+                ResolvedType::Map(Box::new(cql_type(k)?), Box::new(cql_type(v)?))
             }
             other => return Err(Error::Value(format!("CQL type {other:?} is not supported"))),
         },
         ColumnType::Tuple(items) => {
-            CqlType::Tuple(items.iter().map(cql_type).collect::<Result<_, _>>()?)
+            ResolvedType::Tuple(items.iter().map(cql_type).collect::<Result<_, _>>()?)
         }
-        ColumnType::UserDefinedType { definition, .. } => CqlType::Udt(Arc::new(UdtDef {
+        ColumnType::UserDefinedType { definition, .. } => ResolvedType::Udt(Arc::new(UdtDef {
             keyspace: definition.keyspace.to_string(),
             name: definition.name.to_string(),
             fields: definition
@@ -87,18 +87,18 @@ pub(crate) fn int_value(v: &CqlValue) -> Option<i128> {
 
 /// `v` as a value of CQL type `to`, exactly: integers of another width (range-checked), text as
 /// ascii, a value already of the type unchanged; anything else is an error naming both types.
-pub fn coerce(v: CqlValue, to: &CqlType) -> Result<CqlValue, Error> {
+pub fn coerce(v: CqlValue, to: &ResolvedType) -> Result<CqlValue, Error> {
     use Native as N;
     let fail = |v: &CqlValue| Error::Value(format!("{v:?} cannot be bound as CQL {to:?}"));
-    let CqlType::Native(n) = to else {
+    let ResolvedType::Native(n) = to else {
         return Ok(match (v, to) {
-            (CqlValue::List(items), CqlType::List(t)) => CqlValue::List(
+            (CqlValue::List(items), ResolvedType::List(t)) => CqlValue::List(
                 items
                     .into_iter()
                     .map(|i| coerce(i, t))
                     .collect::<Result<_, _>>()?,
             ),
-            (CqlValue::List(items) | CqlValue::Set(items), CqlType::Set(t)) => CqlValue::Set(
+            (CqlValue::List(items) | CqlValue::Set(items), ResolvedType::Set(t)) => CqlValue::Set(
                 items
                     .into_iter()
                     .map(|i| coerce(i, t))
@@ -176,17 +176,17 @@ pub fn decode(e: Encoding, v: Option<CqlValue>) -> Option<CqlValue> {
 }
 
 /// The type a column kept in `e` is read as once decoded: a `date` for days, else `stored`.
-pub fn read_type(e: Option<Encoding>, stored: CqlType) -> CqlType {
+pub fn read_type(e: Option<Encoding>, stored: ResolvedType) -> ResolvedType {
     match e {
-        Some(e) if e.form() == EncodedForm::Days => CqlType::Native(Native::Date),
+        Some(e) if e.form() == EncodedForm::Days => ResolvedType::Native(Native::Date),
         _ => stored,
     }
 }
 
 /// The type a value bound to a column of `form` is evaluated as before it is encoded (an
 /// instant's microseconds are evaluated by the caller).
-pub fn encoded_plain_type(form: EncodedForm) -> CqlType {
-    CqlType::Native(match form {
+pub fn encoded_plain_type(form: EncodedForm) -> ResolvedType {
+    ResolvedType::Native(match form {
         EncodedForm::Days => Native::Date,
         EncodedForm::Micros | EncodedForm::Integer => Native::BigInt,
     })
@@ -390,11 +390,11 @@ mod tests {
 
     #[test]
     fn coercion_is_exact() {
-        let big = CqlType::Native(Native::BigInt);
+        let big = ResolvedType::Native(Native::BigInt);
         assert_eq!(coerce(CqlValue::Int(3), &big).unwrap(), CqlValue::BigInt(3));
-        let small = CqlType::Native(Native::SmallInt);
+        let small = ResolvedType::Native(Native::SmallInt);
         assert!(coerce(CqlValue::Int(70_000), &small).is_err());
-        let text = CqlType::Native(Native::Text);
+        let text = ResolvedType::Native(Native::Text);
         assert!(coerce(CqlValue::Int(3), &text).is_err());
     }
 

@@ -20,10 +20,11 @@ use crate::sqlforms::clocked;
 use crate::values::{self, canon};
 use crate::Error;
 use remodel_backfill::convert::canonical_cast;
-use remodel_backfill::cqltype::{CqlType, Native};
+use remodel_backfill::resolved_type::{Native, ResolvedType};
 use remodel_model::{
     BindValue, ColumnRef, ConflictAction, EncodedForm, Encoding, Expr, Function, Guard, Literal,
-    NewValue, ReadBeforeWrite, RowRef, ScalarType, StatementKind, Upsert, WritePath, WriteTarget,
+    NewValue, ReadBeforeWrite, RowRef, ScalarType, StatementKind, Upsert, WriteInfo, WritePath,
+    WriteTarget,
 };
 use scylla::statement::batch::{Batch, BatchType};
 use scylla::value::CqlValue;
@@ -85,6 +86,54 @@ struct Ctx<'x> {
     /// For an INSERT into a table without a key: the new row's id (a timeuuid, made once per
     /// call, as the plan's `row_id.inserted` says).
     row_id: uuid::Uuid,
+}
+
+impl<'x> Ctx<'x> {
+    /// The context of write path `w` of pattern `p` with the sample's `params`, before any read:
+    /// what the statement binds and sets, the values Postgres gave an INSERT, its clock.
+    fn of(
+        p: &'x Prepared<'_>,
+        w: &'x WritePath,
+        params: &'x Params,
+        pg: &PgWrite,
+        info: &'x WriteInfo,
+    ) -> Ctx<'x> {
+        Ctx {
+            kind: p.pattern.kind,
+            table: &info.table,
+            params,
+            aliases: &p.forms.aliases,
+            key_eq: p
+                .pattern
+                .analysis
+                .equality
+                .iter()
+                .filter(|e| e.column.table == info.table && e.op == remodel_model::EqualityOp::Eq)
+                .filter_map(|e| Some((e.column.column.clone(), clocked(e.value.as_deref()?))))
+                .collect(),
+            set: info
+                .values
+                .iter()
+                .map(|v| (v.column.clone(), (clocked(&v.sql), v.reads_current)))
+                .collect(),
+            reads: Vec::new(),
+            generated: match p.pattern.kind {
+                StatementKind::Insert => pg.rows.first().cloned().unwrap_or_default(),
+                _ => HashMap::new(),
+            },
+            values: w
+                .values
+                .iter()
+                .filter(|v| v.column.table == info.table)
+                .map(|v| (v.column.column.clone(), v))
+                .collect(),
+            upsert: w.upsert.as_ref(),
+            existing: None,
+            steps: HashMap::new(),
+            now: pg.now.clone().map(|value| Literal::Timestamptz { value }),
+            row_id: values::timeuuid(),
+        }
+    }
 }
 
 /// Which row a column of the written table stands for when an expression is evaluated.
@@ -197,41 +246,7 @@ impl Replayer<'_> {
         let info = p.pattern.analysis.write.as_ref().ok_or_else(|| {
             Error::Plan(format!("{}: the pattern has no write analysis", w.pattern))
         })?;
-        let mut ctx = Ctx {
-            kind: p.pattern.kind,
-            table: &info.table,
-            params,
-            aliases: &p.forms.aliases,
-            key_eq: p
-                .pattern
-                .analysis
-                .equality
-                .iter()
-                .filter(|e| e.column.table == info.table && e.op == remodel_model::EqualityOp::Eq)
-                .filter_map(|e| Some((e.column.column.clone(), clocked(e.value.as_deref()?))))
-                .collect(),
-            set: info
-                .values
-                .iter()
-                .map(|v| (v.column.clone(), (clocked(&v.sql), v.reads_current)))
-                .collect(),
-            reads: Vec::new(),
-            generated: match p.pattern.kind {
-                StatementKind::Insert => pg.rows.first().cloned().unwrap_or_default(),
-                _ => HashMap::new(),
-            },
-            values: w
-                .values
-                .iter()
-                .filter(|v| v.column.table == info.table)
-                .map(|v| (v.column.column.clone(), v))
-                .collect(),
-            upsert: w.upsert.as_ref(),
-            existing: None,
-            steps: HashMap::new(),
-            now: pg.now.clone().map(|value| Literal::Timestamptz { value }),
-            row_id: values::timeuuid(),
-        };
+        let mut ctx = Ctx::of(p, w, params, pg, info);
         let mut out = CqlWrite::default();
         for (i, r) in w.read_before_write.iter().enumerate() {
             let stmt = self.statement_at(&r.cql, w.consistency.as_ref()).await?;
@@ -382,19 +397,19 @@ impl Replayer<'_> {
         &self,
         ctx: &Ctx<'_>,
         t: &WriteTarget,
-        types: &[CqlType],
+        types: &[ResolvedType],
         row: Option<&Record>,
     ) -> Result<bool, Error> {
         let Some(g) = &t.guard else {
             return Ok(true);
         };
         // Each value typed as the marker it (or its column) fills, else text.
-        let typed = |v: &BindValue| -> CqlType {
+        let typed = |v: &BindValue| -> ResolvedType {
             t.binds
                 .iter()
                 .zip(types)
                 .find(|(b, _)| b.value == *v)
-                .map_or(CqlType::Native(Native::Text), |(_, ty)| ty.clone())
+                .map_or(ResolvedType::Native(Native::Text), |(_, ty)| ty.clone())
         };
         for g in g.conditions() {
             let holds = match g {
@@ -429,7 +444,7 @@ impl Replayer<'_> {
         &self,
         ctx: &Ctx<'_>,
         t: &WriteTarget,
-        types: &[CqlType],
+        types: &[ResolvedType],
         row: Option<&Record>,
         columns: &[ColumnRef],
     ) -> Result<bool, Error> {
@@ -447,7 +462,7 @@ impl Replayer<'_> {
             let (now, next) = if form(c) == Some(EncodedForm::Micros) {
                 let cur = BindValue::Current { column: c.clone() };
                 let new = BindValue::New { column: c.clone() };
-                let us = CqlType::Native(Native::BigInt);
+                let us = ResolvedType::Native(Native::BigInt);
                 (
                     self.micros(ctx, &cur, row, &us).await?,
                     self.micros(ctx, &new, row, &us).await?,
@@ -470,7 +485,7 @@ impl Replayer<'_> {
         ctx: &Ctx<'_>,
         v: &BindValue,
         row: Option<&Record>,
-        to: &CqlType,
+        to: &ResolvedType,
     ) -> Result<Option<CqlValue>, Error> {
         match v {
             BindValue::Current { column } => self.current(ctx, column, row, to).await,
@@ -480,7 +495,7 @@ impl Replayer<'_> {
                 of,
                 time_zone,
             } => {
-                let stamp = CqlType::Native(Native::Timestamp);
+                let stamp = ResolvedType::Native(Native::Timestamp);
                 let inner = Box::pin(self.value(ctx, of, row, &stamp)).await?;
                 self.bucket(*bucket, time_zone, inner.as_ref(), to).await
             }
@@ -515,7 +530,7 @@ impl Replayer<'_> {
             BindValue::SecondsUntil { of, min, max, .. } => {
                 // The instant in microseconds (as Postgres computes it, or as the row read
                 // holds it), then the seconds from now (replay's clock, which the SQL reads).
-                let us = CqlType::Native(Native::BigInt);
+                let us = ResolvedType::Native(Native::BigInt);
                 let instant = Box::pin(self.micros(ctx, of, row, &us)).await?;
                 Ok(Some(CqlValue::Int(seconds_until(
                     instant.as_ref(),
@@ -538,7 +553,7 @@ impl Replayer<'_> {
         ctx: &Ctx<'_>,
         of: &BindValue,
         row: Option<&Record>,
-        to: &CqlType,
+        to: &ResolvedType,
     ) -> Result<Option<CqlValue>, Error> {
         let own = |c: &ColumnRef| c.table == ctx.table;
         let in_row = |c: &ColumnRef| row.is_some_and(|r| r.contains_key(&Field::Col(c.clone())));
@@ -577,7 +592,7 @@ impl Replayer<'_> {
         ctx: &Ctx<'_>,
         table: &str,
         row: Option<&Record>,
-        to: &CqlType,
+        to: &ResolvedType,
     ) -> Result<Option<CqlValue>, Error> {
         let field = Field::RowId(table.to_string());
         if let Some(v) = row.and_then(|r| r.get(&field)) {
@@ -602,7 +617,7 @@ impl Replayer<'_> {
         ctx: &Ctx<'_>,
         c: &ColumnRef,
         row: Option<&Record>,
-        to: &CqlType,
+        to: &ResolvedType,
     ) -> Result<Option<CqlValue>, Error> {
         let field = Field::Col(c.clone());
         if let Some(v) = row.and_then(|r| r.get(&field)) {
@@ -694,14 +709,14 @@ impl Replayer<'_> {
             };
             let same = match values::int_value(held) {
                 Some(i) => {
-                    let want = self.eval(sql, ctx.params, &CqlType::Native(Native::BigInt));
+                    let want = self.eval(sql, ctx.params, &ResolvedType::Native(Native::BigInt));
                     want.await?.as_ref().and_then(values::int_value) == Some(i)
                 }
                 None => {
                     let Some(n) = values::native_of(held) else {
                         return Ok(false);
                     };
-                    let want = self.eval(sql, ctx.params, &CqlType::Native(n)).await?;
+                    let want = self.eval(sql, ctx.params, &ResolvedType::Native(n)).await?;
                     canon(want.as_ref()) == canon(Some(held))
                 }
             };
@@ -719,7 +734,7 @@ impl Replayer<'_> {
         ctx: &Ctx<'_>,
         c: &ColumnRef,
         row: Option<&Record>,
-        to: &CqlType,
+        to: &ResolvedType,
     ) -> Result<Option<CqlValue>, Error> {
         if c.table == ctx.table && !ctx.values.is_empty() {
             if let Some(v) = self.upsert_value(ctx, c, to).await? {
@@ -824,7 +839,7 @@ impl Replayer<'_> {
         filter: &[Expr],
         this: This<'_>,
     ) -> Result<bool, Error> {
-        let boolean = CqlType::Native(Native::Boolean);
+        let boolean = ResolvedType::Native(Native::Boolean);
         for f in filter {
             let sql = self.render(ctx, f, this)?;
             let v = self.eval(&sql, ctx.params, &boolean).await?;
@@ -868,7 +883,7 @@ impl Replayer<'_> {
         &self,
         ctx: &Ctx<'_>,
         c: &ColumnRef,
-        to: &CqlType,
+        to: &ResolvedType,
     ) -> Result<Option<Option<CqlValue>>, Error> {
         let (Some(u), Some(existing)) = (ctx.upsert, &ctx.existing) else {
             return Ok(None);
@@ -892,13 +907,13 @@ impl Replayer<'_> {
         key: Option<&BindValue>,
         fields: &[(String, BindValue)],
         row: Option<&Record>,
-        to: &CqlType,
+        to: &ResolvedType,
     ) -> Result<Option<CqlValue>, Error> {
         let element = match to {
-            CqlType::Map(_, v) | CqlType::List(v) => &**v,
+            ResolvedType::Map(_, v) | ResolvedType::List(v) => &**v,
             other => other,
         };
-        let CqlType::Udt(def) = element else {
+        let ResolvedType::Udt(def) = element else {
             return Err(Error::Plan(format!(
                 "an embedded row bound to a marker of type {to:?}, not of a user type"
             )));
@@ -926,12 +941,14 @@ impl Replayer<'_> {
             fields: values,
         };
         Ok(Some(match (to, key) {
-            (CqlType::Map(kt, _), Some(k)) => match Box::pin(self.value(ctx, k, row, kt)).await? {
-                Some(k) => CqlValue::Map(vec![(k, value)]),
-                None => return Ok(None),
-            },
-            (CqlType::List(_), None) => CqlValue::List(vec![value]),
-            (CqlType::Udt(_), None) => value,
+            (ResolvedType::Map(kt, _), Some(k)) => {
+                match Box::pin(self.value(ctx, k, row, kt)).await? {
+                    Some(k) => CqlValue::Map(vec![(k, value)]),
+                    None => return Ok(None),
+                }
+            }
+            (ResolvedType::List(_), None) => CqlValue::List(vec![value]),
+            (ResolvedType::Udt(_), None) => value,
             _ => {
                 return Err(Error::Plan(format!(
                     "an embedded row {} a key bound to a marker of type {to:?}",
@@ -948,7 +965,7 @@ impl Replayer<'_> {
         ctx: &Ctx<'_>,
         nv: &NewValue,
         row: Option<&Record>,
-        to: &CqlType,
+        to: &ResolvedType,
     ) -> Result<Option<CqlValue>, Error> {
         if drawn_by_database(&nv.value) {
             if ctx.kind != StatementKind::Insert {
@@ -1072,7 +1089,7 @@ fn seconds_until(instant: Option<&CqlValue>, now_micros: i64, min: u32, max: u32
 
 /// The CQL type of source column `c` in target `t`: the marker its `current` or `new` value
 /// fills, else text.
-fn column_type(t: &WriteTarget, types: &[CqlType], c: &ColumnRef) -> CqlType {
+fn column_type(t: &WriteTarget, types: &[ResolvedType], c: &ColumnRef) -> ResolvedType {
     t.binds
         .iter()
         .zip(types)
@@ -1080,5 +1097,5 @@ fn column_type(t: &WriteTarget, types: &[CqlType], c: &ColumnRef) -> CqlType {
             BindValue::Current { column } | BindValue::New { column } => column == c,
             _ => false,
         })
-        .map_or(CqlType::Native(Native::Text), |(_, ty)| ty.clone())
+        .map_or(ResolvedType::Native(Native::Text), |(_, ty)| ty.clone())
 }

@@ -1,26 +1,13 @@
 //! The job folder's `README.md`: what the job does and the exact `spark-submit` lines.
 
 use crate::{ExportOptions, JobTable, CONNECTOR, PGJDBC, PYSPARK_VERSION};
+use remodel_model::text::shell_word;
 use remodel_model::Plan;
 use std::fmt::Write;
 
 /// The `--packages` value: the connector and pgjdbc from Maven Central.
 fn packages() -> String {
     format!("{CONNECTOR},{PGJDBC}")
-}
-
-/// A word as a POSIX shell reads it back (single quotes unless plainly safe); the command lines
-/// `remodel` prints quote with it too.
-pub fn shell(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:@=,+".contains(c));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
 }
 
 /// The folder of a file as the command line named it (`.` for none).
@@ -33,20 +20,53 @@ fn parent(path: &str) -> &str {
 }
 
 pub(crate) fn render(plan: &Plan, tables: &[JobTable<'_>], opts: &ExportOptions) -> String {
-    let dir = if opts.job_dir.is_empty() {
-        "."
-    } else {
-        opts.job_dir.as_str()
-    };
-    let job = |file: &str| shell(&format!("{}/{file}", dir.trim_end_matches('/')));
-    let schema = shell(&format!("{}/schema.cql", parent(&opts.plan_label)));
-    let keyspace = &plan.design.keyspace.name;
-    let source = opts
-        .source_url
-        .as_deref()
-        .unwrap_or("postgres://USER@HOST:5432/DB");
-    let target = opts.target.as_deref().unwrap_or("HOST:9042");
+    let words = Words::of(opts);
     let mut md = String::new();
+    intro(&mut md, plan, tables, opts);
+    files_and_requirements(&mut md);
+    local_run(&mut md, &words);
+    cluster_run(&mut md, &words);
+    tables_section(&mut md, tables);
+    options_section(&mut md);
+    md
+}
+
+/// The command lines' words, quoted for the shell: the job's files, the plan, the endpoints.
+struct Words {
+    log4j: String,
+    py: String,
+    schema: String,
+    source: String,
+    target: String,
+    plan: String,
+}
+
+impl Words {
+    fn of(opts: &ExportOptions) -> Words {
+        let dir = if opts.job_dir.is_empty() {
+            "."
+        } else {
+            opts.job_dir.as_str()
+        };
+        let job = |file: &str| shell_word(&format!("{}/{file}", dir.trim_end_matches('/')));
+        let source = opts
+            .source_url
+            .as_deref()
+            .unwrap_or("postgres://USER@HOST:5432/DB");
+        Words {
+            log4j: job("log4j2.properties"),
+            py: job("backfill.py"),
+            schema: shell_word(&format!("{}/schema.cql", parent(&opts.plan_label))),
+            source: shell_word(source),
+            target: shell_word(opts.target.as_deref().unwrap_or("HOST:9042")),
+            plan: shell_word(&opts.plan_label),
+        }
+    }
+}
+
+/// What the job does, and the counter tables it leaves to `remodel backfill`.
+fn intro(md: &mut String, plan: &Plan, tables: &[JobTable<'_>], opts: &ExportOptions) {
+    let keyspace = &plan.design.keyspace.name;
     let _ = writeln!(
         md,
         "# Spark backfill of keyspace `{keyspace}`\n\n\
@@ -75,6 +95,10 @@ pub(crate) fn render(plan: &Plan, tables: &[JobTable<'_>], opts: &ExportOptions)
             counters.join(",")
         );
     }
+}
+
+/// The job folder's files and what the job needs to run.
+fn files_and_requirements(md: &mut String) {
     let _ = writeln!(
         md,
         "| file | what |\n|---|---|\n\
@@ -94,6 +118,10 @@ pub(crate) fn render(plan: &Plan, tables: &[JobTable<'_>], opts: &ExportOptions)
          from `REMODEL_SOURCE` (a full URL) or `REMODEL_SOURCE_PASSWORD` / `PGPASSWORD`, and the \
          Cassandra one (with `--target-user`) from `REMODEL_TARGET_PASSWORD`.\n"
     );
+}
+
+/// `spark-submit` on this machine.
+fn local_run(md: &mut String, w: &Words) {
     let _ = writeln!(
         md,
         "## Local run\n\n\
@@ -113,11 +141,16 @@ pub(crate) fn render(plan: &Plan, tables: &[JobTable<'_>], opts: &ExportOptions)
            {py} --source {source} --target {target} --out run-spark\n\
          ```\n",
         packages = packages(),
-        log4j = job("log4j2.properties"),
-        py = job("backfill.py"),
-        source = shell(source),
-        target = shell(target),
+        log4j = w.log4j,
+        py = w.py,
+        source = w.source,
+        target = w.target,
+        schema = w.schema,
     );
+}
+
+/// `spark-submit` to a cluster, then `remodel verify`.
+fn cluster_run(md: &mut String, w: &Words) {
     let _ = writeln!(
         md,
         "## On a cluster\n\n\
@@ -139,12 +172,16 @@ pub(crate) fn render(plan: &Plan, tables: &[JobTable<'_>], opts: &ExportOptions)
          remodel verify --plan {plan} --source \"$REMODEL_SOURCE\" --target {target} --run-dir run-spark\n\
          ```\n",
         packages = packages(),
-        log4j = job("log4j2.properties"),
-        py = job("backfill.py"),
-        source = shell(source),
-        target = shell(target),
-        plan = shell(&opts.plan_label),
+        log4j = w.log4j,
+        py = w.py,
+        source = w.source,
+        target = w.target,
+        plan = w.plan,
     );
+}
+
+/// Each table: where it is read from, how it is cut, its source key.
+fn tables_section(md: &mut String, tables: &[JobTable<'_>]) {
     let _ = writeln!(
         md,
         "## Tables\n\n| table | read from | split into ranges of | source key (rejects) |\n|---|---|---|---|"
@@ -166,6 +203,10 @@ pub(crate) fn render(plan: &Plan, tables: &[JobTable<'_>], opts: &ExportOptions)
                 .join(", ")
         );
     }
+}
+
+/// The options of `backfill.py`.
+fn options_section(md: &mut String) {
     let _ = writeln!(
         md,
         "\n## Options of `backfill.py`\n\n\
@@ -188,5 +229,4 @@ pub(crate) fn render(plan: &Plan, tables: &[JobTable<'_>], opts: &ExportOptions)
          | `--max-errors N\\|P%` | 100 | stop (before writing the table) once more than N rows, or P% of the rows read, are rejected |\n\n\
          Exit codes: 0 completed, 1 stopped (too many rejects, a database error), 2 unusable input."
     );
-    md
 }

@@ -11,12 +11,12 @@ pub mod split;
 pub mod ddl;
 /// Errors of the front end (only unreadable input; content problems are diagnostics).
 pub mod error;
-/// SQL expressions as the plan's dialect-neutral typed expressions.
-pub mod neutral;
+/// Long operator chains in parsed statements: rebalanced or refused before any recursive walk.
+pub mod long_chains;
 /// Statement normalization and fingerprints (token-level, then one parse per distinct shape).
 pub mod normalize;
-/// Long operator chains in parsed statements: rebalanced or refused before any recursive walk.
-pub mod shallow;
+/// SQL expressions as the plan's dialect-neutral typed expressions (`Expr`), exactly or refused.
+pub mod typed_expr;
 /// Query workload ingestion: SQL files, Postgres logs, pg_stat_statements exports.
 pub mod workload;
 pub use error::SqlError;

@@ -534,16 +534,7 @@ fn canonical_out(
             Token::Word(w) => {
                 if let Some(lower) = unquoted_lower(w) {
                     // Typed literal: `date '…'`, `timestamptz $9`.
-                    let typed = TYPED_LITERAL_TYPES.binary_search(&lower.as_str()).is_ok()
-                        && next.is_some_and(|n| {
-                            is_placeholder(n)
-                                || matches!(
-                                    n,
-                                    Token::SingleQuotedString(_) | Token::EscapedStringLiteral(_)
-                                )
-                        })
-                        && !out.last().is_some_and(|o| o.is_op("::"));
-                    if typed {
+                    if typed_literal(&lower, next, out.last()) {
                         let n = next.cloned().unwrap_or(Token::EOF);
                         let typed = format!("{lower} {}", literal_sql(&n));
                         out.push(param_out(mode, &n, Some(&typed), bound));
@@ -551,7 +542,9 @@ fn canonical_out(
                         continue;
                     }
                     if matches!(w.keyword, Keyword::BY)
-                        && out.last().is_some_and(|o| o.is_key("ORDER") || o.is_key("GROUP"))
+                        && out
+                            .last()
+                            .is_some_and(|o| o.is_key("ORDER") || o.is_key("GROUP"))
                     {
                         in_by_list = true;
                     } else if is_upper_word(&lower)
@@ -572,26 +565,9 @@ fn canonical_out(
                     if TYPMOD_TYPES.binary_search(&lower.as_str()).is_ok()
                         && matches!(next, Some(Token::LParen))
                     {
-                        let mut j = i + 1;
-                        let mut copied = Vec::new();
-                        let mut closed = false;
-                        while let Some(tk) = toks.get(j) {
-                            copied.push(Out::Op(tk.to_string()));
-                            j += 1;
-                            if matches!(tk, Token::RParen) {
-                                closed = true;
-                                break;
-                            }
-                            if !matches!(tk, Token::LParen | Token::Number(..) | Token::Comma) {
-                                break;
-                            }
-                        }
-                        if closed {
+                        if let Some((copied, j)) = type_modifiers(&toks, i + 1) {
                             *kept_numbers = true;
-                            out.extend(copied.into_iter().map(|o| match o {
-                                Out::Op(s) if s.chars().all(|c| c.is_ascii_digit()) => Out::Ident(s),
-                                o => o,
-                            }));
+                            out.extend(copied);
                             i = j;
                             continue;
                         }
@@ -601,27 +577,20 @@ fn canonical_out(
                 }
             }
             Token::Minus
-                if matches!(next, Some(Token::Number(..)))
-                    && unary_position(out.last()) =>
+                if matches!(next, Some(Token::Number(..))) && unary_position(out.last()) =>
             {
                 // A negative number is one literal (as pg_stat_statements treats it).
                 let n = next.cloned().unwrap_or(Token::EOF);
-                out.push(param_out(mode, &n, Some(&format!("-{}", literal_sql(&n))), bound));
+                out.push(param_out(
+                    mode,
+                    &n,
+                    Some(&format!("-{}", literal_sql(&n))),
+                    bound,
+                ));
                 i += 2;
                 continue;
             }
-            Token::Number(n, _)
-                if in_by_list
-                    && out.last().is_some_and(|o| o.is_key("BY") || o.is_op(","))
-                    && n.bytes().all(|b| b.is_ascii_digit())
-                    && next.is_none_or(|nx| {
-                        matches!(nx, Token::Comma | Token::RParen | Token::SemiColon)
-                            || matches!(nx, Token::Word(w) if matches!(w.keyword,
-                                Keyword::ASC | Keyword::DESC | Keyword::NULLS | Keyword::LIMIT
-                                | Keyword::OFFSET | Keyword::FOR | Keyword::HAVING | Keyword::UNION
-                                | Keyword::EXCEPT | Keyword::INTERSECT | Keyword::FETCH | Keyword::WINDOW))
-                    }) =>
-            {
+            Token::Number(n, _) if in_by_list && column_position(n, out.last(), next) => {
                 *kept_numbers = true;
                 out.push(Out::Ident(n.clone()));
             }
@@ -659,6 +628,56 @@ fn canonical_out(
         i += 1;
     }
     out
+}
+
+/// True when the word `lower` before `next` starts a typed literal (`date '…'`, `timestamptz
+/// $9`), not a cast's type (`x::date`).
+fn typed_literal(lower: &str, next: Option<&Token>, prev: Option<&Out>) -> bool {
+    TYPED_LITERAL_TYPES.binary_search(&lower).is_ok()
+        && next.is_some_and(|n| {
+            is_placeholder(n)
+                || matches!(
+                    n,
+                    Token::SingleQuotedString(_) | Token::EscapedStringLiteral(_)
+                )
+        })
+        && !prev.is_some_and(|o| o.is_op("::"))
+}
+
+/// A type's modifiers `( n, … )` from `toks[from]` (its `(`) on, copied verbatim (the numbers as
+/// identifiers, not literals), and the index after them; `None` when they do not close.
+fn type_modifiers(toks: &[Token], from: usize) -> Option<(Vec<Out>, usize)> {
+    let mut j = from;
+    let mut copied = Vec::new();
+    while let Some(tk) = toks.get(j) {
+        copied.push(Out::Op(tk.to_string()));
+        j += 1;
+        if matches!(tk, Token::RParen) {
+            let copied = copied.into_iter().map(|o| match o {
+                Out::Op(s) if s.chars().all(|c| c.is_ascii_digit()) => Out::Ident(s),
+                o => o,
+            });
+            return Some((copied.collect(), j));
+        }
+        if !matches!(tk, Token::LParen | Token::Number(..) | Token::Comma) {
+            return None;
+        }
+    }
+    None
+}
+
+/// True when the number `n` (after `prev`, before `next`) in an ORDER BY / GROUP BY list is a
+/// column position, not a literal.
+fn column_position(n: &str, prev: Option<&Out>, next: Option<&Token>) -> bool {
+    prev.is_some_and(|o| o.is_key("BY") || o.is_op(","))
+        && n.bytes().all(|b| b.is_ascii_digit())
+        && next.is_none_or(|nx| {
+            matches!(nx, Token::Comma | Token::RParen | Token::SemiColon)
+                || matches!(nx, Token::Word(w) if matches!(w.keyword,
+                    Keyword::ASC | Keyword::DESC | Keyword::NULLS | Keyword::LIMIT
+                    | Keyword::OFFSET | Keyword::FOR | Keyword::HAVING | Keyword::UNION
+                    | Keyword::EXCEPT | Keyword::INTERSECT | Keyword::FETCH | Keyword::WINDOW))
+        })
 }
 
 /// True when a `-` at this point is a sign, not a subtraction.
@@ -831,7 +850,7 @@ fn classify(canonical: &str, original: &str) -> Result<StatementClass, Normalize
     let parsed = parsed.map(|mut stmts| {
         let deep = stmts
             .iter_mut()
-            .map(crate::shallow::make_shallow)
+            .map(crate::long_chains::make_shallow)
             .find_map(Result::err);
         (stmts, deep)
     });

@@ -7,7 +7,7 @@
 //! acknowledged or `retry_for` has passed.
 
 use crate::derive::{self, Feed, Source};
-use crate::run::Progress;
+use crate::progress::Progress;
 use crate::Error;
 use futures_util::StreamExt;
 use remodel_backfill::adaptive::Limiter;
@@ -257,14 +257,8 @@ impl Applier {
         }
     }
 
-    /// The writes of a transaction's row changes, in order. Every query is sent before any
-    /// answer is awaited (tokio-postgres pipelines them on the one connection): a transaction
-    /// costs one round trip to Postgres, not one per change and target table.
-    async fn all_ops(
-        &mut self,
-        changes: &[(&Change, i64)],
-    ) -> Result<Vec<(usize, Op, i64)>, Error> {
-        // Per change and target table: the queries it needs, (sql, image) pairs.
+    /// Per change and target table: the queries it needs, (sql, image) pairs.
+    fn planned(&self, changes: &[(&Change, i64)]) -> Result<Vec<Planned>, Error> {
         let mut plans: Vec<Planned> = Vec::new();
         for &(change, ts) in changes {
             let source = &self.sources[change.source];
@@ -301,6 +295,17 @@ impl Applier {
                 });
             }
         }
+        Ok(plans)
+    }
+
+    /// The writes of a transaction's row changes, in order. Every query is sent before any
+    /// answer is awaited (tokio-postgres pipelines them on the one connection): a transaction
+    /// costs one round trip to Postgres, not one per change and target table.
+    async fn all_ops(
+        &mut self,
+        changes: &[(&Change, i64)],
+    ) -> Result<Vec<(usize, Op, i64)>, Error> {
+        let plans = self.planned(changes)?;
         let mut statements = Vec::new();
         for p in &plans {
             for (sql, _) in &p.queries {

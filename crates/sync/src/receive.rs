@@ -160,19 +160,7 @@ fn on_event(
                 });
             }
         }
-        EventType::Truncate { tables: names, .. } => {
-            if let Some(t) = names.iter().find(|t| {
-                tables
-                    .by_name
-                    .keys()
-                    .any(|(s, n)| t.as_ref() == format!("{s}.{n}") || t.as_ref() == n)
-            }) {
-                return Err(Error::Stopped {
-                    lsn: format_lsn(lsn),
-                    reason: format!("TRUNCATE of {t}: sync does not follow it; truncate the target tables it feeds by hand, then start a new sync"),
-                });
-            }
-        }
+        EventType::Truncate { tables: names, .. } => not_truncated(tables, &names, lsn)?,
         EventType::Relation {
             namespace,
             relation_name,
@@ -181,14 +169,7 @@ fn on_event(
             ..
         } => {
             if let Some(i) = find(&namespace, &relation_name) {
-                let s = &tables.sources[i];
-                let expected = tables.columns.get(&s.key).map(Vec::as_slice);
-                if let Some(reason) = relation_change(s, expected, &replica_identity, &columns) {
-                    return Err(Error::Stopped {
-                        lsn: format_lsn(lsn),
-                        reason,
-                    });
-                }
+                relation_unchanged(tables, i, &replica_identity, &columns, lsn)?;
             }
         }
         EventType::Commit {
@@ -211,6 +192,43 @@ fn on_event(
 /// and after each change of its definition) tells that sync cannot follow: columns other than
 /// the plan's (a DDL since the plan was made), a column's type changed since the slot was
 /// created, or a replica identity that no longer gives the old values the targets need.
+/// Stops the stream (at `lsn`) at a TRUNCATE of a table the plan reads: sync cannot follow it.
+fn not_truncated(tables: &Tables, names: &[Arc<str>], lsn: u64) -> Result<(), Error> {
+    let ours = |t: &&Arc<str>| {
+        tables
+            .by_name
+            .keys()
+            .any(|(s, n)| t.as_ref() == format!("{s}.{n}") || t.as_ref() == n)
+    };
+    match names.iter().find(ours) {
+        Some(t) => Err(Error::Stopped {
+            lsn: format_lsn(lsn),
+            reason: format!("TRUNCATE of {t}: sync does not follow it; truncate the target tables it feeds by hand, then start a new sync"),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Stops the stream (at `lsn`) when the Relation message of the plan's source table `i` differs
+/// from the columns and replica identity sync follows.
+fn relation_unchanged(
+    tables: &Tables,
+    i: usize,
+    identity: &ReplicaIdentity,
+    columns: &[RelationColumn],
+    lsn: u64,
+) -> Result<(), Error> {
+    let s = &tables.sources[i];
+    let expected = tables.columns.get(&s.key).map(Vec::as_slice);
+    match relation_change(s, expected, identity, columns) {
+        Some(reason) => Err(Error::Stopped {
+            lsn: format_lsn(lsn),
+            reason,
+        }),
+        None => Ok(()),
+    }
+}
+
 pub fn relation_change(
     s: &Source,
     expected: Option<&[SlotColumn]>,

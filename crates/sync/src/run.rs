@@ -4,6 +4,7 @@
 use crate::apply::{Applier, Change, WriteSettings};
 use crate::checks::{self, Resolved};
 use crate::derive::{self, Source};
+use crate::progress::{Progress, Status};
 use crate::receive::{self, Committed, Tables};
 use crate::state::{
     format_lsn, load as load_state, load_finished, parse_lsn, save as save_state, SlotColumn,
@@ -50,39 +51,6 @@ pub struct SyncOptions {
     pub retry_for: Duration,
     /// Cancelled on Ctrl-C: streaming ends after the transaction being applied.
     pub cancel: CancellationToken,
-}
-
-/// Where streaming is.
-#[derive(Debug, Clone, Default)]
-pub struct Status {
-    /// Transactions this command applied.
-    pub transactions: u64,
-    /// Row changes this command applied.
-    pub changes: u64,
-    /// Transactions applied in the run folder, every command on it (`sync.json`).
-    pub total_transactions: u64,
-    /// Row changes applied in the run folder, every command on it.
-    pub total_changes: u64,
-    /// The last acknowledged transaction's end LSN.
-    pub applied_lsn: u64,
-    /// The furthest LSN the server sent.
-    pub received_lsn: u64,
-    /// With `--until-caught-up`: the LSN to reach.
-    pub target_lsn: Option<u64>,
-    /// Seconds between the last applied commit and its application.
-    pub lag_seconds: f64,
-    /// Target writes allowed in flight now.
-    pub level: usize,
-    /// Target writes this command sent again (timeouts, nodes down).
-    pub retries: u64,
-}
-
-/// What a sync tells while it runs (the cli draws it; this crate knows no terminal).
-pub trait Progress: Send + Sync {
-    /// A line to show (checks, phases, warnings).
-    fn line(&self, text: &str);
-    /// Streaming progress, after each applied transaction.
-    fn status(&self, status: &Status);
 }
 
 /// The loud warning of a slot left behind.

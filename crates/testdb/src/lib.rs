@@ -8,6 +8,9 @@
 //! live tests ([`live!`], [`live::live`]): without the databases it skips with one `skipped:` line,
 //! under `REMODEL_LIVE=require` or `CI=true` it fails.
 
+// Functions stay short enough to read as one pass (ARCHITECTURE.md; `cargo clippy` in CI).
+#![warn(clippy::too_many_lines)]
+
 mod cql;
 mod env;
 mod error;

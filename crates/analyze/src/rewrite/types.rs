@@ -63,10 +63,10 @@ pub(crate) fn ty_of_sql(sql_type: &str) -> Ty {
     }
     let base = t.split('(').next().unwrap_or("").trim();
     let with_tz = t.contains("with time zone") && !t.contains("without");
+    if let Some(width) = remodel_model::pgtype::integer_width(base) {
+        return Ty::Int(width);
+    }
     match base {
-        "smallint" | "int2" | "smallserial" | "serial2" => Ty::Int(2),
-        "integer" | "int" | "int4" | "serial" | "serial4" => Ty::Int(4),
-        "bigint" | "int8" | "bigserial" | "serial8" => Ty::Int(8),
         // A type modifier rounds: `numeric(10,2)` is not exact arithmetic on every value.
         "numeric" | "decimal" if !t.contains('(') => Ty::Numeric,
         "real" | "float4" | "double precision" | "float8" | "float" => Ty::Float,

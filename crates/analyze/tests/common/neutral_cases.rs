@@ -1,10 +1,10 @@
 //! The expression cases of `fixtures/analyze/neutral/` (`neutral.rs` prints what the converter
-//! makes of them, `neutral_pg.rs` checks them against Postgres).
+//! makes of them, `neutral_pg_live.rs` checks them against Postgres).
 
 use super::root;
 use remodel_model::{ColumnRef, Expr, RowRef, ScalarType, Schema};
-use remodel_sql::neutral::schema::column_ty;
-use remodel_sql::neutral::{ColumnInfo, Columns, Converter};
+use remodel_sql::typed_expr::schema::column_ty;
+use remodel_sql::typed_expr::{ColumnInfo, Columns, Converter};
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 use std::collections::BTreeMap;

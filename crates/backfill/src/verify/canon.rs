@@ -26,7 +26,7 @@
 //!
 //! An empty collection and NULL are the same (CQL stores an empty collection as no value).
 
-use crate::cqltype::{CqlType, Native};
+use crate::resolved_type::{Native, ResolvedType};
 use scylla::value::CqlValue;
 use serde_json::{Map, Value};
 use tokio_postgres::types::{Kind, Type};
@@ -156,14 +156,14 @@ fn literal(s: &str) -> String {
 
 /// SQL (a `jsonb`) of the canonical form of the JSON value `x` read as `cql`; `depth` keeps the
 /// aliases of nested subqueries apart. `None` for a map whose keys are not a native type.
-fn json_sql(x: &str, cql: &CqlType, depth: usize) -> Option<String> {
+fn json_sql(x: &str, cql: &ResolvedType, depth: usize) -> Option<String> {
     let (a, v, n) = (
         format!("a{depth}"),
         format!("v{depth}"),
         format!("n{depth}"),
     );
     Some(match cql {
-        CqlType::Native(nat) => {
+        ResolvedType::Native(nat) => {
             let leaf = match json_leaf_type(*nat) {
                 Some(ty) => format!("(({x}) #>> '{{}}')::{ty}"),
                 None => format!("(({x}) #>> '{{}}')"),
@@ -175,13 +175,13 @@ fn json_sql(x: &str, cql: &CqlType, depth: usize) -> Option<String> {
             };
             format!("to_jsonb({})", native_sql(&leaf, pg, *nat))
         }
-        CqlType::List(t) | CqlType::Set(t) => format!(
+        ResolvedType::List(t) | ResolvedType::Set(t) => format!(
             "CASE WHEN jsonb_typeof({x}) = 'array' THEN (SELECT jsonb_agg({} ORDER BY {a}.{n}) \
              FROM jsonb_array_elements({x}) WITH ORDINALITY AS {a}({v}, {n})) END",
             json_sql(&format!("{a}.{v}"), t, depth + 1)?
         ),
-        CqlType::Map(k, val) => {
-            let CqlType::Native(kn) = **k else {
+        ResolvedType::Map(k, val) => {
+            let ResolvedType::Native(kn) = **k else {
                 return None;
             };
             let key = match json_leaf_type(kn) {
@@ -195,7 +195,7 @@ fn json_sql(x: &str, cql: &CqlType, depth: usize) -> Option<String> {
                 json_sql(&format!("{a}.value"), val, depth + 1)?
             )
         }
-        CqlType::Udt(def) => {
+        ResolvedType::Udt(def) => {
             // jsonb_build_object takes at most 100 arguments: 50 fields a call, joined with ||.
             let mut parts = Vec::new();
             for chunk in def.fields.chunks(50) {
@@ -215,7 +215,7 @@ fn json_sql(x: &str, cql: &CqlType, depth: usize) -> Option<String> {
                 parts.join(" || ")
             )
         }
-        CqlType::Tuple(types) => {
+        ResolvedType::Tuple(types) => {
             let items = types
                 .iter()
                 .enumerate()
@@ -231,9 +231,9 @@ fn json_sql(x: &str, cql: &CqlType, depth: usize) -> Option<String> {
 
 /// SQL (a `jsonb`) of the canonical form of the array `e` (element kind `elem`) read as `cql`, a
 /// list or set nested `dims.len()` deep: one `generate_subscripts` per dimension.
-fn array_sql(e: &str, elem: Pg, cql: &CqlType, dims: &mut Vec<String>) -> Option<String> {
+fn array_sql(e: &str, elem: Pg, cql: &ResolvedType, dims: &mut Vec<String>) -> Option<String> {
     match cql {
-        CqlType::List(t) | CqlType::Set(t) => {
+        ResolvedType::List(t) | ResolvedType::Set(t) => {
             let d = dims.len() + 1;
             let i = format!("i{d}");
             dims.push(i.clone());
@@ -243,7 +243,7 @@ fn array_sql(e: &str, elem: Pg, cql: &CqlType, dims: &mut Vec<String>) -> Option
                 "(SELECT jsonb_agg({inner} ORDER BY {i}) FROM generate_subscripts({e}, {d}) AS s{d}({i}))"
             ))
         }
-        CqlType::Native(n) if !dims.is_empty() => {
+        ResolvedType::Native(n) if !dims.is_empty() => {
             let subscripts: String = dims.iter().map(|i| format!("[{i}]")).collect();
             Some(format!(
                 "to_jsonb({})",
@@ -257,13 +257,13 @@ fn array_sql(e: &str, elem: Pg, cql: &CqlType, dims: &mut Vec<String>) -> Option
 /// SQL computing, as `text` holding JSON, the canonical form of the source value `e` (of Postgres
 /// type `ty`) for a target column of type `cql`; `None` when verify has no independent reading
 /// of that mapping (a map keyed by a collection), and compares the converted value instead.
-pub fn sql(e: &str, ty: &Type, cql: &CqlType) -> Option<String> {
+pub fn sql(e: &str, ty: &Type, cql: &ResolvedType) -> Option<String> {
     let jsonb = match (ty.kind(), cql) {
-        (_, CqlType::Native(n)) if !matches!(*ty, Type::JSON | Type::JSONB) => {
+        (_, ResolvedType::Native(n)) if !matches!(*ty, Type::JSON | Type::JSONB) => {
             format!("to_jsonb({})", native_sql(e, Pg::of(ty), *n))
         }
-        (_, CqlType::Native(Native::Text | Native::Ascii)) => format!("to_jsonb(({e})::text)"),
-        (Kind::Array(elem), CqlType::List(_) | CqlType::Set(_)) => {
+        (_, ResolvedType::Native(Native::Text | Native::Ascii)) => format!("to_jsonb(({e})::text)"),
+        (Kind::Array(elem), ResolvedType::List(_) | ResolvedType::Set(_)) => {
             array_sql(e, Pg::of(elem), cql, &mut Vec::new())?
         }
         _ => json_sql(&format!("({e})::jsonb"), cql, 0)?,
@@ -273,7 +273,7 @@ pub fn sql(e: &str, ty: &Type, cql: &CqlType) -> Option<String> {
 
 /// The canonical form Postgres computed (the text [`sql`] returned, `None` for SQL NULL), made
 /// comparable with [`render`]'s: sets sorted, addresses printed again, empty collections NULL.
-pub fn from_postgres(text: Option<&str>, cql: &CqlType) -> Result<Value, String> {
+pub fn from_postgres(text: Option<&str>, cql: &ResolvedType) -> Result<Value, String> {
     let Some(text) = text else {
         return Ok(Value::Null);
     };
@@ -282,24 +282,26 @@ pub fn from_postgres(text: Option<&str>, cql: &CqlType) -> Result<Value, String>
     Ok(normalize(v, cql))
 }
 
-fn normalize(v: Value, cql: &CqlType) -> Value {
+fn normalize(v: Value, cql: &ResolvedType) -> Value {
     let v = match (v, cql) {
-        (Value::String(s), CqlType::Native(Native::Inet)) => match s.parse::<std::net::IpAddr>() {
-            Ok(ip) => Value::String(ip.to_string()),
-            Err(_) => Value::String(s),
-        },
-        (Value::Array(items), CqlType::List(t)) => {
+        (Value::String(s), ResolvedType::Native(Native::Inet)) => {
+            match s.parse::<std::net::IpAddr>() {
+                Ok(ip) => Value::String(ip.to_string()),
+                Err(_) => Value::String(s),
+            }
+        }
+        (Value::Array(items), ResolvedType::List(t)) => {
             Value::Array(items.into_iter().map(|x| normalize(x, t)).collect())
         }
-        (Value::Array(items), CqlType::Set(t)) => {
+        (Value::Array(items), ResolvedType::Set(t)) => {
             let mut items: Vec<Value> = items.into_iter().map(|x| normalize(x, t)).collect();
             items.sort_by_cached_key(|x| x.to_string());
             Value::Array(items)
         }
-        (Value::Object(m), CqlType::Map(_, t)) => {
+        (Value::Object(m), ResolvedType::Map(_, t)) => {
             Value::Object(m.into_iter().map(|(k, x)| (k, normalize(x, t))).collect())
         }
-        (Value::Object(m), CqlType::Udt(def)) => Value::Object(
+        (Value::Object(m), ResolvedType::Udt(def)) => Value::Object(
             m.into_iter()
                 .map(|(k, x)| {
                     let t = def.fields.iter().find(|(n, _)| *n == k).map(|(_, t)| t);
@@ -311,7 +313,7 @@ fn normalize(v: Value, cql: &CqlType) -> Value {
                 })
                 .collect(),
         ),
-        (Value::Array(items), CqlType::Tuple(types)) => Value::Array(
+        (Value::Array(items), ResolvedType::Tuple(types)) => Value::Array(
             items
                 .into_iter()
                 .zip(types)
@@ -328,15 +330,16 @@ fn normalize(v: Value, cql: &CqlType) -> Value {
 }
 
 /// The canonical form of the value Cassandra holds (`None` for no value).
-pub fn render(v: Option<&CqlValue>, cql: &CqlType) -> Value {
+pub fn render(v: Option<&CqlValue>, cql: &ResolvedType) -> Value {
     let Some(v) = v else {
         return Value::Null;
     };
     let rendered = match (v, cql) {
-        (CqlValue::List(items) | CqlValue::Set(items), CqlType::List(t) | CqlType::Set(t)) => {
-            Value::Array(items.iter().map(|x| render(Some(x), t)).collect())
-        }
-        (CqlValue::Map(entries), CqlType::Map(k, t)) => {
+        (
+            CqlValue::List(items) | CqlValue::Set(items),
+            ResolvedType::List(t) | ResolvedType::Set(t),
+        ) => Value::Array(items.iter().map(|x| render(Some(x), t)).collect()),
+        (CqlValue::Map(entries), ResolvedType::Map(k, t)) => {
             let mut m = Map::new();
             for (key, val) in entries {
                 let key = match render(Some(key), k) {
@@ -347,7 +350,7 @@ pub fn render(v: Option<&CqlValue>, cql: &CqlType) -> Value {
             }
             Value::Object(m)
         }
-        (CqlValue::UserDefinedType { fields, .. }, CqlType::Udt(def)) => {
+        (CqlValue::UserDefinedType { fields, .. }, ResolvedType::Udt(def)) => {
             let mut m = Map::new();
             for (name, t) in &def.fields {
                 let field = fields
@@ -358,7 +361,7 @@ pub fn render(v: Option<&CqlValue>, cql: &CqlType) -> Value {
             }
             Value::Object(m)
         }
-        (CqlValue::Tuple(items), CqlType::Tuple(types)) => Value::Array(
+        (CqlValue::Tuple(items), ResolvedType::Tuple(types)) => Value::Array(
             items
                 .iter()
                 .zip(types)
@@ -516,8 +519,8 @@ mod tests {
     use super::*;
     use scylla::value::{CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, CqlVarint};
 
-    fn n(x: Native) -> CqlType {
-        CqlType::Native(x)
+    fn n(x: Native) -> ResolvedType {
+        ResolvedType::Native(x)
     }
 
     fn text(v: CqlValue, t: Native) -> Value {
@@ -596,7 +599,7 @@ mod tests {
 
     #[test]
     fn postgres_forms_are_normalized_like_rendered_ones() {
-        let set = CqlType::Set(Box::new(n(Native::Int)));
+        let set = ResolvedType::Set(Box::new(n(Native::Int)));
         assert_eq!(
             from_postgres(Some(r#"["3", "1", "2"]"#), &set).unwrap(),
             render(
@@ -608,7 +611,7 @@ mod tests {
                 &set
             )
         );
-        let list = CqlType::List(Box::new(n(Native::Int)));
+        let list = ResolvedType::List(Box::new(n(Native::Int)));
         assert_ne!(
             from_postgres(Some(r#"["3", "1"]"#), &list).unwrap(),
             render(
@@ -626,13 +629,13 @@ mod tests {
 
     #[test]
     fn every_mapping_has_sql() {
-        let list = CqlType::List(Box::new(CqlType::List(Box::new(n(Native::Int)))));
+        let list = ResolvedType::List(Box::new(ResolvedType::List(Box::new(n(Native::Int)))));
         let q = sql("v.c0", &Type::INT4_ARRAY, &list).unwrap();
         assert!(q.contains("generate_subscripts(v.c0, 2)"), "{q}");
         assert!(q.contains("(v.c0)[i1][i2]"), "{q}");
         let q = sql("v.c1", &Type::BPCHAR, &n(Native::Text)).unwrap();
         assert!(q.contains("concat(v.c1)"), "{q}");
-        let map = CqlType::Map(Box::new(n(Native::Int)), Box::new(n(Native::Timestamp)));
+        let map = ResolvedType::Map(Box::new(n(Native::Int)), Box::new(n(Native::Timestamp)));
         let q = sql("v.c2", &Type::JSONB, &map).unwrap();
         assert!(q.contains("jsonb_object_agg"), "{q}");
     }

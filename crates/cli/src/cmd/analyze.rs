@@ -1,7 +1,7 @@
 //! `remodel analyze`: access patterns by weight and relationship decisions, from a schema and
 //! the queries the application runs.
 
-use crate::report::print_diagnostics;
+use crate::diagnostics::print_diagnostics;
 use anyhow::Context;
 use remodel_analyze::{analyze, render, AnalyzeConfig};
 use remodel_model::{FkOrigin, Severity};

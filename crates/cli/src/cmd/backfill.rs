@@ -1,5 +1,7 @@
 //! `remodel backfill`: fills the target tables of a plan from Postgres, resumable.
 
+pub mod resume;
+
 use crate::progress::{self, thousands, Mode};
 use anyhow::{bail, Context};
 use remodel_backfill::run::new_run_path;
@@ -364,7 +366,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             opts.run_dir.display()
         );
     }
-    let resume = super::resume::command(&args, &opts.run_dir, &source.display);
+    let resume = resume::command(&args, &opts.run_dir, &source.display);
     opts.resume_command = Some(resume.line.clone());
     eprintln!(
         "backfill: {} → {} (keyspace {}), run folder {}",

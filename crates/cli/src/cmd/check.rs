@@ -17,7 +17,7 @@ pub fn schema_text() -> anyhow::Result<String> {
 
 /// Writes the JSON Schema of `plan.json` to `path`.
 pub fn write_schema(path: &Path) -> anyhow::Result<()> {
-    super::plan::write_atomic(path, schema_text()?.as_bytes())
+    crate::files::write_atomic(path, schema_text()?.as_bytes())
 }
 
 /// Checks a plan.json: its format (exit 2 for another one), the JSON Schema (each error with
@@ -48,7 +48,7 @@ pub fn run(file: &Path) -> anyhow::Result<ExitCode> {
         writeln!(
             out,
             "{name} does not follow the plan.json schema ({}; `remodel plan --schema-out FILE` writes the schema)",
-            crate::report::count(problems.len() as u64, "error", None)
+            crate::diagnostics::count(problems.len() as u64, "error", None)
         )?;
         return Ok(ExitCode::from(crate::EXIT_PLAN_FAILS_CHECKS));
     }
@@ -68,7 +68,7 @@ pub fn run(file: &Path) -> anyhow::Result<ExitCode> {
     writeln!(
         out,
         "{name} fails {} (it would lose or corrupt data; `remodel backfill` refuses it)",
-        crate::report::count(violations.len() as u64, "plan check", None)
+        crate::diagnostics::count(violations.len() as u64, "plan check", None)
     )?;
     Ok(ExitCode::from(crate::EXIT_PLAN_FAILS_CHECKS))
 }

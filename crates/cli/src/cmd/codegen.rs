@@ -91,7 +91,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
-        super::plan::write_atomic(&path, f.contents.as_bytes())?;
+        crate::files::write_atomic(&path, f.contents.as_bytes())?;
     }
     let mut stdout = std::io::stdout().lock();
     for (pattern, name) in &out.functions {

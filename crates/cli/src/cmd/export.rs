@@ -1,7 +1,7 @@
 //! `remodel export spark`: the plan as an Apache Spark job folder.
 
 use super::backfill::load_plan;
-use super::plan::write_atomic;
+use crate::files::write_atomic;
 use anyhow::Context;
 use remodel_backfill::target::TargetTable;
 use remodel_conn::redact_url;

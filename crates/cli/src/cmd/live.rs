@@ -118,41 +118,7 @@ async fn read_async(url: &str, args: &LiveArgs, wanted: Wanted) -> anyhow::Resul
         ));
         out.diagnostics.extend(st.diagnostics);
         if wanted.schema && !args.no_data_probes {
-            let p = probes::probe(
-                &src,
-                &schema,
-                Some(&st.stats),
-                &probes::ProbeConfig::default(),
-            )
-            .await?;
-            out.timings.push(format!(
-                "data probes: {} pairs probed, {} foreign keys found, {} naming guesses refuted in {}",
-                p.probed,
-                p.confirmed.len(),
-                p.rejected.len(),
-                ms(p.elapsed)
-            ));
-            for (table, fk) in &p.confirmed {
-                if let remodel_model::FkOrigin::Inferred { evidence } = &fk.origin {
-                    out.diagnostics.push(note(format!(
-                        "foreign key {table}({}) -> {}({}) found in the data: {evidence}",
-                        fk.columns.join(", "),
-                        fk.ref_table,
-                        fk.ref_columns.join(", ")
-                    )));
-                }
-            }
-            for r in &p.rejected {
-                out.diagnostics.push(note(format!(
-                    "{}({}) is no foreign key to {}: {}",
-                    r.table,
-                    r.columns.join(", "),
-                    r.ref_table,
-                    r.evidence
-                )));
-            }
-            out.diagnostics.extend(p.diagnostics.iter().cloned());
-            p.apply(&mut schema);
+            probe_keys(&src, &mut schema, &st.stats, &mut out).await?;
         }
         if wanted.stats {
             out.stats = Some(st.stats);
@@ -160,43 +126,92 @@ async fn read_async(url: &str, args: &LiveArgs, wanted: Wanted) -> anyhow::Resul
         if wanted.schema {
             // The catalog reads DEFAULT and GENERATED expressions as text; the front end types
             // them as it does a DDL file's.
-            remodel_sql::neutral::schema::fill_schema(&mut schema);
+            remodel_sql::typed_expr::schema::fill_schema(&mut schema);
             out.schema = Some(schema);
         }
     }
     if wanted.workload {
-        let t = Instant::now();
-        let read = pgss::read(&src).await?;
-        let name = format!("pg_stat_statements ({display})");
-        let load = remodel_sql::workload::read_server_statements(
-            &name,
-            read.statements.iter().map(|s| ServerStatement {
-                query: &s.query,
-                calls: s.calls,
-                total_ms: Some(s.total_ms),
-                rows: Some(s.rows),
-            }),
-        );
-        out.timings.push(format!(
-            "pg_stat_statements {}: {} statements in {}",
-            read.version,
-            read.statements.len(),
-            ms(t.elapsed())
-        ));
-        if read.hidden > 0 {
-            out.diagnostics.push(Diagnostic {
-                severity: Severity::Warning,
-                location: None,
-                message: format!(
-                    "{} statement(s) of other users are hidden from this user (<insufficient privilege>): GRANT pg_read_all_stats TO it to read them",
-                    read.hidden
-                ),
-            });
-        }
-        out.workload = Some(load);
+        out.workload = Some(read_workload(&src, &display, &mut out).await?);
     }
     src.close().await.context("closing the source")?;
     Ok(out)
+}
+
+/// Looks for undeclared foreign keys in the data: the ones found go into `schema` (and a note
+/// each), the naming guesses refuted are said.
+async fn probe_keys(
+    src: &Source,
+    schema: &mut Schema,
+    stats: &Statistics,
+    out: &mut LiveRead,
+) -> anyhow::Result<()> {
+    let p = probes::probe(src, schema, Some(stats), &probes::ProbeConfig::default()).await?;
+    out.timings.push(format!(
+        "data probes: {} pairs probed, {} foreign keys found, {} naming guesses refuted in {}",
+        p.probed,
+        p.confirmed.len(),
+        p.rejected.len(),
+        ms(p.elapsed)
+    ));
+    for (table, fk) in &p.confirmed {
+        if let remodel_model::FkOrigin::Inferred { evidence } = &fk.origin {
+            out.diagnostics.push(note(format!(
+                "foreign key {table}({}) -> {}({}) found in the data: {evidence}",
+                fk.columns.join(", "),
+                fk.ref_table,
+                fk.ref_columns.join(", ")
+            )));
+        }
+    }
+    for r in &p.rejected {
+        out.diagnostics.push(note(format!(
+            "{}({}) is no foreign key to {}: {}",
+            r.table,
+            r.columns.join(", "),
+            r.ref_table,
+            r.evidence
+        )));
+    }
+    out.diagnostics.extend(p.diagnostics.iter().cloned());
+    p.apply(schema);
+    Ok(())
+}
+
+/// The workload of pg_stat_statements (and a warning when statements are hidden from the user).
+async fn read_workload(
+    src: &Source,
+    display: &str,
+    out: &mut LiveRead,
+) -> anyhow::Result<WorkloadLoad> {
+    let t = Instant::now();
+    let read = pgss::read(src).await?;
+    let name = format!("pg_stat_statements ({display})");
+    let load = remodel_sql::workload::read_server_statements(
+        &name,
+        read.statements.iter().map(|s| ServerStatement {
+            query: &s.query,
+            calls: s.calls,
+            total_ms: Some(s.total_ms),
+            rows: Some(s.rows),
+        }),
+    );
+    out.timings.push(format!(
+        "pg_stat_statements {}: {} statements in {}",
+        read.version,
+        read.statements.len(),
+        ms(t.elapsed())
+    ));
+    if read.hidden > 0 {
+        out.diagnostics.push(Diagnostic {
+            severity: Severity::Warning,
+            location: None,
+            message: format!(
+                "{} statement(s) of other users are hidden from this user (<insufficient privilege>): GRANT pg_read_all_stats TO it to read them",
+                read.hidden
+            ),
+        });
+    }
+    Ok(load)
 }
 
 /// Keeps the statements of a workload read from pg_stat_statements that name a table of
@@ -234,5 +249,5 @@ pub fn write_stats(path: &std::path::Path, stats: &Statistics) -> anyhow::Result
     }
     let mut json = serde_json::to_string_pretty(stats).context("serializing the statistics")?;
     json.push('\n');
-    super::plan::write_atomic(path, json.as_bytes())
+    crate::files::write_atomic(path, json.as_bytes())
 }

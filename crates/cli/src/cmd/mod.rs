@@ -10,7 +10,6 @@ pub mod live;
 pub mod plan;
 pub mod replay;
 pub mod report;
-pub mod resume;
 pub mod schema;
 pub mod sync;
 pub mod verify;

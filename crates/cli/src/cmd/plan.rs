@@ -1,6 +1,7 @@
 //! `remodel plan`: schema + workload → analyze → design; writes `plan.json` and `schema.cql`.
 
-use crate::report::{count, diagnostics_line, print_diagnostics};
+use crate::diagnostics::{count, diagnostics_line, print_diagnostics};
+use crate::files::{file_name, write_atomic, write_atomic_with};
 use anyhow::{bail, Context};
 use remodel_design::{emit_cql, DesignConfig};
 use remodel_model::{Diagnostic, InputFile, Plan, Replication, Schema, Statistics};
@@ -87,7 +88,7 @@ fn time_zone(flag: Option<&str>, source: Option<&str>, config: &str) -> anyhow::
         (None, Some(z)) => (z, "the source's TimeZone setting"),
         (None, None) => (config, "the configuration's time_zone"),
     };
-    match remodel_sql::neutral::time_zone(name) {
+    match remodel_sql::typed_expr::time_zone(name) {
         Ok(z) => Ok(z.to_string()),
         Err(e) if flag.is_none() && source.is_some() => {
             bail!("{whence}: {e}; give the application's zone with --timezone ZONE")
@@ -111,7 +112,7 @@ fn config_time_zone<'a>(analyze: &'a str, design: &'a str) -> anyhow::Result<&'a
 
 /// A `[design]` zone setting as the tz database spells it, or why it is none.
 fn design_zone(key: &str, name: &str) -> anyhow::Result<String> {
-    match remodel_sql::neutral::time_zone(name) {
+    match remodel_sql::typed_expr::time_zone(name) {
         Ok(z) => Ok(z.to_string()),
         Err(e) => bail!("in the [design] table of --config: {key}: {e}"),
     }
@@ -240,12 +241,6 @@ fn folder_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
         .collect();
     names.sort();
     Ok(names)
-}
-
-fn file_name(p: &Path) -> String {
-    p.file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default()
 }
 
 /// `schema.sql`, or the folder's only `ddl*.sql`.
@@ -448,32 +443,6 @@ fn read_stats(path: &Path, schema: &Schema) -> anyhow::Result<Statistics> {
     Ok(stats)
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder and a rename: a full
-/// disk or a crash leaves the old file or none, never half a plan, and a symlink at `path` is
-/// replaced, not followed.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    write_atomic_with(path, |w| w.write_all(bytes))
-}
-
-/// [`write_atomic`] of what `write` writes (a plan streamed, not held as one string).
-fn write_atomic_with(
-    path: &Path,
-    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
-) -> anyhow::Result<()> {
-    let tmp = path.with_file_name(format!(".{}.{}.tmp", file_name(path), std::process::id()));
-    let written = std::fs::File::create(&tmp)
-        .and_then(|f| {
-            let mut w = std::io::BufWriter::new(f);
-            write(&mut w)?;
-            w.flush()
-        })
-        .and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written.with_context(|| format!("cannot write {}", path.display()))
-}
-
 /// Refuses an output folder where writing would overwrite one of the inputs.
 fn check_outputs(inputs: &Inputs, outputs: &[&Path]) -> anyhow::Result<()> {
     let canon = |p: &Path| p.canonicalize().ok();
@@ -496,8 +465,82 @@ fn check_outputs(inputs: &Inputs, outputs: &[&Path]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs `remodel plan`.
+/// Runs `remodel plan`: reads the inputs (files, or a live source), analyzes and designs, writes
+/// `plan.json`, `schema.cql` and the report, and says what it did.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(done) = schema_flags(&args)? {
+        return Ok(done);
+    }
+    let mut inputs = resolve(&args)?;
+    let replication = replication(&args.replication)?;
+    let live = read_live(&args, &mut inputs)?;
+    let ddl = load_schema(&args, &inputs, live.as_ref())?;
+    let (wl, scoped) = load_workload(&args, &inputs, live.as_ref(), &ddl.schema)?;
+    let stats = load_stats(&args, &inputs, live.as_ref(), &ddl.schema)?;
+
+    // The analysis owns the workload from here; the statement list is not needed.
+    let remodel_sql::workload::WorkloadLoad {
+        workload,
+        diagnostics: workload_diagnostics,
+        statements,
+    } = wl;
+    drop(statements);
+    let mut analyze_config = args.thresholds.analyze_config()?;
+    let mut config = design_config(&args, inputs.keyspace.clone(), replication)?;
+    // One session zone for the analyzer's expressions, the designer's buckets and the
+    // validator (the designer records it as `plan.semantics.time_zone`).
+    let analyze_zone = time_zone(None, None, &analyze_config.time_zone)?;
+    let zone = time_zone(
+        args.timezone.as_deref(),
+        live.as_ref().map(|l| l.time_zone.as_str()),
+        config_time_zone(&analyze_zone, &config.time_zone)?,
+    )?;
+    analyze_config.time_zone.clone_from(&zone);
+    config.time_zone = zone;
+    let analysis = remodel_analyze::analyze_owned(&ddl.schema, workload, &analyze_config);
+    let (mut plan, design_diagnostics) = remodel_design::plan(analysis, stats.as_ref(), &config);
+    plan.inputs = input_files(&inputs)?;
+    if let Some(l) = &live {
+        plan.inputs.insert(0, live_input(l, &inputs));
+    }
+    let (plan_path, cql_path) = write_plan(&inputs, &plan)?;
+
+    let mut diagnostics = live
+        .as_ref()
+        .map(|l| l.diagnostics.clone())
+        .unwrap_or_default();
+    diagnostics.extend(ddl.diagnostics);
+    diagnostics.extend(workload_diagnostics);
+    diagnostics.extend(design_diagnostics);
+    print_diagnostics(&diagnostics, args.verbose);
+    let mut out = std::io::stdout().lock();
+    if let Some(l) = &live {
+        print_live(&mut out, l, &scoped, args.stats_out.as_deref())?;
+    }
+    print_summary(&mut out, &plan, &diagnostics, args.verbose)?;
+    writeln!(
+        out,
+        "wrote {} and {}",
+        plan_path.display(),
+        cql_path.display()
+    )?;
+    if !args.no_report {
+        // Written for a failing plan too: the report is where a reviewer reads why it fails.
+        let dir = inputs.out.join("report");
+        super::report::write(&plan, &plan_path, &cql_path, None, None, &dir)?;
+        writeln!(
+            out,
+            "wrote the report source to {} (build it: mdbook build {0})",
+            dir.display()
+        )?;
+    }
+    out.flush()?;
+    Ok(exit_code(&plan))
+}
+
+/// `--schema-out FILE` (written first) and `--check FILE`: the exit code when either is the
+/// whole command, `None` when a plan is to be made too.
+fn schema_flags(args: &Args) -> anyhow::Result<Option<ExitCode>> {
     if let Some(path) = &args.schema_out {
         super::check::write_schema(path)?;
         let _ = writeln!(
@@ -507,38 +550,41 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     if let Some(file) = &args.check {
-        return super::check::run(file);
+        return super::check::run(file).map(Some);
     }
-    if args.schema_out.is_some()
+    let only_schema = args.schema_out.is_some()
         && args.dir.is_none()
         && args.schema.is_empty()
-        && args.live.source.is_none()
-    {
-        return Ok(ExitCode::SUCCESS);
+        && args.live.source.is_none();
+    Ok(only_schema.then_some(ExitCode::SUCCESS))
+}
+
+/// With `--source URL`: what the live source gives that no file does (and the keyspace named
+/// after its database when nothing else names it).
+fn read_live(args: &Args, inputs: &mut Inputs) -> anyhow::Result<Option<super::live::LiveRead>> {
+    let Some(url) = &args.live.source else {
+        return Ok(None);
+    };
+    let wanted = super::live::Wanted {
+        schema: inputs.schema.is_empty(),
+        workload: inputs.queries.is_empty(),
+        stats: inputs.stats.is_none(),
+    };
+    let read = super::live::read(url, &args.live, wanted)?;
+    if args.keyspace.is_none() && args.dir.is_none() {
+        inputs.keyspace =
+            keyspace(None, Some(Path::new(&read.database))).unwrap_or_else(|_| "remodel".into());
     }
-    let mut inputs = resolve(&args)?;
-    let replication = replication(&args.replication)?;
-    let live = match &args.live.source {
-        Some(url) => {
-            let wanted = super::live::Wanted {
-                schema: inputs.schema.is_empty(),
-                workload: inputs.queries.is_empty(),
-                stats: inputs.stats.is_none(),
-            };
-            let read = super::live::read(url, &args.live, wanted)?;
-            if args.keyspace.is_none() && args.dir.is_none() {
-                inputs.keyspace = keyspace(None, Some(Path::new(&read.database)))
-                    .unwrap_or_else(|_| "remodel".into());
-            }
-            Some(read)
-        }
-        None => None,
-    };
-    let (live_schema, live_workload, live_stats) = match &live {
-        Some(l) => (l.schema.clone(), l.workload.clone(), l.stats.clone()),
-        None => (None, None, None),
-    };
-    let ddl = match live_schema {
+    Ok(Some(read))
+}
+
+/// The schema, from the live source or the files; an error when it has no table.
+fn load_schema(
+    args: &Args,
+    inputs: &Inputs,
+    live: Option<&super::live::LiveRead>,
+) -> anyhow::Result<remodel_sql::ddl::DdlLoad> {
+    let ddl = match live.and_then(|l| l.schema.clone()) {
         Some(schema) => remodel_sql::ddl::DdlLoad {
             schema,
             ..Default::default()
@@ -546,10 +592,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => remodel_sql::ddl::load_files(&inputs.schema).context("reading the schema")?,
     };
     if ddl.schema.tables.is_empty() && live.is_some() && inputs.schema.is_empty() {
-        let l = live
-            .as_ref()
-            .map(|l| (l.display.as_str(), l.schemas.join(", ")));
-        let (url, schemas) = l.unwrap_or_default();
+        let (url, schemas) = live
+            .map(|l| (l.display.as_str(), l.schemas.join(", ")))
+            .unwrap_or_default();
         bail!("no table in schema {schemas} of {url} (give --schemas NAME,…)");
     }
     if ddl.schema.tables.is_empty() {
@@ -561,12 +606,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             super::schema::no_table_detail(&ddl)
         );
     }
+    Ok(ddl)
+}
+
+/// The workload, from pg_stat_statements (kept to the tables of `schema`, with the line that
+/// says so) or the files; an error when it has no statement to design for.
+fn load_workload(
+    args: &Args,
+    inputs: &Inputs,
+    live: Option<&super::live::LiveRead>,
+    schema: &Schema,
+) -> anyhow::Result<(remodel_sql::workload::WorkloadLoad, Option<String>)> {
     let mut scoped = None;
-    let wl = match live_workload {
+    let wl = match live.and_then(|l| l.workload.clone()) {
         Some(mut wl) => {
-            let schemas = live.as_ref().map(|l| l.schemas.as_slice()).unwrap_or(&[]);
+            let schemas = live.map(|l| l.schemas.as_slice()).unwrap_or(&[]);
             let read = wl.workload.patterns.len();
-            scoped = super::live::scope_workload(&mut wl, &ddl.schema, schemas);
+            scoped = super::live::scope_workload(&mut wl, schema, schemas);
             if read > 0 && wl.workload.patterns.is_empty() {
                 bail!(
                     "none of the {read} SELECT/INSERT/UPDATE/DELETE statements in pg_stat_statements names a table of schema {} (give --queries FILE, or --schemas NAME,… where the application's tables are)",
@@ -597,9 +653,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             super::workload::skipped_detail(&wl.workload)
         );
     }
+    Ok((wl, scoped))
+}
+
+/// The statistics, from `--stats FILE` or the live source, written to `--stats-out FILE`.
+fn load_stats(
+    args: &Args,
+    inputs: &Inputs,
+    live: Option<&super::live::LiveRead>,
+    schema: &Schema,
+) -> anyhow::Result<Option<Statistics>> {
     let stats = match &inputs.stats {
-        Some(p) => Some(read_stats(p, &ddl.schema)?),
-        None => live_stats,
+        Some(p) => Some(read_stats(p, schema)?),
+        None => live.and_then(|l| l.stats.clone()),
     };
     if let Some(path) = &args.stats_out {
         let Some(stats) = &stats else {
@@ -610,110 +676,74 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         };
         super::live::write_stats(path, stats)?;
     }
+    Ok(stats)
+}
 
-    // The analysis owns the workload from here; the statement list is not needed.
-    let remodel_sql::workload::WorkloadLoad {
-        workload,
-        diagnostics: workload_diagnostics,
-        statements,
-    } = wl;
-    drop(statements);
-    let mut analyze_config = args.thresholds.analyze_config()?;
-    let mut config = design_config(&args, inputs.keyspace.clone(), replication)?;
-    // One session zone for the analyzer's expressions, the designer's buckets and the
-    // validator (the designer records it as `plan.semantics.time_zone`).
-    let analyze_zone = time_zone(None, None, &analyze_config.time_zone)?;
-    let zone = time_zone(
-        args.timezone.as_deref(),
-        live.as_ref().map(|l| l.time_zone.as_str()),
-        config_time_zone(&analyze_zone, &config.time_zone)?,
-    )?;
-    analyze_config.time_zone.clone_from(&zone);
-    config.time_zone = zone;
-    let analysis = remodel_analyze::analyze_owned(&ddl.schema, workload, &analyze_config);
-    let (mut plan, design_diagnostics) = remodel_design::plan(analysis, stats.as_ref(), &config);
-    plan.inputs = input_files(&inputs)?;
-    if let Some(l) = &live {
-        let parts: Vec<&str> = [
-            (inputs.schema.is_empty(), "catalog"),
-            (inputs.queries.is_empty(), "pg_stat_statements"),
-            (inputs.stats.is_none(), "pg_stats"),
-        ]
-        .into_iter()
-        .filter_map(|(read, what)| read.then_some(what))
-        .collect();
-        plan.inputs.insert(
-            0,
-            InputFile {
-                path: l.display.clone(),
-                role: format!(
-                    "source ({}; schemas {})",
-                    parts.join(", "),
-                    l.schemas.join(", ")
-                ),
-                bytes: 0,
-            },
-        );
+/// The live source as the first of the plan's inputs: what was read from it.
+fn live_input(l: &super::live::LiveRead, inputs: &Inputs) -> InputFile {
+    let parts: Vec<&str> = [
+        (inputs.schema.is_empty(), "catalog"),
+        (inputs.queries.is_empty(), "pg_stat_statements"),
+        (inputs.stats.is_none(), "pg_stats"),
+    ]
+    .into_iter()
+    .filter_map(|(read, what)| read.then_some(what))
+    .collect();
+    InputFile {
+        path: l.display.clone(),
+        role: format!(
+            "source ({}; schemas {})",
+            parts.join(", "),
+            l.schemas.join(", ")
+        ),
+        bytes: 0,
     }
+}
 
+/// Writes `plan.json` and `schema.cql` into the output folder (never over an input).
+fn write_plan(inputs: &Inputs, plan: &Plan) -> anyhow::Result<(PathBuf, PathBuf)> {
     std::fs::create_dir_all(&inputs.out)
         .with_context(|| format!("cannot create {}", inputs.out.display()))?;
     let plan_path = inputs.out.join("plan.json");
     let cql_path = inputs.out.join("schema.cql");
-    check_outputs(&inputs, &[&plan_path, &cql_path])?;
+    check_outputs(inputs, &[&plan_path, &cql_path])?;
     write_atomic_with(&plan_path, |w| {
-        serde_json::to_writer_pretty(&mut *w, &plan)?;
+        serde_json::to_writer_pretty(&mut *w, plan)?;
         w.write_all(b"\n")
     })?;
     write_atomic(&cql_path, emit_cql(&plan.design).as_bytes())?;
+    Ok((plan_path, cql_path))
+}
 
-    let mut diagnostics = live
-        .as_ref()
-        .map(|l| l.diagnostics.clone())
-        .unwrap_or_default();
-    diagnostics.extend(ddl.diagnostics);
-    diagnostics.extend(workload_diagnostics);
-    diagnostics.extend(design_diagnostics);
-    print_diagnostics(&diagnostics, args.verbose);
-    let mut out = std::io::stdout().lock();
-    if let Some(l) = &live {
-        writeln!(out, "read {} (schema {}):", l.display, l.schemas.join(", "))?;
-        for t in l.timings.iter().chain(&scoped) {
-            writeln!(out, "  {t}")?;
-        }
-        if let Some(p) = &args.stats_out {
-            writeln!(out, "  wrote the statistics to {}", p.display())?;
-        }
-        writeln!(out)?;
+/// What was read from the live source, and how long each read took.
+fn print_live(
+    out: &mut impl Write,
+    l: &super::live::LiveRead,
+    scoped: &Option<String>,
+    stats_out: Option<&Path>,
+) -> std::io::Result<()> {
+    writeln!(out, "read {} (schema {}):", l.display, l.schemas.join(", "))?;
+    for t in l.timings.iter().chain(scoped) {
+        writeln!(out, "  {t}")?;
     }
-    print_summary(&mut out, &plan, &diagnostics, args.verbose)?;
-    writeln!(
-        out,
-        "wrote {} and {}",
-        plan_path.display(),
-        cql_path.display()
-    )?;
-    if !args.no_report {
-        // Written for a failing plan too: the report is where a reviewer reads why it fails.
-        let dir = inputs.out.join("report");
-        super::report::write(&plan, &plan_path, &cql_path, None, None, &dir)?;
-        writeln!(
-            out,
-            "wrote the report source to {} (build it: mdbook build {0})",
-            dir.display()
-        )?;
+    if let Some(p) = stats_out {
+        writeln!(out, "  wrote the statistics to {}", p.display())?;
     }
-    out.flush()?;
-    if !plan.design.violations.is_empty() {
-        let n = plan.design.violations.len();
-        let _ = writeln!(
-            std::io::stderr(),
-            "remodel plan: the plan fails {} (listed above as `plan check` errors): it is written for review, but it would lose or corrupt data, and `remodel backfill` refuses it",
-            count(n as u64, "check", None)
-        );
-        return Ok(ExitCode::from(crate::EXIT_PLAN_FAILS_CHECKS));
+    writeln!(out)
+}
+
+/// Success, or (said on stderr) the exit code of a plan that fails its checks.
+fn exit_code(plan: &Plan) -> ExitCode {
+    if plan.design.violations.is_empty() {
+        return ExitCode::SUCCESS;
     }
-    Ok(ExitCode::SUCCESS)
+    let n = plan.design.violations.len();
+    let _ = writeln!(
+        std::io::stderr(),
+        "remodel plan: the plan fails {} (listed above as `plan check` errors): it is written for review, but it would lose or corrupt data, and `remodel backfill` refuses it",
+        count(n as u64, "check", None)
+    );
+    ExitCode::from(crate::EXIT_PLAN_FAILS_CHECKS)
 }
 
 /// The files read, with their sizes, for the report's overview.

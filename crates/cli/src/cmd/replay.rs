@@ -167,7 +167,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     report.plan_keyspace = moved_from;
     let file = out.join(ReplayReport::FILE);
     let json = serde_json::to_vec_pretty(&report).context("serialise replay.json")?;
-    super::plan::write_atomic(&file, &json)?;
+    crate::files::write_atomic(&file, &json)?;
     let mut out = std::io::stdout().lock();
     print_report(&mut out, &report)?;
     writeln!(

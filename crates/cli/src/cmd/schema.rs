@@ -1,6 +1,6 @@
 //! `remodel schema`: load DDL files and summarise them.
 
-use crate::report::{count, diagnostics_line, print_diagnostics};
+use crate::diagnostics::{count, diagnostics_line, print_diagnostics};
 use remodel_model::{FkOrigin, Index, IndexKey, Schema, Table};
 use remodel_sql::ddl::{load_files, DdlLoad};
 use std::io::Write;

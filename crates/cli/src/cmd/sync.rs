@@ -2,8 +2,8 @@
 //! changes through the plan's target tables until caught up (or until Ctrl-C or SIGTERM); `--finish` drops
 //! the slot and the publication.
 
+use super::backfill::resume::{connection_words, on_command_line, render, Word};
 use super::backfill::{load_plan, runtime, target, SourceArg, TargetTls};
-use super::resume::{connection_words, on_command_line, render, Word};
 use crate::progress::{self, thousands, Mode};
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -452,7 +452,10 @@ mod tests {
             "remodel sync --plan p/plan.json --source postgres://app@db:5432/x --target h:9042 \
              --target-tls require --run-dir runs/s --slot remodel_sync --follow"
         );
-        assert_eq!(note.as_deref(), Some(super::super::resume::PASSWORD_NOTE));
+        assert_eq!(
+            note.as_deref(),
+            Some(super::super::backfill::resume::PASSWORD_NOTE)
+        );
         assert_eq!(follow_line(&line), line);
         let (line, note) = resume(&[
             "--plan",

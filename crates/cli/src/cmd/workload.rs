@@ -1,7 +1,7 @@
 //! `remodel workload`: read query files, logs or pg_stat_statements exports and list the
 //! normalized statements by weight.
 
-use crate::report::{count, diagnostics_line, print_diagnostics};
+use crate::diagnostics::{count, diagnostics_line, print_diagnostics};
 use remodel_model::text::thousands;
 use remodel_model::{SkipCount, StatementKind, Workload};
 use remodel_sql::workload::{read_files, Format};

@@ -393,6 +393,56 @@ fn cost_rows(ctx: &Ctx) -> Vec<Vec<String>> {
 fn inputs(ctx: &Ctx) -> String {
     let plan = ctx.plan;
     let mut s = String::from("## Inputs\n\n");
+    let rows = input_rows(plan);
+    s.push_str(&md::table(
+        &["file", "read as", "size", "statements"],
+        &rows,
+    ));
+    s.push('\n');
+    s.push_str(&time_span(plan));
+    let skipped: u64 = plan
+        .workload
+        .skipped
+        .iter()
+        .chain(&plan.schema.skipped)
+        .map(|k| k.count)
+        .sum();
+    if skipped > 0 {
+        let kinds: Vec<String> = plan
+            .schema
+            .skipped
+            .iter()
+            .chain(&plan.workload.skipped)
+            .map(|k| format!("{} × {}", md::thousands(k.count), md::text(&k.kind)))
+            .collect();
+        let _ = writeln!(
+            s,
+            "Read but not used: {} (they do not change the design).\n",
+            kinds.join(", ")
+        );
+    }
+    let heaviest: Vec<String> = ctx
+        .ranked
+        .iter()
+        .take(3)
+        .map(|p| {
+            format!(
+                "{} {} ({})",
+                pattern_link(&p.id, 0),
+                md::text(&describe(p)),
+                md::percent(ctx.share(p))
+            )
+        })
+        .collect();
+    if !heaviest.is_empty() {
+        let _ = writeln!(s, "Heaviest patterns: {}.\n", heaviest.join("; "));
+    }
+    s
+}
+
+/// A row per input: the plan's files (or, for an older plan, the files its locations name) and
+/// every workload source not among them.
+fn input_rows(plan: &remodel_model::Plan) -> Vec<Vec<String>> {
     let mut rows: Vec<Vec<String>> = Vec::new();
     if plan.inputs.is_empty() {
         // Older plans (or plans made by a library call) do not list their files: name those the
@@ -433,11 +483,12 @@ fn inputs(ctx: &Ctx) -> String {
             ]);
         }
     }
-    s.push_str(&md::table(
-        &["file", "read as", "size", "statements"],
-        &rows,
-    ));
-    s.push('\n');
+    rows
+}
+
+/// The span of time the workload covers (or why it has none), as a sentence.
+fn time_span(plan: &remodel_model::Plan) -> String {
+    let mut s = String::new();
     let first = plan
         .workload
         .patterns
@@ -458,43 +509,6 @@ fn inputs(ctx: &Ctx) -> String {
             "The workload carries no timestamps (query files and `pg_stat_statements` have none): \
              `calls` are the frequencies written in it.\n\n",
         ),
-    }
-    let skipped: u64 = plan
-        .workload
-        .skipped
-        .iter()
-        .chain(&plan.schema.skipped)
-        .map(|k| k.count)
-        .sum();
-    if skipped > 0 {
-        let kinds: Vec<String> = plan
-            .schema
-            .skipped
-            .iter()
-            .chain(&plan.workload.skipped)
-            .map(|k| format!("{} × {}", md::thousands(k.count), md::text(&k.kind)))
-            .collect();
-        let _ = writeln!(
-            s,
-            "Read but not used: {} (they do not change the design).\n",
-            kinds.join(", ")
-        );
-    }
-    let heaviest: Vec<String> = ctx
-        .ranked
-        .iter()
-        .take(3)
-        .map(|p| {
-            format!(
-                "{} {} ({})",
-                pattern_link(&p.id, 0),
-                md::text(&describe(p)),
-                md::percent(ctx.share(p))
-            )
-        })
-        .collect();
-    if !heaviest.is_empty() {
-        let _ = writeln!(s, "Heaviest patterns: {}.\n", heaviest.join("; "));
     }
     s
 }

@@ -7,6 +7,7 @@
 use super::{mapping_link, table_link, write_tables, Ctx, REPLAY, RUN, RUNBOOK, WRITES};
 use crate::book::Book;
 use crate::md;
+use remodel_model::text::shell_word;
 use remodel_model::DesignTable;
 use std::fmt::Write;
 
@@ -132,7 +133,7 @@ fn sync_command(flags: &str) -> String {
 
 /// `sql` run by psql on the source, quoted for a POSIX shell.
 fn psql(sql: &str) -> String {
-    format!("psql \"$SOURCE\" -c '{}'", sql.replace('\'', "'\\''"))
+    format!("psql \"$SOURCE\" -c {}", shell_word(sql))
 }
 
 /// The source tables sync needs `REPLICA IDENTITY FULL` on (as SQL names them), with why.

@@ -3,6 +3,7 @@
 
 use super::{relative_location, statement_kind, Loader, PartitionLink};
 use crate::split::RawStatement;
+use remodel_model::pgtype;
 use remodel_model::{
     count_skip, Column, DomainType, EnumType, FkOrigin, ForeignKey, Identity, Index, IndexKey,
     Location, PartitionSpec, Schema, Sequence, Table, UniqueKey,
@@ -116,12 +117,7 @@ fn type_string(dt: &DataType) -> String {
 
 /// `serial`-family types: the integer type they stand for.
 fn serial_base(sql_type: &str) -> Option<&'static str> {
-    match sql_type {
-        "serial" | "serial4" | "pg_catalog.serial" => Some("integer"),
-        "bigserial" | "serial8" | "pg_catalog.bigserial" => Some("bigint"),
-        "smallserial" | "serial2" | "pg_catalog.smallserial" => Some("smallint"),
-        _ => None,
-    }
+    pgtype::serial_width(sql_type).map(pgtype::integer_type)
 }
 
 /// The column named by an index or key part, if it is a plain column.
@@ -509,6 +505,49 @@ impl Loader {
         }
     }
 
+    /// `ALTER COLUMN name …` on the detached `table`: defaults, NOT NULL, the type, identity;
+    /// other forms are counted as skipped.
+    fn alter_column(
+        &mut self,
+        loc: &Location,
+        table: &mut Table,
+        name: &str,
+        op: AlterColumnOperation,
+    ) {
+        match table.columns.iter_mut().find(|c| c.name == name) {
+            None => self.warn(
+                loc.clone(),
+                format!(
+                    "ALTER COLUMN on unknown column `{name}` of `{}`; ignored",
+                    table.qualified_name()
+                ),
+            ),
+            Some(col) => match op {
+                AlterColumnOperation::SetDefault { value } => col.default = Some(value.to_string()),
+                AlterColumnOperation::DropDefault => col.default = None,
+                AlterColumnOperation::SetNotNull => col.nullable = false,
+                AlterColumnOperation::DropNotNull => col.nullable = true,
+                AlterColumnOperation::SetDataType { data_type, .. } => {
+                    col.sql_type = type_string(&data_type)
+                }
+                AlterColumnOperation::AddGenerated { generated_as, .. } => {
+                    col.identity = Some(match generated_as {
+                        Some(GeneratedAs::ByDefault) => Identity::ByDefault,
+                        _ => Identity::Always,
+                    });
+                    col.nullable = false;
+                }
+                other => {
+                    let kind = format!(
+                        "ALTER TABLE ALTER COLUMN {}",
+                        op_name(&format!("{other:?}"))
+                    );
+                    count_skip(&mut self.schema.skipped, &kind, Some(loc.clone()));
+                }
+            },
+        }
+    }
+
     fn alter_table_op(
         &mut self,
         file: &str,
@@ -528,41 +567,7 @@ impl Loader {
                 self.add_column(file, st, loc, &mut table, &column_def)
             }
             AlterTableOperation::AlterColumn { column_name, op } => {
-                let name = fold(&column_name);
-                match table.columns.iter_mut().find(|c| c.name == name) {
-                    None => self.warn(
-                        loc.clone(),
-                        format!(
-                            "ALTER COLUMN on unknown column `{name}` of `{}`; ignored",
-                            table.qualified_name()
-                        ),
-                    ),
-                    Some(col) => match op {
-                        AlterColumnOperation::SetDefault { value } => {
-                            col.default = Some(value.to_string())
-                        }
-                        AlterColumnOperation::DropDefault => col.default = None,
-                        AlterColumnOperation::SetNotNull => col.nullable = false,
-                        AlterColumnOperation::DropNotNull => col.nullable = true,
-                        AlterColumnOperation::SetDataType { data_type, .. } => {
-                            col.sql_type = type_string(&data_type)
-                        }
-                        AlterColumnOperation::AddGenerated { generated_as, .. } => {
-                            col.identity = Some(match generated_as {
-                                Some(GeneratedAs::ByDefault) => Identity::ByDefault,
-                                _ => Identity::Always,
-                            });
-                            col.nullable = false;
-                        }
-                        other => {
-                            let kind = format!(
-                                "ALTER TABLE ALTER COLUMN {}",
-                                op_name(&format!("{other:?}"))
-                            );
-                            count_skip(&mut self.schema.skipped, &kind, Some(loc.clone()));
-                        }
-                    },
-                }
+                self.alter_column(loc, &mut table, &fold(&column_name), op)
             }
             AlterTableOperation::DropColumn {
                 column_names,
@@ -840,7 +845,7 @@ impl Loader {
         self.fold_partitions();
         self.resolve_foreign_keys();
         // A default or generated expression that cannot be stated keeps its text only.
-        let _untyped = crate::neutral::schema::fill_schema(&mut self.schema);
+        let _untyped = crate::typed_expr::schema::fill_schema(&mut self.schema);
         super::DdlLoad {
             schema: self.schema,
             diagnostics: self.diagnostics,

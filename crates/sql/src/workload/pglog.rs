@@ -70,7 +70,66 @@ struct Pending {
     oversized: bool,
 }
 
+/// Where a `LOG:` line's statement stands: the line, the part from the log prefix on (`body`,
+/// the severity at `sev_start` in it) and its number.
+struct LineParts<'a> {
+    line: &'a str,
+    body: &'a str,
+    sev_start: usize,
+    line_no: u32,
+}
+
 impl Pending {
+    /// Starts the record of the statement `text` (a slice of `at.line`) of a `LOG:` line: its
+    /// place, duration, session and timestamp.
+    fn start(&mut self, at: &LineParts<'_>, duration_ms: Option<f64>, text: &str) {
+        let (line, body) = (at.line, at.body);
+        self.active = true;
+        self.line = at.line_no;
+        let offset = text.as_ptr() as usize - line.as_ptr() as usize;
+        self.column = column_of(line, offset);
+        self.duration = duration_ms;
+        self.text.clear();
+        self.text.push_str(text);
+        self.params.clear();
+        self.bad_utf8 = None;
+        self.oversized = false;
+        self.ts.clear();
+        let head = body.as_ptr() as usize - line.as_ptr() as usize;
+        self.session.clear();
+        if let Some((key, kind)) = line
+            .get(..head + at.sev_start)
+            .and_then(super::sessions::session_of_prefix)
+        {
+            self.session.push_str(key);
+            self.session_kind = kind;
+        }
+        if let Some(ts) =
+            leading_timestamp(&body[..at.sev_start]).or_else(|| leading_timestamp(line))
+        {
+            self.ts.push_str(ts);
+        }
+    }
+
+    /// Adds a continuation line to the part of the record it continues (`target`).
+    fn continue_with(&mut self, target: Target, text: &str) {
+        match target {
+            Target::Text if self.active => {
+                if self.text.len() + text.len() > MAX_LINE_BYTES {
+                    self.oversized = true;
+                } else if !self.oversized {
+                    self.text.push('\n');
+                    self.text.push_str(text);
+                }
+            }
+            Target::Params if self.active => {
+                self.params.push('\n');
+                self.params.push_str(text);
+            }
+            _ => {}
+        }
+    }
+
     fn new() -> Self {
         Pending {
             active: false,
@@ -192,22 +251,7 @@ pub(crate) fn read<R: BufRead>(mut r: R, agg: &mut Aggregator) -> io::Result<()>
             None => (matches!(line.as_bytes().first(), Some(b'\t' | b' ')), line),
         };
         if is_cont {
-            let text = body.strip_prefix('\t').unwrap_or(body);
-            match target {
-                Target::Text if pending.active => {
-                    if pending.text.len() + text.len() > MAX_LINE_BYTES {
-                        pending.oversized = true;
-                    } else if !pending.oversized {
-                        pending.text.push('\n');
-                        pending.text.push_str(text);
-                    }
-                }
-                Target::Params if pending.active => {
-                    pending.params.push('\n');
-                    pending.params.push_str(text);
-                }
-                _ => {}
-            }
+            pending.continue_with(target, body.strip_prefix('\t').unwrap_or(body));
             continue;
         }
         let Some((severity, sev_start, msg_start)) = find_severity(body) else {
@@ -238,46 +282,13 @@ pub(crate) fn read<R: BufRead>(mut r: R, agg: &mut Aggregator) -> io::Result<()>
             }
             "LOG" => {
                 finish(&mut pending, agg);
-                target = Target::Ignore;
-                match parse_message(msg) {
-                    Message::Statement {
-                        duration_ms,
-                        text,
-                        execute: _,
-                    } => {
-                        pending.active = true;
-                        pending.line = line_no;
-                        let offset = text.as_ptr() as usize - line.as_ptr() as usize;
-                        pending.column = column_of(line, offset);
-                        pending.duration = duration_ms;
-                        pending.text.clear();
-                        pending.text.push_str(text);
-                        pending.params.clear();
-                        pending.bad_utf8 = None;
-                        pending.oversized = false;
-                        pending.ts.clear();
-                        let head = body.as_ptr() as usize - line.as_ptr() as usize;
-                        pending.session.clear();
-                        if let Some((key, kind)) = line
-                            .get(..head + sev_start)
-                            .and_then(super::sessions::session_of_prefix)
-                        {
-                            pending.session.push_str(key);
-                            pending.session_kind = kind;
-                        }
-                        if let Some(ts) = leading_timestamp(&body[..sev_start])
-                            .or_else(|| leading_timestamp(line))
-                        {
-                            pending.ts.push_str(ts);
-                        }
-                        target = Target::Text;
-                    }
-                    other => {
-                        if let Some(reason) = other.skip_reason() {
-                            agg.skip(reason, line_no, 1);
-                        }
-                    }
-                }
+                let at = LineParts {
+                    line,
+                    body,
+                    sev_start,
+                    line_no,
+                };
+                target = on_log(&mut pending, &at, msg, agg);
             }
             _ => {
                 finish(&mut pending, agg);
@@ -288,6 +299,27 @@ pub(crate) fn read<R: BufRead>(mut r: R, agg: &mut Aggregator) -> io::Result<()>
     }
     finish(&mut pending, agg);
     Ok(())
+}
+
+/// A `LOG:` message: a statement starts a record (its text is what continuation lines extend);
+/// anything else is skipped with its reason.
+fn on_log(pending: &mut Pending, at: &LineParts<'_>, msg: &str, agg: &mut Aggregator) -> Target {
+    match parse_message(msg) {
+        Message::Statement {
+            duration_ms,
+            text,
+            execute: _,
+        } => {
+            pending.start(at, duration_ms, text);
+            Target::Text
+        }
+        other => {
+            if let Some(reason) = other.skip_reason() {
+                agg.skip(reason, at.line_no, 1);
+            }
+            Target::Ignore
+        }
+    }
 }
 
 /// 1-based column (in characters) of a byte offset in a line.

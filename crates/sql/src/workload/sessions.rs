@@ -431,13 +431,8 @@ fn bracketed_pid(prefix: &str) -> Option<&str> {
 
 /// A stable hash of a statement's parameter values (or of its text, when they are written in it).
 pub(crate) fn value_hash(bound: Option<&[Option<String>]>, text: &str) -> u64 {
-    let mut h = remodel_model::text::fnv1a64(b"");
-    let mut feed = |bytes: &[u8]| {
-        for &c in bytes {
-            h ^= u64::from(c);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    };
+    let mut h = remodel_model::text::Fnv1a64::new();
+    let mut feed = |bytes: &[u8]| h.write(bytes);
     match bound {
         Some(values) if !values.is_empty() => {
             for v in values {
@@ -447,7 +442,7 @@ pub(crate) fn value_hash(bound: Option<&[Option<String>]>, text: &str) -> u64 {
         }
         _ => feed(text.as_bytes()),
     }
-    h
+    h.finish()
 }
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 //! command printed for the user to run next repeats (`sync`'s "follow on with:" and "resume
 //! with:" lines too).
 
-use super::backfill::{Args, SourceArg, TargetTls, TlsMode};
-use remodel_spark::shell_word;
+use super::{Args, SourceArg, TargetTls, TlsMode};
+use remodel_model::text::shell_word;
 use std::path::Path;
 
 /// `remodel backfill … --resume DIR …` for the run of `args` in `run_dir`, and a note when the
@@ -161,7 +161,7 @@ mod tests {
     use super::*;
 
     fn args(line: &[&str]) -> Args {
-        super::super::parse_args(line)
+        super::super::super::parse_args(line)
     }
 
     #[test]

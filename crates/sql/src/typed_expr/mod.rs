@@ -242,24 +242,63 @@ impl Converter {
             E::Interval(iv) => Ok((interval_literal(iv)?, Ty::Scalar(ScalarType::Interval))),
             E::BinaryOp { left, op, right } => self.binary(left, op, right, cols),
             E::UnaryOp { op, expr } => self.unary(*op, expr, cols),
+            E::Cast {
+                kind: sql::CastKind::Cast | sql::CastKind::DoubleColon,
+                expr,
+                data_type,
+                format: None,
+            } => self.cast(expr, data_type, cols),
+            E::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => self.case(
+                operand.as_deref(),
+                conditions,
+                else_result.as_deref(),
+                want,
+                cols,
+            ),
+            E::Function(f) => self.function(f, want, cols),
+            E::Extract { field, expr, .. } => self.extract(field, expr, cols),
+            E::Ceil { expr, field } | E::Floor { expr, field } => {
+                self.ceil_floor(e, expr, field, cols)
+            }
+            E::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => self.substring(
+                expr,
+                substring_from.as_deref(),
+                substring_for.as_deref(),
+                cols,
+            ),
+            E::Trim {
+                trim_where,
+                trim_what,
+                expr,
+                trim_characters,
+            } => self.trim(
+                e,
+                trim_where,
+                trim_what.as_deref(),
+                expr,
+                trim_characters,
+                cols,
+            ),
+            _ => self.conv_predicate(e, cols),
+        }
+    }
+
+    /// The predicates (IS, IN, ANY/ALL, BETWEEN, LIKE) and the forms refused with their reason.
+    fn conv_predicate(&mut self, e: &sql::Expr, cols: &dyn Columns) -> Result<Typed, String> {
+        use sql::Expr as E;
+        match e {
             E::IsNull(x) | E::IsNotNull(x) | E::IsUnknown(x) | E::IsNotUnknown(x) => {
-                // A column of a type outside the model may still be tested for NULL.
-                let a = match strip_nested(x) {
-                    sql::Expr::Identifier(_) | sql::Expr::CompoundIdentifier(_) => {
-                        let c = cols.column(&identifier_path(x))?;
-                        Expr::Column {
-                            column: c.column,
-                            row: c.row,
-                        }
-                    }
-                    _ => self.typed_value(x, cols)?.0,
-                };
-                let negated = matches!(e, E::IsNotNull(_) | E::IsNotUnknown(_));
-                let is = Expr::IsNull {
-                    arg: Box::new(a),
-                    negated,
-                };
-                Ok((is, Ty::Scalar(ScalarType::Boolean)))
+                self.is_null(e, x, cols)
             }
             E::IsTrue(x) | E::IsNotTrue(x) | E::IsFalse(x) | E::IsNotFalse(x) => {
                 self.is_truth(e, x, cols)
@@ -303,63 +342,6 @@ impl Converter {
                 pattern,
                 escape_char,
             } => self.like(expr, pattern, escape_char.as_deref(), true, *negated, cols),
-            E::Cast {
-                kind: sql::CastKind::Cast | sql::CastKind::DoubleColon,
-                expr,
-                data_type,
-                format: None,
-            } => self.cast(expr, data_type, cols),
-            E::Case {
-                operand,
-                conditions,
-                else_result,
-                ..
-            } => self.case(
-                operand.as_deref(),
-                conditions,
-                else_result.as_deref(),
-                want,
-                cols,
-            ),
-            E::Function(f) => self.function(f, want, cols),
-            E::Extract { field, expr, .. } => self.extract(field, expr, cols),
-            E::Ceil { expr, field } | E::Floor { expr, field } => {
-                let f = if matches!(e, E::Ceil { .. }) {
-                    remodel_model::Function::Ceil
-                } else {
-                    remodel_model::Function::Floor
-                };
-                match field {
-                    sql::CeilFloorKind::DateTimeField(sql::DateTimeField::NoDateTime) => {
-                        self.call(f, &[expr.as_ref()], cols)
-                    }
-                    _ => Err(format!("{e}: a CEIL/FLOOR with a field or scale")),
-                }
-            }
-            E::Substring {
-                expr,
-                substring_from,
-                substring_for,
-                ..
-            } => self.substring(
-                expr,
-                substring_from.as_deref(),
-                substring_for.as_deref(),
-                cols,
-            ),
-            E::Trim {
-                trim_where,
-                trim_what,
-                expr,
-                trim_characters,
-            } => self.trim(
-                e,
-                trim_where,
-                trim_what.as_deref(),
-                expr,
-                trim_characters,
-                cols,
-            ),
             E::Subquery(_) | E::Exists { .. } => {
                 Err("a subquery, which the plan's expressions do not state".into())
             }
@@ -374,6 +356,53 @@ impl Converter {
                 "{} is not an expression the plan's expressions state",
                 head(other)
             )),
+        }
+    }
+
+    /// `x IS [NOT] NULL` (or `UNKNOWN`); a column of a type outside the model may still be
+    /// tested for NULL.
+    fn is_null(
+        &mut self,
+        e: &sql::Expr,
+        x: &sql::Expr,
+        cols: &dyn Columns,
+    ) -> Result<Typed, String> {
+        let a = match strip_nested(x) {
+            sql::Expr::Identifier(_) | sql::Expr::CompoundIdentifier(_) => {
+                let c = cols.column(&identifier_path(x))?;
+                Expr::Column {
+                    column: c.column,
+                    row: c.row,
+                }
+            }
+            _ => self.typed_value(x, cols)?.0,
+        };
+        let negated = matches!(e, sql::Expr::IsNotNull(_) | sql::Expr::IsNotUnknown(_));
+        let is = Expr::IsNull {
+            arg: Box::new(a),
+            negated,
+        };
+        Ok((is, Ty::Scalar(ScalarType::Boolean)))
+    }
+
+    /// `CEIL(x)`/`FLOOR(x)`; a field or a scale is refused.
+    fn ceil_floor(
+        &mut self,
+        e: &sql::Expr,
+        expr: &sql::Expr,
+        field: &sql::CeilFloorKind,
+        cols: &dyn Columns,
+    ) -> Result<Typed, String> {
+        let f = if matches!(e, sql::Expr::Ceil { .. }) {
+            remodel_model::Function::Ceil
+        } else {
+            remodel_model::Function::Floor
+        };
+        match field {
+            sql::CeilFloorKind::DateTimeField(sql::DateTimeField::NoDateTime) => {
+                self.call(f, &[expr], cols)
+            }
+            _ => Err(format!("{e}: a CEIL/FLOOR with a field or scale")),
         }
     }
 

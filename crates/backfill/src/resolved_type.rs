@@ -17,30 +17,34 @@ pub struct UdtDef {
     /// Type name as the server knows it.
     pub name: String,
     /// Fields in declaration order.
-    pub fields: Vec<(String, CqlType)>,
+    pub fields: Vec<(String, ResolvedType)>,
 }
 
-/// A CQL column type (`frozen<…>` is transparent: it changes storage, not values).
+/// A plan's CQL column type resolved for value conversion: user types carry their fields and
+/// `frozen<…>` is transparent (it changes storage, not values).
 #[derive(Debug, Clone, PartialEq)]
-pub enum CqlType {
+pub enum ResolvedType {
     /// A native type.
     Native(Native),
     /// `list<T>`
-    List(Box<CqlType>),
+    List(Box<ResolvedType>),
     /// `set<T>`
-    Set(Box<CqlType>),
+    Set(Box<ResolvedType>),
     /// `map<K, V>`
-    Map(Box<CqlType>, Box<CqlType>),
+    Map(Box<ResolvedType>, Box<ResolvedType>),
     /// `tuple<…>`
-    Tuple(Vec<CqlType>),
+    Tuple(Vec<ResolvedType>),
     /// A user-defined type of the plan.
     Udt(Arc<UdtDef>),
 }
 
-impl CqlType {
+impl ResolvedType {
     /// True for list, set and map (whose empty value CQL stores as no value at all).
     pub fn is_collection(&self) -> bool {
-        matches!(self, CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..))
+        matches!(
+            self,
+            ResolvedType::List(_) | ResolvedType::Set(_) | ResolvedType::Map(..)
+        )
     }
 }
 
@@ -67,7 +71,7 @@ impl<'a> TypeParser<'a> {
     }
 
     /// Resolves one type, e.g. `map<text, frozen<address_entry>>`.
-    pub fn resolve(&self, t: &PlanType) -> Result<CqlType, TypeError> {
+    pub fn resolve(&self, t: &PlanType) -> Result<ResolvedType, TypeError> {
         self.resolve_at(t, 0).map_err(|reason| TypeError {
             text: t.to_string(),
             reason,
@@ -75,7 +79,7 @@ impl<'a> TypeParser<'a> {
     }
 
     /// Reads and resolves one type's text (tests and hand-made types).
-    pub fn parse(&self, text: &str) -> Result<CqlType, TypeError> {
+    pub fn parse(&self, text: &str) -> Result<ResolvedType, TypeError> {
         let t: PlanType = text
             .parse()
             .map_err(|e: remodel_model::CqlTypeError| TypeError {
@@ -85,7 +89,7 @@ impl<'a> TypeParser<'a> {
         self.resolve(&t)
     }
 
-    fn resolve_at(&self, t: &PlanType, depth: usize) -> Result<CqlType, String> {
+    fn resolve_at(&self, t: &PlanType, depth: usize) -> Result<ResolvedType, String> {
         // A user type may name itself through another; the plan's validator refuses that, the
         // resolver stops rather than recurse forever.
         if depth > 16 {
@@ -93,12 +97,12 @@ impl<'a> TypeParser<'a> {
         }
         let inner = |t: &PlanType| self.resolve_at(t, depth + 1).map(Box::new);
         Ok(match t {
-            PlanType::Native(n) => CqlType::Native(*n),
+            PlanType::Native(n) => ResolvedType::Native(*n),
             PlanType::Frozen(t) => self.resolve_at(t, depth + 1)?,
-            PlanType::List(t) => CqlType::List(inner(t)?),
-            PlanType::Set(t) => CqlType::Set(inner(t)?),
-            PlanType::Map(k, v) => CqlType::Map(inner(k)?, inner(v)?),
-            PlanType::Tuple(items) => CqlType::Tuple(
+            PlanType::List(t) => ResolvedType::List(inner(t)?),
+            PlanType::Set(t) => ResolvedType::Set(inner(t)?),
+            PlanType::Map(k, v) => ResolvedType::Map(inner(k)?, inner(v)?),
+            PlanType::Tuple(items) => ResolvedType::Tuple(
                 items
                     .iter()
                     .map(|t| self.resolve_at(t, depth + 1))
@@ -108,7 +112,7 @@ impl<'a> TypeParser<'a> {
         })
     }
 
-    fn udt(&self, name: &str, depth: usize) -> Result<CqlType, String> {
+    fn udt(&self, name: &str, depth: usize) -> Result<ResolvedType, String> {
         let ut = self.types.iter().find(|t| t.name == name).ok_or_else(|| {
             format!("`{name}` is neither a CQL type nor a user type of the plan (design.types)")
         })?;
@@ -117,7 +121,7 @@ impl<'a> TypeParser<'a> {
             .iter()
             .map(|(field, ty)| Ok((field.clone(), self.resolve_at(ty, depth + 1)?)))
             .collect::<Result<_, String>>()?;
-        Ok(CqlType::Udt(Arc::new(UdtDef {
+        Ok(ResolvedType::Udt(Arc::new(UdtDef {
             keyspace: self.keyspace.to_string(),
             name: name.to_string(),
             fields,
@@ -141,25 +145,26 @@ mod tests {
         let p = TypeParser::new("shop", &types);
         assert_eq!(
             p.parse("decimal").unwrap(),
-            CqlType::Native(Native::Decimal)
+            ResolvedType::Native(Native::Decimal)
         );
         assert_eq!(
             p.parse("list<frozen<list<int>>>").unwrap(),
-            CqlType::List(Box::new(CqlType::List(Box::new(CqlType::Native(
-                Native::Int
-            )))))
+            ResolvedType::List(Box::new(ResolvedType::List(Box::new(
+                ResolvedType::Native(Native::Int)
+            ))))
         );
-        let CqlType::Map(k, v) = p.parse("map<text, frozen<\"address_entry\">>").unwrap() else {
+        let ResolvedType::Map(k, v) = p.parse("map<text, frozen<\"address_entry\">>").unwrap()
+        else {
             panic!("not a map")
         };
-        assert_eq!(*k, CqlType::Native(Native::Text));
-        let CqlType::Udt(u) = *v else {
+        assert_eq!(*k, ResolvedType::Native(Native::Text));
+        let ResolvedType::Udt(u) = *v else {
             panic!("not a udt")
         };
         assert_eq!(u.keyspace, "shop");
         assert_eq!(
             u.fields[1].1,
-            CqlType::List(Box::new(CqlType::Native(Native::Text)))
+            ResolvedType::List(Box::new(ResolvedType::Native(Native::Text)))
         );
     }
 

@@ -22,93 +22,20 @@
 //! as the type of the read's result column (`columns[].type`, an `epoch_micros` column as the
 //! instant it stands for).
 
+pub mod process;
+
+pub use process::External;
+
 use crate::compare::{cql_for_pg, SqlRows};
 use crate::exec::{CqlRows, Prepared, Replayer};
 use crate::pg::Params;
 use crate::record::Record;
 use crate::write::{CqlWrite, PgWrite};
 use crate::Error;
-use remodel_backfill::cqltype::{CqlType, Native, TypeParser};
+use remodel_backfill::resolved_type::{Native, ResolvedType, TypeParser};
 use remodel_model::{EncodedForm, Expr, Function, QueryMapping, ScalarType, WritePath};
 use scylla::value::CqlValue;
 use serde_json::{json, Value};
-use std::time::{Duration, Instant};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
-
-/// A running `--executor` program.
-pub struct External {
-    command: String,
-    child: Child,
-    stdin: ChildStdin,
-    stdout: Lines<BufReader<ChildStdout>>,
-}
-
-impl External {
-    /// Starts `sh -c command` with `env` added to its environment.
-    pub fn spawn(command: &str, env: &[(&str, String)]) -> Result<External, Error> {
-        let mut cmd = Command::new("sh");
-        cmd.arg("-c")
-            .arg(command)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .kill_on_drop(true);
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| Error::Refused(format!("--executor `{command}` cannot start: {e}")))?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(Error::Refused(format!(
-                "--executor `{command}`: no pipe to its stdin and stdout"
-            )));
-        };
-        Ok(External {
-            command: command.to_string(),
-            child,
-            stdin,
-            stdout: BufReader::new(stdout).lines(),
-        })
-    }
-
-    /// Sends one request and reads its answer (an `{"error": …}` answer is `Err`).
-    pub async fn call(&mut self, request: &Value) -> Result<(Value, Duration), Error> {
-        let gone = |why: String| Error::Refused(format!("--executor `{}`: {why}", self.command));
-        let mut line = request.to_string();
-        line.push('\n');
-        let start = Instant::now();
-        self.stdin
-            .write_all(line.as_bytes())
-            .await
-            .map_err(|e| gone(format!("cannot write a request: {e}")))?;
-        self.stdin
-            .flush()
-            .await
-            .map_err(|e| gone(format!("cannot write a request: {e}")))?;
-        let answer = self
-            .stdout
-            .next_line()
-            .await
-            .map_err(|e| gone(format!("cannot read its answer: {e}")))?
-            .ok_or_else(|| gone("it ended without answering".into()))?;
-        let elapsed = start.elapsed();
-        let v: Value = serde_json::from_str(&answer)
-            .map_err(|e| Error::Executor(format!("an answer that is not JSON ({e}): {answer}")))?;
-        if let Some(e) = v.get("error") {
-            return Err(Error::Executor(
-                e.as_str().map_or(e.to_string(), str::to_string),
-            ));
-        }
-        Ok((v, elapsed))
-    }
-
-    /// Closes its stdin and waits for it to end.
-    pub async fn finish(mut self) {
-        drop(self.stdin);
-        let _ = self.child.wait().await;
-    }
-}
 
 impl Replayer<'_> {
     /// The sample's parameters as JSON (Postgres' `to_json` of each, in the plan's zone).
@@ -215,7 +142,11 @@ impl Replayer<'_> {
 
     /// The CQL type each result column is read as (and whether it is an `epoch_micros` one):
     /// the read's `columns[].type`, else the CQL type of the SQL column's Postgres type.
-    fn answer_types(&self, q: &QueryMapping, sql: &SqlRows) -> Result<Vec<(CqlType, bool)>, Error> {
+    fn answer_types(
+        &self,
+        q: &QueryMapping,
+        sql: &SqlRows,
+    ) -> Result<Vec<(ResolvedType, bool)>, Error> {
         let parser = TypeParser::new(&self.plan.design.keyspace.name, &self.plan.design.types);
         let mut out = Vec::with_capacity(sql.columns.len());
         for (i, (name, _, pg)) in sql.columns.iter().enumerate() {
@@ -225,11 +156,11 @@ impl Replayer<'_> {
                 .and_then(|c| Some((c.cql_type.as_ref()?, c.encoding)));
             out.push(match stated {
                 Some((_, Some(e))) if e.form() == EncodedForm::Micros => {
-                    (CqlType::Native(Native::BigInt), true)
+                    (ResolvedType::Native(Native::BigInt), true)
                 }
                 // An integer or a date kept as a bigint: the executor answers the value itself.
                 Some((_, Some(e))) => (
-                    CqlType::Native(if e.form() == EncodedForm::Days {
+                    ResolvedType::Native(if e.form() == EncodedForm::Days {
                         Native::Date
                     } else {
                         Native::BigInt
@@ -311,7 +242,7 @@ fn drawn(p: &Prepared<'_>, w: &WritePath, pg: &PgWrite) -> Result<Value, Error> 
 }
 
 /// A JSON row value as a value of `ty` (`micros`: an instant kept as epoch microseconds).
-fn value_of(v: &Value, ty: &CqlType, micros: bool) -> Result<Option<CqlValue>, Error> {
+fn value_of(v: &Value, ty: &ResolvedType, micros: bool) -> Result<Option<CqlValue>, Error> {
     if v.is_null() {
         return Ok(None);
     }
@@ -331,25 +262,7 @@ fn value_of(v: &Value, ty: &CqlType, micros: bool) -> Result<Option<CqlValue>, E
 /// An ISO-8601 instant (`2026-03-29T01:30:00.000123+02:00`, `…Z`, no offset: UTC) as
 /// microseconds since the Unix epoch.
 pub fn epoch_micros(text: &str) -> Option<i64> {
-    use remodel_backfill::time::{parse_date, parse_time};
-    let (date, rest) = text.split_once(['T', ' '])?;
-    let days = parse_date(date)?;
-    let (time, offset) = match rest.strip_suffix('Z') {
-        Some(t) => (t, 0),
-        None => match rest.rfind(['+', '-']) {
-            Some(i) => {
-                let (t, off) = rest.split_at(i);
-                let sign = if off.starts_with('-') { -1 } else { 1 };
-                let mut parts = off[1..].split(':');
-                let h: i64 = parts.next()?.parse().ok()?;
-                let m: i64 = parts.next().map_or(Some(0), |x| x.parse().ok())?;
-                (t, sign * (h * 3600 + m * 60))
-            }
-            None => (rest, 0),
-        },
-    };
-    let nanos = parse_time(time)?;
-    Some(days * 86_400_000_000 + nanos / 1000 - offset * 1_000_000)
+    remodel_model::time::parse_timestamp(text)?.utc_micros()
 }
 
 /// The executor's name of an application-computed value's type.
