@@ -77,6 +77,34 @@ impl Visitor for ColumnCollector {
     }
 }
 
+/// The first call, on a column, of a function `defined` says the schema defines (its name as
+/// written): `inventory_in_stock(inventory_id)`. A call on parameters only is a value the
+/// application computes, not this.
+pub fn defined_function_on_columns<V: Visit>(
+    v: &V,
+    defined: impl Fn(&str) -> bool,
+) -> Option<String> {
+    struct F<D: Fn(&str) -> bool>(D);
+    impl<D: Fn(&str) -> bool> Visitor for F<D> {
+        type Break = String;
+        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<String> {
+            match e {
+                Expr::Function(f)
+                    if (self.0)(&f.name.to_string())
+                        && !column_paths(e).is_empty() =>
+                {
+                    ControlFlow::Break(f.name.to_string())
+                }
+                _ => ControlFlow::Continue(()),
+            }
+        }
+    }
+    match v.visit(&mut F(defined)) {
+        ControlFlow::Break(name) => Some(name),
+        ControlFlow::Continue(()) => None,
+    }
+}
+
 /// Identifier paths referenced by `e` itself (not inside its subqueries).
 pub fn column_paths(e: &Expr) -> Vec<Vec<String>> {
     let mut c = ColumnCollector::default();

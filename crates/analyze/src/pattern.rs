@@ -162,6 +162,18 @@ pub(crate) fn analyze_statement(
         ctx.unmodeled
             .push("window function (OVER …): the row set depends on other rows".into());
     }
+    if let Statement::Query(q) = stmt {
+        let defined = |name: &str| schema.function(name).is_some();
+        if let Some(name) = crate::exprs::defined_function_on_columns(&**q, defined) {
+            let f = schema.function(&name);
+            let how = f
+                .and_then(|f| f.language.as_deref())
+                .map_or(String::new(), |l| format!(", language {l}"));
+            ctx.unmodeled.push(format!(
+                "calls {name}() on a column, a function the schema defines{how}: what it reads and returns is not modelled"
+            ));
+        }
+    }
     match stmt {
         Statement::Query(q) => {
             ctx.kind = Some(StatementKind::Select);

@@ -20,6 +20,10 @@ pub struct Schema {
     /// (what Postgres sends and compares) and the domain's name in `domain`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub domains: Vec<DomainType>,
+    /// Functions the schema defines (`CREATE FUNCTION`; their bodies are not modelled): a read
+    /// that calls one depends on what it reads and returns, which the plan cannot state.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub functions: Vec<FunctionDef>,
     /// Statements that were read but not modelled, counted by kind.
     #[serde(default)]
     pub skipped: Vec<SkipCount>,
@@ -519,6 +523,30 @@ pub struct EnumType {
     /// Where it was declared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<Location>,
+}
+
+/// A function the schema defines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct FunctionDef {
+    /// Function name (possibly schema-qualified as written).
+    pub name: String,
+    /// The language of its body (`sql`, `plpgsql`), when stated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// Where it was declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+}
+
+impl Schema {
+    /// The function the schema defines under `name` (qualified or bare), if any.
+    pub fn function(&self, name: &str) -> Option<&FunctionDef> {
+        let bare = |n: &str| n.rsplit('.').next().unwrap_or(n).to_ascii_lowercase();
+        self.functions
+            .iter()
+            .find(|f| f.name.eq_ignore_ascii_case(name) || bare(&f.name) == bare(name))
+    }
 }
 
 /// A domain: a base type with constraints.

@@ -33,7 +33,7 @@ fn parts(name: &ObjectName) -> Vec<String> {
 }
 
 /// A qualified name as written, folded (`public.film`).
-fn qualified(name: &ObjectName) -> String {
+pub(super) fn qualified(name: &ObjectName) -> String {
     parts(name).join(".")
 }
 

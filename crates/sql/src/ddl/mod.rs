@@ -14,7 +14,7 @@ mod tokens;
 use crate::error::SqlError;
 use crate::split::{split_statements, RawKind, RawStatement};
 use classify::{classify, Class};
-use remodel_model::{count_skip, Diagnostic, Location, Schema, Severity};
+use remodel_model::{count_skip, Diagnostic, FunctionDef, Location, Schema, Severity};
 use sqlparser::ast::Statement;
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::{Parser, ParserError};
@@ -196,6 +196,19 @@ impl Loader {
                         .and_then(tokens::materialized_view_name)
                     {
                         self.materialized_views.push(apply::table_key(&name));
+                    }
+                }
+                // Its body is not modelled, but a statement that calls it must not be
+                // mistaken for one that only filters by a built-in.
+                if kind == "CREATE FUNCTION" {
+                    if let Some((name, language)) =
+                        tokens::tokenize(st.text).ok().and_then(tokens::function_name)
+                    {
+                        self.schema.functions.push(FunctionDef {
+                            name: apply::qualified(&name),
+                            language,
+                            location: Some(loc.clone()),
+                        });
                     }
                 }
                 count_skip(&mut self.schema.skipped, kind, Some(loc));

@@ -163,6 +163,28 @@ pub(crate) fn materialized_view_name(tokens: Vec<TokenWithSpan>) -> Option<Objec
     p.parse_object_name(false).ok()
 }
 
+/// The name and language of `CREATE [OR REPLACE] FUNCTION name(…) … LANGUAGE lang …` (the
+/// body is not parsed: only what names the function and says what it is written in).
+pub(crate) fn function_name(tokens: Vec<TokenWithSpan>) -> Option<(ObjectName, Option<String>)> {
+    use sqlparser::keywords::Keyword;
+    let language = {
+        let s: Vec<&Token> = solid(&tokens).collect();
+        s.iter()
+            .position(|t| is_word(t, "LANGUAGE"))
+            .and_then(|i| match s.get(i + 1) {
+                Some(Token::Word(w)) => Some(w.value.to_lowercase()),
+                Some(Token::SingleQuotedString(v)) => Some(v.to_lowercase()),
+                _ => None,
+            })
+    };
+    let dialect = PostgreSqlDialect {};
+    let mut p = Parser::new(&dialect).with_tokens_with_locations(tokens);
+    p.expect_keyword(Keyword::CREATE).ok()?;
+    let _ = p.parse_keywords(&[Keyword::OR, Keyword::REPLACE]);
+    p.expect_keyword(Keyword::FUNCTION).ok()?;
+    p.parse_object_name(false).ok().map(|n| (n, language))
+}
+
 /// Whether an `ALTER TABLE` that failed to parse asks for something the loader models (then the
 /// failure is an error) or for a storage/maintenance action such as `ALTER COLUMN c SET
 /// STATISTICS 1000` (then it is skipped). Returns the kind name to count it under when skipped.
