@@ -90,8 +90,7 @@ pub fn defined_function_on_columns<V: Visit>(
         fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<String> {
             match e {
                 Expr::Function(f)
-                    if (self.0)(&f.name.to_string())
-                        && !column_paths(e).is_empty() =>
+                    if (self.0)(&f.name.to_string()) && !column_paths(e).is_empty() =>
                 {
                     ControlFlow::Break(f.name.to_string())
                 }

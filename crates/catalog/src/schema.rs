@@ -22,8 +22,8 @@
 
 use crate::{Error, Source};
 use remodel_model::{
-    Column, Diagnostic, DomainType, EnumType, FkOrigin, ForeignKey, Identity, Index, IndexKey,
-    PartitionSpec, Schema, Sequence, Severity, SkipCount, Table, UniqueKey,
+    Column, Diagnostic, DomainType, EnumType, FkOrigin, ForeignKey, FunctionDef, Identity, Index,
+    IndexKey, PartitionSpec, Schema, Sequence, Severity, SkipCount, Table, UniqueKey,
 };
 use std::collections::HashMap;
 
@@ -116,6 +116,7 @@ pub async fn read(src: &Source) -> Result<SchemaRead, Error> {
         enums: enums(src).await?,
         sequences: sequences(src).await?,
         domains: domains(src).await?,
+        functions: functions(src).await?,
         collation: Some(database_collation(src).await?),
         ..Schema::default()
     };
@@ -614,6 +615,36 @@ async fn domains(src: &Source) -> Result<Vec<DomainType>, Error> {
             DomainType {
                 name: src.name_of(&nsp, &name),
                 base: r.get(2),
+                location: None,
+            }
+        })
+        .collect())
+}
+
+/// The functions of the schemas read (not an extension's, not aggregates or procedures), as
+/// the DDL front end records `CREATE FUNCTION`.
+async fn functions(src: &Source) -> Result<Vec<FunctionDef>, Error> {
+    let rows = src
+        .query(
+            "SELECT n.nspname::text, p.proname::text, l.lanname::text \
+             FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace \
+             JOIN pg_language l ON l.oid = p.prolang \
+             WHERE n.nspname = ANY($1) AND p.prokind = 'f' \
+               AND NOT EXISTS (SELECT 1 FROM pg_depend d \
+                               WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e') \
+             ORDER BY p.oid",
+            &[&src.schemas()],
+            "read the functions",
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| {
+            let nsp: String = r.get(0);
+            let name: String = r.get(1);
+            FunctionDef {
+                name: src.name_of(&nsp, &name),
+                language: Some(r.get(2)),
                 location: None,
             }
         })

@@ -201,8 +201,9 @@ impl Loader {
                 // Its body is not modelled, but a statement that calls it must not be
                 // mistaken for one that only filters by a built-in.
                 if kind == "CREATE FUNCTION" {
-                    if let Some((name, language)) =
-                        tokens::tokenize(st.text).ok().and_then(tokens::function_name)
+                    if let Some((name, language)) = tokens::tokenize(st.text)
+                        .ok()
+                        .and_then(tokens::function_name)
                     {
                         self.schema.functions.push(FunctionDef {
                             name: apply::qualified(&name),
