@@ -74,3 +74,31 @@ impl Bucket {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Bucket;
+
+    /// The Spark job spells buckets itself (`bucket_sql` in `crates/spark/job/backfill.py`); its
+    /// test holds the same texts.
+    #[test]
+    fn bucket_sql_is_spelt_as_the_spark_job_spells_it() {
+        let v = "s.\"at\"";
+        assert_eq!(
+            Bucket::Day.pg_sql_of(v, true, None),
+            "(s.\"at\" AT TIME ZONE 'UTC')::date"
+        );
+        assert_eq!(
+            Bucket::Hour.pg_sql_of(v, false, Some("UTC")),
+            "date_trunc('hour', s.\"at\")"
+        );
+        assert_eq!(
+            Bucket::Day.pg_sql_of(v, true, Some("Europe/Paris")),
+            "(s.\"at\" AT TIME ZONE 'Europe/Paris')::date"
+        );
+        assert_eq!(
+            Bucket::Month.pg_sql_of(v, false, Some("America/New_York")),
+            "(date_trunc('month', ((s.\"at\"::timestamp AT TIME ZONE 'UTC') AT TIME ZONE 'America/New_York')) AT TIME ZONE 'America/New_York')"
+        );
+    }
+}

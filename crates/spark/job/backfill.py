@@ -839,6 +839,26 @@ class ColumnRead:
         return "e%d" % self.index
 
 
+def bucket_sql(value, tz, width, zone):
+    """The bucket of `value` (a `timestamptz` when `tz`, else a `timestamp` or `date` read as its
+    wall clock in UTC) cut in `zone`: the Rust `Bucket::pg_sql_of`, spelt the same (pinned by
+    both sides' tests to the same text)."""
+    def cut(v):
+        return {
+            "day": "%s::date" % v,
+            "hour": "date_trunc('hour', %s)" % v,
+            "month": "date_trunc('month', %s)" % v,
+        }[width]
+    if not zone or zone == "UTC":
+        return cut("(%s AT TIME ZONE 'UTC')" % value) if tz else cut(value)
+    instant = value if tz else "(%s::timestamp AT TIME ZONE 'UTC')" % value
+    z = "'%s'" % zone.replace("'", "''")
+    local = "(%s AT TIME ZONE %s)" % (instant, z)
+    if width == "day":
+        return "%s::date" % local
+    return "(date_trunc('%s', %s) AT TIME ZONE %s)" % (width, local, z)
+
+
 def column_read(index, col, cql, source_cols, kinds, table_name):
     """The read of one target column from the source_sql's result columns."""
     name = col["name"]
@@ -860,14 +880,12 @@ def column_read(index, col, cql, source_cols, kinds, table_name):
                 "not return (names match exactly)" % (table_name, name, bucket["derived_from"])
             )
         src_name, src_type = src[0]
-        v = "s.%s" % pg_quote(src_name)
-        if kinds.of_name(src_type) == "timestamptz":
-            v = "(%s AT TIME ZONE 'UTC')" % v
-        expr = {
-            "day": "%s::date" % v,
-            "hour": "date_trunc('hour', %s)" % v,
-            "month": "date_trunc('month', %s)" % v,
-        }[bucket["bucket"]]
+        expr = bucket_sql(
+            "s.%s" % pg_quote(src_name),
+            kinds.of_name(src_type) == "timestamptz",
+            bucket["bucket"],
+            col.get("time_zone"),
+        )
         kind = "date" if bucket["bucket"] == "day" else "timestamp"
         if not decodes_to(kind, cql):
             expr = "(%s)::%s" % (expr, canonical_cast(cql))

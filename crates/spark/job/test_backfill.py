@@ -114,6 +114,22 @@ class Ranges(unittest.TestCase):
         self.assertEqual(len(b.split_pages(3, 1e6, 10)), 3)
 
 
+class Buckets(unittest.TestCase):
+    # The same texts as `bucket_sql_is_spelt_as_the_spark_job_spells_it` in model/src/bucket.rs.
+    def test_buckets_are_spelt_as_the_rust_engine_spells_them(self):
+        self.assertEqual(b.bucket_sql('s."at"', True, "day", None), '(s."at" AT TIME ZONE \'UTC\')::date')
+        self.assertEqual(b.bucket_sql('s."at"', False, "hour", "UTC"), "date_trunc('hour', s.\"at\")")
+        self.assertEqual(
+            b.bucket_sql('s."at"', True, "day", "Europe/Paris"),
+            '(s."at" AT TIME ZONE \'Europe/Paris\')::date',
+        )
+        self.assertEqual(
+            b.bucket_sql('s."at"', False, "month", "America/New_York"),
+            "(date_trunc('month', ((s.\"at\"::timestamp AT TIME ZONE 'UTC') AT TIME ZONE"
+            " 'America/New_York')) AT TIME ZONE 'America/New_York')",
+        )
+
+
 class Urls(unittest.TestCase):
     def test_passwords_never_show_and_jdbc_gets_the_rest(self):
         s = b.Source("postgres://app:s3cr%40t@db:5432/prod?sslmode=disable&options=-c%20search_path%3Dx")
