@@ -571,84 +571,78 @@ fn fold_partitions(
     schema.tables.retain(|_| *k.next().unwrap_or(&true));
 }
 
-async fn enums(src: &Source) -> Result<Vec<EnumType>, Error> {
-    let rows = src
-        .query(
-            "SELECT n.nspname::text, t.typname::text, \
-                    array_agg(e.enumlabel::text ORDER BY e.enumsortorder) \
-             FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace \
-             JOIN pg_enum e ON e.enumtypid = t.oid \
-             WHERE n.nspname = ANY($1) GROUP BY t.oid, 1, 2 ORDER BY t.oid",
-            &[&src.schemas()],
-            "read the enum types",
-        )
-        .await?;
+/// The objects of the schemas read that `sql` lists (namespace and name first, `$1` the schemas),
+/// each made by `make` from its name as the DDL front end writes it and its row.
+async fn named_objects<T>(
+    src: &Source,
+    sql: &str,
+    what: &str,
+    make: impl Fn(String, &tokio_postgres::Row) -> T,
+) -> Result<Vec<T>, Error> {
+    let rows = src.query(sql, &[&src.schemas()], what).await?;
     Ok(rows
         .iter()
         .map(|r| {
-            let nsp: String = r.get(0);
-            let name: String = r.get(1);
-            EnumType {
-                name: src.name_of(&nsp, &name),
-                values: r.get(2),
-                location: None,
-            }
+            let (nsp, name): (String, String) = (r.get(0), r.get(1));
+            make(src.name_of(&nsp, &name), r)
         })
         .collect())
 }
 
+async fn enums(src: &Source) -> Result<Vec<EnumType>, Error> {
+    named_objects(
+        src,
+        "SELECT n.nspname::text, t.typname::text, \
+                array_agg(e.enumlabel::text ORDER BY e.enumsortorder) \
+         FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace \
+         JOIN pg_enum e ON e.enumtypid = t.oid \
+         WHERE n.nspname = ANY($1) GROUP BY t.oid, 1, 2 ORDER BY t.oid",
+        "read the enum types",
+        |name, r| EnumType {
+            name,
+            values: r.get(2),
+            location: None,
+        },
+    )
+    .await
+}
+
 async fn domains(src: &Source) -> Result<Vec<DomainType>, Error> {
-    let rows = src
-        .query(
-            "SELECT n.nspname::text, t.typname::text, format_type(t.typbasetype, t.typtypmod) \
-             FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace \
-             WHERE t.typtype = 'd' AND n.nspname = ANY($1) ORDER BY t.oid",
-            &[&src.schemas()],
-            "read the domains",
-        )
-        .await?;
-    Ok(rows
-        .iter()
-        .map(|r| {
-            let nsp: String = r.get(0);
-            let name: String = r.get(1);
-            DomainType {
-                name: src.name_of(&nsp, &name),
-                base: r.get(2),
-                location: None,
-            }
-        })
-        .collect())
+    named_objects(
+        src,
+        "SELECT n.nspname::text, t.typname::text, format_type(t.typbasetype, t.typtypmod) \
+         FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace \
+         WHERE t.typtype = 'd' AND n.nspname = ANY($1) ORDER BY t.oid",
+        "read the domains",
+        |name, r| DomainType {
+            name,
+            base: r.get(2),
+            location: None,
+        },
+    )
+    .await
 }
 
 /// The functions of the schemas read (not an extension's, not aggregates or procedures), as
 /// the DDL front end records `CREATE FUNCTION`.
 async fn functions(src: &Source) -> Result<Vec<FunctionDef>, Error> {
-    let rows = src
-        .query(
-            "SELECT n.nspname::text, p.proname::text, l.lanname::text \
-             FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace \
-             JOIN pg_language l ON l.oid = p.prolang \
-             WHERE n.nspname = ANY($1) AND p.prokind = 'f' \
-               AND NOT EXISTS (SELECT 1 FROM pg_depend d \
-                               WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e') \
-             ORDER BY p.oid",
-            &[&src.schemas()],
-            "read the functions",
-        )
-        .await?;
-    Ok(rows
-        .iter()
-        .map(|r| {
-            let nsp: String = r.get(0);
-            let name: String = r.get(1);
-            FunctionDef {
-                name: src.name_of(&nsp, &name),
-                language: Some(r.get(2)),
-                location: None,
-            }
-        })
-        .collect())
+    named_objects(
+        src,
+        "SELECT n.nspname::text, p.proname::text, l.lanname::text \
+         FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace \
+         JOIN pg_language l ON l.oid = p.prolang \
+         WHERE n.nspname = ANY($1) AND p.prokind = 'f' \
+           AND NOT EXISTS (SELECT 1 FROM pg_depend d \
+                           WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e') \
+         ORDER BY p.oid",
+        "read the functions",
+        |name, r| FunctionDef {
+            name,
+            language: Some(r.get(2)),
+            location: None,
+        },
+    )
+    .await
 }
 
 async fn sequences(src: &Source) -> Result<Vec<Sequence>, Error> {

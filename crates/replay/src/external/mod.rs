@@ -159,14 +159,7 @@ impl Replayer<'_> {
                     (ResolvedType::Native(Native::BigInt), true)
                 }
                 // An integer or a date kept as a bigint: the executor answers the value itself.
-                Some((_, Some(e))) => (
-                    ResolvedType::Native(if e.form() == EncodedForm::Days {
-                        Native::Date
-                    } else {
-                        Native::BigInt
-                    }),
-                    false,
-                ),
+                Some((_, Some(e))) => (crate::values::encoded_plain_type(e.form()), false),
                 Some((t, None)) => (
                     parser.resolve(t).map_err(|e| Error::Plan(e.to_string()))?,
                     false,
