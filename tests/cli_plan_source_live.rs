@@ -195,3 +195,123 @@ async fn plan_from_source_never_shows_the_password() {
     let _ = std::fs::remove_dir_all(&dir);
     pg.cleanup().await.expect("cleanup");
 }
+
+/// A session log where each list of items is followed by five user lookups, one per item's
+/// `user_id`, and a schema that declares no foreign key: `items.user_id -> users.id` is only
+/// inferred from the name, and the log cannot show that the lookups take the items' values.
+fn loop_log() -> String {
+    let mut log = String::new();
+    let line = |log: &mut String, pid: u32, sql: &str, param: &str| {
+        let at = "2026-12-02 07:00:49.369 UTC";
+        log.push_str(&format!(
+            "{at} [{pid}] 6b0fc221.{pid:x} LOG:  duration: 0.100 ms  execute <unnamed>: {sql}\n"
+        ));
+        log.push_str(&format!(
+            "{at} [{pid}] 6b0fc221.{pid:x} DETAIL:  parameters: $1 = '{param}'\n"
+        ));
+    };
+    for call in 0..40u32 {
+        let pid = 20_000 + call % 4;
+        line(
+            &mut log,
+            pid,
+            "SELECT id, user_id, title FROM items WHERE category = $1 LIMIT 5",
+            &format!("c{}", call % 3),
+        );
+        for k in 0..5 {
+            let user = 1 + (call * 5 + k) % 60;
+            line(
+                &mut log,
+                pid,
+                "SELECT id, nickname FROM users WHERE id = $1",
+                &user.to_string(),
+            );
+        }
+    }
+    log
+}
+
+/// The loops `plan` folded, as `(parent, child)`.
+fn folded_loops(out: &Path) -> Vec<(String, String)> {
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("plan.json")).expect("plan.json"))
+            .expect("json");
+    plan["design"]["loops"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|l| l["choice"] == "folded")
+        .map(|l| {
+            (
+                l["parent"].as_str().unwrap_or_default().to_string(),
+                l["child"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Loops without evidence are not folded: from files, the loop rests on a key inferred from a
+/// name (`user_id`) and is folded, its evidence naming that key; with `--source`, the data
+/// probes find that the items' `user_id`s are not users' ids (they name accounts of another
+/// system), the key is rejected, and the lookups after the list are not folded into it.
+#[tokio::test]
+async fn a_loop_on_a_key_the_data_refutes_is_not_folded() {
+    remodel_testdb::live!(Postgres);
+    let pg = PgSchema::create("loop_probe").await.expect("schema");
+    let s = pg.name();
+    // The test's client works in the test's schema: the tables are named as the log names them.
+    let ddl = "CREATE TABLE users (id bigint PRIMARY KEY, nickname text NOT NULL);
+CREATE TABLE items (id bigint PRIMARY KEY, category text NOT NULL, user_id bigint NOT NULL, title text NOT NULL);";
+    let c = pg.client();
+    c.batch_execute(ddl).await.expect("ddl");
+    c.batch_execute(
+        "INSERT INTO users SELECT i, 'user ' || i FROM generate_series(1, 60) i;
+INSERT INTO items SELECT i, 'c' || i % 3, 900000 + i % 500, 'item ' || i FROM generate_series(1, 3000) i;
+ANALYZE users; ANALYZE items;",
+    )
+    .await
+    .expect("rows");
+    let dir = scratch("loop-probe");
+    std::fs::write(dir.join("schema.sql"), ddl).expect("schema.sql");
+    std::fs::write(dir.join("app.log"), loop_log()).expect("app.log");
+    // From files the schema is `schema.sql`; from the source, its catalog (and the probes).
+    let plan = |source: &[&str], out: &Path| {
+        let mut cmd = command();
+        cmd.arg("plan").arg("--queries").arg(dir.join("app.log"));
+        if source.is_empty() {
+            cmd.arg("--schema").arg(dir.join("schema.sql"));
+        }
+        let run = cmd
+            .args(source)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .expect("run remodel");
+        let (stdout, stderr) = (text(&run.stdout), text(&run.stderr));
+        assert!(run.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
+        format!("{stdout}{stderr}")
+    };
+    let from_files = dir.join("files");
+    plan(&[], &from_files);
+    assert_eq!(
+        folded_loops(&from_files),
+        [("q1".to_string(), "q2".to_string())]
+    );
+    let planned: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(from_files.join("plan.json")).expect("plan.json"),
+    )
+    .expect("json");
+    let evidence = planned["design"]["loops"][0]["evidence"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        evidence.contains("(items.user_id -> users.id, inferred: naming: "),
+        "the loop's evidence names the key it rests on: {evidence}"
+    );
+
+    let url = remodel_testdb::pg_url().expect("REMODEL_PG_URL");
+    let from_source = dir.join("source");
+    let said = plan(&["--source", &url, "--schemas", s], &from_source);
+    assert!(said.contains("1 naming guesses refuted"), "{said}");
+    assert_eq!(folded_loops(&from_source), [], "{said}");
+}

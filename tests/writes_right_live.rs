@@ -62,6 +62,16 @@ async fn null_in_a_listing_key_of_a_date_an_integer_or_a_millisecond_timestamp()
     assert_reads_after(&report);
 }
 
+/// Class 1 for text, numeric and bigint sort keys, which no key form holds NULL in: the listings
+/// are sorted on the client (NULLs where SQL puts them), so contacts inserted without a last name,
+/// a balance or a company are stored and listed, and a later UPDATE setting them is read back.
+#[tokio::test(flavor = "multi_thread")]
+async fn null_in_a_listing_key_of_text_numeric_or_bigint() {
+    remodel_testdb::live!(Postgres, Cassandra);
+    let report = written_and_replayed("null_sort_keys_client").await;
+    assert_reads_after(&report);
+}
+
 /// Edges: a `money` and an `xml` column come back from a read as the backfill stores them
 /// (numeric, text): `--existing` used to report every row of such a table as different (replay
 /// had no conversion of those types).

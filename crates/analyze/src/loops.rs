@@ -111,6 +111,7 @@ fn judge(
     let (param, child_column) = lookup_column(b)?;
     let candidates = parent_columns(tables, a, &child_column);
     let (parent_column, direction) = candidates.first()?.clone();
+    let key = key_words(tables, &parent_column, &child_column, direction);
     let mut lp = Loop {
         parent: a.id.clone(),
         child: b.id.clone(),
@@ -124,7 +125,7 @@ fn judge(
         distinct_mean: round2(distinct),
         parent_limit: limit,
         evidence: format!(
-            "{} ran {} times per call of {} in the same session (p95 {}, {} distinct values), after {} of its {} calls; {}",
+            "{} ran {} times per call of {} in the same session (p95 {}, {} distinct values), after {} of its {} calls; {}{}",
             b.id,
             round2(mean),
             a.id,
@@ -132,7 +133,8 @@ fn judge(
             round2(distinct),
             f.windows,
             a.calls,
-            direction.words()
+            direction.words(),
+            key
         ),
         folded: None,
         not_folded: None,
@@ -256,24 +258,52 @@ impl Direction {
 
 fn refers(tables: &TableIndex<'_>, a: &ColumnRef, b: &ColumnRef) -> Option<Direction> {
     if a == b {
-        return Some(Direction::Same);
-    }
-    let fk = |from: &ColumnRef, to: &ColumnRef| {
-        tables.table(&from.table).is_some_and(|t| {
-            t.foreign_keys.iter().any(|k| {
-                k.ref_table == to.table
-                    && k.columns == [from.column.clone()]
-                    && k.ref_columns == [to.column.clone()]
-            })
-        })
-    };
-    if fk(a, b) {
+        Some(Direction::Same)
+    } else if key(tables, a, b).is_some() {
         Some(Direction::ToOne)
-    } else if fk(b, a) {
+    } else if key(tables, b, a).is_some() {
         Some(Direction::ToMany)
     } else {
         None
     }
+}
+
+/// The single-column foreign key from column `from` to column `to`, if the schema has one
+/// (declared, confirmed on the data by `--source`'s probes, or inferred by the analyzer).
+fn key<'t>(
+    tables: &'t TableIndex<'_>,
+    from: &ColumnRef,
+    to: &ColumnRef,
+) -> Option<&'t remodel_model::ForeignKey> {
+    tables.table(&from.table)?.foreign_keys.iter().find(|k| {
+        k.ref_table == to.table
+            && k.columns == [from.column.clone()]
+            && k.ref_columns == [to.column.clone()]
+    })
+}
+
+/// The key a loop's evidence rests on, and where the key comes from: a loop is folded only on
+/// a key (a statement that merely follows another is not a loop), and a reviewer weighs a key
+/// the data confirmed above one guessed from names.
+fn key_words(
+    tables: &TableIndex<'_>,
+    parent: &ColumnRef,
+    child: &ColumnRef,
+    direction: Direction,
+) -> String {
+    let found = match direction {
+        Direction::Same => return String::new(),
+        Direction::ToOne => key(tables, parent, child).map(|k| (parent, child, k)),
+        Direction::ToMany => key(tables, child, parent).map(|k| (child, parent, k)),
+    };
+    let Some((from, to, k)) = found else {
+        return String::new();
+    };
+    let origin = match &k.origin {
+        remodel_model::FkOrigin::Declared => "declared in the schema".to_string(),
+        remodel_model::FkOrigin::Inferred { evidence } => format!("inferred: {evidence}"),
+    };
+    format!(" ({from} -> {to}, {origin})")
 }
 
 /// A's statement with B's table joined on the loop's column and B's columns added to its rows:

@@ -140,8 +140,11 @@ pub async fn probe(
     config: &ProbeConfig,
 ) -> Result<ProbeResult, Error> {
     let start = Instant::now();
-    let mut candidates = candidates(schema, stats);
-    let mut out = ProbeResult::default();
+    let (mut candidates, refuted) = candidates(schema, stats);
+    let mut out = ProbeResult {
+        rejected: refuted,
+        ..ProbeResult::default()
+    };
     if candidates.len() > config.max_candidates {
         out.unprobed = candidates.len() - config.max_candidates;
         candidates.truncate(config.max_candidates);
@@ -234,10 +237,13 @@ fn keys(schema: &Schema) -> Vec<(&Table, String, Family)> {
     out
 }
 
-/// Every candidate pair, named ones first, in schema order.
-fn candidates(schema: &Schema, stats: Option<&Statistics>) -> Vec<Candidate> {
+/// Every candidate pair, named ones first, in schema order; and the named pairs the statistics
+/// already refute (more distinct values than the parent has rows): naming inference must not
+/// guess those later either.
+fn candidates(schema: &Schema, stats: Option<&Statistics>) -> (Vec<Candidate>, Vec<RejectedKey>) {
     let keys = keys(schema);
     let mut out = Vec::new();
+    let mut refuted = Vec::new();
     for t in &schema.tables {
         for col in &t.columns {
             let Some(f) = family(&col.sql_type) else {
@@ -247,7 +253,7 @@ fn candidates(schema: &Schema, stats: Option<&Statistics>) -> Vec<Candidate> {
                 .foreign_keys
                 .iter()
                 .any(|fk| fk.columns.iter().any(|c| c == &col.name));
-            if declared || never_contained(stats, t, &col.name, None) {
+            if declared || never_contained(stats, t, &col.name) {
                 continue;
             }
             let own_key = t.primary_key.len() == 1 && t.primary_key[0] == col.name;
@@ -257,7 +263,21 @@ fn candidates(schema: &Schema, stats: Option<&Statistics>) -> Vec<Candidate> {
                 }
                 let hint = name_hint(&col.name, p, key);
                 // A table's own key references another only when its name says so (1-1).
-                if (own_key && hint.is_none()) || never_contained(stats, t, &col.name, Some(p)) {
+                if own_key && hint.is_none() {
+                    continue;
+                }
+                if let Some(why) = too_many_values(stats, t, &col.name, p) {
+                    if let Some(hint) = &hint {
+                        refuted.push(RejectedKey {
+                            table: t.qualified_name(),
+                            columns: vec![col.name.clone()],
+                            ref_table: p.qualified_name(),
+                            ref_columns: vec![key.clone()],
+                            evidence: format!(
+                                "statistics: {why}; the name ({hint}) is no reference"
+                            ),
+                        });
+                    }
                     continue;
                 }
                 out.push(Candidate {
@@ -273,34 +293,41 @@ fn candidates(schema: &Schema, stats: Option<&Statistics>) -> Vec<Candidate> {
     }
     // Stable: named first, then schema order.
     out.sort_by_key(|c| c.hint.is_none());
-    out
+    (out, refuted)
 }
 
-/// True when statistics show the column cannot be contained: all NULL, or (against `parent`)
-/// more distinct values than the parent has rows.
-fn never_contained(
+/// True when statistics show the column cannot be contained in any key: all NULL, or its
+/// table empty.
+fn never_contained(stats: Option<&Statistics>, t: &Table, column: &str) -> bool {
+    let Some(ts) = stats.and_then(|s| s.table(&t.qualified_name())) else {
+        return false;
+    };
+    ts.rows == 0.0
+        || ts
+            .column(column)
+            .is_some_and(|cs| cs.null_frac.is_some_and(|f| f >= 1.0))
+}
+
+/// Why statistics show the column cannot be contained in `parent`'s key, if they do: more
+/// distinct values than the parent has rows.
+fn too_many_values(
     stats: Option<&Statistics>,
     t: &Table,
     column: &str,
-    parent: Option<&Table>,
-) -> bool {
-    let Some(s) = stats else { return false };
-    let Some(ts) = s.table(&t.qualified_name()) else {
-        return false;
-    };
-    let Some(cs) = ts.column(column) else {
-        return false;
-    };
-    if cs.null_frac.is_some_and(|f| f >= 1.0) || ts.rows == 0.0 {
-        return true;
-    }
-    match (
-        parent.and_then(|p| s.table(&p.qualified_name())),
-        cs.distinct(ts.rows),
-    ) {
-        (Some(ps), Some(d)) => d > ps.rows * 1.1 + 10.0,
-        _ => false,
-    }
+    parent: &Table,
+) -> Option<String> {
+    let s = stats?;
+    let ts = s.table(&t.qualified_name())?;
+    let d = ts.column(column)?.distinct(ts.rows)?;
+    let ps = s.table(&parent.qualified_name())?;
+    (d > ps.rows * 1.1 + 10.0).then(|| {
+        format!(
+            "{}.{column} has about {d:.0} distinct values, {} about {:.0} rows",
+            t.qualified_name(),
+            parent.qualified_name(),
+            ps.rows
+        )
+    })
 }
 
 /// Why `column`'s name points to `parent(key)`, if it does: the key's own name (`city`,

@@ -431,6 +431,15 @@ fn reuse_key(schema: &Schema, layout: &TableBuild, shape: &Shape) -> Option<KeyP
         .iter()
         .filter_map(|(k, o)| k.plain_column().map(|col| (col, *o)))
         .collect();
+    // A table clustered by a column whose NULL rows the read returns has left them out.
+    if finished
+        .clustering
+        .iter()
+        .filter_map(|(k, _)| k.plain_column())
+        .any(|c| shape.nulls_returned.contains(c))
+    {
+        return None;
+    }
     let rest: Vec<&ColumnRef> = eq
         .iter()
         .copied()

@@ -499,7 +499,7 @@ fn entries_work(
                 column: o.column.clone(),
             },
             desc: o.desc,
-            nulls_first: o.desc,
+            nulls_first: o.nulls_first.unwrap_or(o.desc),
         })
         .collect();
     Ok(remodel_model::ClientWork {

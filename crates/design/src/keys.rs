@@ -225,7 +225,11 @@ pub fn plan(schema: &Schema, shape: &Shape, small_entity: bool, zones: &Zones) -
     } else {
         Some(bucket.map(|(_, n)| n).unwrap_or(1))
     };
-    let client_sort = !notes.is_empty() || (partition.is_empty() && !shape.order.is_empty());
+    // The shape leaves the order to the client (a column read by a lookup, a NULL no key
+    // holds): every row of the partition is read before the LIMIT can apply.
+    let left_to_client = shape.order.is_empty() && !shape.sort.is_empty();
+    let client_sort =
+        !notes.is_empty() || (partition.is_empty() && !shape.order.is_empty()) || left_to_client;
     if partition.is_empty() && !shape.order.is_empty() {
         notes.push(
             "a scan returns rows in token order: the requested order is sorted on the client"

@@ -160,6 +160,7 @@ fn decide(
         children_per_row: None,
         costs: None,
         lookup: None,
+        evidence: lp.evidence.clone(),
         reason: String::new(),
     };
     let Some(q) = mapping else {
@@ -548,6 +549,7 @@ pub(crate) fn child_decision(
         children_per_row: cf.per_row,
         costs: cf.costs,
         lookup,
+        evidence: lp.evidence.clone(),
         reason: if cf.embedding.is_some() && !served {
             format!(
                 "the lookups stay: {} has no table of its own to carry the {} rows ({})",

@@ -568,7 +568,7 @@ fn order_by(shape: &Shape, key: &KeyPlan, t: &TableBuild, r: &Restrictions) -> S
     format!(" ORDER BY {}", items.join(", "))
 }
 
-/// The client's sort, in Postgres' order (NULLs last ascending, first descending), when the
+/// The client's sort, in Postgres' order (NULLs where the statement puts them), when the
 /// rows do not come in the requested order: sorted on the client, merged from several
 /// requests or partitions, regrouped on the client, or a key whose order is not the
 /// clustering's. Columns every row has equal (bound by `=`) are left out.
@@ -582,11 +582,11 @@ fn client_sort(shape: &Shape, order_sql: &str, r: &Restrictions, aggregated: boo
     let keys: Vec<SortKey> = shape
         .sort
         .iter()
-        .filter(|(c, _)| !fixed(c))
-        .map(|(c, desc)| SortKey {
+        .filter(|(c, ..)| !fixed(c))
+        .map(|(c, desc, nulls_first)| SortKey {
             by: SortBy::Column { column: c.clone() },
             desc: *desc,
-            nulls_first: *desc,
+            nulls_first: *nulls_first,
         })
         .collect();
     let served = !order_sql.is_empty() && r.partitions == PartitionRead::One && !aggregated;

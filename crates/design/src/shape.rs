@@ -137,8 +137,9 @@ pub struct Shape {
     pub extra_ranges: Vec<(ColumnRef, RangePredicate)>,
     /// ORDER BY (column, desc) as the key must serve it (empty when the client sorts anyway).
     pub order: Vec<(ColumnRef, bool)>,
-    /// The whole ORDER BY (column, desc), representatives: what a client sort sorts by.
-    pub sort: Vec<(ColumnRef, bool)>,
+    /// The whole ORDER BY (column, desc, NULLs first), representatives: what a client sort
+    /// sorts by.
+    pub sort: Vec<(ColumnRef, bool, bool)>,
     /// Projected columns (representatives), in order.
     pub projection: Vec<ColumnRef>,
     /// Every column the table must hold for this pattern (projection, filters, order).
@@ -159,6 +160,9 @@ pub struct Shape {
     pub equiv: Equiv,
     /// The statement's parameters (their types and the literals they replaced).
     pub params: Vec<remodel_model::Parameter>,
+    /// Columns whose NULL rows this read returns and which no key can hold (see
+    /// [`unkeyable_nulls`]; representatives too): a table serving it never clusters by them.
+    pub nulls_returned: Vec<ColumnRef>,
 }
 
 /// Canonical (schema) spelling of a column reference, when the table and column exist.
@@ -369,6 +373,44 @@ impl ParentReads<'_> {
         }
         out
     }
+}
+
+/// The columns of the tables read `a` reads that no clustering column can hold while `a`
+/// returns their NULL rows: each may be NULL, its type has no key form that stores NULL
+/// ([`crate::tables::null_storing_form`]), and no condition of `a` excludes NULL (`=`, `IN`, a
+/// range). A table clustered by one would refuse those rows (the application's INSERT fails)
+/// or leave them out of `a`'s answer; `a` sorts by them on the client instead, and no table
+/// serving `a` clusters by them.
+fn unkeyable_nulls(
+    schema: &Schema,
+    a: &remodel_model::PatternAnalysis,
+    tables: &[String],
+    canon: &impl Fn(&ColumnRef) -> Option<ColumnRef>,
+) -> Vec<ColumnRef> {
+    let conditioned = |c: &ColumnRef| {
+        a.equality.iter().any(|e| {
+            canon(&e.column).as_ref() == Some(c)
+                && matches!(e.op, EqualityOp::Eq | EqualityOp::In)
+                && e.value.is_some()
+        }) || a.ranges.iter().any(|r| {
+            canon(&r.column).as_ref() == Some(c) && (r.lower.is_some() || r.upper.is_some())
+        })
+    };
+    tables
+        .iter()
+        .filter_map(|t| schema.table(t))
+        .flat_map(|t| {
+            t.columns
+                .iter()
+                .filter(|col| {
+                    col.nullable
+                        && crate::tables::null_storing_form(&crate::types::cql_type(&col.sql_type))
+                            .is_none()
+                })
+                .map(|col| ColumnRef::new(t.key(), &col.name))
+        })
+        .filter(|c| !conditioned(c))
+        .collect()
 }
 
 /// The lookup of `table` by the link columns `via`: its columns leave `needed`, the link
@@ -659,9 +701,26 @@ pub fn derive(
         .iter()
         .filter_map(|o| canon(&o.column).map(|c| (rep(&c), o.desc)))
         .collect();
-    let sort = order.clone();
+    // SQL puts NULLs last ascending and first descending unless the statement says.
+    let sort: Vec<(ColumnRef, bool, bool)> = a
+        .order_by
+        .iter()
+        .filter_map(|o| {
+            canon(&o.column).map(|c| (rep(&c), o.desc, o.nulls_first.unwrap_or(o.desc)))
+        })
+        .collect();
     if order.iter().any(|(c, _)| looked_up(c)) {
         notes.push("ORDER BY a column read by a lookup: rows are sorted on the client".into());
+        order.clear();
+    }
+    let nulls_returned: Vec<ColumnRef> = unkeyable_nulls(schema, a, &tables, &canon)
+        .into_iter()
+        .flat_map(|c| [rep(&c), c])
+        .collect();
+    if let Some((c, _)) = order.iter().find(|(c, _)| nulls_returned.contains(c)) {
+        notes.push(format!(
+            "ORDER BY {c}, which may be NULL and has no key form that holds NULL (a CQL key cannot): the rows, NULLs included, are sorted on the client"
+        ));
         order.clear();
     }
 
@@ -804,6 +863,7 @@ pub fn derive(
         notes,
         equiv,
         params: a.params.clone(),
+        nulls_returned,
     })
 }
 

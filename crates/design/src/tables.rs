@@ -48,6 +48,9 @@ pub struct TableBuild {
     /// The clustering columns whose source may be NULL, kept as a bigint that stores it, with
     /// their encoding (set by [`encode_everywhere`]).
     pub null_keys: Vec<(ColumnRef, Encoding)>,
+    /// Columns whose NULL rows a read served here returns and no key can hold
+    /// ([`Shape::nulls_returned`]): the table never clusters by them.
+    pub nulls_returned: Vec<ColumnRef>,
     /// The source column whose instant ends each row's life (set by [`crate::expiry::mark`]):
     /// its INSERTs and UPDATEs carry `USING TTL ?`.
     pub expires: Option<ColumnRef>,
@@ -72,6 +75,7 @@ impl TableBuild {
             name_note: None,
             encoded: Vec::new(),
             null_keys: Vec::new(),
+            nulls_returned: shape.nulls_returned.clone(),
             expires: None,
         }
     }
@@ -113,6 +117,7 @@ impl TableBuild {
             name_note: None,
             encoded: Vec::new(),
             null_keys: Vec::new(),
+            nulls_returned: Vec::new(),
             expires: None,
         })
     }
@@ -136,6 +141,7 @@ impl TableBuild {
             name_note: None,
             encoded: Vec::new(),
             null_keys: Vec::new(),
+            nulls_returned: Vec::new(),
             expires: None,
         }
     }
@@ -184,7 +190,20 @@ impl TableBuild {
         let Some(merged) = merge_clustering(&self.required, &key.clustering) else {
             return false;
         };
+        // Clustered by a column whose NULL rows one of the reads returns, the table would
+        // leave those rows out: such reads are not merged.
+        if merged
+            .iter()
+            .any(|(c, _)| self.nulls_returned.contains(c) || shape.nulls_returned.contains(c))
+        {
+            return false;
+        }
         self.required = merged;
+        for c in &shape.nulls_returned {
+            if !self.nulls_returned.contains(c) {
+                self.nulls_returned.push(c.clone());
+            }
+        }
         for e in &shape.edges {
             if !self.edges.contains(e) {
                 self.edges.push(e.clone());
@@ -594,7 +613,7 @@ fn null_keys(tables: &mut [TableBuild], schema: &Schema, workload: &Workload) {
                 if !col.nullable {
                     return None;
                 }
-                let form = encoded_form(&types::cql_type(&col.sql_type))?;
+                let form = null_storing_form(&types::cql_type(&col.sql_type))?;
                 let nulls = nulls_at(t, workload, c)?;
                 Some((c.clone(), Encoding::storing_null(form, nulls)))
             })
@@ -612,7 +631,7 @@ fn null_keys(tables: &mut [TableBuild], schema: &Schema, workload: &Workload) {
 
 /// The bigint form a key column of CQL type `ty` can store NULL beside: microseconds of a
 /// timestamp, the integer itself (of a type narrower than bigint), days of a date.
-fn encoded_form(ty: &CqlType) -> Option<EncodedForm> {
+pub(crate) fn null_storing_form(ty: &CqlType) -> Option<EncodedForm> {
     match ty.native()? {
         NativeType::Timestamp => Some(EncodedForm::Micros),
         NativeType::Int | NativeType::SmallInt | NativeType::TinyInt => Some(EncodedForm::Integer),

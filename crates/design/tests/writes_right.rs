@@ -167,6 +167,74 @@ fn null_in_a_listing_key_of_any_ordered_type_is_stored_where_sql_sorts_it() {
         .assert_eq(&support::pipeline::mapping_text(&plan));
 }
 
+/// Class 1 for the types no key form holds NULL in (`fixtures/plan/null_sort_keys_client/`): a
+/// listing ordered by a nullable `text`, `numeric` or `bigint` is not clustered by it (a CQL key
+/// cannot hold the NULL rows, and the application's INSERT of a contact without a last name
+/// would fail): the read takes the owner's partition and sorts it on the client in SQL's order,
+/// NULLs where SQL puts them, then applies the LIMIT. A page with a bound on the column
+/// (`last_name > $2`, which no NULL meets) keeps its clustering, the NULL rows left out there.
+#[test]
+fn null_in_a_listing_key_without_a_key_form_is_sorted_on_the_client() {
+    use remodel_model::SortBy;
+    let plan = plan_fixture("null_sort_keys_client");
+    let violations = strict_violations(&plan);
+    assert!(violations.is_empty(), "{violations:#?}");
+    for t in &plan.design.tables {
+        assert!(
+            t.warnings.iter().all(|w| w.code != "nullable_key"),
+            "{}: {:?}",
+            t.name,
+            t.warnings
+        );
+    }
+    let sorted = |sql: &str, column: &str| {
+        let q = support::pipeline::read_mapping(&plan, sql);
+        let t = plan
+            .design
+            .tables
+            .iter()
+            .find(|t| Some(&t.name) == q.table.as_ref())
+            .expect("served");
+        assert!(
+            t.clustering.iter().all(|k| k.column != column),
+            "{} clusters by {column}",
+            t.name
+        );
+        q.client
+            .sort
+            .iter()
+            .map(|k| match &k.by {
+                SortBy::Column { column } => (column.column.clone(), k.desc, k.nulls_first),
+                other => panic!("{other:?}"),
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        sorted("SELECT id, last_name, note FROM contacts", "last_name"),
+        [("last_name".to_string(), false, false)]
+    );
+    assert_eq!(
+        sorted("SELECT id, balance FROM contacts", "balance"),
+        [("balance".to_string(), true, false)]
+    );
+    assert_eq!(
+        sorted("SELECT id, company_id FROM contacts", "company_id"),
+        [
+            ("company_id".to_string(), false, true),
+            ("id".to_string(), false, false)
+        ]
+    );
+    let page = support::pipeline::read_mapping(
+        &plan,
+        "SELECT id, last_name FROM contacts WHERE owner_id = $1 AND last_name >",
+    );
+    let cql = page.cql.as_deref().unwrap_or_default();
+    assert!(cql.contains("last_name > ?"), "{page:?}");
+    assert!(page.client.sort.is_empty(), "{page:?}");
+    let dir = root().join("fixtures/plan/null_sort_keys_client");
+    expect_test::expect_file![dir.join("mapping.txt")].assert_eq(&mapping_text(&plan));
+}
+
 /// Class 5: folds and copies take the parent row their own foreign key names. A comment names
 /// two users (author, recipient) and an item whose seller is a user too
 /// (`fixtures/plan/fold_parents/`, a session log with two N+1 loops):

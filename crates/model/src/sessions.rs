@@ -223,6 +223,10 @@ pub struct LoopDecision {
     /// replay can check the collection against them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lookup: Option<FoldedLookup>,
+    /// Why the pair is a loop: the sessions' figures and the key that links B's parameter to a
+    /// column of A's rows (declared, confirmed on the data, or inferred), in words.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub evidence: String,
     /// Why, in words.
     pub reason: String,
 }

@@ -124,6 +124,9 @@ fn loops(ctx: &Ctx, s: &mut String) {
             children_figures(l),
             md::text(&l.reason)
         );
+        if !l.evidence.is_empty() {
+            let _ = writeln!(s, "  - evidence: {}", md::text(&l.evidence));
+        }
     }
     s.push('\n');
 }
