@@ -437,6 +437,7 @@ fn reuse_key(schema: &Schema, layout: &TableBuild, shape: &Shape) -> Option<KeyP
         .iter()
         .filter_map(|(k, _)| k.plain_column())
         .any(|c| shape.nulls_returned.contains(c))
+        || shape.null_sides_conflict(&layout.null_sides)
     {
         return None;
     }

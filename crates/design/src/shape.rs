@@ -2,8 +2,8 @@
 //! the columns it reads and the parents it embeds or looks up.
 
 use remodel_model::{
-    AccessPattern, BinaryOp, BindValue, ColumnRef, Decision, EqualityOp, Expr, RangePredicate,
-    Relationship, Schema, Table,
+    AccessPattern, BinaryOp, BindValue, ColumnRef, Decision, EqualityOp, Expr, NullsAt,
+    RangePredicate, Relationship, Schema, Table,
 };
 use std::collections::BTreeMap;
 
@@ -163,6 +163,18 @@ pub struct Shape {
     /// Columns whose NULL rows this read returns and which no key can hold (see
     /// [`unkeyable_nulls`]; representatives too): a table serving it never clusters by them.
     pub nulls_returned: Vec<ColumnRef>,
+    /// For each nullable ORDER BY column, the side of its values SQL puts its NULLs on here.
+    pub null_sides: Vec<(ColumnRef, NullsAt)>,
+}
+
+impl Shape {
+    /// True when this read and a table serving reads whose NULL sides are `sides` put the NULLs
+    /// of a column on different sides: one table cannot store them for both.
+    pub fn null_sides_conflict(&self, sides: &[(ColumnRef, NullsAt)]) -> bool {
+        self.null_sides
+            .iter()
+            .any(|(c, side)| sides.iter().any(|(o, other)| o == c && other != side))
+    }
 }
 
 /// Canonical (schema) spelling of a column reference, when the table and column exist.
@@ -713,6 +725,22 @@ pub fn derive(
         notes.push("ORDER BY a column read by a lookup: rows are sorted on the client".into());
         order.clear();
     }
+    // Where each nullable ORDER BY column's NULLs go among its values: reads that put them on
+    // different sides cannot share a table clustered by it (it stores them on one side).
+    let null_sides: Vec<(ColumnRef, NullsAt)> = a
+        .order_by
+        .iter()
+        .filter_map(|o| {
+            let c = canon(&o.column)?;
+            let col = schema.table(&c.table)?.column(&c.column)?;
+            let side = if o.nulls_as_default() {
+                NullsAt::Last
+            } else {
+                NullsAt::First
+            };
+            col.nullable.then(|| (rep(&c), side))
+        })
+        .collect();
     let nulls_returned: Vec<ColumnRef> = unkeyable_nulls(schema, a, &tables, &canon)
         .into_iter()
         .flat_map(|c| [rep(&c), c])
@@ -864,6 +892,7 @@ pub fn derive(
         equiv,
         params: a.params.clone(),
         nulls_returned,
+        null_sides,
     })
 }
 

@@ -51,6 +51,9 @@ pub struct TableBuild {
     /// Columns whose NULL rows a read served here returns and no key can hold
     /// ([`Shape::nulls_returned`]): the table never clusters by them.
     pub nulls_returned: Vec<ColumnRef>,
+    /// The side of its values each nullable ORDER BY column's NULLs go on in the reads served
+    /// here ([`Shape::null_sides`]): all agree.
+    pub null_sides: Vec<(ColumnRef, NullsAt)>,
     /// The source column whose instant ends each row's life (set by [`crate::expiry::mark`]):
     /// its INSERTs and UPDATEs carry `USING TTL ?`.
     pub expires: Option<ColumnRef>,
@@ -76,6 +79,7 @@ impl TableBuild {
             encoded: Vec::new(),
             null_keys: Vec::new(),
             nulls_returned: shape.nulls_returned.clone(),
+            null_sides: shape.null_sides.clone(),
             expires: None,
         }
     }
@@ -118,6 +122,7 @@ impl TableBuild {
             encoded: Vec::new(),
             null_keys: Vec::new(),
             nulls_returned: Vec::new(),
+            null_sides: Vec::new(),
             expires: None,
         })
     }
@@ -142,6 +147,7 @@ impl TableBuild {
             encoded: Vec::new(),
             null_keys: Vec::new(),
             nulls_returned: Vec::new(),
+            null_sides: Vec::new(),
             expires: None,
         }
     }
@@ -195,6 +201,7 @@ impl TableBuild {
         if merged
             .iter()
             .any(|(c, _)| self.nulls_returned.contains(c) || shape.nulls_returned.contains(c))
+            || shape.null_sides_conflict(&self.null_sides)
         {
             return false;
         }
@@ -202,6 +209,11 @@ impl TableBuild {
         for c in &shape.nulls_returned {
             if !self.nulls_returned.contains(c) {
                 self.nulls_returned.push(c.clone());
+            }
+        }
+        for side in &shape.null_sides {
+            if !self.null_sides.contains(side) {
+                self.null_sides.push(side.clone());
             }
         }
         for e in &shape.edges {

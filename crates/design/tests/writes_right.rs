@@ -173,6 +173,7 @@ fn null_in_a_listing_key_of_any_ordered_type_is_stored_where_sql_sorts_it() {
 /// would fail): the read takes the owner's partition and sorts it on the client in SQL's order,
 /// NULLs where SQL puts them, then applies the LIMIT. A page with a bound on the column
 /// (`last_name > $2`, which no NULL meets) keeps its clustering, the NULL rows left out there.
+/// Two listings that put a nullable integer's NULLs on different sides get a table each.
 #[test]
 fn null_in_a_listing_key_without_a_key_form_is_sorted_on_the_client() {
     use remodel_model::SortBy;
@@ -188,13 +189,7 @@ fn null_in_a_listing_key_without_a_key_form_is_sorted_on_the_client() {
         );
     }
     let sorted = |sql: &str, column: &str| {
-        let q = support::pipeline::read_mapping(&plan, sql);
-        let t = plan
-            .design
-            .tables
-            .iter()
-            .find(|t| Some(&t.name) == q.table.as_ref())
-            .expect("served");
+        let (q, t) = support::pipeline::read_and_table(&plan, sql);
         assert!(
             t.clustering.iter().all(|k| k.column != column),
             "{} clusters by {column}",
@@ -231,6 +226,21 @@ fn null_in_a_listing_key_without_a_key_form_is_sorted_on_the_client() {
     let cql = page.cql.as_deref().unwrap_or_default();
     assert!(cql.contains("last_name > ?"), "{page:?}");
     assert!(page.client.sort.is_empty(), "{page:?}");
+    // Two listings by a nullable integer, one with NULLs last (SQL's default), one first: each
+    // is served by a table storing NULL on its side.
+    let rank_key = |sql: &str| {
+        let (q, t) = support::pipeline::read_and_table(&plan, sql);
+        let k = t.clustering.iter().find(|k| k.column == "rank");
+        (q.client.sort.is_empty(), k.and_then(|k| k.encoding))
+    };
+    assert_eq!(
+        rank_key("SELECT id, rank FROM contacts"),
+        (true, Some(remodel_model::Encoding::IntegerNullLast))
+    );
+    assert_eq!(
+        rank_key("SELECT id, rank, note FROM contacts"),
+        (true, Some(remodel_model::Encoding::IntegerNullFirst))
+    );
     let dir = root().join("fixtures/plan/null_sort_keys_client");
     expect_test::expect_file![dir.join("mapping.txt")].assert_eq(&mapping_text(&plan));
 }

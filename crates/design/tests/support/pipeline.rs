@@ -98,6 +98,24 @@ pub fn read_mapping<'p>(plan: &'p Plan, sql_start: &str) -> &'p remodel_model::Q
         .unwrap_or_else(|| panic!("no read mapping for {sql_start}"))
 }
 
+/// The read mapping of the pattern whose SQL starts with `sql_start`, and the table serving it.
+pub fn read_and_table<'p>(
+    plan: &'p Plan,
+    sql_start: &str,
+) -> (
+    &'p remodel_model::QueryMapping,
+    &'p remodel_model::DesignTable,
+) {
+    let q = read_mapping(plan, sql_start);
+    let t = plan
+        .design
+        .tables
+        .iter()
+        .find(|t| Some(&t.name) == q.table.as_ref())
+        .unwrap_or_else(|| panic!("no table serves {sql_start}"));
+    (q, t)
+}
+
 /// Plans a corpus under `fixtures/corpora/<name>`.
 pub fn plan_corpus(name: &str) -> (Plan, Vec<Diagnostic>) {
     let dir = root().join("fixtures/corpora").join(name);
