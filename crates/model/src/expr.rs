@@ -568,25 +568,8 @@ impl fmt::Display for Expr {
                 nested(arg),
                 if *negated { "NOT " } else { "" }
             ),
-            Expr::InList { arg, list, negated }
-                if matches!(list.as_slice(), [Expr::Param { .. }]) =>
-            {
-                let (op, quantifier) = if *negated {
-                    ("<>", "ALL")
-                } else {
-                    ("=", "ANY")
-                };
-                write!(f, "{} {op} {quantifier}({})", nested(arg), list[0])
-            }
             Expr::InList { arg, list, negated } => {
-                let items: Vec<String> = list.iter().map(ToString::to_string).collect();
-                write!(
-                    f,
-                    "{} {}IN ({})",
-                    nested(arg),
-                    if *negated { "NOT " } else { "" },
-                    items.join(", ")
-                )
+                write_in_list(f, &nested(arg), list, *negated)
             }
             Expr::Like {
                 arg,
@@ -629,21 +612,49 @@ impl fmt::Display for Expr {
                 operand,
                 branches,
                 otherwise,
-            } => {
-                write!(f, "CASE")?;
-                if let Some(o) = operand {
-                    write!(f, " {o}")?;
-                }
-                for b in branches {
-                    write!(f, " WHEN {} THEN {}", b.when, b.then)?;
-                }
-                if let Some(e) = otherwise {
-                    write!(f, " ELSE {e}")?;
-                }
-                write!(f, " END")
-            }
+            } => write_case(f, operand.as_deref(), branches, otherwise.as_deref()),
         }
     }
+}
+
+/// `arg IN (…)`, or `arg = ANY($n)` for one array parameter (`<> ALL` negated).
+fn write_in_list(
+    f: &mut fmt::Formatter<'_>,
+    arg: &str,
+    list: &[Expr],
+    negated: bool,
+) -> fmt::Result {
+    if let [p @ Expr::Param { .. }] = list {
+        let (op, quantifier) = if negated {
+            ("<>", "ALL")
+        } else {
+            ("=", "ANY")
+        };
+        return write!(f, "{arg} {op} {quantifier}({p})");
+    }
+    let items: Vec<String> = list.iter().map(ToString::to_string).collect();
+    let not = if negated { "NOT " } else { "" };
+    write!(f, "{arg} {not}IN ({})", items.join(", "))
+}
+
+/// `CASE [operand] WHEN … THEN … [ELSE …] END`.
+fn write_case(
+    f: &mut fmt::Formatter<'_>,
+    operand: Option<&Expr>,
+    branches: &[CaseBranch],
+    otherwise: Option<&Expr>,
+) -> fmt::Result {
+    write!(f, "CASE")?;
+    if let Some(o) = operand {
+        write!(f, " {o}")?;
+    }
+    for b in branches {
+        write!(f, " WHEN {} THEN {}", b.when, b.then)?;
+    }
+    if let Some(e) = otherwise {
+        write!(f, " ELSE {e}")?;
+    }
+    write!(f, " END")
 }
 
 impl Expr {
