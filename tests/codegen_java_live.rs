@@ -145,31 +145,25 @@ async fn auctionmark_java_replays() {
     proven.case.cleanup().await;
 }
 
-/// The library fixture's lookups and folded loops, buckets cut in their zone, and sort keys that
-/// store NULL (a date, integers, a millisecond timestamp). CI keeps to these three (each case
-/// builds a Maven module and replays it: about 20 s each); the generated
-/// Java of a one-to-few child folded into a collection, upserts, counter tables and rows that
-/// expire (TTLs) replay the same way with `REMODEL_JAVA_ALL=1` (all passed when the generator
-/// was written), and the Python layer replays every one of them in `codegen_live`.
+/// The library fixture's lookups and folded loops, buckets cut in their zone, sort keys that
+/// store NULL (a date, integers, a millisecond timestamp), a one-to-few child folded into a
+/// collection, upserts, counter tables, rows that expire (TTLs) and listings sorted on the client
+/// with SQL's NULL order: each case builds a Maven
+/// module and replays it (about 20 s each), as `codegen_live` replays the Python layer.
 #[tokio::test(flavor = "multi_thread")]
 async fn fixtures_java_replay() {
     remodel_testdb::live!(Postgres, Cassandra);
     let layer = Java::new();
-    let all = std::env::var("REMODEL_JAVA_ALL").is_ok_and(|v| v == "1");
-    let more: &[&str] = if all {
-        &[
-            "embed_one_to_few",
-            "upserts",
-            "counters-read-heavy",
-            "expiring",
-        ]
-    } else {
-        &[]
-    };
-    for name in ["library", "buckets", "null_sort_keys_typed"]
-        .iter()
-        .chain(more)
-    {
+    for name in [
+        "library",
+        "buckets",
+        "null_sort_keys_typed",
+        "embed_one_to_few",
+        "upserts",
+        "counters-read-heavy",
+        "expiring",
+        "null_sort_keys_client",
+    ] {
         let proven = prove_java(&layer, name, &format!("fixtures/plan/{name}")).await;
         proven.case.cleanup().await;
     }

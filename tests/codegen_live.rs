@@ -126,7 +126,8 @@ async fn library_python_replays() {
 
 /// The fixtures of the plan's other kinds of statement: buckets cut in their zone, a one-to-few
 /// child folded into a collection (its entries read and written), counter tables, rows that
-/// expire (TTLs), upserts, sort keys that store NULL (a date, integers, a millisecond timestamp).
+/// expire (TTLs), upserts, sort keys that store NULL (a date, integers, a millisecond timestamp),
+/// and listings by a nullable text, numeric or bigint sorted on the client, NULLs where SQL puts them.
 #[tokio::test(flavor = "multi_thread")]
 async fn fixtures_python_replay() {
     remodel_testdb::live!(Postgres, Cassandra);
@@ -138,6 +139,7 @@ async fn fixtures_python_replay() {
         "expiring",
         "upserts",
         "null_sort_keys_typed",
+        "null_sort_keys_client",
     ] {
         let proven = prove_python(&layer, name, &format!("fixtures/plan/{name}")).await;
         proven.case.cleanup().await;

@@ -568,9 +568,7 @@ impl fmt::Display for Expr {
                 nested(arg),
                 if *negated { "NOT " } else { "" }
             ),
-            Expr::InList { arg, list, negated } => {
-                write_in_list(f, &nested(arg), list, *negated)
-            }
+            Expr::InList { arg, list, negated } => write_in_list(f, &nested(arg), list, *negated),
             Expr::Like {
                 arg,
                 pattern,
@@ -625,11 +623,7 @@ fn write_in_list(
     negated: bool,
 ) -> fmt::Result {
     if let [p @ Expr::Param { .. }] = list {
-        let (op, quantifier) = if negated {
-            ("<>", "ALL")
-        } else {
-            ("=", "ANY")
-        };
+        let (op, quantifier) = if negated { ("<>", "ALL") } else { ("=", "ANY") };
         return write!(f, "{arg} {op} {quantifier}({p})");
     }
     let items: Vec<String> = list.iter().map(ToString::to_string).collect();
