@@ -11,6 +11,7 @@
 use crate::Error;
 use remodel_backfill::time::{days_from_civil, format_rfc3339, parse_timestamp_ms};
 use remodel_model::ident::literal;
+use remodel_sql::replay_forms::{self, ClockSql, SqlForms};
 
 /// The session setting that holds replay's `now` (a custom, dotted setting: any session may
 /// set it, no extension needed).
@@ -25,6 +26,29 @@ pub const CURRENT_DATE_SQL: &str = "(current_setting('remodel.now')::timestamptz
 
 /// The SQL of replay's `localtimestamp`: its `now` in the session's zone, without the zone.
 pub const LOCALTIMESTAMP_SQL: &str = "(current_setting('remodel.now')::timestamptz)::timestamp";
+
+/// Replay's clock as the SQL rewriter takes it.
+pub const CLOCK_SQL: ClockSql = ClockSql {
+    now: NOW_SQL,
+    current_date: CURRENT_DATE_SQL,
+    localtimestamp: LOCALTIMESTAMP_SQL,
+};
+
+/// The forms of a pattern's SQL that replay runs on Postgres, on replay's clock.
+pub fn forms(sql: &str) -> Result<SqlForms, String> {
+    replay_forms::forms(sql, &CLOCK_SQL)
+}
+
+/// The SQL expression `sql` with every read of the clock a read of replay's.
+pub fn on_replay_clock(sql: &str) -> Result<String, String> {
+    replay_forms::on_clock(sql, &CLOCK_SQL)
+}
+
+/// `sql` (an expression the analysis recorded: a `SET` value, the value of an `=` condition) on
+/// replay's clock; as written when it does not parse (Postgres then says what it refuses).
+pub fn clocked(sql: &str) -> String {
+    on_replay_clock(sql).unwrap_or_else(|_| sql.to_string())
+}
 
 /// Where a run's clock comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

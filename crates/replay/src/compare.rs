@@ -1,7 +1,7 @@
 //! Comparing a read's rows as SQL defines its result.
 //!
 //! Postgres runs the query without its LIMIT and OFFSET, with `dense_rank() OVER (ORDER BY …)`
-//! (see [`crate::sqlforms`]): every row the query could return, in order, each with its tie group.
+//! (see [`remodel_sql::replay_forms`]): every row the query could return, in order, each with its tie group.
 //! The rows SQL may return for `OFFSET o LIMIT l` are positions `[o, o + l)` of *some* order that
 //! the ORDER BY allows: rows of one tie group may come in any order and the group may be cut
 //! anywhere. So the Cassandra rows are right when there are as many as that window holds and, run

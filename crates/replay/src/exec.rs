@@ -11,11 +11,10 @@
 //! is the one the server reports when preparing; each statement runs at the consistency level the
 //! plan states for it.
 
-use crate::clock::Clock;
+use crate::clock::{self, Clock};
 use crate::exprsql;
 use crate::pg::{Params, PgValue};
 use crate::record::{Field, Record};
-use crate::sqlforms::{self, SqlForms};
 use crate::values::{self, pg_literal};
 use crate::Error;
 use remodel_backfill::convert::canonical_cast;
@@ -25,6 +24,7 @@ use remodel_model::{
     AccessPattern, BindValue, ColumnRef, Consistency, DesignTable, EncodedForm, Encoding, Expr,
     Plan,
 };
+use remodel_sql::replay_forms::SqlForms;
 use scylla::client::session::Session;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::CqlValue;
@@ -273,7 +273,7 @@ impl<'a> Replayer<'a> {
             .workload
             .pattern(id)
             .ok_or_else(|| Error::Plan(format!("no pattern `{id}` in the workload")))?;
-        let forms = sqlforms::forms(&pattern.sql)
+        let forms = clock::forms(&pattern.sql)
             .map_err(|e| Error::Plan(format!("{id}: the pattern's SQL: {e}")))?;
         let stmt = match self.pg.prepare(&forms.run).await {
             Ok(s) => s,

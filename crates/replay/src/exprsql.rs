@@ -30,7 +30,7 @@ pub fn to_sql(e: &Expr, column: &ColumnSql<'_>) -> Result<String, String> {
             format!("ROW({})", items.join(", "))
         }
         // The application's own computation, as Postgres evaluates it (on replay's clock).
-        Expr::Computed { sql, .. } => format!("({})", crate::sqlforms::clocked(sql)),
+        Expr::Computed { sql, .. } => format!("({})", crate::clock::clocked(sql)),
         Expr::Unary { op, arg } => match op {
             UnaryOp::Not => format!("NOT {}", sub(arg)?),
             UnaryOp::Neg => format!("-{}", sub(arg)?),

@@ -485,7 +485,7 @@ fn create_table(t: &Table, types: &BTreeMap<String, String>) -> String {
 fn default_sql(c: &Column) -> Option<String> {
     let d = c.default.as_deref().filter(|d| !d.contains("nextval"))?;
     // A default that does not parse is handed to Postgres as written (it says why it refuses).
-    Some(crate::sqlforms::on_replay_clock(d).unwrap_or_else(|_| d.to_string()))
+    Some(crate::clock::on_replay_clock(d).unwrap_or_else(|_| d.to_string()))
 }
 
 /// The INSERT … SELECT that generates `count` rows of `t` (`counts`: rows of the tables loaded).

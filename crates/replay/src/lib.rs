@@ -27,7 +27,6 @@ pub mod record;
 pub mod run;
 pub mod sample;
 pub mod scratch;
-pub mod sqlforms;
 pub mod values;
 pub mod write;
 

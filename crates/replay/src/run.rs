@@ -12,12 +12,12 @@
 //! zone (`time_zone`, by default the source's own `TimeZone`); the plan's expressions are
 //! evaluated in the zone the plan states. The result is a [`ReplayReport`].
 
+use crate::clock::clocked;
 use crate::clock::Clock;
 use crate::compare::ReadCheck;
 use crate::exec::{Prepared, Replayer};
 use crate::pg::Params;
 use crate::sample::{self, Focus};
-use crate::sqlforms::clocked;
 use crate::Error;
 use remodel_backfill::{BackfillOptions, CqlTarget, PgSource, Silent};
 use remodel_model::ident::{literal, quote};

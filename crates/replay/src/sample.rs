@@ -14,9 +14,9 @@
 //! and cast to the type Postgres gives the parameter. A [`Focus`] narrows the anchors to rows a
 //! write just changed, as they are after it or as they were before it.
 
+use crate::clock::clocked;
 use crate::exec::Prepared;
 use crate::pg::{read_params, type_name, Params};
-use crate::sqlforms::clocked;
 use crate::Error;
 use remodel_model::ident::quote;
 use remodel_model::pgtype;

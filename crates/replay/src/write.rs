@@ -12,11 +12,11 @@
 //! statement leaves to Postgres (a serial key, a DEFAULT) takes the value Postgres gave it, as the
 //! application would have to supply it.
 
+use crate::clock::clocked;
 use crate::exec::{CqlRows, Prepared, Replayer};
 use crate::exprsql;
 use crate::pg::{Params, PgValue};
 use crate::record::{Field, Record};
-use crate::sqlforms::clocked;
 use crate::values::{self, canon};
 use crate::Error;
 use remodel_backfill::convert::canonical_cast;

@@ -18,6 +18,9 @@ pub mod error;
 pub mod long_chains;
 /// Statement normalization and fingerprints (token-level, then one parse per distinct shape).
 pub mod normalize;
+/// The forms of a statement replay runs on Postgres (every row, a tie rank, `RETURNING`, its
+/// clock replaced).
+pub mod replay_forms;
 /// SQL expressions as the plan's dialect-neutral typed expressions (`Expr`), exactly or refused.
 pub mod typed_expr;
 /// Query workload ingestion: SQL files, Postgres logs, pg_stat_statements exports.

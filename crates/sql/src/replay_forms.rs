@@ -1,4 +1,6 @@
-//! The forms of a pattern's SQL that replay runs on Postgres.
+//! The forms of a pattern's SQL that replay runs on Postgres: the one place outside the front
+//! end that rewrites a statement, so it is here, with the parser. Every read of the clock is
+//! replaced by the SQL the caller gives ([`ClockSql`]: replay's own clock).
 //!
 //! - `run`: the statement as the application runs it, except that an `IN` list collapsed to one
 //!   placeholder by normalization (`uid IN ($1)`) becomes `uid = ANY($1)`, so that one sample binds
@@ -6,7 +8,7 @@
 //! - `full` (reads): every row of the result (no LIMIT, no OFFSET, no row locks) and, when the
 //!   query has an ORDER BY, `dense_rank() OVER (ORDER BY …)` as a first column `__tie`: rows with
 //!   the same rank are ties, which SQL may return in any order and cut anywhere at the LIMIT. The
-//!   comparison needs both (see [`crate::compare`]).
+//!   comparison needs both (replay's `compare`).
 //! - `returning` (writes): the statement with `RETURNING *`, so that values Postgres generates
 //!   (defaults, serials) can be handed to the CQL side as the application would supply them.
 
@@ -18,6 +20,17 @@ use sqlparser::ast::{
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 use std::ops::ControlFlow;
+
+/// The SQL that stands for each read of the clock.
+#[derive(Debug, Clone, Copy)]
+pub struct ClockSql {
+    /// `now()`, `current_timestamp` …: an instant (`timestamptz`).
+    pub now: &'static str,
+    /// `current_date`.
+    pub current_date: &'static str,
+    /// `localtimestamp`.
+    pub localtimestamp: &'static str,
+}
 
 /// The forms of one statement (see the module documentation).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,15 +141,15 @@ fn lists_to_arrays(stmt: &mut Statement) -> Vec<usize> {
     lists
 }
 
-/// The forms of `sql` (a normalized statement with `$n` placeholders).
-pub fn forms(sql: &str) -> Result<SqlForms, String> {
+/// The forms of `sql` (a normalized statement with `$n` placeholders), on clock `clock`.
+pub fn forms(sql: &str, clock: &ClockSql) -> Result<SqlForms, String> {
     let mut stmt = parse(sql)?;
     let list_params = lists_to_arrays(&mut stmt);
     let mut aliases = Aliases(Vec::new());
     let _ = sqlparser::ast::Visit::visit(&stmt, &mut aliases);
     // The outputs as the application wrote them (the plan names an expression's field so).
     let outputs = outputs(&stmt);
-    clock_to_replay(&mut stmt)?;
+    clock_to_replay(&mut stmt, clock)?;
     let mut out = SqlForms {
         run: stmt.to_string(),
         full: None,
@@ -214,34 +227,28 @@ fn outputs(stmt: &Statement) -> Vec<String> {
 }
 
 /// Every read of the clock (`now()`, `current_timestamp`, `current_date`, `localtimestamp` …)
-/// becomes a read of replay's clock ([`crate::clock`]), so a replay does not depend on the day.
-fn clock_to_replay(stmt: &mut Statement) -> Result<(), String> {
+/// becomes a read of `clock`, so a replay does not depend on the day.
+fn clock_to_replay(stmt: &mut Statement, clock: &ClockSql) -> Result<(), String> {
     let mut failed = None;
-    let _ = sqlparser::ast::visit_expressions_mut(stmt, |e| replace_clock(e, &mut failed));
+    let _ = sqlparser::ast::visit_expressions_mut(stmt, |e| replace_clock(e, clock, &mut failed));
     failed.map_or(Ok(()), Err)
 }
 
-/// The SQL expression `sql` with every read of the clock a read of replay's.
-pub fn on_replay_clock(sql: &str) -> Result<String, String> {
+/// The SQL expression `sql` with every read of the clock a read of `clock`.
+pub fn on_clock(sql: &str, clock: &ClockSql) -> Result<String, String> {
     let mut e = parse_expr(sql)?;
     let mut failed = None;
-    let _ = sqlparser::ast::visit_expressions_mut(&mut e, |x| replace_clock(x, &mut failed));
+    let _ = sqlparser::ast::visit_expressions_mut(&mut e, |x| replace_clock(x, clock, &mut failed));
     failed.map_or(Ok(e.to_string()), Err)
 }
 
-/// `sql` (an expression the analysis recorded: a `SET` value, the value of an `=` condition) on
-/// replay's clock; as written when it does not parse (Postgres then says what it refuses).
-pub fn clocked(sql: &str) -> String {
-    on_replay_clock(sql).unwrap_or_else(|_| sql.to_string())
-}
-
-/// `e` replaced by replay's clock when it reads the clock; a replacement that does not parse
-/// stops the visit with the reason in `failed`.
-fn replace_clock(e: &mut Expr, failed: &mut Option<String>) -> ControlFlow<()> {
+/// `e` replaced by `clock` when it reads the clock; a replacement that does not parse stops the
+/// visit with the reason in `failed`.
+fn replace_clock(e: &mut Expr, clock: &ClockSql, failed: &mut Option<String>) -> ControlFlow<()> {
     let Expr::Function(f) = e else {
         return ControlFlow::Continue(());
     };
-    let Some(sql) = replay_clock_sql(f) else {
+    let Some(sql) = clock_sql(f, clock) else {
         return ControlFlow::Continue(());
     };
     match parse_expr(&sql) {
@@ -254,10 +261,10 @@ fn replace_clock(e: &mut Expr, failed: &mut Option<String>) -> ControlFlow<()> {
     ControlFlow::Continue(())
 }
 
-/// The SQL of replay's clock standing for clock function `f`, `None` for another function.
-fn replay_clock_sql(f: &sqlparser::ast::Function) -> Option<String> {
-    use crate::clock::{CURRENT_DATE_SQL, LOCALTIMESTAMP_SQL, NOW_SQL};
+/// The SQL of `clock` standing for clock function `f`, `None` for another function.
+fn clock_sql(f: &sqlparser::ast::Function, clock: &ClockSql) -> Option<String> {
     use sqlparser::ast::FunctionArguments as A;
+    let (now, current_date, localtimestamp) = (clock.now, clock.current_date, clock.localtimestamp);
     let [part] = f.name.0.as_slice() else {
         return None;
     };
@@ -270,19 +277,19 @@ fn replay_clock_sql(f: &sqlparser::ast::Function) -> Option<String> {
         _ => return None,
     };
     let typed = |ty: &str| match &precision {
-        Some(p) => format!("({NOW_SQL})::{ty}({p})"),
-        None => format!("({NOW_SQL})::{ty}"),
+        Some(p) => format!("({now})::{ty}({p})"),
+        None => format!("({now})::{ty}"),
     };
     Some(match name.as_str() {
         "now" | "transaction_timestamp" | "statement_timestamp" | "clock_timestamp"
             if precision.is_none() =>
         {
-            NOW_SQL.to_string()
+            now.to_string()
         }
-        "current_timestamp" if precision.is_none() => NOW_SQL.to_string(),
+        "current_timestamp" if precision.is_none() => now.to_string(),
         "current_timestamp" => typed("timestamptz"),
-        "current_date" if precision.is_none() => CURRENT_DATE_SQL.to_string(),
-        "localtimestamp" if precision.is_none() => LOCALTIMESTAMP_SQL.to_string(),
+        "current_date" if precision.is_none() => current_date.to_string(),
+        "localtimestamp" if precision.is_none() => localtimestamp.to_string(),
         "localtimestamp" => typed("timestamp"),
         "current_time" => typed("timetz"),
         "localtime" => typed("time"),
@@ -397,11 +404,19 @@ fn resolve_output_ref(e: &Expr, projection: &[SelectItem]) -> Result<Expr, Strin
 mod tests {
     use super::*;
 
+    /// A clock as replay's: a session setting.
+    const CLOCK: ClockSql = ClockSql {
+        now: "current_setting('remodel.now')::timestamptz",
+        current_date: "(current_setting('remodel.now')::timestamptz)::date",
+        localtimestamp: "(current_setting('remodel.now')::timestamptz)::timestamp",
+    };
+
     #[test]
     fn every_clock_read_is_replays_clock() {
         let f = forms(
             "SELECT id, now() - created_at AS age FROM sessions WHERE expires_at > CURRENT_TIMESTAMP \
              AND day >= current_date AND seen < localtimestamp(0) AND t < transaction_timestamp()",
+            &CLOCK,
         )
         .unwrap();
         let run = f.run.to_ascii_lowercase();
@@ -425,13 +440,13 @@ mod tests {
         assert!(run.contains("::timestamp(0)"), "{run}");
         // The output is named as the application wrote it.
         assert_eq!(f.outputs, vec!["id", "now() - created_at"]);
-        let w = forms("INSERT INTO t (id, at) VALUES ($1, now())").unwrap();
+        let w = forms("INSERT INTO t (id, at) VALUES ($1, now())", &CLOCK).unwrap();
         assert!(w
             .returning
             .unwrap()
             .contains("current_setting('remodel.now')"));
         // A function of the same name in another schema is not the clock.
-        let other = forms("SELECT app.now() FROM t").unwrap();
+        let other = forms("SELECT app.now() FROM t", &CLOCK).unwrap();
         assert_eq!(other.run, "SELECT app.now() FROM t");
     }
 
@@ -440,6 +455,7 @@ mod tests {
         let f = forms(
             "SELECT b.book_id, b.holds FROM books b JOIN branches br ON br.branch_id = b.owner_branch \
              WHERE b.shelf = $1 AND br.city = $2 ORDER BY b.due_at LIMIT $3",
+            &CLOCK,
         )
         .unwrap();
         let full = f.full.unwrap();
@@ -462,7 +478,7 @@ mod tests {
 
     #[test]
     fn output_names_and_positions_resolve() {
-        let f = forms("SELECT a AS x, count(*) AS n FROM t GROUP BY a ORDER BY n DESC, 1 LIMIT 5 OFFSET $1 FOR UPDATE")
+        let f = forms("SELECT a AS x, count(*) AS n FROM t GROUP BY a ORDER BY n DESC, 1 LIMIT 5 OFFSET $1 FOR UPDATE", &CLOCK)
             .unwrap();
         let full = f.full.unwrap();
         assert!(
@@ -477,8 +493,11 @@ mod tests {
 
     #[test]
     fn one_placeholder_in_lists_become_arrays() {
-        let f = forms("SELECT uid, name FROM user_profiles WHERE uid IN ($1) AND x NOT IN ($2)")
-            .unwrap();
+        let f = forms(
+            "SELECT uid, name FROM user_profiles WHERE uid IN ($1) AND x NOT IN ($2)",
+            &CLOCK,
+        )
+        .unwrap();
         assert_eq!(f.list_params, vec![1, 2]);
         assert!(f.run.contains("uid = ANY($1)"), "{}", f.run);
         assert!(f.run.contains("x <> ALL($2)"), "{}", f.run);
@@ -488,7 +507,11 @@ mod tests {
     #[test]
     fn aliases_fold_as_postgres_stores_them() {
         let long = "a".repeat(70);
-        let f = forms(&format!("SELECT x FROM \"Books\" AS ÉB, Members {long}")).unwrap();
+        let f = forms(
+            &format!("SELECT x FROM \"Books\" AS ÉB, Members {long}"),
+            &CLOCK,
+        )
+        .unwrap();
         // Unquoted: ASCII letters only to lower case (É stays), cut at 63 bytes.
         assert_eq!(
             f.aliases,
@@ -501,18 +524,18 @@ mod tests {
 
     #[test]
     fn writes_return_their_rows() {
-        let f = forms("UPDATE books SET due_at = $1 WHERE book_id = $2").unwrap();
+        let f = forms("UPDATE books SET due_at = $1 WHERE book_id = $2", &CLOCK).unwrap();
         assert_eq!(
             f.returning.as_deref(),
             Some(
                 "UPDATE books SET due_at = $1 WHERE book_id = $2 RETURNING *, to_json(books)::TEXT AS __row"
             )
         );
-        let f = forms("DELETE FROM \"Books\" b WHERE b.id = $1").unwrap();
+        let f = forms("DELETE FROM \"Books\" b WHERE b.id = $1", &CLOCK).unwrap();
         assert!(f
             .returning
             .unwrap()
             .ends_with("RETURNING *, to_json(b)::TEXT AS __row"),);
-        assert!(forms("not sql at all").is_err());
+        assert!(forms("not sql at all", &CLOCK).is_err());
     }
 }
