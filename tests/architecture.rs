@@ -171,3 +171,26 @@ fn every_benchmark_exits_non_zero_when_it_misses_its_target() {
         "benchmarks that do not state and make a non-zero exit on a missed target: {silent:?}"
     );
 }
+
+/// SQL is parsed in the front end and the analysis only: every later stage reads plan.json, and
+/// a stage that needs a statement rewritten (replay's forms) asks the `sql` crate.
+#[test]
+fn only_the_front_end_and_the_analysis_depend_on_a_sql_parser() {
+    let mut parsers = Vec::new();
+    for p in files("crates", &["Cargo.toml"]) {
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        let normal = text.split("[dev-dependencies]").next().unwrap_or_default();
+        if normal
+            .lines()
+            .any(|l| l.trim_start().starts_with("sqlparser"))
+        {
+            parsers.push(relative(&p));
+        }
+    }
+    parsers.sort();
+    assert_eq!(
+        parsers,
+        ["crates/analyze/Cargo.toml", "crates/sql/Cargo.toml"],
+        "crates that parse SQL themselves"
+    );
+}
