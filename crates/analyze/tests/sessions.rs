@@ -154,3 +154,41 @@ fn behind_a_transaction_pooler_only_transactions_make_loops() {
         "the csvlog of the run"
     );
 }
+
+/// Loops need evidence (`fixtures/sessions-unlinked/`): user lookups follow three reads of items
+/// on the same connection, five per call of two lists and two per call of a read by key. Only the
+/// list whose rows name the looked-up users (`seller_id`, a declared key) makes a loop; the list
+/// whose columns name no user (`owner_ref`) does not — its lookups merely follow it — and the read
+/// by key returns one row, so two lookups after it are not a loop over its rows.
+#[test]
+fn statements_that_merely_follow_each_other_are_no_loop() {
+    let a = load_and_analyze(
+        &["fixtures/sessions-unlinked/schema.sql"],
+        &["fixtures/sessions-unlinked/app.log"],
+        Format::PgLog,
+    );
+    let sql = |id: &str| a.workload.pattern(id).map_or("?", |p| p.sql.as_str());
+    let loops: Vec<(&str, &str, String)> = a
+        .loops
+        .iter()
+        .map(|l| (sql(&l.parent), sql(&l.child), l.parent_column.to_string()))
+        .collect();
+    assert_eq!(
+        loops,
+        [(
+            "SELECT id, seller_id, title FROM items WHERE category = $1 ORDER BY id LIMIT $2",
+            "SELECT id, nickname FROM users WHERE id = $1",
+            "items.seller_id".to_string()
+        )],
+        "{:#?}",
+        a.loops
+    );
+    assert!(a.loops[0].folded.is_some(), "{:?}", a.loops[0].not_folded);
+    assert!(
+        a.loops[0]
+            .evidence
+            .contains("(items.seller_id -> users.id, declared in the schema)"),
+        "{}",
+        a.loops[0].evidence
+    );
+}
