@@ -748,6 +748,12 @@ pub struct UserType {
 pub struct QueryMapping {
     /// Pattern id.
     pub pattern: String,
+    /// The name of the function that runs this read in a generated access layer (`remodel
+    /// codegen`), snake_case, distinct among the plan's reads and writes: the statement's
+    /// sqlc-style annotation (`-- name: TripsOfDriver :many` → `trips_of_driver`), else its table
+    /// and what it restricts (`trips_by_driver_id`). Absent for a one-off read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
     /// The table that serves it, when one does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<String>,
@@ -1532,6 +1538,11 @@ pub struct ReadBeforeWrite {
 pub struct WritePath {
     /// Pattern id.
     pub pattern: String,
+    /// The name of the function that runs this write path in a generated access layer, as
+    /// [`QueryMapping::function`] (`insert_trips`, `update_trips_status_by_trip_id`). Absent for
+    /// a one-off write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
     /// Statements it fans out to.
     pub targets: Vec<WriteTarget>,
     /// Reads needed before the writes.

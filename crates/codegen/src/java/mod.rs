@@ -53,7 +53,7 @@ pub(crate) fn generate(plan: &Plan, package: &str) -> Result<Generated, crate::E
             format!("`{part}` is a reserved word of Java"),
         ));
     }
-    let (mut g, functions, not_generated) = walk::walk(plan, Java);
+    let (mut g, functions, not_generated) = walk::walk(plan, Java)?;
     let dir = format!("src/main/java/{}", package.replace('.', "/"));
     let fixed = |text: &str| text.replacen("package PACKAGE;", &format!("package {package};"), 1);
     let files = vec![

@@ -48,7 +48,7 @@ pub(crate) type Gen<'p> = walk::Gen<'p, Python>;
 
 /// The package of `plan` named `package`.
 pub(crate) fn generate(plan: &Plan, package: &str) -> Result<Generated, crate::Error> {
-    let (mut g, functions, not_generated) = walk::walk(plan, Python::default());
+    let (mut g, functions, not_generated) = walk::walk(plan, Python::default())?;
     let dir = package.replace('.', "/");
     let files = vec![
         File::new("pyproject.toml", pyproject(plan, package)),

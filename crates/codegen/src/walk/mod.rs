@@ -104,8 +104,10 @@ pub(crate) struct Gen<'p, L> {
 /// What [`walk`] made: the package's state, each function (pattern, name), those that raise.
 pub(crate) type Walked<'p, L> = (Gen<'p, L>, Vec<(String, String)>, Vec<NotGenerated>);
 
-/// Walks every pattern of `plan` (reads, then writes; not the one-off ones) into a method.
-pub(crate) fn walk<L: Spell>(plan: &Plan, lang: L) -> Walked<'_, L> {
+/// Walks every pattern of `plan` (reads, then writes; not the one-off ones) into a method named
+/// as the plan names its function.
+pub(crate) fn walk<L: Spell>(plan: &Plan, lang: L) -> Result<Walked<'_, L>, crate::Error> {
+    let names = crate::names::functions(plan)?;
     let mut g = Gen {
         plan,
         tables: plan.design.tables.iter().map(|t| t.name.as_str()).collect(),
@@ -118,28 +120,22 @@ pub(crate) fn walk<L: Spell>(plan: &Plan, lang: L) -> Walked<'_, L> {
         calls: Vec::new(),
         lang,
     };
-    let names = crate::names::functions(plan);
     let mut functions = Vec::new();
     let mut not_generated = Vec::new();
-    let reads = plan.design.queries.iter().filter(|q| !q.one_off);
-    let writes = plan.design.writes.iter().filter(|w| !w.one_off);
-    let patterns = reads
-        .map(|q| q.pattern.as_str())
-        .chain(writes.map(|w| w.pattern.as_str()));
-    for id in patterns {
-        let (Some(p), Some(name)) = (plan.workload.pattern(id), names.get(id)) else {
+    for (id, name) in names {
+        let Some(p) = plan.workload.pattern(&id) else {
             continue;
         };
-        let name = L::function_name(name);
-        functions.push((id.to_string(), name.clone()));
+        let name = L::function_name(&name);
         if let Err(Skip(reason)) = g.function(p, &name) {
             not_generated.push(NotGenerated {
-                pattern: id.to_string(),
+                pattern: id.clone(),
                 reason,
             });
         }
+        functions.push((id, name));
     }
-    (g, functions, not_generated)
+    Ok((g, functions, not_generated))
 }
 
 impl<'p, L: Spell> Gen<'p, L> {
