@@ -89,3 +89,47 @@ pub fn generate(plan: &Plan, opts: &Options) -> Result<Generated, Error> {
         Lang::Java => java::generate(plan, &opts.package),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use remodel_model::IdStrategy;
+
+    /// The generated hooks make the time-ordered ids of `IdStrategy::TIME_ORDERED` (the walk
+    /// refuses any other layout): the templates spell its epoch, shifts and masks.
+    #[test]
+    fn the_hooks_make_the_plans_time_ordered_ids() {
+        let IdStrategy::TimeOrdered {
+            epoch_ms,
+            node_bits,
+            counter_bits,
+        } = IdStrategy::TIME_ORDERED
+        else {
+            panic!("TIME_ORDERED is time-ordered");
+        };
+        let grouped = |n: i64| {
+            let n = u64::try_from(n).expect("a positive epoch");
+            remodel_model::text::thousands(n).replace(',', "_")
+        };
+        let shift = node_bits + counter_bits;
+        let node_mask = format!("0x{:X}", (1u32 << node_bits) - 1);
+        let counter_max = format!("0x{:X}", (1u32 << counter_bits) - 1);
+        let python = [
+            format!("ID_EPOCH_MS = {}", grouped(epoch_ms)),
+            format!("ms << {shift} | self.node << {counter_bits} | counter"),
+            format!("node & {node_mask}"),
+            format!("counter > {counter_max}"),
+        ];
+        for s in python {
+            assert!(crate::python::HOOKS.contains(&s), "_hooks.py lacks {s}");
+        }
+        let java = [
+            format!("ID_EPOCH_MS = {}L", grouped(epoch_ms)),
+            format!("ms << {shift} | node << {counter_bits} | counter"),
+            format!("node & {node_mask}"),
+            format!("counter > {counter_max}"),
+        ];
+        for s in java {
+            assert!(crate::java::HOOKS.contains(&s), "BaseHooks.java lacks {s}");
+        }
+    }
+}

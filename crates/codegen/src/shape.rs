@@ -141,17 +141,6 @@ pub fn column_ty(plan: &Plan, c: &ColumnRef) -> Option<(Ty, bool)> {
     Some((if list { Ty::Any } else { ty }, col.nullable))
 }
 
-/// The width in bits of an integer column of declared SQL type `sql_type` (`serial` 32,
-/// `smallint` 16; anything else 64).
-pub fn integer_bits(sql_type: &str) -> u32 {
-    let t = sql_type.trim().to_ascii_lowercase();
-    match t.as_str() {
-        "smallint" | "int2" | "smallserial" | "serial2" => 16,
-        "integer" | "int" | "int4" | "serial" | "serial4" => 32,
-        _ => 64,
-    }
-}
-
 /// One parameter of a generated function.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Param {
@@ -413,16 +402,6 @@ pub fn encoded_decoder(e: Encoding, aware: bool) -> String {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn integer_widths() {
-        assert_eq!(super::integer_bits("bigserial"), 64);
-        assert_eq!(super::integer_bits("BIGINT"), 64);
-        assert_eq!(super::integer_bits("serial"), 32);
-        assert_eq!(super::integer_bits(" integer "), 32);
-        assert_eq!(super::integer_bits("smallserial"), 16);
-        assert_eq!(super::integer_bits("numeric(20)"), 64);
-    }
-
     use super::*;
 
     #[test]

@@ -24,6 +24,7 @@ pub mod embed;
 pub mod emit;
 pub mod expiry;
 pub mod functions;
+pub mod ids;
 pub mod keys;
 mod loops;
 pub mod naming;
@@ -426,6 +427,7 @@ fn design_once(
         });
     }
     functions::name(&mut design, workload);
+    ids::allocate(schema, &mut design);
     design.violations = validate::validate_in(schema, workload, &design, &config.time_zone);
     for v in &design.violations {
         diagnostics.push(Diagnostic {

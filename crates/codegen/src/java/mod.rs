@@ -32,7 +32,7 @@ const RUNTIME: &str = include_str!("../../templates/java/Rt.java");
 /// The driver calls every module carries.
 const DRIVER: &str = include_str!("../../templates/java/Driver.java");
 /// The hooks' base class every module carries.
-const HOOKS: &str = include_str!("../../templates/java/BaseHooks.java");
+pub(crate) const HOOKS: &str = include_str!("../../templates/java/BaseHooks.java");
 /// The protocol of `replay --executor` every module carries.
 const SERVE: &str = include_str!("../../templates/java/Serve.java");
 

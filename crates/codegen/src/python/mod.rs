@@ -32,7 +32,7 @@ const RUNTIME: &str = include_str!("../../templates/python/_runtime.py");
 /// The driver calls every package carries.
 const DRIVER: &str = include_str!("../../templates/python/_driver.py");
 /// The hooks' base class every package carries.
-const HOOKS: &str = include_str!("../../templates/python/_hooks.py");
+pub(crate) const HOOKS: &str = include_str!("../../templates/python/_hooks.py");
 /// The protocol of `replay --executor` every package carries.
 const EXECUTOR: &str = include_str!("../../templates/python/_executor.py");
 

@@ -20,10 +20,23 @@ pub fn plan_files(
     keyspace: &str,
 ) -> (Plan, Vec<Diagnostic>) {
     let ddl = remodel_sql::ddl::load_files(schema).unwrap_or_else(|e| panic!("schema: {e}"));
+    let (plan, diagnostics) = plan_schema(&ddl.schema, queries, stats, keyspace);
+    let mut diags = ddl.diagnostics;
+    diags.extend(diagnostics);
+    (plan, diags)
+}
+
+/// Plans a loaded `schema` with the workload of `queries`.
+pub fn plan_schema(
+    schema: &remodel_model::Schema,
+    queries: &[PathBuf],
+    stats: Option<&Statistics>,
+    keyspace: &str,
+) -> (Plan, Vec<Diagnostic>) {
     let wl = remodel_sql::workload::read_files(queries, Format::Auto)
         .unwrap_or_else(|e| panic!("workload: {e}"));
     let analysis = remodel_analyze::analyze(
-        &ddl.schema,
+        schema,
         &wl.workload,
         &remodel_analyze::AnalyzeConfig::default(),
     );
@@ -32,8 +45,7 @@ pub fn plan_files(
         ..DesignConfig::default()
     };
     let (plan, analysis_diags) = remodel_design::plan(analysis, stats, &config);
-    let mut diags = ddl.diagnostics;
-    diags.extend(wl.diagnostics);
+    let mut diags = wl.diagnostics;
     diags.extend(analysis_diags);
     (plan, diags)
 }
