@@ -76,9 +76,49 @@ pub struct Generated {
     pub files: Vec<File>,
     /// Each function: pattern id and its name, in plan order.
     pub functions: Vec<(String, String)>,
+    /// Each function: pattern id and its declaration as the language writes it
+    /// (`def trips_by_driver_id(self, driver_id: str) -> list[TripsByDriverIdRow]`), in plan
+    /// order.
+    pub signatures: Vec<(String, String)>,
     /// The functions that raise (the plan states no executable way, or one this generator
     /// cannot translate), with why.
     pub not_generated: Vec<NotGenerated>,
+}
+
+/// A generated function as the report shows it: its name in the plan and its declaration in
+/// each language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signature {
+    /// The plan's name of it (`design.queries[].function`).
+    pub name: String,
+    /// Its Python declaration.
+    pub python: String,
+    /// Its Java declaration.
+    pub java: String,
+}
+
+/// The declaration of every function the plan's access layer has, in Python and Java, by
+/// pattern id (what `remodel report` shows beside each pattern's SQL and CQL).
+pub fn signatures(plan: &Plan) -> Result<std::collections::BTreeMap<String, Signature>, Error> {
+    let package = "dal".to_string();
+    let python = python::generate(plan, &package)?;
+    let java = java::generate(plan, &package)?;
+    let named = names::functions(plan)?;
+    let of = |g: &Generated, id: &str| {
+        let found = g.signatures.iter().find(|(p, _)| p == id);
+        found.map(|(_, s)| s.clone()).unwrap_or_default()
+    };
+    Ok(named
+        .into_iter()
+        .map(|(id, name)| {
+            let s = Signature {
+                name,
+                python: of(&python, &id),
+                java: of(&java, &id),
+            };
+            (id, s)
+        })
+        .collect())
 }
 
 /// The data-access layer of `plan` in `opts.lang`.

@@ -66,9 +66,14 @@ pub(crate) fn generate(plan: &Plan, package: &str) -> Result<Generated, crate::E
         File::new(&format!("{dir}/BaseHooks.java"), fixed(HOOKS)),
         File::new(&format!("{dir}/Serve.java"), fixed(SERVE)),
     ];
+    let signatures = g
+        .calls
+        .iter()
+        .map(|c| (c.pattern.clone(), c.signature.clone()));
     Ok(Generated {
         files,
         functions,
+        signatures: signatures.collect(),
         not_generated,
     })
 }

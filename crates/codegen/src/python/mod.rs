@@ -62,9 +62,14 @@ pub(crate) fn generate(plan: &Plan, package: &str) -> Result<Generated, crate::E
         File::new(&format!("{dir}/_executor.py"), EXECUTOR.to_string()),
         File::new(&format!("{dir}/py.typed"), String::new()),
     ];
+    let signatures = g
+        .calls
+        .iter()
+        .map(|c| (c.pattern.clone(), c.signature.clone()));
     Ok(Generated {
         files,
         functions,
+        signatures: signatures.collect(),
         not_generated,
     })
 }

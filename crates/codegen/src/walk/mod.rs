@@ -53,6 +53,9 @@ pub(crate) struct Call {
     pub fields: Option<Vec<String>>,
     /// True for a read.
     pub read: bool,
+    /// The method's declaration as the language writes it (`def trips_by_driver_id(self, …)
+    /// -> list[TripsByDriverIdRow]`), for the report.
+    pub signature: String,
 }
 
 /// A prepared statement of the generated class.
@@ -99,6 +102,8 @@ pub(crate) struct Gen<'p, L> {
     pub calls: Vec<Call>,
     /// The language's own state (the imports a Python module needs).
     pub lang: L,
+    /// The declaration of the last method rendered.
+    header: String,
 }
 
 /// What [`walk`] made: the package's state, each function (pattern, name), those that raise.
@@ -118,6 +123,7 @@ pub(crate) fn walk<L: Spell>(plan: &Plan, lang: L) -> Result<Walked<'_, L>, crat
         row_classes: Vec::new(),
         methods: Vec::new(),
         calls: Vec::new(),
+        header: String::new(),
         lang,
     };
     let mut functions = Vec::new();
@@ -257,6 +263,7 @@ impl<'p, L: Spell> Gen<'p, L> {
             params,
             fields,
             read: !p.kind.is_write(),
+            signature: std::mem::take(&mut self.header),
         });
         skipped.map_or(Ok(()), Err)
     }
@@ -282,7 +289,20 @@ impl<'p, L: Spell> Gen<'p, L> {
         );
         let doc = L::doc(&summary, &[("SQL", p.sql.as_str())]);
         let body = [Stmt::Raise(L::string(&format!("{}: {reason}", p.id)))];
-        self.lang.method(name, &sig, returns, &doc, &body)
+        self.method(name, &sig, returns, &doc, &body)
+    }
+
+    /// A method (its declaration kept for [`Call::signature`]).
+    pub(crate) fn method(
+        &mut self,
+        name: &str,
+        sig: &str,
+        returns: Returns<'_>,
+        doc: &str,
+        body: &[Stmt],
+    ) -> String {
+        self.header = self.lang.header(name, sig, returns);
+        self.lang.method(name, sig, returns, doc, body)
     }
 
     /// A bind's value in the source's meaning (a `buckets` bind is the caller's), where
