@@ -6,29 +6,11 @@
 
 mod support;
 
-use remodel_design::DesignConfig;
 use remodel_model::Plan;
-use support::pipeline::{pattern_id, root};
+use support::pipeline::{pattern_id, plan_rideshare_with};
 
-/// Rideshare's schema with `queries` as its workload.
 fn plan_of(queries: &str) -> Plan {
-    let ddl = remodel_sql::ddl::load_files(&[root().join("examples/rideshare/schema.sql")])
-        .expect("schema");
-    let wl = remodel_sql::workload::read_str(
-        "queries.sql",
-        queries,
-        remodel_sql::workload::Format::Auto,
-    );
-    let analysis = remodel_analyze::analyze(
-        &ddl.schema,
-        &wl.workload,
-        &remodel_analyze::AnalyzeConfig::default(),
-    );
-    let config = DesignConfig {
-        keyspace: "names".into(),
-        ..DesignConfig::default()
-    };
-    remodel_design::plan(analysis, None, &config).0
+    plan_rideshare_with(queries, "names")
 }
 
 const ANNOTATED: &str = "-- name: TripsOfDriver :many\n\

@@ -900,7 +900,7 @@ pub struct ReadTerms {
 }
 
 /// One column of a read's result.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ReadColumn {
     /// The name the SQL's result gives it (its alias, else the column's name).
@@ -923,6 +923,11 @@ pub struct ReadColumn {
     /// application decodes it (an [`Encoding::EpochMicros`] `bigint` back to its timestamp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub encoding: Option<Encoding>,
+    /// A computed column that is an aggregate of the SELECT list: its index in the pattern's
+    /// `aggregates` (`workload.patterns[].analysis.aggregates`), which the client computes
+    /// (`client.aggregates`) or the CQL does. Absent for a column that is not one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregate: Option<usize>,
 }
 
 /// Which partitions a read touches.

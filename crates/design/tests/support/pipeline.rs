@@ -26,6 +26,24 @@ pub fn plan_files(
     (plan, diags)
 }
 
+/// Plans rideshare's schema (`examples/rideshare/schema.sql`) with `queries`, a SQL workload
+/// given as text, into keyspace `ks`.
+pub fn plan_rideshare_with(queries: &str, ks: &str) -> Plan {
+    let ddl = remodel_sql::ddl::load_files(&[root().join("examples/rideshare/schema.sql")])
+        .unwrap_or_else(|e| panic!("schema: {e}"));
+    let wl = remodel_sql::workload::read_str("queries.sql", queries, Format::Auto);
+    let analysis = remodel_analyze::analyze(
+        &ddl.schema,
+        &wl.workload,
+        &remodel_analyze::AnalyzeConfig::default(),
+    );
+    let config = DesignConfig {
+        keyspace: ks.into(),
+        ..DesignConfig::default()
+    };
+    remodel_design::plan(analysis, None, &config).0
+}
+
 /// Plans a loaded `schema` with the workload of `queries`.
 pub fn plan_schema(
     schema: &remodel_model::Schema,
