@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent executor of plan.json (format 3): runs every read of a plan on Cassandra
+"""An independent executor of plan.json (format 4): runs every read of a plan on Cassandra
 exactly as plan.json states it and compares the rows with the original SQL on Postgres.
 
 It reads ONLY plan.json (no remodel code, no notes). Whatever the plan does not state well
@@ -770,8 +770,8 @@ def main():
     import json
     with open(a.plan) as f:
         plan = json.load(f)
-    if plan.get("format_version") != 3:
-        print(f"{a.plan}: format {plan.get('format_version')}, this executor reads format 3")
+    if plan.get("format_version") != 4:
+        print(f"{a.plan}: format {plan.get('format_version')}, this executor reads format 4")
         return 2
     host, _, port = a.cql.removeprefix("cql://").rpartition(":")
     cluster = Cluster([host], port=int(port))

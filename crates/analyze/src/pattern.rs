@@ -98,6 +98,9 @@ pub(crate) struct Ctx<'s> {
     /// Inside the SELECT of an `INSERT … SELECT`: a generated source (`generate_series`) is
     /// a bulk load, fully described by its write, not an access to model.
     insert_source: bool,
+    /// The main SELECT list's items that are an aggregate call and nothing else: (position in
+    /// the result, index in `aggregates`).
+    output_aggregates: Vec<(usize, usize)>,
     /// The subqueries of expressions that read a table (`EXISTS (…)`, `IN (SELECT …)`, scalar
     /// subqueries), as written (cut): a read with one is not modelled.
     expr_subqueries_read: Vec<String>,
@@ -152,6 +155,7 @@ pub(crate) fn analyze_statement(
         unmodeled: Vec::new(),
         kind: None,
         insert_source: false,
+        output_aggregates: Vec::new(),
         expr_subqueries_read: Vec::new(),
         conv: remodel_sql::typed_expr::Converter::new(Some(time_zone)),
         write_rel: None,
@@ -178,10 +182,20 @@ pub(crate) fn analyze_statement(
         Statement::Query(q) => {
             ctx.kind = Some(StatementKind::Select);
             let outputs = ctx.query(q, true);
-            ctx.res.analysis.outputs = outputs
+            let aggregate_at = |k: usize| {
+                let found = ctx.output_aggregates.iter().find(|(at, _)| *at == k);
+                found.map(|(_, a)| *a)
+            };
+            let outputs: Vec<OutputColumn> = outputs
                 .into_iter()
-                .map(|(name, column)| OutputColumn { name, column })
+                .enumerate()
+                .map(|(k, (name, column))| OutputColumn {
+                    aggregate: aggregate_at(k),
+                    name,
+                    column,
+                })
                 .collect();
+            ctx.res.analysis.outputs = outputs;
             if !q.locks.is_empty() {
                 let locks: Vec<String> = q.locks.iter().map(ToString::to_string).collect();
                 ctx.res.analysis.locking = Some(locks.join(" "));
@@ -868,6 +882,15 @@ impl<'s> Ctx<'s> {
                     if main {
                         for c in &cols {
                             self.push_projection(c.clone());
+                        }
+                        // An item that is one aggregate call is that aggregate's column
+                        // (`count(*) + 1` is computed from one, not it).
+                        let whole = aggs.len() == 1
+                            && matches!(e, Expr::Function(f)
+                                if AGGREGATES.contains(&bare_name(&f.name).as_str()) && f.over.is_none());
+                        if whole {
+                            let k = self.res.analysis.aggregates.len();
+                            self.output_aggregates.push((outs.len(), k));
                         }
                         for (f, arg, distinct) in aggs {
                             let column = match &arg {

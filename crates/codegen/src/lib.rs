@@ -79,9 +79,49 @@ pub struct Generated {
     pub files: Vec<File>,
     /// Each function: pattern id and its name, in plan order.
     pub functions: Vec<(String, String)>,
+    /// Each function: pattern id and its declaration as the language writes it
+    /// (`def trips_by_driver_id(self, driver_id: str) -> list[TripsByDriverIdRow]`), in plan
+    /// order.
+    pub signatures: Vec<(String, String)>,
     /// The functions that raise (the plan states no executable way, or one this generator
     /// cannot translate), with why.
     pub not_generated: Vec<NotGenerated>,
+}
+
+/// A generated function as the report shows it: its name in the plan and its declaration in
+/// each language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signature {
+    /// The plan's name of it (`design.queries[].function`).
+    pub name: String,
+    /// Its Python declaration.
+    pub python: String,
+    /// Its Java declaration.
+    pub java: String,
+}
+
+/// The declaration of every function the plan's access layer has, in Python and Java, by
+/// pattern id (what `remodel report` shows beside each pattern's SQL and CQL).
+pub fn signatures(plan: &Plan) -> Result<std::collections::BTreeMap<String, Signature>, Error> {
+    let package = "dal".to_string();
+    let python = python::generate(plan, &package)?;
+    let java = java::generate(plan, &package)?;
+    let named = names::functions(plan)?;
+    let of = |g: &Generated, id: &str| {
+        let found = g.signatures.iter().find(|(p, _)| p == id);
+        found.map(|(_, s)| s.clone()).unwrap_or_default()
+    };
+    Ok(named
+        .into_iter()
+        .map(|(id, name)| {
+            let s = Signature {
+                name,
+                python: of(&python, &id),
+                java: of(&java, &id),
+            };
+            (id, s)
+        })
+        .collect())
 }
 
 /// The data-access layer of `plan` in `opts.lang`.
@@ -90,5 +130,49 @@ pub fn generate(plan: &Plan, opts: &Options) -> Result<Generated, Error> {
     match opts.lang {
         Lang::Python => python::generate(plan, &opts.package),
         Lang::Java => java::generate(plan, &opts.package),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use remodel_model::IdStrategy;
+
+    /// The generated hooks make the time-ordered ids of `IdStrategy::TIME_ORDERED` (the walk
+    /// refuses any other layout): the templates spell its epoch, shifts and masks.
+    #[test]
+    fn the_hooks_make_the_plans_time_ordered_ids() {
+        let IdStrategy::TimeOrdered {
+            epoch_ms,
+            node_bits,
+            counter_bits,
+        } = IdStrategy::TIME_ORDERED
+        else {
+            panic!("TIME_ORDERED is time-ordered");
+        };
+        let grouped = |n: i64| {
+            let n = u64::try_from(n).expect("a positive epoch");
+            remodel_model::text::thousands(n).replace(',', "_")
+        };
+        let shift = node_bits + counter_bits;
+        let node_mask = format!("0x{:X}", (1u32 << node_bits) - 1);
+        let counter_max = format!("0x{:X}", (1u32 << counter_bits) - 1);
+        let python = [
+            format!("ID_EPOCH_MS = {}", grouped(epoch_ms)),
+            format!("ms << {shift} | self.node << {counter_bits} | counter"),
+            format!("node & {node_mask}"),
+            format!("counter > {counter_max}"),
+        ];
+        for s in python {
+            assert!(crate::python::HOOKS.contains(&s), "_hooks.py lacks {s}");
+        }
+        let java = [
+            format!("ID_EPOCH_MS = {}L", grouped(epoch_ms)),
+            format!("ms << {shift} | node << {counter_bits} | counter"),
+            format!("node & {node_mask}"),
+            format!("counter > {counter_max}"),
+        ];
+        for s in java {
+            assert!(crate::java::HOOKS.contains(&s), "BaseHooks.java lacks {s}");
+        }
     }
 }

@@ -1,47 +1,16 @@
 //! The names of the generated functions and of their parameters, the same for every language
 //! (each backend spells them its way: `trips_by_driver_id`, `tripsByDriverId`).
 //!
-//! A function is named by the pattern's `name` (a sqlc-style `-- name: TripsOfDriver :many`
-//! annotation of the workload file) when it has one, else from its table and predicate:
-//! `trips_by_driver_id`, `count_likes_by_post_id`, `insert_trips`, `update_trips_status_by_trip_id`.
-//! Names that would collide all take their pattern id (`trips_by_driver_id_q1`), so a name
-//! depends on the plan only, never on the order patterns are met in: stable across runs.
+//! A function's name is the plan's (`design.queries[].function`, `design.writes[].function`,
+//! decided by the designer), spelled by each backend its way.
 //! A parameter is named after what it binds: the column it is compared with or assigned to
 //! (`driver_id`), a range's bound (`started_at_from`, `started_at_to`), `limit`, `offset`.
 
 use crate::Error;
-use remodel_model::{AccessPattern, BinaryOp, Expr, Plan, StatementKind};
+use remodel_model::{AccessPattern, BinaryOp, Expr, Plan};
 use std::collections::BTreeMap;
 
-/// A snake_case identifier of `text`: ASCII letters, digits and `_`, lower case, words of a
-/// camel-cased name apart (`TripsOfDriver` → `trips_of_driver`), never starting with a digit.
-pub fn snake(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 4);
-    let mut prev_lower = false;
-    for c in text.chars() {
-        if c.is_ascii_uppercase() {
-            if prev_lower {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-            prev_lower = false;
-        } else if c.is_ascii_alphanumeric() {
-            out.push(c);
-            prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-        } else {
-            if !out.ends_with('_') {
-                out.push('_');
-            }
-            prev_lower = false;
-        }
-    }
-    let trimmed = out.trim_matches('_').to_string();
-    match trimmed.chars().next() {
-        None => "x".into(),
-        Some(c) if c.is_ascii_digit() => format!("n{trimmed}"),
-        Some(_) => trimmed,
-    }
-}
+pub use remodel_model::text::snake;
 
 /// `trips_by_driver_id` → `TripsByDriverId`.
 pub fn pascal(snake: &str) -> String {
@@ -89,96 +58,19 @@ pub fn check_package(name: &str) -> Result<(), Error> {
 }
 
 /// The function name of every pattern the plan executes (reads and writes that are not
-/// one-off), by pattern id.
-pub fn functions(plan: &Plan) -> BTreeMap<String, String> {
-    let mut base: Vec<(String, String)> = Vec::new();
-    for q in plan.design.queries.iter().filter(|q| !q.one_off) {
-        if let Some(p) = plan.workload.pattern(&q.pattern) {
-            base.push((p.id.clone(), base_name(p)));
-        }
-    }
-    for w in plan.design.writes.iter().filter(|w| !w.one_off) {
-        if let Some(p) = plan.workload.pattern(&w.pattern) {
-            base.push((p.id.clone(), base_name(p)));
-        }
-    }
-    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
-    for (_, n) in &base {
-        *count.entry(n.as_str()).or_default() += 1;
-    }
-    base.iter()
-        .map(|(id, n)| {
-            let name = if count[n.as_str()] > 1 {
-                format!("{n}_{}", snake(id))
-            } else {
-                n.clone()
-            };
-            (id.clone(), name)
+/// one-off), in plan order, as the plan states it; a plan that leaves one out is refused.
+pub fn functions(plan: &Plan) -> Result<Vec<(String, String)>, Error> {
+    let reads = plan.design.queries.iter().filter(|q| !q.one_off);
+    let reads = reads.map(|q| (&q.pattern, &q.function));
+    let writes = plan.design.writes.iter().filter(|w| !w.one_off);
+    let writes = writes.map(|w| (&w.pattern, &w.function));
+    reads
+        .chain(writes)
+        .map(|(pattern, function)| match function {
+            Some(f) => Ok((pattern.clone(), f.clone())),
+            None => Err(Error::Unnamed(pattern.clone())),
         })
         .collect()
-}
-
-/// The name a pattern's function takes before collisions are settled.
-fn base_name(p: &AccessPattern) -> String {
-    if let Some(n) = &p.name {
-        return snake(n);
-    }
-    let a = &p.analysis;
-    let table = a
-        .write
-        .as_ref()
-        .map(|w| w.table.as_str())
-        .or(a.tables.first().map(String::as_str))
-        .unwrap_or("rows");
-    let table = snake(table);
-    let by = |cols: Vec<String>| -> String {
-        if cols.is_empty() {
-            String::new()
-        } else {
-            format!("_by_{}", cols.join("_and_"))
-        }
-    };
-    let mut keys: Vec<String> = Vec::new();
-    for c in a
-        .equality
-        .iter()
-        .map(|e| &e.column)
-        .chain(a.ranges.iter().map(|r| &r.column))
-    {
-        let c = snake(&c.column);
-        if !keys.contains(&c) {
-            keys.push(c);
-        }
-    }
-    match p.kind {
-        StatementKind::Select => {
-            let verb = a
-                .aggregates
-                .first()
-                .map(|g| format!("{}_", snake(&g.function)))
-                .unwrap_or_default();
-            let all = if keys.is_empty() { "all_" } else { "" };
-            format!("{verb}{all}{table}{}", by(keys))
-        }
-        StatementKind::Insert => {
-            let upsert = a.write.as_ref().is_some_and(|w| w.on_conflict);
-            format!("{}_{table}", if upsert { "upsert" } else { "insert" })
-        }
-        StatementKind::Update => {
-            let set: Vec<String> = a
-                .write
-                .as_ref()
-                .map(|w| w.columns_written.iter().map(|c| snake(c)).collect())
-                .unwrap_or_default();
-            let set = match set.len() {
-                0 => String::new(),
-                1..=3 => format!("_{}", set.join("_and_")),
-                _ => format!("_{}_etc", set[..3].join("_and_")),
-            };
-            format!("update_{table}{set}{}", by(keys))
-        }
-        StatementKind::Delete => format!("delete_{table}{}", by(keys)),
-    }
 }
 
 /// The name of each parameter of `p` (`$1` first), in snake_case, distinct.
@@ -294,12 +186,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn identifiers_are_snake_case_whatever_they_were() {
-        assert_eq!(snake("TripsOfDriver"), "trips_of_driver");
-        assert_eq!(snake("auth.users"), "auth_users");
-        assert_eq!(snake("user-accounts"), "user_accounts");
-        assert_eq!(snake("2fa codes"), "n2fa_codes");
-        assert_eq!(snake("?column?"), "column");
+    fn pascal_and_camel_case() {
         assert_eq!(pascal("trips_by_driver_id"), "TripsByDriverId");
         assert_eq!(camel("trips_by_driver_id"), "tripsByDriverId");
     }

@@ -141,17 +141,6 @@ pub fn column_ty(plan: &Plan, c: &ColumnRef) -> Option<(Ty, bool)> {
     Some((if list { Ty::Any } else { ty }, col.nullable))
 }
 
-/// The width in bits of an integer column of declared SQL type `sql_type` (`serial` 32,
-/// `smallint` 16; anything else 64).
-pub fn integer_bits(sql_type: &str) -> u32 {
-    let t = sql_type.trim().to_ascii_lowercase();
-    match t.as_str() {
-        "smallint" | "int2" | "smallserial" | "serial2" => 16,
-        "integer" | "int" | "int4" | "serial" | "serial4" => 32,
-        _ => 64,
-    }
-}
-
 /// One parameter of a generated function.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Param {
@@ -341,13 +330,12 @@ pub fn unqualified(cql: &str, keyspace: &str, tables: &[&str]) -> String {
 }
 
 /// Where each computed column of read `q` is (its key in the rows, its type, whether NULL), in
-/// the SQL result's order. plan.json states a computed column by its name alone; the contract
-/// (book/src/plan-json.md, "The result columns") links the computed columns of a read, in
-/// order, to its pattern's `aggregates`: the client computes an aggregate that
-/// `client.aggregates` lists (under [`aggregate_key`]); when the client aggregates nothing, the
-/// CQL does, its result's last columns being the aggregates in that order (`#-k`: the k-th
-/// column from the last). Empty when the counts differ (an expression of the SELECT list,
-/// which the plan does not state).
+/// the SQL result's order. plan.json links each computed column to the pattern's aggregate it
+/// is (`columns[].aggregate`, book/src/plan-json.md "The result columns"): the client computes
+/// an aggregate that `client.aggregates` lists (under [`aggregate_key`]); when the client
+/// aggregates nothing, the CQL does, its result's last columns being the aggregates in their
+/// order (`#-k`: the k-th column from the last). Empty when a computed column is no aggregate
+/// (an expression of the SELECT list, which the plan does not state).
 fn computed_fields(plan: &Plan, q: &QueryMapping) -> Vec<(Option<String>, Ty, bool)> {
     let Some(p) = plan.workload.patterns.iter().find(|p| p.id == q.pattern) else {
         return Vec::new();
@@ -356,15 +344,21 @@ fn computed_fields(plan: &Plan, q: &QueryMapping) -> Vec<(Option<String>, Ty, bo
     let computed = q
         .columns
         .iter()
-        .filter(|c| c.source.is_none() && c.table.is_none() && c.cql_column.is_none())
-        .count();
-    if computed != aggs.len() || q.counter.is_some() {
+        .filter(|c| c.source.is_none() && c.table.is_none() && c.cql_column.is_none());
+    let linked: Option<Vec<usize>> = computed
+        .map(|c| c.aggregate.filter(|k| *k < aggs.len()))
+        .collect();
+    let Some(linked) = linked else {
+        return Vec::new();
+    };
+    if q.counter.is_some() {
         return Vec::new();
     }
     let client = &q.client.aggregates;
-    aggs.iter()
-        .enumerate()
-        .map(|(k, a)| {
+    linked
+        .into_iter()
+        .map(|k| {
+            let a = &aggs[k];
             let key = if client.contains(a) {
                 Some(aggregate_key(a))
             } else if client.is_empty() {
@@ -413,16 +407,6 @@ pub fn encoded_decoder(e: Encoding, aware: bool) -> String {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn integer_widths() {
-        assert_eq!(super::integer_bits("bigserial"), 64);
-        assert_eq!(super::integer_bits("BIGINT"), 64);
-        assert_eq!(super::integer_bits("serial"), 32);
-        assert_eq!(super::integer_bits(" integer "), 32);
-        assert_eq!(super::integer_bits("smallserial"), 16);
-        assert_eq!(super::integer_bits("numeric(20)"), 64);
-    }
-
     use super::*;
 
     #[test]

@@ -138,10 +138,11 @@ fn fixtures_java() {
     }
 }
 
-/// A serial column's next value is asked of the hooks with the column's width: a time-ordered
-/// 64-bit id fits a `bigserial`, not a `serial` (whose default hook raises).
+/// A serial column's next value is asked of the hooks with the strategy the plan states for it
+/// (`design.ids`): a time-ordered 64-bit id for a `bigserial`, the application's for a column
+/// the plan leaves to it; a column the plan states nothing for gives a function that raises.
 #[test]
-fn sequences_are_asked_with_the_columns_width() {
+fn sequences_are_made_as_the_plan_states() {
     let mut plan = plan_fixture("defaults");
     let calls = |plan: &Plan| {
         let mut out = Vec::new();
@@ -164,25 +165,40 @@ fn sequences_are_asked_with_the_columns_width() {
     assert_eq!(
         calls(&plan),
         [
-            "nextval(\"\", \"ticket_notes.note_id\", 64)",
-            "nextval(\"\", \"ticket_notes.note_id\", 64)"
+            "nextval(\"\", \"ticket_notes.note_id\", \"time_ordered\")",
+            "nextval(\"\", \"ticket_notes.note_id\", \"time_ordered\")"
         ]
     );
-    let note_id = plan
-        .schema
-        .tables
+    let id = plan
+        .design
+        .ids
         .iter_mut()
-        .find(|t| t.name == "ticket_notes")
-        .and_then(|t| t.columns.iter_mut().find(|c| c.name == "note_id"))
-        .expect("ticket_notes.note_id");
-    note_id.sql_type = "serial".into();
+        .find(|i| i.column.table == "ticket_notes" && i.column.column == "note_id")
+        .expect("ticket_notes.note_id's id strategy");
+    id.strategy = remodel_model::IdStrategy::Application;
     assert_eq!(
         calls(&plan),
         [
-            "nextval(\"\", \"ticket_notes.note_id\", 32)",
-            "nextval(\"\", \"ticket_notes.note_id\", 32)"
+            "nextval(\"\", \"ticket_notes.note_id\", \"application\")",
+            "nextval(\"\", \"ticket_notes.note_id\", \"application\")"
         ]
     );
+    plan.design.ids.clear();
+    for lang in [Lang::Python, Lang::Java] {
+        let opts = Options {
+            lang,
+            package: "defaults_dal".into(),
+        };
+        let out = generate(&plan, &opts).expect("generate");
+        assert!(
+            out.not_generated
+                .iter()
+                .any(|n| n.reason.contains("ticket_notes.note_id")
+                    && n.reason.contains("design.ids")),
+            "{:?}",
+            out.not_generated
+        );
+    }
 }
 
 /// A logged batch the plan cuts (`batch.max_statements`) is sent in chunks by both languages.

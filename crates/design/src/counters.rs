@@ -650,6 +650,7 @@ pub fn query(ks: &str, schema: &Schema, p: &AccessPattern, s: &Spec) -> QueryMap
                 cql_column: Some(cql_column),
                 cql_type: Some(cql_type),
                 encoding: None,
+                aggregate: None,
             }
         })
         .collect();

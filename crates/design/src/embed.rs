@@ -297,6 +297,7 @@ fn entry_column(host: &TableBuild, e: &Embedding, c: &ColumnRef) -> Option<ReadC
                 cql_column: Some(f.clone()),
                 cql_type: Some(ty.clone()),
                 encoding: None,
+                aggregate: None,
             });
         }
         let i = e.fk.iter().position(|f| same(f, &c.column))?;

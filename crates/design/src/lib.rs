@@ -23,6 +23,8 @@ pub mod cql;
 pub mod embed;
 pub mod emit;
 pub mod expiry;
+pub mod functions;
+pub mod ids;
 pub mod keys;
 mod loops;
 pub mod naming;
@@ -424,6 +426,8 @@ fn design_once(
             message: format!("{} renamed to {}: {}", r.source, r.target, r.reason),
         });
     }
+    functions::name(&mut design, workload);
+    ids::allocate(schema, &mut design);
     design.violations = validate::validate_in(schema, workload, &design, &config.time_zone);
     for v in &design.violations {
         diagnostics.push(Diagnostic {

@@ -807,7 +807,8 @@ pub fn map(
 }
 
 /// The read's result columns in the SQL's order, each found in the first of `held` (the read's
-/// table, then its lookups) that holds its source column; a computed one has no CQL column.
+/// table, then its lookups) that holds its source column; a computed one has no CQL column, and
+/// is linked to the aggregate it is, when it is one (the analyzer's `outputs[].aggregate`).
 pub fn read_columns(
     p: &AccessPattern,
     held: &dyn Fn(&ColumnRef) -> Option<ReadColumn>,
@@ -820,14 +821,8 @@ pub fn read_columns(
             ReadColumn {
                 name: o.name.clone(),
                 source: o.column.clone(),
-                ..found.unwrap_or(ReadColumn {
-                    name: String::new(),
-                    source: None,
-                    table: None,
-                    cql_column: None,
-                    cql_type: None,
-                    encoding: None,
-                })
+                aggregate: o.aggregate.filter(|_| o.column.is_none()),
+                ..found.unwrap_or_default()
             }
         })
         .collect()
@@ -843,6 +838,7 @@ pub fn held_in(t: &TableBuild, c: &ColumnRef) -> Option<ReadColumn> {
         cql_column: Some(name.to_string()),
         cql_type: t.type_of(name),
         encoding: t.encoding(&KeySrc::Col(c.clone())),
+        aggregate: None,
     })
 }
 

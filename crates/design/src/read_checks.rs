@@ -367,8 +367,9 @@ fn typed_reads(design: &Design, q: &QueryMapping, out: &mut Vec<Violation>) {
 
 /// (o) The plan states what an executor needs: every bind typed, every read its partitions,
 /// result columns and consistency, every write its batch and consistency, no read both
-/// unsupported and mapped.
+/// unsupported and mapped, every read and write the name of its function.
 pub fn contract(design: &Design, out: &mut Vec<Violation>) {
+    function_names(design, out);
     for q in design.queries.iter().filter(|q| !q.one_off) {
         typed_reads(design, q, out);
         match (&q.cql, &q.unsupported) {
@@ -414,6 +415,36 @@ pub fn contract(design: &Design, out: &mut Vec<Violation>) {
                     "write {}: the plan does not state how its statements are batched or at which consistency level",
                     w.pattern
                 ),
+            );
+        }
+    }
+}
+
+/// (o) Every read and write that is not one-off names its function, a snake_case identifier no
+/// other read or write takes: a generated access layer and the report use these names as given.
+fn function_names(design: &Design, out: &mut Vec<Violation>) {
+    let mut seen: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    let reads = design.queries.iter().filter(|q| !q.one_off);
+    let reads = reads.map(|q| ("read", q.pattern.as_str(), q.function.as_deref()));
+    let writes = design.writes.iter().filter(|w| !w.one_off);
+    let writes = writes.map(|w| ("write", w.pattern.as_str(), w.function.as_deref()));
+    for (what, pattern, function) in reads.chain(writes) {
+        let Some(f) = function else {
+            v(out, "o", format!("{what} {pattern}: no function name"));
+            continue;
+        };
+        if remodel_model::text::snake(f) != f {
+            v(
+                out,
+                "o",
+                format!("{what} {pattern}: function name `{f}` is not a snake_case identifier"),
+            );
+        }
+        if let Some(other) = seen.insert(f, pattern) {
+            v(
+                out,
+                "o",
+                format!("{what} {pattern}: function name `{f}` is also {other}'s"),
             );
         }
     }

@@ -109,8 +109,57 @@ pub fn validate_in(
         crate::read_checks::buckets_read(design, p, q, session_zone, &mut out);
     }
     crate::read_checks::contract(design, &mut out);
+    ids_stated(schema, design, &mut out);
     ttl_written(design, &mut out);
     out
+}
+
+/// (o) Every column a write path gives a sequence's next value states how a writer makes one
+/// (`design.ids`), and a time-ordered id only where the column holds 64 bits.
+fn ids_stated(schema: &Schema, design: &Design, out: &mut Vec<Violation>) {
+    for w in design.writes.iter().filter(|w| !w.one_off) {
+        for nv in &w.values {
+            let mut nextval = false;
+            nv.value.walk(&mut |e| {
+                nextval |= matches!(
+                    e,
+                    remodel_model::Expr::Call {
+                        function: remodel_model::Function::Nextval,
+                        ..
+                    }
+                );
+            });
+            if nextval && !design.ids.iter().any(|i| i.column == nv.column) {
+                v(
+                    out,
+                    "o",
+                    format!(
+                        "write {}: {} takes a sequence's next value, and design.ids does not say how a writer makes one",
+                        w.pattern, nv.column
+                    ),
+                );
+            }
+        }
+    }
+    for id in &design.ids {
+        let sql_type = schema
+            .table(&id.column.table)
+            .and_then(|t| t.column(&id.column.column))
+            .map(|c| c.sql_type.as_str())
+            .unwrap_or_default();
+        let (fits, _) = crate::ids::strategy(&id.column, sql_type);
+        let time_ordered = matches!(id.strategy, remodel_model::IdStrategy::TimeOrdered { .. });
+        if time_ordered && fits != remodel_model::IdStrategy::TIME_ORDERED {
+            v(
+                out,
+                "o",
+                format!(
+                    "design.ids: {} is `{sql_type}`, which cannot hold a time-ordered 64-bit id",
+                    id.column
+                ),
+            );
+        }
+    }
 }
 
 /// (ttl) Every INSERT and UPDATE of a table whose rows expire gives them their TTL: a statement

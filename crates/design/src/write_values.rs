@@ -194,10 +194,19 @@ fn default_value(
                 args: Vec::new(),
             },
         };
+        let (strategy, _) = crate::ids::strategy(&column, &c.sql_type);
+        let how = match strategy {
+            remodel_model::IdStrategy::TimeOrdered { .. } => {
+                "a writer makes a time-ordered 64-bit id itself (design.ids)"
+            }
+            remodel_model::IdStrategy::Application => {
+                "the application must allocate it (keep the sequence through the cut-over, or ranges of its own; design.ids)"
+            }
+        };
         warnings.push(Warning {
             code: "identity_allocation".into(),
             message: format!(
-                "{column} comes from a Postgres sequence, which Cassandra does not have: the application must allocate it (keep the sequence through the cut-over, or switch to a uuid it generates)"
+                "{column} comes from a Postgres sequence, which Cassandra does not have: {how}"
             ),
         });
         return Ok(Some(NewValue {

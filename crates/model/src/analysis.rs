@@ -305,6 +305,10 @@ pub struct OutputColumn {
     /// aggregate, an expression).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub column: Option<ColumnRef>,
+    /// When the item is one aggregate call and nothing else (`max(bid)`, not `max(bid) + 1`):
+    /// its index in `aggregates`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregate: Option<usize>,
 }
 
 /// One aggregate in the projection.

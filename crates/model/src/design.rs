@@ -45,6 +45,66 @@ pub struct Design {
     /// The writes observed together in transactions, each group with how it is sent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub write_groups: Vec<crate::WriteGroup>,
+    /// How a writer that reaches only Cassandra makes a new value of each column a write path
+    /// takes from a Postgres sequence (`nextval`, a `serial` or identity column).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ids: Vec<IdAllocation>,
+}
+
+/// How new values of a sequence-fed column (`serial`, identity, `nextval(…)`) are made once the
+/// application writes only to Cassandra, which has no sequence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct IdAllocation {
+    /// The column (`table.column` of the source schema).
+    pub column: ColumnRef,
+    /// The Postgres sequence the source draws its values from, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence: Option<String>,
+    /// How a writer makes a new value.
+    pub strategy: IdStrategy,
+    /// Why this strategy (for humans).
+    pub reason: String,
+}
+
+/// How a writer makes a new id ([`IdAllocation`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum IdStrategy {
+    /// A 64-bit id the client makes, increasing in time: `(ms − epoch_ms) << (node_bits +
+    /// counter_bits) | node << counter_bits | counter`, where `ms` is the clock in milliseconds
+    /// since 1970 (never going back within a process), `node` the writing process's number
+    /// (unique among the processes writing the column) and `counter` the ids already made in
+    /// that millisecond. It keeps the column's `bigint` type and lies above every value the
+    /// source's sequence reached while that maximum is below `(cut-over ms − epoch_ms) <<
+    /// (node_bits + counter_bits)`.
+    TimeOrdered {
+        /// The ids' epoch in milliseconds since 1970.
+        epoch_ms: i64,
+        /// Bits of the writing process's number.
+        node_bits: u32,
+        /// Bits of the counter within a millisecond.
+        counter_bits: u32,
+    },
+    /// No client-made id fits the column (narrower than 64 bits, or not an integer): the
+    /// application allocates every new value itself (keeps the Postgres sequence through the
+    /// cut-over, or hands out ranges of its own).
+    Application,
+}
+
+impl IdStrategy {
+    /// The time-ordered ids' epoch: 2020-01-01T00:00:00Z in milliseconds (41 bits of
+    /// milliseconds last until 2089, the sign bit unused).
+    pub const EPOCH_MS: i64 = 1_577_836_800_000;
+
+    /// The time-ordered strategy every 64-bit column gets: 10 bits of node (1,024 writing
+    /// processes), 12 of counter (4,096 ids a millisecond a process).
+    pub const TIME_ORDERED: IdStrategy = IdStrategy::TimeOrdered {
+        epoch_ms: Self::EPOCH_MS,
+        node_bits: 10,
+        counter_bits: 12,
+    };
 }
 
 impl Design {
@@ -748,6 +808,12 @@ pub struct UserType {
 pub struct QueryMapping {
     /// Pattern id.
     pub pattern: String,
+    /// The name of the function that runs this read in a generated access layer (`remodel
+    /// codegen`), snake_case, distinct among the plan's reads and writes: the statement's
+    /// sqlc-style annotation (`-- name: TripsOfDriver :many` → `trips_of_driver`), else its table
+    /// and what it restricts (`trips_by_driver_id`). Absent for a one-off read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
     /// The table that serves it, when one does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<String>,
@@ -834,7 +900,7 @@ pub struct ReadTerms {
 }
 
 /// One column of a read's result.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ReadColumn {
     /// The name the SQL's result gives it (its alias, else the column's name).
@@ -857,6 +923,11 @@ pub struct ReadColumn {
     /// application decodes it (an [`Encoding::EpochMicros`] `bigint` back to its timestamp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub encoding: Option<Encoding>,
+    /// A computed column that is an aggregate of the SELECT list: its index in the pattern's
+    /// `aggregates` (`workload.patterns[].analysis.aggregates`), which the client computes
+    /// (`client.aggregates`) or the CQL does. Absent for a column that is not one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregate: Option<usize>,
 }
 
 /// Which partitions a read touches.
@@ -1532,6 +1603,11 @@ pub struct ReadBeforeWrite {
 pub struct WritePath {
     /// Pattern id.
     pub pattern: String,
+    /// The name of the function that runs this write path in a generated access layer, as
+    /// [`QueryMapping::function`] (`insert_trips`, `update_trips_status_by_trip_id`). Absent for
+    /// a one-off write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
     /// Statements it fans out to.
     pub targets: Vec<WriteTarget>,
     /// Reads needed before the writes.

@@ -6,11 +6,12 @@ use crate::schema::Schema;
 use crate::workload::Workload;
 use serde::{Deserialize, Serialize};
 
-/// The version of the `plan.json` format: 3 adds each bind's CQL `type`, each read's result
+/// The version of the `plan.json` format: 4 names each read's and write's function (`function`,
+/// which a generated access layer and the report use as given); 3 added each bind's CQL `type`, each read's result
 /// `columns` and each table's typed source query (`source`); 2 stated every step typed (binds as
 /// expressions, partitions read, the client's work, consistency levels, batches); 1 left them to
 /// SQL text and notes. A reader takes only the current one ([`check_format`]).
-pub const PLAN_FORMAT_VERSION: u32 = 3;
+pub const PLAN_FORMAT_VERSION: u32 = 4;
 
 /// The part of a `plan.json` every reader reads first: its format. A plan of another format
 /// may not parse as this one, and must be refused with one clear line ([`check_format`]).
@@ -81,7 +82,7 @@ pub fn json_schema() -> schemars::Schema {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Plan {
     /// Format version ([`PLAN_FORMAT_VERSION`]).
-    #[cfg_attr(feature = "schema", schemars(range(min = 3, max = 3)))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 4, max = 4)))]
     pub format_version: u32,
     /// The source schema (with inferred foreign keys).
     pub schema: Schema,

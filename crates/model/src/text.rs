@@ -1,6 +1,7 @@
 //! Text helpers every stage shares: numbers as messages, notes and reports print them, a
-//! stable hash of a text (statement fingerprints, shortened names), and a word quoted for a POSIX
-//! shell (every command line remodel prints or writes).
+//! stable hash of a text (statement fingerprints, shortened names), a word quoted for a POSIX
+//! shell (every command line remodel prints or writes), and a name as a snake_case identifier
+//! (the generated functions' names and parameters).
 
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: impl Into<u128>) -> String {
@@ -67,9 +68,50 @@ pub fn shell_word(word: &str) -> String {
     }
 }
 
+/// A snake_case identifier of `text`: ASCII letters, digits and `_`, lower case, words of a
+/// camel-cased name apart (`TripsOfDriver` → `trips_of_driver`), never starting with a digit.
+/// The one spelling of the names the plan gives generated functions (`design.queries[].function`)
+/// and of the parameters codegen names.
+pub fn snake(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 4);
+    let mut prev_lower = false;
+    for c in text.chars() {
+        if c.is_ascii_uppercase() {
+            if prev_lower {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+            prev_lower = false;
+        } else if c.is_ascii_alphanumeric() {
+            out.push(c);
+            prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        } else {
+            if !out.ends_with('_') {
+                out.push('_');
+            }
+            prev_lower = false;
+        }
+    }
+    let trimmed = out.trim_matches('_').to_string();
+    match trimmed.chars().next() {
+        None => "x".into(),
+        Some(c) if c.is_ascii_digit() => format!("n{trimmed}"),
+        Some(_) => trimmed,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn identifiers_are_snake_case_whatever_they_were() {
+        assert_eq!(snake("TripsOfDriver"), "trips_of_driver");
+        assert_eq!(snake("auth.users"), "auth_users");
+        assert_eq!(snake("user-accounts"), "user_accounts");
+        assert_eq!(snake("2fa codes"), "n2fa_codes");
+        assert_eq!(snake("?column?"), "column");
+    }
 
     #[test]
     fn groups_of_three() {

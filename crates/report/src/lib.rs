@@ -4,7 +4,8 @@
 //! Architecture invariant: the report reads the plan model only (`plan.json`, a backfill run
 //! folder, a replay's `replay.json`): it never re-runs analysis or design, and it knows nothing of terminals. The CQL it
 //! shows is handed in by the caller ([`Cql`]), who got it from the designer's emitter, so a table
-//! page shows exactly what `schema.cql` holds. Same inputs, same bytes: no clock, stable order.
+//! page shows exactly what `schema.cql` holds; so are the generated functions' declarations
+//! ([`Function`], from `remodel codegen`'s generator), beside the names plan.json gives them. Same inputs, same bytes: no clock, stable order.
 
 // Functions stay short enough to read as one pass (ARCHITECTURE.md; `cargo clippy` in CI).
 #![warn(clippy::too_many_lines)]
@@ -31,6 +32,16 @@ pub struct Cql {
     pub types: BTreeMap<String, String>,
 }
 
+/// A function of the generated access layer (`remodel codegen`) as the caller got it from the
+/// generator: its declaration in each language. Its name is the plan's (`function`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Function {
+    /// The Python declaration (`def trips_by_driver_id(self, driver_id: str) -> …`).
+    pub python: String,
+    /// The Java declaration (`public List<…> tripsByDriverId(String driverId)`).
+    pub java: String,
+}
+
 /// Where the plan's files are, as the runbook's commands should name them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Paths {
@@ -47,6 +58,9 @@ pub struct ReportInput<'a> {
     pub plan: &'a Plan,
     /// Its CQL.
     pub cql: Cql,
+    /// The generated access layer's functions by pattern id (empty: the pages show the plan's
+    /// function names only).
+    pub functions: BTreeMap<String, Function>,
     /// Its files' paths.
     pub paths: Paths,
     /// A backfill run folder, when the report covers one.

@@ -6,8 +6,8 @@
 
 use remodel_model::{Plan, ReplayMismatch, ReplayOutcome, StatementKind};
 use remodel_report::{
-    read_plan, read_replay, read_run, render, Cql, Loaded, Paths, ReplayFolder, ReportInput,
-    RunFolder,
+    read_plan, read_replay, read_run, render, Cql, Function, Loaded, Paths, ReplayFolder,
+    ReportInput, RunFolder,
 };
 use std::path::{Path, PathBuf};
 
@@ -19,7 +19,8 @@ fn rideshare() -> Plan {
     read_plan(&root().join("fixtures/plan/rideshare/plan.json")).expect("the fixture plan")
 }
 
-/// The input as `remodel report` builds it: the CQL from the designer's emitter.
+/// The input as `remodel report` builds it: the CQL from the designer's emitter, the functions'
+/// declarations from the generator.
 fn input<'a>(plan: &'a Plan, run: Option<&'a RunFolder>) -> ReportInput<'a> {
     let tables = plan
         .design
@@ -32,8 +33,20 @@ fn input<'a>(plan: &'a Plan, run: Option<&'a RunFolder>) -> ReportInput<'a> {
             )
         })
         .collect();
+    let functions = remodel_codegen::signatures(plan)
+        .expect("the plan names its functions")
+        .into_iter()
+        .map(|(id, s)| {
+            let f = Function {
+                python: s.python,
+                java: s.java,
+            };
+            (id, f)
+        })
+        .collect();
     ReportInput {
         plan,
+        functions,
         cql: Cql {
             tables,
             types: Default::default(),
@@ -689,4 +702,31 @@ fn the_sessions_chapter_shows_loops_and_write_groups() {
     assert!(render(&input(&rideshare(), None))
         .page_at("sessions.md")
         .is_none());
+}
+
+/// Each pattern of the mapping names the function plan.json gives it, with its Python and Java
+/// declarations when the caller hands them in, and the name alone when it does not.
+#[test]
+fn the_mapping_shows_each_generated_function() {
+    let mut plan = rideshare();
+    let page = |book: &remodel_report::Book| {
+        let page = book.pages().iter().find(|p| p.path == "query-mapping.md");
+        page.expect("the mapping page").body.clone()
+    };
+    let with = page(&render(&input(&plan, None)));
+    assert!(
+        with.contains("Generated function `trips_by_driver_id` (`remodel codegen`):\n\n```python\ndef trips_by_driver_id(self, driver_id: str | None"),
+        "{with}"
+    );
+    assert!(with.contains("public List<TripsByDriverIdRow> tripsByDriverId(String driverId"));
+    plan.design.queries[0].function = Some("history_of_driver".into());
+    let renamed = page(&render(&ReportInput {
+        functions: Default::default(),
+        ..input(&plan, None)
+    }));
+    assert!(
+        renamed.contains("Generated function `history_of_driver` (`remodel codegen`).\n"),
+        "{renamed}"
+    );
+    assert!(!renamed.contains("```python"), "{renamed}");
 }

@@ -6,6 +6,7 @@ use remodel_model::{Design, Plan};
 use remodel_report::{
     read_plan, read_replay, read_run, Cql, Paths, ReplayFolder, ReportInput, RunFolder,
 };
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -119,6 +120,22 @@ fn cql_of(design: &Design) -> Cql {
     Cql { tables, types }
 }
 
+/// The generated access layer's function declarations, from the generator itself (a plan that
+/// names no functions, edited by hand, shows none: `remodel plan --check` says why).
+fn functions_of(plan: &Plan) -> BTreeMap<String, remodel_report::Function> {
+    let signatures = remodel_codegen::signatures(plan).unwrap_or_default();
+    signatures
+        .into_iter()
+        .map(|(id, s)| {
+            let f = remodel_report::Function {
+                python: s.python,
+                java: s.java,
+            };
+            (id, f)
+        })
+        .collect()
+}
+
 /// Writes the report of `plan` to `out` and returns how many pages it has.
 pub fn write(
     plan: &Plan,
@@ -131,6 +148,7 @@ pub fn write(
     let input = ReportInput {
         plan,
         cql: cql_of(&plan.design),
+        functions: functions_of(plan),
         paths: Paths {
             plan: plan_path.display().to_string(),
             schema_cql: schema_cql.display().to_string(),

@@ -32,7 +32,7 @@ const RUNTIME: &str = include_str!("../../templates/java/Rt.java");
 /// The driver calls every module carries.
 const DRIVER: &str = include_str!("../../templates/java/Driver.java");
 /// The hooks' base class every module carries.
-const HOOKS: &str = include_str!("../../templates/java/BaseHooks.java");
+pub(crate) const HOOKS: &str = include_str!("../../templates/java/BaseHooks.java");
 /// The protocol of `replay --executor` every module carries.
 const SERVE: &str = include_str!("../../templates/java/Serve.java");
 
@@ -53,7 +53,7 @@ pub(crate) fn generate(plan: &Plan, package: &str) -> Result<Generated, crate::E
             format!("`{part}` is a reserved word of Java"),
         ));
     }
-    let (mut g, functions, not_generated) = walk::walk(plan, Java);
+    let (mut g, functions, not_generated) = walk::walk(plan, Java)?;
     let dir = format!("src/main/java/{}", package.replace('.', "/"));
     let fixed = |text: &str| text.replacen("package PACKAGE;", &format!("package {package};"), 1);
     let files = vec![
@@ -66,9 +66,14 @@ pub(crate) fn generate(plan: &Plan, package: &str) -> Result<Generated, crate::E
         File::new(&format!("{dir}/BaseHooks.java"), fixed(HOOKS)),
         File::new(&format!("{dir}/Serve.java"), fixed(SERVE)),
     ];
+    let signatures = g
+        .calls
+        .iter()
+        .map(|c| (c.pattern.clone(), c.signature.clone()));
     Ok(Generated {
         files,
         functions,
+        signatures: signatures.collect(),
         not_generated,
     })
 }

@@ -336,6 +336,14 @@ impl Spell for Java {
     fn doc(summary: &str, blocks: &[(&str, &str)]) -> String {
         javadoc(summary, blocks, 4)
     }
+    fn header(&mut self, name: &str, sig: &str, returns: Returns<'_>) -> String {
+        let returns = match returns {
+            Returns::Nothing => "void".to_string(),
+            Returns::Rows(class) => format!("List<{class}>"),
+            Returns::AnyRows => "List<Object>".to_string(),
+        };
+        format!("public {returns} {name}({sig})")
+    }
     fn method(
         &mut self,
         name: &str,
@@ -344,12 +352,8 @@ impl Spell for Java {
         doc: &str,
         body: &[Stmt],
     ) -> String {
-        let returns = match returns {
-            Returns::Nothing => "void".to_string(),
-            Returns::Rows(class) => format!("List<{class}>"),
-            Returns::AnyRows => "List<Object>".to_string(),
-        };
-        let mut out = format!("{doc}    public {returns} {name}({sig}) {{\n");
+        let header = self.header(name, sig, returns);
+        let mut out = format!("{doc}    {header} {{\n");
         render(body, 8, &mut out);
         out.push_str("    }\n");
         out

@@ -32,7 +32,7 @@ const RUNTIME: &str = include_str!("../../templates/python/_runtime.py");
 /// The driver calls every package carries.
 const DRIVER: &str = include_str!("../../templates/python/_driver.py");
 /// The hooks' base class every package carries.
-const HOOKS: &str = include_str!("../../templates/python/_hooks.py");
+pub(crate) const HOOKS: &str = include_str!("../../templates/python/_hooks.py");
 /// The protocol of `replay --executor` every package carries.
 const EXECUTOR: &str = include_str!("../../templates/python/_executor.py");
 
@@ -48,7 +48,7 @@ pub(crate) type Gen<'p> = walk::Gen<'p, Python>;
 
 /// The package of `plan` named `package`.
 pub(crate) fn generate(plan: &Plan, package: &str) -> Result<Generated, crate::Error> {
-    let (mut g, functions, not_generated) = walk::walk(plan, Python::default());
+    let (mut g, functions, not_generated) = walk::walk(plan, Python::default())?;
     let dir = package.replace('.', "/");
     let files = vec![
         File::new("pyproject.toml", pyproject(plan, package)),
@@ -62,9 +62,14 @@ pub(crate) fn generate(plan: &Plan, package: &str) -> Result<Generated, crate::E
         File::new(&format!("{dir}/_executor.py"), EXECUTOR.to_string()),
         File::new(&format!("{dir}/py.typed"), String::new()),
     ];
+    let signatures = g
+        .calls
+        .iter()
+        .map(|c| (c.pattern.clone(), c.signature.clone()));
     Ok(Generated {
         files,
         functions,
+        signatures: signatures.collect(),
         not_generated,
     })
 }

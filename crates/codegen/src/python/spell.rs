@@ -371,6 +371,14 @@ impl Spell for Python {
     fn doc(summary: &str, blocks: &[(&str, &str)]) -> String {
         docstring(summary, blocks, 8)
     }
+    fn header(&mut self, name: &str, sig: &str, returns: Returns<'_>) -> String {
+        let returns = match returns {
+            Returns::Nothing => "None".to_string(),
+            Returns::Rows(class) => format!("list[{class}]"),
+            Returns::AnyRows => "list[Any]".to_string(),
+        };
+        format!("def {name}({sig}) -> {returns}")
+    }
     fn method(
         &mut self,
         name: &str,
@@ -379,12 +387,8 @@ impl Spell for Python {
         doc: &str,
         body: &[Stmt],
     ) -> String {
-        let returns = match returns {
-            Returns::Nothing => "None".to_string(),
-            Returns::Rows(class) => format!("list[{class}]"),
-            Returns::AnyRows => "list[Any]".to_string(),
-        };
-        let mut out = format!("    def {name}({sig}) -> {returns}:\n{doc}");
+        let header = self.header(name, sig, returns);
+        let mut out = format!("    {header}:\n{doc}");
         self.render(body, 8, &mut out);
         out
     }

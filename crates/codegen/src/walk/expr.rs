@@ -6,7 +6,8 @@
 use super::{Gen, Skip, Spell};
 use crate::shape::Param;
 use remodel_model::{
-    BinaryOp, CaseBranch, ColumnRef, Expr, Function, Literal, RowRef, ScalarType, UnaryOp,
+    BinaryOp, CaseBranch, ColumnRef, Expr, Function, IdStrategy, Literal, RowRef, ScalarType,
+    UnaryOp,
 };
 
 /// The code of a column of a named read step's row.
@@ -178,22 +179,7 @@ impl<L: Spell> Gen<'_, L> {
         let column = scope.column.map(crate::shape::row_key).unwrap_or_default();
         Ok(match f {
             Function::GenRandomUuid => hook_call::<L>("random_uuid", &[L::string(&column)]),
-            Function::Nextval => {
-                let seq = match args.first() {
-                    Some(Expr::Literal {
-                        value: Literal::Text { value },
-                    }) => value.clone(),
-                    _ => String::new(),
-                };
-                // The column's width: a time-ordered 64-bit id fits a bigint only.
-                let bits = scope
-                    .column
-                    .and_then(|c| self.plan.schema.table(&c.table)?.column(&c.column))
-                    .map_or(64, |c| crate::shape::integer_bits(&c.sql_type));
-                let args = [L::string(&seq), L::string(&column), bits.to_string()];
-                let call = hook_call::<L>("nextval", &args);
-                L::sequence(call)
-            }
+            Function::Nextval => self.nextval(args, scope)?,
             Function::Coalesce | Function::Greatest | Function::Least => {
                 L::rt(f.name(), &[L::varargs(&self.exprs(args, scope)?)])
             }
@@ -204,6 +190,38 @@ impl<L: Spell> Gen<'_, L> {
             }
             _ => L::rt(f.name(), &self.exprs(args, scope)?),
         })
+    }
+
+    /// A sequence's next value, made as the plan's `design.ids` states for the column: the
+    /// hook is told the strategy (`time_ordered`, whose layout must be the one its default
+    /// makes, or `application`).
+    fn nextval(&mut self, args: &[Expr], scope: &Scope<'_>) -> Result<String, Skip> {
+        let column = scope.column.map(crate::shape::row_key).unwrap_or_default();
+        let id = scope
+            .column
+            .and_then(|c| self.plan.design.ids.iter().find(|i| i.column == *c))
+            .ok_or_else(|| {
+                Skip(format!(
+                    "nextval() for {column}: the plan does not say how a writer makes a new id (design.ids)"
+                ))
+            })?;
+        let kind = match id.strategy {
+            IdStrategy::Application => "application",
+            s if s == IdStrategy::TIME_ORDERED => "time_ordered",
+            IdStrategy::TimeOrdered { .. } => {
+                return Err(Skip(format!(
+                    "nextval() for {column}: design.ids states a time-ordered layout other than the one the generated hooks make"
+                )))
+            }
+        };
+        let seq = match args.first() {
+            Some(Expr::Literal {
+                value: Literal::Text { value },
+            }) => value.clone(),
+            _ => id.sequence.clone().unwrap_or_default(),
+        };
+        let args = [L::string(&seq), L::string(&column), L::string(kind)];
+        Ok(L::sequence(hook_call::<L>("nextval", &args)))
     }
 
     /// An application-computed value: a hook of its own, named after the pattern, whose

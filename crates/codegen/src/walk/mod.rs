@@ -53,6 +53,9 @@ pub(crate) struct Call {
     pub fields: Option<Vec<String>>,
     /// True for a read.
     pub read: bool,
+    /// The method's declaration as the language writes it (`def trips_by_driver_id(self, …)
+    /// -> list[TripsByDriverIdRow]`), for the report.
+    pub signature: String,
 }
 
 /// A prepared statement of the generated class.
@@ -99,13 +102,17 @@ pub(crate) struct Gen<'p, L> {
     pub calls: Vec<Call>,
     /// The language's own state (the imports a Python module needs).
     pub lang: L,
+    /// The declaration of the last method rendered.
+    header: String,
 }
 
 /// What [`walk`] made: the package's state, each function (pattern, name), those that raise.
 pub(crate) type Walked<'p, L> = (Gen<'p, L>, Vec<(String, String)>, Vec<NotGenerated>);
 
-/// Walks every pattern of `plan` (reads, then writes; not the one-off ones) into a method.
-pub(crate) fn walk<L: Spell>(plan: &Plan, lang: L) -> Walked<'_, L> {
+/// Walks every pattern of `plan` (reads, then writes; not the one-off ones) into a method named
+/// as the plan names its function.
+pub(crate) fn walk<L: Spell>(plan: &Plan, lang: L) -> Result<Walked<'_, L>, crate::Error> {
+    let names = crate::names::functions(plan)?;
     let mut g = Gen {
         plan,
         tables: plan.design.tables.iter().map(|t| t.name.as_str()).collect(),
@@ -116,30 +123,25 @@ pub(crate) fn walk<L: Spell>(plan: &Plan, lang: L) -> Walked<'_, L> {
         row_classes: Vec::new(),
         methods: Vec::new(),
         calls: Vec::new(),
+        header: String::new(),
         lang,
     };
-    let names = crate::names::functions(plan);
     let mut functions = Vec::new();
     let mut not_generated = Vec::new();
-    let reads = plan.design.queries.iter().filter(|q| !q.one_off);
-    let writes = plan.design.writes.iter().filter(|w| !w.one_off);
-    let patterns = reads
-        .map(|q| q.pattern.as_str())
-        .chain(writes.map(|w| w.pattern.as_str()));
-    for id in patterns {
-        let (Some(p), Some(name)) = (plan.workload.pattern(id), names.get(id)) else {
+    for (id, name) in names {
+        let Some(p) = plan.workload.pattern(&id) else {
             continue;
         };
-        let name = L::function_name(name);
-        functions.push((id.to_string(), name.clone()));
+        let name = L::function_name(&name);
         if let Err(Skip(reason)) = g.function(p, &name) {
             not_generated.push(NotGenerated {
-                pattern: id.to_string(),
+                pattern: id.clone(),
                 reason,
             });
         }
+        functions.push((id, name));
     }
-    (g, functions, not_generated)
+    Ok((g, functions, not_generated))
 }
 
 impl<'p, L: Spell> Gen<'p, L> {
@@ -261,6 +263,7 @@ impl<'p, L: Spell> Gen<'p, L> {
             params,
             fields,
             read: !p.kind.is_write(),
+            signature: std::mem::take(&mut self.header),
         });
         skipped.map_or(Ok(()), Err)
     }
@@ -286,7 +289,20 @@ impl<'p, L: Spell> Gen<'p, L> {
         );
         let doc = L::doc(&summary, &[("SQL", p.sql.as_str())]);
         let body = [Stmt::Raise(L::string(&format!("{}: {reason}", p.id)))];
-        self.lang.method(name, &sig, returns, &doc, &body)
+        self.method(name, &sig, returns, &doc, &body)
+    }
+
+    /// A method (its declaration kept for [`Call::signature`]).
+    pub(crate) fn method(
+        &mut self,
+        name: &str,
+        sig: &str,
+        returns: Returns<'_>,
+        doc: &str,
+        body: &[Stmt],
+    ) -> String {
+        self.header = self.lang.header(name, sig, returns);
+        self.lang.method(name, sig, returns, doc, body)
     }
 
     /// A bind's value in the source's meaning (a `buckets` bind is the caller's), where

@@ -76,9 +76,7 @@ impl<'p, L: Spell> Gen<'p, L> {
         let row_class = self.lang.row_class(&class, name, &p.id, &fields);
         self.row_classes.push(row_class);
         let doc = self.read_doc(p, q, level);
-        let method = self
-            .lang
-            .method(name, &sig, Returns::Rows(&class), &doc, &body);
+        let method = self.method(name, &sig, Returns::Rows(&class), &doc, &body);
         Ok((method, Some(fields.iter().map(L::row_accessor).collect())))
     }
 

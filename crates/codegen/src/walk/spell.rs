@@ -216,7 +216,9 @@ pub(crate) trait Spell {
     fn hook_returns(&mut self, ty: Option<ScalarType>) -> String;
     /// The documentation of a method: the summary, then each titled block verbatim.
     fn doc(summary: &str, blocks: &[(&str, &str)]) -> String;
-    /// A method: its documentation `doc`, its signature and its body.
+    /// A method's declaration: its name, parameters `sig` and what it returns.
+    fn header(&mut self, name: &str, sig: &str, returns: Returns<'_>) -> String;
+    /// A method: its documentation `doc`, its declaration ([`Spell::header`]) and its body.
     fn method(
         &mut self,
         name: &str,

@@ -87,7 +87,7 @@ impl<'p, L: Spell> Gen<'p, L> {
             };
             self.write_body(&path)?
         };
-        let method = self.lang.method(name, &sig, Returns::Nothing, &doc, &body);
+        let method = self.method(name, &sig, Returns::Nothing, &doc, &body);
         Ok((method, None))
     }
 

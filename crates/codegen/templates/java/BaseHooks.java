@@ -10,12 +10,14 @@ import java.util.UUID;
  * <ul>
  *   <li>{@link #now()}: the clock. plan.json's {@code semantics.now} is
  *       {@code client_statement_start}: each method reads it once when it starts.
- *   <li>{@link #nextval(String, String, int)}: a serial or identity column's next value.
- *       Cassandra has no sequence: by default a 64-bit time-ordered id made here (milliseconds
+ *   <li>{@link #nextval(String, String, String)}: a serial or identity column's next value,
+ *       made as plan.json's {@code design.ids} states for the column. Cassandra has no
+ *       sequence: {@code time_ordered} is a 64-bit time-ordered id made here (milliseconds
  *       since 2020 in the high bits, then the process's node number and a counter), which keeps
  *       a {@code bigint} column's type and lies far above any value a source's sequence reached
- *       (about 8e17 in 2026); a 16- or 32-bit column cannot hold one: override {@code nextval}
- *       (keep the Postgres sequence through the cut-over, or allocate ids of your own).
+ *       (about 9e17 at the end of 2026); {@code application} (a 16- or 32-bit column cannot
+ *       hold one) throws: override {@code nextval} (keep the Postgres sequence through the
+ *       cut-over, or allocate ids of your own).
  *   <li>{@link #randomUuid(String)}: {@code gen_random_uuid()}, a version 4 UUID.
  *   <li>{@link #timeuuid()}: the id of a row inserted into a table without a key.
  *   <li>{@link #computed(String, Object[])}: an application-computed value, Postgres SQL over the
@@ -23,7 +25,10 @@ import java.util.UUID;
  * </ul>
  */
 public class BaseHooks {
-    /** The time-ordered ids' epoch: 2020-01-01T00:00:00Z in milliseconds (ids last until 2159). */
+    /**
+     * The time-ordered ids' epoch: 2020-01-01T00:00:00Z in milliseconds (41 bits of milliseconds:
+     * ids stay positive until 2089). The layout is plan.json's {@code time_ordered} strategy.
+     */
     static final long ID_EPOCH_MS = 1_577_836_800_000L;
 
     private long node = new java.util.Random().nextInt(1024);
@@ -34,7 +39,7 @@ public class BaseHooks {
     public BaseHooks() {}
 
     /**
-     * The node number (0 to 1023) the ids of {@link #nextval(String, String, int)} carry: a
+     * The node number (0 to 1023) the ids of {@link #nextval(String, String, String)} carry: a
      * process that makes ids needs a number of its own among those that write the same table.
      */
     public synchronized void setNode(int node) {
@@ -63,13 +68,14 @@ public class BaseHooks {
     }
 
     /**
-     * The next value of {@code sequence} for {@code column} ({@code table.column}, a
-     * {@code bits}-bit integer): a time-ordered id (see the class's documentation).
+     * The next value of {@code sequence} for {@code column} ({@code table.column}) by the plan's
+     * {@code strategy} for it: a time-ordered id, or the application's (see the class's
+     * documentation).
      */
-    public long nextval(String sequence, String column, int bits) {
-        if (bits < 64) {
-            throw new Rt.NotExecutable(column + ": a " + bits + "-bit column cannot hold a time-ordered id for nextval('"
-                + sequence + "'): the application allocates it (Hooks.nextval)");
+    public long nextval(String sequence, String column, String strategy) {
+        if (!"time_ordered".equals(strategy)) {
+            throw new Rt.NotExecutable(column + ": plan.json leaves the new values of nextval('" + sequence
+                + "') to the application (design.ids): override Hooks.nextval");
         }
         return nextId();
     }

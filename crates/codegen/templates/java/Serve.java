@@ -59,7 +59,7 @@ public final class Serve {
         }
 
         @Override
-        public long nextval(String sequence, String column, int bits) {
+        public long nextval(String sequence, String column, String strategy) {
             Object v = drawn().get(column);
             if (v == null) {
                 throw new Rt.NotExecutable(column + ": replay sent no value for nextval('" + sequence + "')");

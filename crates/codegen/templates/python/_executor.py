@@ -41,7 +41,7 @@ class ReplayHooks(Hooks):
     def now(self) -> dt.datetime:
         return rt.timestamptz_from_text(str(self.request["now"]), rt.UTC_ZONE)
 
-    def nextval(self, sequence: str, column: str, bits: int) -> int:
+    def nextval(self, sequence: str, column: str, strategy: str) -> int:
         drawn = self.request.get("drawn") or {}
         if column not in drawn:
             raise rt.NotExecutable(f"{column}: replay sent no value for nextval({sequence!r})")

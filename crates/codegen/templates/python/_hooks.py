@@ -4,12 +4,13 @@ not edit: subclass `hooks.Hooks` instead).
 - `now()`: the clock. plan.json's `semantics.now` is `client_statement_start`: each method
   reads it once when it starts, and every `now()` of that execution is that instant; a TTL
   counts from it again as the statement is sent.
-- `nextval(sequence, column, bits)`: a serial or identity column's next value. Cassandra has
-  no sequence: by default a 64-bit time-ordered id made here (`TimeOrderedIds`: milliseconds
-  since 2020 in the high bits, then the process's node number and a counter), which keeps a
-  `bigint` column's type and lies far above any value a source's sequence reached (about 8e17
-  in 2026); a 16- or 32-bit column cannot hold one: override `nextval` (keep the Postgres
-  sequence through the cut-over, or allocate ids of your own).
+- `nextval(sequence, column, strategy)`: a serial or identity column's next value, made as
+  plan.json's `design.ids` states for the column. Cassandra has no sequence: `time_ordered`
+  is a 64-bit time-ordered id made here (`TimeOrderedIds`: milliseconds since 2020 in the high
+  bits, then the process's node number and a counter), which keeps a `bigint` column's type and
+  lies far above any value a source's sequence reached (about 9e17 at the end of 2026);
+  `application` (a 16- or 32-bit column cannot hold one) raises: override `nextval` (keep the
+  Postgres sequence through the cut-over, or allocate ids of your own).
 - `random_uuid(column)`: `gen_random_uuid()`, a version 4 UUID.
 - `timeuuid()`: the id of a row inserted into a table without a key (`row_id`).
 - `computed(sql, args)`: an application-computed value, Postgres SQL over the statement's
@@ -27,7 +28,8 @@ from typing import Any
 
 from . import _runtime as rt
 
-# The time-ordered ids' epoch: 2020-01-01T00:00:00Z in milliseconds (ids last until 2159).
+# The time-ordered ids' epoch: 2020-01-01T00:00:00Z in milliseconds (41 bits of milliseconds:
+# ids stay positive until 2089). The layout is plan.json's `time_ordered` strategy.
 ID_EPOCH_MS = 1_577_836_800_000
 
 
@@ -65,13 +67,13 @@ class BaseHooks:
         """The application's clock (UTC)."""
         return dt.datetime.now(rt.UTC)
 
-    def nextval(self, sequence: str, column: str, bits: int) -> int:
-        """The next value of `sequence` for `column` (`table.column`, a `bits`-bit integer): a
-        time-ordered id (see the module's documentation)."""
-        if bits < 64:
+    def nextval(self, sequence: str, column: str, strategy: str) -> int:
+        """The next value of `sequence` for `column` (`table.column`) by the plan's `strategy`
+        for it: a time-ordered id, or the application's (see the module's documentation)."""
+        if strategy != "time_ordered":
             raise rt.NotExecutable(
-                f"{column}: a {bits}-bit column cannot hold a time-ordered id for "
-                f"nextval({sequence!r}): the application allocates it (Hooks.nextval)"
+                f"{column}: plan.json leaves the new values of nextval({sequence!r}) to the "
+                "application (design.ids): override Hooks.nextval"
             )
         return self.ids.next()
 

@@ -20,10 +20,41 @@ pub fn plan_files(
     keyspace: &str,
 ) -> (Plan, Vec<Diagnostic>) {
     let ddl = remodel_sql::ddl::load_files(schema).unwrap_or_else(|e| panic!("schema: {e}"));
+    let (plan, diagnostics) = plan_schema(&ddl.schema, queries, stats, keyspace);
+    let mut diags = ddl.diagnostics;
+    diags.extend(diagnostics);
+    (plan, diags)
+}
+
+/// Plans rideshare's schema (`examples/rideshare/schema.sql`) with `queries`, a SQL workload
+/// given as text, into keyspace `ks`.
+pub fn plan_rideshare_with(queries: &str, ks: &str) -> Plan {
+    let ddl = remodel_sql::ddl::load_files(&[root().join("examples/rideshare/schema.sql")])
+        .unwrap_or_else(|e| panic!("schema: {e}"));
+    let wl = remodel_sql::workload::read_str("queries.sql", queries, Format::Auto);
+    let analysis = remodel_analyze::analyze(
+        &ddl.schema,
+        &wl.workload,
+        &remodel_analyze::AnalyzeConfig::default(),
+    );
+    let config = DesignConfig {
+        keyspace: ks.into(),
+        ..DesignConfig::default()
+    };
+    remodel_design::plan(analysis, None, &config).0
+}
+
+/// Plans a loaded `schema` with the workload of `queries`.
+pub fn plan_schema(
+    schema: &remodel_model::Schema,
+    queries: &[PathBuf],
+    stats: Option<&Statistics>,
+    keyspace: &str,
+) -> (Plan, Vec<Diagnostic>) {
     let wl = remodel_sql::workload::read_files(queries, Format::Auto)
         .unwrap_or_else(|e| panic!("workload: {e}"));
     let analysis = remodel_analyze::analyze(
-        &ddl.schema,
+        schema,
         &wl.workload,
         &remodel_analyze::AnalyzeConfig::default(),
     );
@@ -32,8 +63,7 @@ pub fn plan_files(
         ..DesignConfig::default()
     };
     let (plan, analysis_diags) = remodel_design::plan(analysis, stats, &config);
-    let mut diags = ddl.diagnostics;
-    diags.extend(wl.diagnostics);
+    let mut diags = wl.diagnostics;
     diags.extend(analysis_diags);
     (plan, diags)
 }

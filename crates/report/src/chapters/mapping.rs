@@ -1,5 +1,6 @@
-//! Query mapping: every pattern's SQL beside the CQL that replaces it, what each bind marker takes,
-//! or the reason it is not one partition, or why it has no mapping.
+//! Query mapping: every pattern's SQL beside the CQL that replaces it and the generated function
+//! that runs it, what each bind marker takes, or the reason it is not one partition, or why it
+//! has no mapping.
 
 use super::{binds, pattern_heading, table_link, Ctx, COST, MAPPING, PATTERNS, WRITES};
 use crate::book::Book;
@@ -67,23 +68,45 @@ fn write_entry(ctx: &Ctx, p: &AccessPattern) -> String {
             .or(w.note.as_deref())
             .unwrap_or("no designed table holds its data");
         return format!(
-            "{}\n{}: {}\n\n",
+            "{}\n{}: {}\n\n{}",
             md::block("sql", &p.sql),
             if w.one_off {
                 "One-off statement, no CQL"
             } else {
                 "No CQL"
             },
-            md::text(why)
+            md::text(why),
+            generated(ctx, &p.id, w.function.as_deref())
         );
     }
     let cql: Vec<&str> = w.targets.iter().map(|t| t.cql.as_str()).collect();
     format!(
-        "{}{} statement(s); what each binds, read-before-write and batching: [write paths]({WRITES}#{}).\n\n",
+        "{}{}{} statement(s); what each binds, read-before-write and batching: [write paths]({WRITES}#{}).\n\n",
         side_by_side(&p.sql, &cql.join(";\n")),
+        generated(ctx, &p.id, w.function.as_deref()),
         w.targets.len(),
         md::anchor(&p.id)
     )
+}
+
+/// The function the generated access layer runs the pattern by: the plan's name for it, and
+/// its Python and Java declarations when the caller handed them in.
+fn generated(ctx: &Ctx, pattern: &str, name: Option<&str>) -> String {
+    let Some(name) = name else {
+        return String::new();
+    };
+    let mut s = format!("Generated function {} (`remodel codegen`)", md::code(name));
+    match ctx.input.functions.get(pattern) {
+        Some(f) => {
+            s.push_str(":\n\n");
+            s.push_str(&md::block("python", &f.python));
+            s.push('\n');
+            s.push_str(&md::block("java", &f.java));
+            s.push('\n');
+        }
+        None => s.push_str(".\n\n"),
+    }
+    s
 }
 
 fn read_entry(ctx: &Ctx, p: &AccessPattern, q: &QueryMapping) -> String {
@@ -101,6 +124,7 @@ fn read_entry(ctx: &Ctx, p: &AccessPattern, q: &QueryMapping) -> String {
         Some(cql) => s.push_str(&side_by_side(&p.sql, cql)),
         None => s.push_str(&md::block("sql", &p.sql)),
     }
+    s.push_str(&generated(ctx, &p.id, q.function.as_deref()));
     if let Some(why) = &q.unsupported {
         let _ = writeln!(s, "**Not served**: {}\n", md::text(why));
         return s;
