@@ -1,10 +1,10 @@
 //! Tables: one per access pattern, merged where one table serves several patterns, then finished
 //! (uniqueness keys appended, columns unioned and typed, names chosen, source SQL written).
 
-use crate::keys::{self, KeyPlan, KeySrc};
-use crate::naming;
-use crate::shape::{Edge, Shape};
-use crate::types;
+use crate::candidates::keys::{self, KeyPlan, KeySrc};
+use crate::candidates::naming;
+use crate::candidates::shape::{Edge, Shape};
+use crate::candidates::type_mapping;
 use remodel_model::{
     row_id_sql, Bind, BindValue, Bucket, ColumnRef, CqlType, DesignColumn, EncodedForm, Encoding,
     Generator, JoinKey, KeyColumn, NativeType, NullsAt, RowId, Schema, SortOrder, SourceCollection,
@@ -51,7 +51,7 @@ pub struct TableBuild {
     /// Columns whose NULL rows a read served here returns and no key can hold
     /// ([`Shape::nulls_returned`]): the table never clusters by them.
     pub nulls_returned: Vec<ColumnRef>,
-    /// The source column whose instant ends each row's life (set by [`crate::expiry::mark`]):
+    /// The source column whose instant ends each row's life (set by [`crate::checklist::expiry::mark`]):
     /// its INSERTs and UPDATEs carry `USING TTL ?`.
     pub expires: Option<ColumnRef>,
 }
@@ -525,9 +525,9 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
                     .and_then(|tt| tt.column(&c.column))
                     .map(|cc| cc.sql_type.clone())
                     .unwrap_or_default();
-                let mut ty = types::cql_type(&sql_type);
+                let mut ty = type_mapping::cql_type(&sql_type);
                 if i < key_len {
-                    ty = types::frozen_if_collection(ty);
+                    ty = type_mapping::frozen_if_collection(ty);
                     // CQL's timestamp keeps milliseconds: rows apart by less would collapse
                     // into one key. The key keeps the source's microseconds.
                     if ty == CqlType::TIMESTAMP && keys::sub_ms_timestamp(&sql_type) {
@@ -613,7 +613,7 @@ fn null_keys(tables: &mut [TableBuild], schema: &Schema, workload: &Workload) {
                 if !col.nullable {
                     return None;
                 }
-                let form = null_storing_form(&types::cql_type(&col.sql_type))?;
+                let form = null_storing_form(&type_mapping::cql_type(&col.sql_type))?;
                 let nulls = nulls_at(t, workload, c)?;
                 Some((c.clone(), Encoding::storing_null(form, nulls)))
             })
@@ -994,4 +994,27 @@ fn is_timestamptz(schema: &Schema, c: &ColumnRef) -> bool {
 /// The lookup a column added by the analyzer stands for (`lower_email`: `lower(email)`).
 fn lookup_of<'s>(schema: &'s Schema, c: &ColumnRef) -> Option<&'s remodel_model::Lookup> {
     schema.table(&c.table)?.column(&c.column)?.lookup.as_ref()
+}
+
+/// The index of `root`'s lookup-by-primary-key table, created when missing.
+pub fn ensure_primary_lookup(
+    schema: &Schema,
+    builds: &mut Vec<TableBuild>,
+    root: &str,
+) -> Option<usize> {
+    if let Some(i) = builds
+        .iter()
+        .position(|b| b.root == root && b.is_primary_lookup(schema))
+    {
+        return Some(i);
+    }
+    // A keyless table's stand-in (first column + the rest) is found by its warning.
+    if let Some(i) = builds
+        .iter()
+        .position(|b| b.root == root && b.warnings.iter().any(|(c, _)| c == "no_source_key"))
+    {
+        return Some(i);
+    }
+    builds.push(TableBuild::by_primary_key(schema, root)?);
+    Some(builds.len() - 1)
 }

@@ -6,7 +6,7 @@
 //! timestamp column, typed by the analyzer), never by a column's name.
 
 use crate::assemble::Build;
-use crate::tables::TableBuild;
+use crate::candidates::tables::TableBuild;
 use remodel_model::{
     AccessPattern, Bind, BindValue, ColumnRef, CqlType, Design, Expr, NativeType, RangePredicate,
     RowTtl, Schema, ServedByTtl, StatementKind, Workload, WriteAction, WritePath, WriteTarget,
@@ -105,7 +105,11 @@ pub fn find(schema: &Schema, workload: &Workload, time_zone: &str) -> Vec<Expiry
 /// Why the rows of a table cannot expire by TTL (`None`: they can): every table holding the
 /// source table's rows must hold the column (the backfill computes each row's TTL from it), and
 /// no row may live inside another's collection.
-fn blocked(e: &Expiry, build: &Build, embeds: &[crate::embed::Embedding]) -> Option<String> {
+fn blocked(
+    e: &Expiry,
+    build: &Build,
+    embeds: &[crate::assemble::embed::Embedding],
+) -> Option<String> {
     if let Some(d) = build
         .counters
         .iter()
@@ -145,7 +149,7 @@ fn holds(t: &TableBuild, c: &ColumnRef) -> bool {
 pub fn mark(
     expiries: &[Expiry],
     build: &mut Build,
-    embeds: &[crate::embed::Embedding],
+    embeds: &[crate::assemble::embed::Embedding],
 ) -> Vec<(Expiry, String)> {
     let mut refused = Vec::new();
     for t in &mut build.tables {
