@@ -377,7 +377,7 @@ impl ParentReads<'_> {
 
 /// The columns of the tables read `a` reads that no clustering column can hold while `a`
 /// returns their NULL rows: each may be NULL, its type has no key form that stores NULL
-/// ([`crate::candidates::tables::null_storing_form`]), and no condition of `a` excludes NULL (`=`, `IN`, a
+/// ([`crate::candidates::type_mapping::null_storing_form`]), and no condition of `a` excludes NULL (`=`, `IN`, a
 /// range). A table clustered by one would refuse those rows (the application's INSERT fails)
 /// or leave them out of `a`'s answer; `a` sorts by them on the client instead, and no table
 /// serving `a` clusters by them.
@@ -404,7 +404,7 @@ fn unkeyable_nulls(
                 .iter()
                 .filter(|col| {
                     col.nullable
-                        && crate::candidates::tables::null_storing_form(
+                        && crate::candidates::type_mapping::null_storing_form(
                             &crate::candidates::type_mapping::cql_type(&col.sql_type),
                         )
                         .is_none()

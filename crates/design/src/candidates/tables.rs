@@ -6,9 +6,9 @@ use crate::candidates::naming;
 use crate::candidates::shape::{Edge, Shape};
 use crate::candidates::type_mapping;
 use remodel_model::{
-    row_id_sql, Bind, BindValue, Bucket, ColumnRef, CqlType, DesignColumn, EncodedForm, Encoding,
-    Generator, JoinKey, KeyColumn, NativeType, NullsAt, RowId, Schema, SortOrder, SourceCollection,
-    SourceColumn, SourceFilter, SourceJoin, SourceQuery, SourceRef, SourceValue, Workload,
+    row_id_sql, Bind, BindValue, Bucket, ColumnRef, CqlType, DesignColumn, Encoding, Generator,
+    JoinKey, KeyColumn, NullsAt, RowId, Schema, SortOrder, SourceCollection, SourceColumn,
+    SourceFilter, SourceJoin, SourceQuery, SourceRef, SourceValue, Workload,
 };
 use std::collections::BTreeMap;
 
@@ -613,7 +613,7 @@ fn null_keys(tables: &mut [TableBuild], schema: &Schema, workload: &Workload) {
                 if !col.nullable {
                     return None;
                 }
-                let form = null_storing_form(&type_mapping::cql_type(&col.sql_type))?;
+                let form = type_mapping::null_storing_form(&type_mapping::cql_type(&col.sql_type))?;
                 let nulls = nulls_at(t, workload, c)?;
                 Some((c.clone(), Encoding::storing_null(form, nulls)))
             })
@@ -626,17 +626,6 @@ fn null_keys(tables: &mut [TableBuild], schema: &Schema, workload: &Workload) {
             }
         }
         t.null_keys = keys;
-    }
-}
-
-/// The bigint form a key column of CQL type `ty` can store NULL beside: microseconds of a
-/// timestamp, the integer itself (of a type narrower than bigint), days of a date.
-pub(crate) fn null_storing_form(ty: &CqlType) -> Option<EncodedForm> {
-    match ty.native()? {
-        NativeType::Timestamp => Some(EncodedForm::Micros),
-        NativeType::Int | NativeType::SmallInt | NativeType::TinyInt => Some(EncodedForm::Integer),
-        NativeType::Date => Some(EncodedForm::Days),
-        _ => None,
     }
 }
 

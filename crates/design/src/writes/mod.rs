@@ -13,6 +13,7 @@
 //! only from a table that has the columns, by a key whose values are known at that point.
 
 pub mod filter;
+pub mod ttl;
 pub mod values;
 
 use self::filter::WritePredicate;
@@ -861,7 +862,7 @@ impl Planner<'_> {
                 Version::New,
                 &format!("{c}, the instant the {} row expires, for its TTL", t.name),
             );
-            target = crate::checklist::expiry::with_ttl(target, self.bind_of(&c, Version::New));
+            target = ttl::with_ttl(target, self.bind_of(&c, Version::New));
         }
         self.targets.push(target);
     }
