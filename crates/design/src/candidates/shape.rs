@@ -441,27 +441,9 @@ fn looked_up(
     }
 }
 
-/// Derives the shape of a read pattern, its parents served as `policy` says; `Err` is the
-/// reason it cannot be designed.
-pub fn derive(
-    schema: &Schema,
-    pattern: &AccessPattern,
-    relationships: &[Relationship],
-    policy: Parents,
-    updated: &[ColumnRef],
-) -> Result<Shape, String> {
-    let a = &pattern.analysis;
-    if !a.unknown_columns.is_empty() {
-        return Err(format!(
-            "filters on {}, which no table it reads has (the statement would fail on the source)",
-            a.unknown_columns.join(", ")
-        ));
-    }
-    // A read the analyzer could not model would be served as something else (one LIMIT for
-    // what is a LIMIT per row, a join for a set operation): it is stated, never designed.
-    if let Some(why) = &a.unmodeled {
-        return Err(format!("not modelled by the analyzer: {why}"));
-    }
+/// The schema tables read `a` reads (each once, by key); `Err` when one is not in the schema
+/// or it reads none.
+fn read_tables(schema: &Schema, a: &remodel_model::PatternAnalysis) -> Result<Vec<String>, String> {
     let mut tables: Vec<String> = Vec::new();
     for t in &a.tables {
         match schema.table(t) {
@@ -476,9 +458,13 @@ pub fn derive(
     if tables.is_empty() {
         return Err("reads no table of the schema".into());
     }
-    let canon = |c: &ColumnRef| canonical(schema, c);
+    Ok(tables)
+}
 
-    // Join graph and equated columns.
+/// The join graph of read `a`: the columns its joins equate, and an edge per join step,
+/// oriented child → parent where a foreign key (or, failing one, unique columns) says which.
+fn join_graph(schema: &Schema, a: &remodel_model::PatternAnalysis) -> (Equiv, Vec<Edge>) {
+    let canon = |c: &ColumnRef| canonical(schema, c);
     let mut equiv = Equiv::default();
     let mut edges = Vec::new();
     for step in &a.join_path {
@@ -524,7 +510,18 @@ pub fn derive(
         };
         edges.push(edge);
     }
+    (equiv, edges)
+}
 
+/// The root of read `a` and the tables it determines.
+fn root_and_determined(
+    schema: &Schema,
+    a: &remodel_model::PatternAnalysis,
+    tables: &[String],
+    equiv: &Equiv,
+    edges: &[Edge],
+) -> (String, Vec<String>) {
+    let canon = |c: &ColumnRef| canonical(schema, c);
     // Root: a table that is never the one side of a directed edge; prefer one with equalities.
     let parents: Vec<&String> = edges
         .iter()
@@ -556,6 +553,34 @@ pub fn derive(
             }
         }
     }
+    (root, determined)
+}
+
+/// Derives the shape of a read pattern, its parents served as `policy` says; `Err` is the
+/// reason it cannot be designed.
+pub fn derive(
+    schema: &Schema,
+    pattern: &AccessPattern,
+    relationships: &[Relationship],
+    policy: Parents,
+    updated: &[ColumnRef],
+) -> Result<Shape, String> {
+    let a = &pattern.analysis;
+    if !a.unknown_columns.is_empty() {
+        return Err(format!(
+            "filters on {}, which no table it reads has (the statement would fail on the source)",
+            a.unknown_columns.join(", ")
+        ));
+    }
+    // A read the analyzer could not model would be served as something else (one LIMIT for
+    // what is a LIMIT per row, a join for a set operation): it is stated, never designed.
+    if let Some(why) = &a.unmodeled {
+        return Err(format!("not modelled by the analyzer: {why}"));
+    }
+    let tables = read_tables(schema, a)?;
+    let canon = |c: &ColumnRef| canonical(schema, c);
+    let (equiv, edges) = join_graph(schema, a);
+    let (root, determined) = root_and_determined(schema, a, &tables, &equiv, &edges);
     let rep = |c: &ColumnRef| -> ColumnRef {
         let class = equiv.class(c);
         class
