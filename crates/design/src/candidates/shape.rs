@@ -556,6 +556,79 @@ fn root_and_determined(
     (root, determined)
 }
 
+/// The row lookups of a read ([`row_lookups`]) as [`Lookup`]s: each takes its table's columns
+/// out of `needed` and says in `notes` how it is read.
+fn row_lookup_reads(
+    row_lookups: &[(String, Vec<(String, BindValue)>)],
+    needed: &mut Vec<ColumnRef>,
+    notes: &mut Vec<String>,
+) -> Vec<Lookup> {
+    let mut lookups = Vec::new();
+    for (t, via) in row_lookups {
+        let columns: Vec<ColumnRef> = needed.iter().filter(|c| c.table == *t).cloned().collect();
+        needed.retain(|c| c.table != *t);
+        let keys = via
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        // Bound by the statement's parameters only: a lookup of its own (a cross join).
+        let apart = via.iter().all(|(_, v)| matches!(v, BindValue::Expr { .. }));
+        let (note, rationale) = if apart {
+            (
+                format!("{t} is read once by its key ({keys}) from the statement's values, apart from the rows read first: the statement pairs that row with each of them (a cross join; no rows when either read finds none)"),
+                format!("an independent lookup: one {t} row by its key, paired with every row read"),
+            )
+        } else {
+            (
+                format!("{t} is read by key for each row ({keys}): a join to a table the rows do not determine is not copied"),
+                format!("one {t} row per row read, found by its key"),
+            )
+        };
+        notes.push(note);
+        lookups.push(Lookup {
+            table: t.clone(),
+            columns,
+            via: via.iter().map(|(_, v)| v.clone()).collect(),
+            rationale,
+        });
+    }
+    lookups
+}
+
+/// The uniqueness keys of the tables the root does not determine (children or unrelated
+/// tables), added to `needed`.
+fn other_keys(
+    schema: &Schema,
+    tables: &[String],
+    determined: &[String],
+    row_lookups: &[(String, Vec<(String, BindValue)>)],
+    canon: &dyn Fn(&ColumnRef) -> Option<ColumnRef>,
+    rep: &dyn Fn(&ColumnRef) -> ColumnRef,
+    needed: &mut Vec<ColumnRef>,
+) -> Vec<ColumnRef> {
+    let mut extra_keys = Vec::new();
+    for t in tables {
+        if determined.contains(t) || row_lookups.iter().any(|(x, _)| x == t) {
+            continue;
+        }
+        if let Some(st) = schema.table(t) {
+            for k in &st.primary_key {
+                if let Some(c) = canon(&ColumnRef::new(st.key(), k)) {
+                    let r = rep(&c);
+                    if !extra_keys.contains(&r) {
+                        extra_keys.push(r.clone());
+                    }
+                    if !needed.contains(&r) {
+                        needed.push(r);
+                    }
+                }
+            }
+        }
+    }
+    extra_keys
+}
+
 /// Derives the shape of a read pattern, its parents served as `policy` says; `Err` is the
 /// reason it cannot be designed.
 pub fn derive(
@@ -779,57 +852,16 @@ pub fn derive(
             needed.push(c);
         }
     }
-    let mut lookups = Vec::new();
-    for (t, via) in &row_lookups {
-        let columns: Vec<ColumnRef> = needed.iter().filter(|c| c.table == *t).cloned().collect();
-        needed.retain(|c| c.table != *t);
-        let keys = via
-            .iter()
-            .map(|(k, _)| k.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
-        // Bound by the statement's parameters only: a lookup of its own (a cross join).
-        let apart = via.iter().all(|(_, v)| matches!(v, BindValue::Expr { .. }));
-        let (note, rationale) = if apart {
-            (
-                format!("{t} is read once by its key ({keys}) from the statement's values, apart from the rows read first: the statement pairs that row with each of them (a cross join; no rows when either read finds none)"),
-                format!("an independent lookup: one {t} row by its key, paired with every row read"),
-            )
-        } else {
-            (
-                format!("{t} is read by key for each row ({keys}): a join to a table the rows do not determine is not copied"),
-                format!("one {t} row per row read, found by its key"),
-            )
-        };
-        notes.push(note);
-        lookups.push(Lookup {
-            table: t.clone(),
-            columns,
-            via: via.iter().map(|(_, v)| v.clone()).collect(),
-            rationale,
-        });
-    }
-
-    // Uniqueness keys of tables the root does not determine (children or unrelated tables).
-    let mut extra_keys = Vec::new();
-    for t in &tables {
-        if determined.contains(t) || row_lookups.iter().any(|(x, _)| x == t) {
-            continue;
-        }
-        if let Some(st) = schema.table(t) {
-            for k in &st.primary_key {
-                if let Some(c) = canon(&ColumnRef::new(st.key(), k)) {
-                    let r = rep(&c);
-                    if !extra_keys.contains(&r) {
-                        extra_keys.push(r.clone());
-                    }
-                    if !needed.contains(&r) {
-                        needed.push(r);
-                    }
-                }
-            }
-        }
-    }
+    let mut lookups = row_lookup_reads(&row_lookups, &mut needed, &mut notes);
+    let extra_keys = other_keys(
+        schema,
+        &tables,
+        &determined,
+        &row_lookups,
+        &canon,
+        &rep,
+        &mut needed,
+    );
 
     let found = ParentReads {
         schema,
