@@ -629,69 +629,30 @@ fn other_keys(
     extra_keys
 }
 
-/// Derives the shape of a read pattern, its parents served as `policy` says; `Err` is the
-/// reason it cannot be designed.
-pub fn derive(
-    schema: &Schema,
-    pattern: &AccessPattern,
-    relationships: &[Relationship],
-    policy: Parents,
-    updated: &[ColumnRef],
-) -> Result<Shape, String> {
-    let a = &pattern.analysis;
-    if !a.unknown_columns.is_empty() {
-        return Err(format!(
-            "filters on {}, which no table it reads has (the statement would fail on the source)",
-            a.unknown_columns.join(", ")
-        ));
-    }
-    // A read the analyzer could not model would be served as something else (one LIMIT for
-    // what is a LIMIT per row, a join for a set operation): it is stated, never designed.
-    if let Some(why) = &a.unmodeled {
-        return Err(format!("not modelled by the analyzer: {why}"));
-    }
-    let tables = read_tables(schema, a)?;
-    let canon = |c: &ColumnRef| canonical(schema, c);
-    let (equiv, edges) = join_graph(schema, a);
-    let (root, determined) = root_and_determined(schema, a, &tables, &equiv, &edges);
-    let rep = |c: &ColumnRef| -> ColumnRef {
-        let class = equiv.class(c);
-        class
-            .iter()
-            .find(|x| x.table == root)
-            .or_else(|| {
-                class
-                    .iter()
-                    .find(|x| determined.contains(&x.table) && x.table == c.table)
-            })
-            .cloned()
-            .unwrap_or_else(|| c.clone())
-    };
+/// How a read names a column: `canon` finds it in the schema, `rep` gives the one of its
+/// equated columns the table holds.
+type ColumnNames<'f> = (
+    &'f dyn Fn(&ColumnRef) -> Option<ColumnRef>,
+    &'f dyn Fn(&ColumnRef) -> ColumnRef,
+);
 
-    let row_lookups = row_lookups(schema, a, &tables, &determined, &equiv, &rep);
+/// A read's range its key serves, and its other ranges (column, predicate).
+type Ranges = (
+    Option<(ColumnRef, RangePredicate)>,
+    Vec<(ColumnRef, RangePredicate)>,
+);
+
+/// The equalities of read `a` its key can serve, and the columns it wants NULL (`IS NULL`);
+/// an equality on a looked-up table or a second one on a column is left to the client
+/// (`client`, reading `client_columns`).
+fn equalities(
+    a: &remodel_model::PatternAnalysis,
+    (canon, rep): ColumnNames<'_>,
+    row_lookups: &[(String, Vec<(String, BindValue)>)],
+    (client, client_columns): (&mut Vec<ClientFilter>, &mut Vec<ColumnRef>),
+    notes: &mut Vec<String>,
+) -> Result<(Vec<EqPred>, Vec<ColumnRef>), String> {
     let looked_up = |c: &ColumnRef| row_lookups.iter().any(|(t, _)| *t == c.table);
-    let mut notes = Vec::new();
-    let mut client: Vec<ClientFilter> = Vec::new();
-    // Columns the client needs to apply the filters it is left (they must be read).
-    let mut client_columns: Vec<ColumnRef> = Vec::new();
-    // A filter is stated in the plan's expressions over the columns the rows hold.
-    let held = |c: &ColumnRef| canon(c).map_or_else(|| c.clone(), |c| rep(&c));
-    for f in &a.residual {
-        // A filter no client can evaluate would return other rows: the read is not served.
-        let Some(expr) = &f.expr else {
-            return Err(untyped_filter(f));
-        };
-        notes.push(format!("{} is not served by the key: {}", f.sql, f.reason));
-        client.push(ClientFilter {
-            sql: f.sql.clone(),
-            expr: expr.map_columns(&mut |c| held(c)),
-        });
-        client_columns.extend(f.columns.iter().filter_map(&canon).map(|c| rep(&c)));
-        client_columns.extend(expr.columns().into_iter().map(&held));
-    }
-    for r in &a.ranges {
-        typed_range(r)?;
-    }
     let mut eq: Vec<EqPred> = Vec::new();
     let mut null_filter = Vec::new();
     for p in &a.equality {
@@ -755,24 +716,19 @@ pub fn derive(
             }
         }
     }
-    // Key order: the root's primary key order first (composite keys read naturally), then as written.
-    if let Some(rt) = schema.table(&root) {
-        let pos = |c: &ColumnRef| {
-            if c.table == rt.key() {
-                rt.primary_key
-                    .iter()
-                    .position(|k| same(k, &c.column))
-                    .unwrap_or(usize::MAX)
-            } else {
-                usize::MAX
-            }
-        };
-        eq.sort_by_key(|e| pos(&e.column));
-        for moved in unique_key_only(rt, &mut eq, &mut client, &mut notes) {
-            client_columns.push(moved);
-        }
-    }
+    Ok((eq, null_filter))
+}
 
+/// The range of read `a` its key can serve (the first on a column no equality pins nor a
+/// lookup reads), and the others.
+fn ranges(
+    a: &remodel_model::PatternAnalysis,
+    (canon, rep): ColumnNames<'_>,
+    eq: &[EqPred],
+    row_lookups: &[(String, Vec<(String, BindValue)>)],
+    notes: &mut Vec<String>,
+) -> Result<Ranges, String> {
+    let looked_up = |c: &ColumnRef| row_lookups.iter().any(|(t, _)| *t == c.table);
     let mut range = None;
     let mut extra_ranges = Vec::new();
     for r in &a.ranges {
@@ -796,6 +752,98 @@ pub fn derive(
             extra_ranges.push((c, rp));
         }
     }
+    Ok((range, extra_ranges))
+}
+
+/// Derives the shape of a read pattern, its parents served as `policy` says; `Err` is the
+/// reason it cannot be designed.
+pub fn derive(
+    schema: &Schema,
+    pattern: &AccessPattern,
+    relationships: &[Relationship],
+    policy: Parents,
+    updated: &[ColumnRef],
+) -> Result<Shape, String> {
+    let a = &pattern.analysis;
+    if !a.unknown_columns.is_empty() {
+        return Err(format!(
+            "filters on {}, which no table it reads has (the statement would fail on the source)",
+            a.unknown_columns.join(", ")
+        ));
+    }
+    // A read the analyzer could not model would be served as something else (one LIMIT for
+    // what is a LIMIT per row, a join for a set operation): it is stated, never designed.
+    if let Some(why) = &a.unmodeled {
+        return Err(format!("not modelled by the analyzer: {why}"));
+    }
+    let tables = read_tables(schema, a)?;
+    let canon = |c: &ColumnRef| canonical(schema, c);
+    let (equiv, edges) = join_graph(schema, a);
+    let (root, determined) = root_and_determined(schema, a, &tables, &equiv, &edges);
+    let rep = |c: &ColumnRef| -> ColumnRef {
+        let class = equiv.class(c);
+        class
+            .iter()
+            .find(|x| x.table == root)
+            .or_else(|| {
+                class
+                    .iter()
+                    .find(|x| determined.contains(&x.table) && x.table == c.table)
+            })
+            .cloned()
+            .unwrap_or_else(|| c.clone())
+    };
+
+    let row_lookups = row_lookups(schema, a, &tables, &determined, &equiv, &rep);
+    let looked_up = |c: &ColumnRef| row_lookups.iter().any(|(t, _)| *t == c.table);
+    let mut notes = Vec::new();
+    let mut client: Vec<ClientFilter> = Vec::new();
+    // Columns the client needs to apply the filters it is left (they must be read).
+    let mut client_columns: Vec<ColumnRef> = Vec::new();
+    // A filter is stated in the plan's expressions over the columns the rows hold.
+    let held = |c: &ColumnRef| canon(c).map_or_else(|| c.clone(), |c| rep(&c));
+    for f in &a.residual {
+        // A filter no client can evaluate would return other rows: the read is not served.
+        let Some(expr) = &f.expr else {
+            return Err(untyped_filter(f));
+        };
+        notes.push(format!("{} is not served by the key: {}", f.sql, f.reason));
+        client.push(ClientFilter {
+            sql: f.sql.clone(),
+            expr: expr.map_columns(&mut |c| held(c)),
+        });
+        client_columns.extend(f.columns.iter().filter_map(&canon).map(|c| rep(&c)));
+        client_columns.extend(expr.columns().into_iter().map(&held));
+    }
+    for r in &a.ranges {
+        typed_range(r)?;
+    }
+    let (mut eq, null_filter) = equalities(
+        a,
+        (&canon, &rep),
+        &row_lookups,
+        (&mut client, &mut client_columns),
+        &mut notes,
+    )?;
+    // Key order: the root's primary key order first (composite keys read naturally), then as written.
+    if let Some(rt) = schema.table(&root) {
+        let pos = |c: &ColumnRef| {
+            if c.table == rt.key() {
+                rt.primary_key
+                    .iter()
+                    .position(|k| same(k, &c.column))
+                    .unwrap_or(usize::MAX)
+            } else {
+                usize::MAX
+            }
+        };
+        eq.sort_by_key(|e| pos(&e.column));
+        for moved in unique_key_only(rt, &mut eq, &mut client, &mut notes) {
+            client_columns.push(moved);
+        }
+    }
+
+    let (range, extra_ranges) = ranges(a, (&canon, &rep), &eq, &row_lookups, &mut notes)?;
     let mut order: Vec<(ColumnRef, bool)> = a
         .order_by
         .iter()
