@@ -755,6 +755,34 @@ fn ranges(
     Ok((range, extra_ranges))
 }
 
+/// The residual filters of read `a`, left to the client as typed expressions over the columns
+/// the rows hold, with the columns they read; `Err` when one has no typed form.
+fn client_filters(
+    a: &remodel_model::PatternAnalysis,
+    (canon, rep): ColumnNames<'_>,
+    notes: &mut Vec<String>,
+) -> Result<(Vec<ClientFilter>, Vec<ColumnRef>), String> {
+    let mut client: Vec<ClientFilter> = Vec::new();
+    // Columns the client needs to apply the filters it is left (they must be read).
+    let mut client_columns: Vec<ColumnRef> = Vec::new();
+    // A filter is stated in the plan's expressions over the columns the rows hold.
+    let held = |c: &ColumnRef| canon(c).map_or_else(|| c.clone(), |c| rep(&c));
+    for f in &a.residual {
+        // A filter no client can evaluate would return other rows: the read is not served.
+        let Some(expr) = &f.expr else {
+            return Err(untyped_filter(f));
+        };
+        notes.push(format!("{} is not served by the key: {}", f.sql, f.reason));
+        client.push(ClientFilter {
+            sql: f.sql.clone(),
+            expr: expr.map_columns(&mut |c| held(c)),
+        });
+        client_columns.extend(f.columns.iter().filter_map(canon).map(|c| rep(&c)));
+        client_columns.extend(expr.columns().into_iter().map(&held));
+    }
+    Ok((client, client_columns))
+}
+
 /// Derives the shape of a read pattern, its parents served as `policy` says; `Err` is the
 /// reason it cannot be designed.
 pub fn derive(
@@ -797,24 +825,7 @@ pub fn derive(
     let row_lookups = row_lookups(schema, a, &tables, &determined, &equiv, &rep);
     let looked_up = |c: &ColumnRef| row_lookups.iter().any(|(t, _)| *t == c.table);
     let mut notes = Vec::new();
-    let mut client: Vec<ClientFilter> = Vec::new();
-    // Columns the client needs to apply the filters it is left (they must be read).
-    let mut client_columns: Vec<ColumnRef> = Vec::new();
-    // A filter is stated in the plan's expressions over the columns the rows hold.
-    let held = |c: &ColumnRef| canon(c).map_or_else(|| c.clone(), |c| rep(&c));
-    for f in &a.residual {
-        // A filter no client can evaluate would return other rows: the read is not served.
-        let Some(expr) = &f.expr else {
-            return Err(untyped_filter(f));
-        };
-        notes.push(format!("{} is not served by the key: {}", f.sql, f.reason));
-        client.push(ClientFilter {
-            sql: f.sql.clone(),
-            expr: expr.map_columns(&mut |c| held(c)),
-        });
-        client_columns.extend(f.columns.iter().filter_map(&canon).map(|c| rep(&c)));
-        client_columns.extend(expr.columns().into_iter().map(&held));
-    }
+    let (mut client, mut client_columns) = client_filters(a, (&canon, &rep), &mut notes)?;
     for r in &a.ranges {
         typed_range(r)?;
     }
