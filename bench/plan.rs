@@ -7,7 +7,8 @@
 //!
 //! Run: `cargo bench --bench plan`.
 
-use remodel_design::{candidates, emit_cql, select, sizing, DesignConfig};
+use remodel_design::costs::sizing;
+use remodel_design::{candidates, emit_cql, select, DesignConfig};
 use remodel_sql::workload::Format;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -88,7 +89,7 @@ fn bench(name: &str, schema: PathBuf, queries: PathBuf, runs: usize) -> Result<D
         stats: None,
         config: &config,
     };
-    let embeds = remodel_design::embed::collect(&a.schema, &a.relationships);
+    let embeds = remodel_design::assemble::embed::collect(&a.schema, &a.relationships);
     let cands = candidates::enumerate(
         &a.schema,
         &a.workload,
@@ -97,7 +98,7 @@ fn bench(name: &str, schema: PathBuf, queries: PathBuf, runs: usize) -> Result<D
         &|_| false,
         (
             &config.zones(),
-            &remodel_design::self_check::Forbidden::new(),
+            &remodel_design::validate::self_check::Forbidden::new(),
         ),
     );
     let costs = select::costs(&sizer, &a.workload, &a.relationships, &cands);

@@ -1,6 +1,7 @@
 //! ARCHITECTURE.md's claims that a reading of the source can check, checked: one home for the
 //! stable hash, for calendar arithmetic and for reading timestamp text; every live test gated by
-//! `live!`; every benchmark exiting non-zero when it misses its target.
+//! `live!`; every benchmark exiting non-zero when it misses its target; `crates/design/src/` laid
+//! out by pass (at most 10 entries at its top level).
 
 use std::path::{Path, PathBuf};
 
@@ -192,5 +193,26 @@ fn only_the_front_end_and_the_analysis_depend_on_a_sql_parser() {
         parsers,
         ["crates/analyze/Cargo.toml", "crates/sql/Cargo.toml"],
         "crates that parse SQL themselves"
+    );
+}
+
+#[test]
+fn design_src_stays_laid_out_by_pass() {
+    // `crates/design/src/` holds the passes (a folder or file each: candidates, costs, select,
+    // assemble, emit, writes, checklist, validate, loops) and lib.rs; a new module goes into the
+    // pass it belongs to (ARCHITECTURE.md's tour of `crates/design`), not beside them.
+    let dir = root().join("crates/design/src");
+    let mut entries: Vec<String> = std::fs::read_dir(&dir)
+        .expect("crates/design/src")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    entries.sort();
+    assert!(
+        entries.len() <= 10,
+        "crates/design/src holds {} entries at its top level (at most 10): {entries:?}; put the \
+         new module in the folder of its pass",
+        entries.len()
     );
 }

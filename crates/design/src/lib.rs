@@ -2,54 +2,38 @@
 //!
 //! Architecture invariant: no I/O; reads and returns plan-model values only.
 //!
-//! The passes inside [`design`]:
-//! 1. [`candidates`]: per read, the ways to serve it — its own table (by [`shape`] and the
-//!    Chebotko key rules of [`keys`]) with parents copied or read by key, a narrow index table
-//!    plus a row lookup, a table another read needs — over shared table layouts ([`tables`]);
-//! 2. [`cost`]: partitions read per call, and per table the writes that keep it in step;
+//! The passes inside [`design`], one module each, in the order they run:
+//! 1. [`candidates`]: per read, the ways to serve it — its own table (by
+//!    [`candidates::shape`] and the Chebotko key rules of [`candidates::keys`]) with parents
+//!    copied or read by key, a narrow index table plus a row lookup, a table another read
+//!    needs — over shared table layouts ([`candidates::tables`]);
+//! 2. [`costs`]: partitions read per call, and per table the writes that keep it in step
+//!    (sizes by [`costs::sizing`]);
 //! 3. [`select`]: the options minimising the workload's weighted cost (an integer program);
-//! 4. [`assemble`]: the chosen tables with their columns, and the lookups write paths need;
-//! 5. [`emit`]: query mapping ([`queries`]), write paths ([`writes`], [`embed`]), tables with
-//!    their sizes ([`sizing`]), the evidence and the cost beside a normalized baseline;
-//! 6. [`validate`]: every check the plan must pass before anything executes it.
+//! 4. [`assemble`]: the chosen tables with their columns, embedded collections
+//!    ([`assemble::embed`]), and the lookups write paths need;
+//! 5. [`emit`]: query mapping ([`emit::queries`]), write paths ([`writes`]), tables with
+//!    their sizes, the evidence and the cost beside a normalized baseline, `schema.cql`;
+//! 6. [`validate`]: every check the plan must pass before anything executes it, and the
+//!    designer's own re-design of what fails ([`validate::self_check`]).
+//!
+//! Beside them: [`checklist`] (counters, expiry, tombstones, NULL keys, buckets, precision,
+//! collations: the rules applied to the tables the passes made) and `loops` (N+1 loops folded
+//! into joined reads before designing, transactions made write groups after).
 
 pub mod assemble;
-pub mod buckets;
 pub mod candidates;
-pub mod collations;
-pub mod cost;
-pub mod counters;
-pub mod cql;
-pub mod embed;
+pub mod checklist;
+pub mod costs;
 pub mod emit;
-pub mod expiry;
-pub mod functions;
-pub mod ids;
-pub mod keys;
 mod loops;
-pub mod naming;
-pub mod null_keys;
-pub mod precision;
-pub mod queries;
-pub mod read_checks;
 pub mod select;
-pub mod self_check;
-pub mod send;
-pub mod shape;
-pub mod sizing;
-pub mod tables;
-pub mod tombstones;
-pub mod types;
 pub mod validate;
-pub mod write_filter;
-pub mod write_values;
 pub mod writes;
 
-pub(crate) use assemble::ensure_primary_lookup;
+pub use emit::cql::emit_cql;
 
-pub use cql::emit_cql;
-
-use embed::Embedding;
+use assemble::embed::{self, Embedding};
 use remodel_model::{
     Design, Diagnostic, Keyspace, Plan, Relationship, Replication, Schema, Severity, Statistics,
     Workload, PLAN_FORMAT_VERSION,
@@ -157,7 +141,7 @@ pub struct DesignConfig {
     /// there. Default `UTC`.
     pub bucket_time_zone: String,
     /// The consistency level of the plan's reads and of its writes.
-    pub consistency: send::ConsistencyConfig,
+    pub consistency: emit::consistency_and_batches::ConsistencyConfig,
     /// Counter tables are considered for counts and sums (default true); false for a plan
     /// `remodel sync` must keep (it cannot apply counter updates idempotently).
     pub counter_tables: bool,
@@ -165,8 +149,8 @@ pub struct DesignConfig {
 
 impl DesignConfig {
     /// The zones buckets depend on.
-    pub fn zones(&self) -> buckets::Zones {
-        buckets::Zones {
+    pub fn zones(&self) -> checklist::buckets::Zones {
+        checklist::buckets::Zones {
             session: self.time_zone.clone(),
             buckets: self.bucket_time_zone.clone(),
         }
@@ -185,7 +169,7 @@ impl Default for DesignConfig {
             weights: Weights::default(),
             time_zone: "UTC".into(),
             bucket_time_zone: "UTC".into(),
-            consistency: send::ConsistencyConfig::default(),
+            consistency: emit::consistency_and_batches::ConsistencyConfig::default(),
             counter_tables: true,
         }
     }
@@ -289,13 +273,13 @@ pub struct Inputs<'a> {
     /// The designer's settings.
     pub config: &'a DesignConfig,
     /// Sizes from the statistics or the defaults.
-    pub sizer: sizing::Sizer<'a>,
+    pub sizer: costs::sizing::Sizer<'a>,
     /// The embedded one-to-few collections the relationships decide.
     pub embeds: Vec<embed::Embedding>,
     /// The source columns whose rows expire (written with a TTL where every table allows it).
-    pub expiries: Vec<expiry::Expiry>,
+    pub expiries: Vec<checklist::expiry::Expiry>,
     /// Patterns the designer's own checks refused, with why: stated unserved.
-    pub forbidden: &'a self_check::Forbidden,
+    pub forbidden: &'a validate::self_check::Forbidden,
 }
 
 /// Designs the query-first Cassandra model for a schema and its analysed workload: the passes
@@ -324,17 +308,18 @@ fn design_folding(
 ) -> (DesignOutput, Vec<String>) {
     // The designer checks itself: a pattern whose table or path fails a check is designed again
     // without it (stated unserved with the reason), until the plan passes.
-    let mut forbidden = self_check::Forbidden::new();
+    let mut forbidden = validate::self_check::Forbidden::new();
     let mut round = 0;
     loop {
         let args = (schema, workload, relationships, stats, config);
         let (mut out, hosted) = design_once(args, folds, &forbidden);
         round += 1;
         if out.design.violations.is_empty()
-            || round > self_check::MAX_ROUNDS
-            || !self_check::forbid(&out.design, &mut forbidden)
+            || round > validate::self_check::MAX_ROUNDS
+            || !validate::self_check::forbid(&out.design, &mut forbidden)
         {
-            out.diagnostics.extend(self_check::diagnostics(&forbidden));
+            out.diagnostics
+                .extend(validate::self_check::diagnostics(&forbidden));
             return (out, hosted);
         }
     }
@@ -350,7 +335,7 @@ fn design_once(
         &DesignConfig,
     ),
     folds: &[(String, String, Embedding)],
-    forbidden: &self_check::Forbidden,
+    forbidden: &validate::self_check::Forbidden,
 ) -> (DesignOutput, Vec<String>) {
     let mut inputs = Inputs {
         schema,
@@ -358,13 +343,13 @@ fn design_once(
         relationships,
         forbidden,
         config,
-        sizer: sizing::Sizer {
+        sizer: costs::sizing::Sizer {
             schema,
             stats,
             config,
         },
         embeds: embed::collect(schema, relationships),
-        expiries: expiry::find(schema, workload, &config.time_zone),
+        expiries: checklist::expiry::find(schema, workload, &config.time_zone),
     };
     let small = |t: &str| assemble::small_entity(&inputs, t).is_some();
     let cands = candidates::enumerate(
@@ -380,11 +365,12 @@ fn design_once(
     let mut chosen = select::select(&cands, &costs, &config.weights);
     // Counters cheaper than scanning serve their reads; the tables are chosen again without them.
     let decisions = if config.counter_tables {
-        counters::decide(&inputs, &cands, &costs, &chosen)
+        checklist::counters::decide(&inputs, &cands, &costs, &chosen)
     } else {
         Vec::new()
     };
-    let kept: Vec<counters::Decision> = decisions.iter().filter(|d| d.chosen).cloned().collect();
+    let kept: Vec<checklist::counters::Decision> =
+        decisions.iter().filter(|d| d.chosen).cloned().collect();
     if !kept.is_empty() {
         let counted: Vec<(usize, usize)> = kept
             .iter()
@@ -397,11 +383,12 @@ fn design_once(
     }
     let mut build = assemble::from_selection(&inputs, &cands, &chosen);
     build.counters = kept;
-    let rejected: Vec<counters::Decision> = decisions.into_iter().filter(|d| !d.chosen).collect();
+    let rejected: Vec<checklist::counters::Decision> =
+        decisions.into_iter().filter(|d| !d.chosen).collect();
     let hosted = assemble::host_folds(&mut inputs, &mut build, folds);
-    expiry::mark(&inputs.expiries, &mut build, &inputs.embeds);
+    checklist::expiry::mark(&inputs.expiries, &mut build, &inputs.embeds);
     assemble::write_lookups(&inputs, &mut build);
-    for (e, why) in expiry::mark(&inputs.expiries, &mut build, &inputs.embeds) {
+    for (e, why) in checklist::expiry::mark(&inputs.expiries, &mut build, &inputs.embeds) {
         build.diagnostics.push(Diagnostic {
             severity: Severity::Note,
             location: None,
@@ -418,7 +405,7 @@ fn design_once(
     design.coverage = Some(remodel_model::Coverage::measure(schema, workload, &design));
     let mut diagnostics = build.diagnostics;
     diagnostics.extend(emit::type_warnings(schema, &design));
-    diagnostics.extend(collations::apply(&mut design, schema, workload));
+    diagnostics.extend(checklist::collations::apply(&mut design, schema, workload));
     for r in &design.renames {
         diagnostics.push(Diagnostic {
             severity: Severity::Note,
@@ -426,8 +413,8 @@ fn design_once(
             message: format!("{} renamed to {}: {}", r.source, r.target, r.reason),
         });
     }
-    functions::name(&mut design, workload);
-    ids::allocate(schema, &mut design);
+    emit::functions::name(&mut design, workload);
+    emit::ids::allocate(schema, &mut design);
     design.violations = validate::validate_in(schema, workload, &design, &config.time_zone);
     for v in &design.violations {
         diagnostics.push(Diagnostic {

@@ -10,7 +10,7 @@
 //! Writes seen together in one transaction become one write group: a logged batch (all or none
 //! land, as the transaction did) when its statements are few, else an ordered list.
 
-use crate::embed::{self, Embedding};
+use crate::assemble::embed::{self, Embedding};
 use crate::select::Weights;
 use remodel_model::text::thousands;
 use remodel_model::{

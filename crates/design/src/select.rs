@@ -6,8 +6,8 @@
 //! large or the solver gives up, a greedy pass chooses instead and says so.
 
 use crate::candidates::{Candidates, ReadOption};
-use crate::cost::{self, ReadCost, WriteTerm};
-use crate::sizing::Sizer;
+use crate::costs::sizing::Sizer;
+use crate::costs::{self, ReadCost, WriteTerm};
 use microlp::{ComparisonOp, OptimizationDirection, Problem, Variable};
 use remodel_model::{Relationship, Selection, Workload};
 use std::collections::BTreeMap;
@@ -120,7 +120,7 @@ pub fn costs(
             .options
             .iter()
             .map(|o| {
-                cost::read_cost(
+                costs::read_cost(
                     sizer,
                     &workload.patterns[o.pattern],
                     o,
@@ -131,13 +131,13 @@ pub fn costs(
         always: c
             .layouts
             .iter()
-            .map(|l| cost::always_terms(sizer, workload, l))
+            .map(|l| costs::always_terms(sizer, workload, l))
             .collect(),
         needs: c
             .options
             .iter()
             .map(|o| {
-                cost::need_terms(
+                costs::need_terms(
                     sizer,
                     workload,
                     relationships,

@@ -66,7 +66,7 @@ fn bounded_children_read_with_their_parent_become_a_map_of_a_frozen_udt() {
     );
 
     // Each customer row carries its 2.5 addresses of three text columns.
-    let entry = 3.0 * remodel_design::types::default_width("text");
+    let entry = 3.0 * remodel_design::candidates::type_mapping::default_width("text");
     assert!(
         t.estimates.bytes_per_partition_avg >= 2.5 * entry,
         "{:?}",

@@ -29,7 +29,7 @@ fn input<'a>(plan: &'a Plan, run: Option<&'a RunFolder>) -> ReportInput<'a> {
         .map(|t| {
             (
                 t.name.clone(),
-                remodel_design::cql::create_table(&plan.design.keyspace.name, t),
+                remodel_design::emit::cql::create_table(&plan.design.keyspace.name, t),
             )
         })
         .collect();

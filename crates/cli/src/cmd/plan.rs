@@ -183,7 +183,7 @@ fn keyspace_problem(name: &str) -> Option<String> {
 /// Refuses a `--keyspace` value Cassandra would not take, with a name it would.
 pub(crate) fn check_keyspace(k: &str) -> anyhow::Result<()> {
     if let Some(why) = keyspace_problem(k) {
-        let hint = remodel_design::naming::sanitize(k);
+        let hint = remodel_design::candidates::naming::sanitize(k);
         let hint = match keyspace_problem(&hint) {
             None => format!(" (for example --keyspace {hint})"),
             Some(_) => String::new(),
@@ -208,7 +208,9 @@ fn keyspace(explicit: Option<&str>, dir: Option<&Path>) -> anyhow::Result<String
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let derived = remodel_design::naming::fit_length(&remodel_design::naming::sanitize(&name));
+    let derived = remodel_design::candidates::naming::fit_length(
+        &remodel_design::candidates::naming::sanitize(&name),
+    );
     if !name.bytes().any(|b| b.is_ascii_alphanumeric()) {
         bail!("the folder name {name:?} gives no keyspace name (no letter or digit): give --keyspace NAME");
     }
@@ -827,7 +829,7 @@ fn print_summary(
                 f.partition_reads,
                 f.table_writes,
                 f.reads_before_write,
-                remodel_design::sizing::human_bytes(f.stored_bytes)
+                remodel_design::costs::sizing::human_bytes(f.stored_bytes)
             )
         };
         println!("cost per 100 calls:   {}", line(&c.design));
@@ -979,7 +981,7 @@ mod tests {
 
     #[test]
     fn replication_specs() {
-        let cql = |s: &str| replication(s).map(|r| remodel_design::cql::replication_map(&r));
+        let cql = |s: &str| replication(s).map(|r| remodel_design::emit::cql::replication_map(&r));
         assert_eq!(
             cql("3").ok().as_deref(),
             Some("{'class': 'SimpleStrategy', 'replication_factor': 3}")

@@ -101,7 +101,7 @@ fn cql_of(design: &Design) -> Cql {
         .map(|t| {
             (
                 t.name.clone(),
-                remodel_design::cql::create_table(&design.keyspace.name, t),
+                remodel_design::emit::cql::create_table(&design.keyspace.name, t),
             )
         })
         .collect();

@@ -8,7 +8,7 @@
 //! - (l) every row an expression names ([`RowRef::Step`]) is a read before write of the path.
 
 use super::{same, v};
-use crate::write_filter::{conjuncts, predicates};
+use crate::writes::filter::{conjuncts, predicates};
 use remodel_model::{
     AccessPattern, BindValue, ColumnRef, ConflictAction, Design, DesignTable, Expr, RowRef,
     StatementKind, Table, ValueOrigin, Violation, WriteAction, WritePath,

@@ -4,7 +4,7 @@
 //! column (sums move by the old and new values alike).
 
 use super::{Planner, Version};
-use crate::counters::{counter_type, Spec};
+use crate::checklist::counters::{counter_type, Spec};
 use remodel_model::ident::cql_quote;
 use remodel_model::{
     Bind, BindValue, ColumnRef, CounterChange, Literal, StatementKind, WriteAction, WriteTarget,

@@ -4,9 +4,9 @@
 //! apply (a filtered read, each kept row written by its full key).
 
 use super::{Missing, Planner, Version};
-use crate::keys::KeySrc;
-use crate::tables::TableBuild;
-use crate::write_values::{reads_this, upsert_set};
+use crate::candidates::keys::KeySrc;
+use crate::candidates::tables::TableBuild;
+use crate::writes::values::{reads_this, upsert_set};
 use remodel_model::{
     BinaryOp, BindValue, ColumnRef, ConflictAction, Expr, NewValue, RowRef, Table, Upsert,
     ValueOrigin, Warning,
@@ -33,12 +33,13 @@ fn one_row_by(x: &TableBuild, t: &Table, by: &[String]) -> bool {
         && x.extra_keys.is_empty()
         && !x.partition.is_empty()
         && x.partition.iter().all(among)
-        && (crate::keys::pins_unique_key(&x.partition, t) || x.key_elements().iter().all(among))
+        && (crate::candidates::keys::pins_unique_key(&x.partition, t)
+            || x.key_elements().iter().all(among))
 }
 
 /// The key a one-row read of `x` binds: its partition when that pins a unique key, else all of it.
 fn row_key(x: &TableBuild, t: &Table) -> Vec<KeySrc> {
-    if crate::keys::pins_unique_key(&x.partition, t) {
+    if crate::candidates::keys::pins_unique_key(&x.partition, t) {
         x.partition.clone()
     } else {
         x.key_elements()
@@ -415,7 +416,7 @@ impl<'a> Planner<'a> {
                     && need.iter().all(|c| x.col_name(c).is_some())
             })
             .filter_map(|x| {
-                let one = crate::keys::pins_unique_key(&x.partition, s);
+                let one = crate::candidates::keys::pins_unique_key(&x.partition, s);
                 crate::writes::rows_key(x, &by)
                     .filter(|k| one || k.len() == by.len())
                     .map(|k| (x, k, one))

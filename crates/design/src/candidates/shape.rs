@@ -389,7 +389,7 @@ impl ParentReads<'_> {
 
 /// The columns of the tables read `a` reads that no clustering column can hold while `a`
 /// returns their NULL rows: each may be NULL, its type has no key form that stores NULL
-/// ([`crate::tables::null_storing_form`]), and no condition of `a` excludes NULL (`=`, `IN`, a
+/// ([`crate::candidates::type_mapping::null_storing_form`]), and no condition of `a` excludes NULL (`=`, `IN`, a
 /// range). A table clustered by one would refuse those rows (the application's INSERT fails)
 /// or leave them out of `a`'s answer; `a` sorts by them on the client instead, and no table
 /// serving `a` clusters by them.
@@ -416,8 +416,10 @@ fn unkeyable_nulls(
                 .iter()
                 .filter(|col| {
                     col.nullable
-                        && crate::tables::null_storing_form(&crate::types::cql_type(&col.sql_type))
-                            .is_none()
+                        && crate::candidates::type_mapping::null_storing_form(
+                            &crate::candidates::type_mapping::cql_type(&col.sql_type),
+                        )
+                        .is_none()
                 })
                 .map(|col| ColumnRef::new(t.key(), &col.name))
         })
@@ -451,27 +453,9 @@ fn looked_up(
     }
 }
 
-/// Derives the shape of a read pattern, its parents served as `policy` says; `Err` is the
-/// reason it cannot be designed.
-pub fn derive(
-    schema: &Schema,
-    pattern: &AccessPattern,
-    relationships: &[Relationship],
-    policy: Parents,
-    updated: &[ColumnRef],
-) -> Result<Shape, String> {
-    let a = &pattern.analysis;
-    if !a.unknown_columns.is_empty() {
-        return Err(format!(
-            "filters on {}, which no table it reads has (the statement would fail on the source)",
-            a.unknown_columns.join(", ")
-        ));
-    }
-    // A read the analyzer could not model would be served as something else (one LIMIT for
-    // what is a LIMIT per row, a join for a set operation): it is stated, never designed.
-    if let Some(why) = &a.unmodeled {
-        return Err(format!("not modelled by the analyzer: {why}"));
-    }
+/// The schema tables read `a` reads (each once, by key); `Err` when one is not in the schema
+/// or it reads none.
+fn read_tables(schema: &Schema, a: &remodel_model::PatternAnalysis) -> Result<Vec<String>, String> {
     let mut tables: Vec<String> = Vec::new();
     for t in &a.tables {
         match schema.table(t) {
@@ -486,9 +470,13 @@ pub fn derive(
     if tables.is_empty() {
         return Err("reads no table of the schema".into());
     }
-    let canon = |c: &ColumnRef| canonical(schema, c);
+    Ok(tables)
+}
 
-    // Join graph and equated columns.
+/// The join graph of read `a`: the columns its joins equate, and an edge per join step,
+/// oriented child → parent where a foreign key (or, failing one, unique columns) says which.
+fn join_graph(schema: &Schema, a: &remodel_model::PatternAnalysis) -> (Equiv, Vec<Edge>) {
+    let canon = |c: &ColumnRef| canonical(schema, c);
     let mut equiv = Equiv::default();
     let mut edges = Vec::new();
     for step in &a.join_path {
@@ -534,7 +522,18 @@ pub fn derive(
         };
         edges.push(edge);
     }
+    (equiv, edges)
+}
 
+/// The root of read `a` and the tables it determines.
+fn root_and_determined(
+    schema: &Schema,
+    a: &remodel_model::PatternAnalysis,
+    tables: &[String],
+    equiv: &Equiv,
+    edges: &[Edge],
+) -> (String, Vec<String>) {
+    let canon = |c: &ColumnRef| canonical(schema, c);
     // Root: a table that is never the one side of a directed edge; prefer one with equalities.
     let parents: Vec<&String> = edges
         .iter()
@@ -566,44 +565,106 @@ pub fn derive(
             }
         }
     }
-    let rep = |c: &ColumnRef| -> ColumnRef {
-        let class = equiv.class(c);
-        class
-            .iter()
-            .find(|x| x.table == root)
-            .or_else(|| {
-                class
-                    .iter()
-                    .find(|x| determined.contains(&x.table) && x.table == c.table)
-            })
-            .cloned()
-            .unwrap_or_else(|| c.clone())
-    };
+    (root, determined)
+}
 
-    let row_lookups = row_lookups(schema, a, &tables, &determined, &equiv, &rep);
-    let looked_up = |c: &ColumnRef| row_lookups.iter().any(|(t, _)| *t == c.table);
-    let mut notes = Vec::new();
-    let mut client: Vec<ClientFilter> = Vec::new();
-    // Columns the client needs to apply the filters it is left (they must be read).
-    let mut client_columns: Vec<ColumnRef> = Vec::new();
-    // A filter is stated in the plan's expressions over the columns the rows hold.
-    let held = |c: &ColumnRef| canon(c).map_or_else(|| c.clone(), |c| rep(&c));
-    for f in &a.residual {
-        // A filter no client can evaluate would return other rows: the read is not served.
-        let Some(expr) = &f.expr else {
-            return Err(untyped_filter(f));
+/// The row lookups of a read ([`row_lookups`]) as [`Lookup`]s: each takes its table's columns
+/// out of `needed` and says in `notes` how it is read.
+fn row_lookup_reads(
+    row_lookups: &[(String, Vec<(String, BindValue)>)],
+    needed: &mut Vec<ColumnRef>,
+    notes: &mut Vec<String>,
+) -> Vec<Lookup> {
+    let mut lookups = Vec::new();
+    for (t, via) in row_lookups {
+        let columns: Vec<ColumnRef> = needed.iter().filter(|c| c.table == *t).cloned().collect();
+        needed.retain(|c| c.table != *t);
+        let keys = via
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        // Bound by the statement's parameters only: a lookup of its own (a cross join).
+        let apart = via.iter().all(|(_, v)| matches!(v, BindValue::Expr { .. }));
+        let (note, rationale) = if apart {
+            (
+                format!("{t} is read once by its key ({keys}) from the statement's values, apart from the rows read first: the statement pairs that row with each of them (a cross join; no rows when either read finds none)"),
+                format!("an independent lookup: one {t} row by its key, paired with every row read"),
+            )
+        } else {
+            (
+                format!("{t} is read by key for each row ({keys}): a join to a table the rows do not determine is not copied"),
+                format!("one {t} row per row read, found by its key"),
+            )
         };
-        notes.push(format!("{} is not served by the key: {}", f.sql, f.reason));
-        client.push(ClientFilter {
-            sql: f.sql.clone(),
-            expr: expr.map_columns(&mut |c| held(c)),
+        notes.push(note);
+        lookups.push(Lookup {
+            table: t.clone(),
+            columns,
+            via: via.iter().map(|(_, v)| v.clone()).collect(),
+            rationale,
         });
-        client_columns.extend(f.columns.iter().filter_map(&canon).map(|c| rep(&c)));
-        client_columns.extend(expr.columns().into_iter().map(&held));
     }
-    for r in &a.ranges {
-        typed_range(r)?;
+    lookups
+}
+
+/// The uniqueness keys of the tables the root does not determine (children or unrelated
+/// tables), added to `needed`.
+fn other_keys(
+    schema: &Schema,
+    tables: &[String],
+    determined: &[String],
+    row_lookups: &[(String, Vec<(String, BindValue)>)],
+    canon: &dyn Fn(&ColumnRef) -> Option<ColumnRef>,
+    rep: &dyn Fn(&ColumnRef) -> ColumnRef,
+    needed: &mut Vec<ColumnRef>,
+) -> Vec<ColumnRef> {
+    let mut extra_keys = Vec::new();
+    for t in tables {
+        if determined.contains(t) || row_lookups.iter().any(|(x, _)| x == t) {
+            continue;
+        }
+        if let Some(st) = schema.table(t) {
+            for k in &st.primary_key {
+                if let Some(c) = canon(&ColumnRef::new(st.key(), k)) {
+                    let r = rep(&c);
+                    if !extra_keys.contains(&r) {
+                        extra_keys.push(r.clone());
+                    }
+                    if !needed.contains(&r) {
+                        needed.push(r);
+                    }
+                }
+            }
+        }
     }
+    extra_keys
+}
+
+/// How a read names a column: `canon` finds it in the schema, `rep` gives the one of its
+/// equated columns the table holds.
+type ColumnNames<'f> = (
+    &'f dyn Fn(&ColumnRef) -> Option<ColumnRef>,
+    &'f dyn Fn(&ColumnRef) -> ColumnRef,
+);
+
+/// A read's range its key serves, and its other ranges (column, predicate).
+type Ranges = (
+    Option<(ColumnRef, RangePredicate)>,
+    Vec<(ColumnRef, RangePredicate)>,
+);
+
+/// The equalities of read `a` its key can serve, and the columns it wants NULL (`IS NULL`);
+/// an equality on a looked-up table or a second one on a column is left to the client
+/// (`client`, reading `client_columns`).
+fn equalities(
+    a: &remodel_model::PatternAnalysis,
+    (canon, rep): ColumnNames<'_>,
+    row_lookups: &[(String, Vec<(String, BindValue)>)],
+    (client, client_columns): (&mut Vec<ClientFilter>, &mut Vec<ColumnRef>),
+    notes: &mut Vec<String>,
+) -> Result<(Vec<EqPred>, Vec<ColumnRef>), String> {
+    let looked_up = |c: &ColumnRef| row_lookups.iter().any(|(t, _)| *t == c.table);
     let mut eq: Vec<EqPred> = Vec::new();
     let mut null_filter = Vec::new();
     for p in &a.equality {
@@ -667,24 +728,19 @@ pub fn derive(
             }
         }
     }
-    // Key order: the root's primary key order first (composite keys read naturally), then as written.
-    if let Some(rt) = schema.table(&root) {
-        let pos = |c: &ColumnRef| {
-            if c.table == rt.key() {
-                rt.primary_key
-                    .iter()
-                    .position(|k| same(k, &c.column))
-                    .unwrap_or(usize::MAX)
-            } else {
-                usize::MAX
-            }
-        };
-        eq.sort_by_key(|e| pos(&e.column));
-        for moved in unique_key_only(rt, &mut eq, &mut client, &mut notes) {
-            client_columns.push(moved);
-        }
-    }
+    Ok((eq, null_filter))
+}
 
+/// The range of read `a` its key can serve (the first on a column no equality pins nor a
+/// lookup reads), and the others.
+fn ranges(
+    a: &remodel_model::PatternAnalysis,
+    (canon, rep): ColumnNames<'_>,
+    eq: &[EqPred],
+    row_lookups: &[(String, Vec<(String, BindValue)>)],
+    notes: &mut Vec<String>,
+) -> Result<Ranges, String> {
+    let looked_up = |c: &ColumnRef| row_lookups.iter().any(|(t, _)| *t == c.table);
     let mut range = None;
     let mut extra_ranges = Vec::new();
     for r in &a.ranges {
@@ -708,6 +764,109 @@ pub fn derive(
             extra_ranges.push((c, rp));
         }
     }
+    Ok((range, extra_ranges))
+}
+
+/// The residual filters of read `a`, left to the client as typed expressions over the columns
+/// the rows hold, with the columns they read; `Err` when one has no typed form.
+fn client_filters(
+    a: &remodel_model::PatternAnalysis,
+    (canon, rep): ColumnNames<'_>,
+    notes: &mut Vec<String>,
+) -> Result<(Vec<ClientFilter>, Vec<ColumnRef>), String> {
+    let mut client: Vec<ClientFilter> = Vec::new();
+    // Columns the client needs to apply the filters it is left (they must be read).
+    let mut client_columns: Vec<ColumnRef> = Vec::new();
+    // A filter is stated in the plan's expressions over the columns the rows hold.
+    let held = |c: &ColumnRef| canon(c).map_or_else(|| c.clone(), |c| rep(&c));
+    for f in &a.residual {
+        // A filter no client can evaluate would return other rows: the read is not served.
+        let Some(expr) = &f.expr else {
+            return Err(untyped_filter(f));
+        };
+        notes.push(format!("{} is not served by the key: {}", f.sql, f.reason));
+        client.push(ClientFilter {
+            sql: f.sql.clone(),
+            expr: expr.map_columns(&mut |c| held(c)),
+        });
+        client_columns.extend(f.columns.iter().filter_map(canon).map(|c| rep(&c)));
+        client_columns.extend(expr.columns().into_iter().map(&held));
+    }
+    Ok((client, client_columns))
+}
+
+/// Derives the shape of a read pattern, its parents served as `policy` says; `Err` is the
+/// reason it cannot be designed.
+pub fn derive(
+    schema: &Schema,
+    pattern: &AccessPattern,
+    relationships: &[Relationship],
+    policy: Parents,
+    updated: &[ColumnRef],
+) -> Result<Shape, String> {
+    let a = &pattern.analysis;
+    if !a.unknown_columns.is_empty() {
+        return Err(format!(
+            "filters on {}, which no table it reads has (the statement would fail on the source)",
+            a.unknown_columns.join(", ")
+        ));
+    }
+    // A read the analyzer could not model would be served as something else (one LIMIT for
+    // what is a LIMIT per row, a join for a set operation): it is stated, never designed.
+    if let Some(why) = &a.unmodeled {
+        return Err(format!("not modelled by the analyzer: {why}"));
+    }
+    let tables = read_tables(schema, a)?;
+    let canon = |c: &ColumnRef| canonical(schema, c);
+    let (equiv, edges) = join_graph(schema, a);
+    let (root, determined) = root_and_determined(schema, a, &tables, &equiv, &edges);
+    let rep = |c: &ColumnRef| -> ColumnRef {
+        let class = equiv.class(c);
+        class
+            .iter()
+            .find(|x| x.table == root)
+            .or_else(|| {
+                class
+                    .iter()
+                    .find(|x| determined.contains(&x.table) && x.table == c.table)
+            })
+            .cloned()
+            .unwrap_or_else(|| c.clone())
+    };
+
+    let row_lookups = row_lookups(schema, a, &tables, &determined, &equiv, &rep);
+    let looked_up = |c: &ColumnRef| row_lookups.iter().any(|(t, _)| *t == c.table);
+    let mut notes = Vec::new();
+    let (mut client, mut client_columns) = client_filters(a, (&canon, &rep), &mut notes)?;
+    for r in &a.ranges {
+        typed_range(r)?;
+    }
+    let (mut eq, null_filter) = equalities(
+        a,
+        (&canon, &rep),
+        &row_lookups,
+        (&mut client, &mut client_columns),
+        &mut notes,
+    )?;
+    // Key order: the root's primary key order first (composite keys read naturally), then as written.
+    if let Some(rt) = schema.table(&root) {
+        let pos = |c: &ColumnRef| {
+            if c.table == rt.key() {
+                rt.primary_key
+                    .iter()
+                    .position(|k| same(k, &c.column))
+                    .unwrap_or(usize::MAX)
+            } else {
+                usize::MAX
+            }
+        };
+        eq.sort_by_key(|e| pos(&e.column));
+        for moved in unique_key_only(rt, &mut eq, &mut client, &mut notes) {
+            client_columns.push(moved);
+        }
+    }
+
+    let (range, extra_ranges) = ranges(a, (&canon, &rep), &eq, &row_lookups, &mut notes)?;
     let mut order: Vec<(ColumnRef, bool)> = a
         .order_by
         .iter()
@@ -780,57 +939,16 @@ pub fn derive(
             needed.push(c);
         }
     }
-    let mut lookups = Vec::new();
-    for (t, via) in &row_lookups {
-        let columns: Vec<ColumnRef> = needed.iter().filter(|c| c.table == *t).cloned().collect();
-        needed.retain(|c| c.table != *t);
-        let keys = via
-            .iter()
-            .map(|(k, _)| k.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
-        // Bound by the statement's parameters only: a lookup of its own (a cross join).
-        let apart = via.iter().all(|(_, v)| matches!(v, BindValue::Expr { .. }));
-        let (note, rationale) = if apart {
-            (
-                format!("{t} is read once by its key ({keys}) from the statement's values, apart from the rows read first: the statement pairs that row with each of them (a cross join; no rows when either read finds none)"),
-                format!("an independent lookup: one {t} row by its key, paired with every row read"),
-            )
-        } else {
-            (
-                format!("{t} is read by key for each row ({keys}): a join to a table the rows do not determine is not copied"),
-                format!("one {t} row per row read, found by its key"),
-            )
-        };
-        notes.push(note);
-        lookups.push(Lookup {
-            table: t.clone(),
-            columns,
-            via: via.iter().map(|(_, v)| v.clone()).collect(),
-            rationale,
-        });
-    }
-
-    // Uniqueness keys of tables the root does not determine (children or unrelated tables).
-    let mut extra_keys = Vec::new();
-    for t in &tables {
-        if determined.contains(t) || row_lookups.iter().any(|(x, _)| x == t) {
-            continue;
-        }
-        if let Some(st) = schema.table(t) {
-            for k in &st.primary_key {
-                if let Some(c) = canon(&ColumnRef::new(st.key(), k)) {
-                    let r = rep(&c);
-                    if !extra_keys.contains(&r) {
-                        extra_keys.push(r.clone());
-                    }
-                    if !needed.contains(&r) {
-                        needed.push(r);
-                    }
-                }
-            }
-        }
-    }
+    let mut lookups = row_lookup_reads(&row_lookups, &mut needed, &mut notes);
+    let extra_keys = other_keys(
+        schema,
+        &tables,
+        &determined,
+        &row_lookups,
+        &canon,
+        &rep,
+        &mut needed,
+    );
 
     let found = ParentReads {
         schema,

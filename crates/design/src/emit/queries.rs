@@ -2,10 +2,10 @@
 //! `?` bound to a typed value, which partitions it reads, and what the client does with the
 //! rows (filters, aggregates, sort, offset, limit) as data. Never `ALLOW FILTERING`.
 
-use crate::buckets::{self, Zones};
-use crate::keys::{KeyPlan, KeySrc};
-use crate::shape::{range_filter, ClientFilter, Shape};
-use crate::tables::TableBuild;
+use crate::candidates::keys::{KeyPlan, KeySrc};
+use crate::candidates::shape::{range_filter, ClientFilter, Shape};
+use crate::candidates::tables::TableBuild;
+use crate::checklist::buckets::{self, Zones};
 use remodel_model::ident::cql_quote;
 use remodel_model::{
     AccessPattern, Aggregate, BinaryOp, Bind, BindValue, ClientWork, ColumnRef, CqlType,
@@ -157,8 +157,8 @@ fn expr(e: &Expr) -> BindValue {
 /// The bind of an `=` or `IN` restriction: the value, or the list an `IN ?` takes (the
 /// parameter the application sends as a list, as a normalized `IN ($n)` has it, else the list
 /// of the values).
-fn eq_bind(e: &crate::shape::EqPred) -> BindValue {
-    match (e.op, crate::shape::in_items(&e.expr).as_slice()) {
+fn eq_bind(e: &crate::candidates::shape::EqPred) -> BindValue {
+    match (e.op, crate::candidates::shape::in_items(&e.expr).as_slice()) {
         (EqualityOp::In, [one @ Expr::Param { .. }]) => expr(one),
         (EqualityOp::In, items) => BindValue::List {
             items: items.to_vec(),
@@ -222,7 +222,7 @@ fn restrictions(
         } else {
             r.filters.push(ClientFilter {
                 sql: format!("{c} IS NULL"),
-                expr: crate::shape::eq_expr(c, EqualityOp::IsNull, None),
+                expr: crate::candidates::shape::eq_expr(c, EqualityOp::IsNull, None),
             });
         }
     }
@@ -233,7 +233,7 @@ fn typed_range(c: &ColumnRef, rp: &remodel_model::RangePredicate) -> Result<Clie
     range_filter(c, rp).ok_or_else(|| {
         format!(
             "{} has no typed form in the plan",
-            crate::shape::range_sql(rp)
+            crate::candidates::shape::range_sql(rp)
         )
     })
 }
@@ -935,11 +935,11 @@ fn not_single_reasons(
     if r.partitions == PartitionRead::Scan {
         let size = match scan_rows {
             Some((rows, "statistics")) => {
-                format!(", about {} rows", crate::sizing::human_count(rows))
+                format!(", about {} rows", crate::costs::sizing::human_count(rows))
             }
             Some((rows, _)) => format!(
                 ", {} rows assumed without statistics",
-                crate::sizing::human_count(rows)
+                crate::costs::sizing::human_count(rows)
             ),
             None => String::new(),
         };
@@ -1024,15 +1024,15 @@ pub fn suggest(
         })
         .collect();
     let counts_only = shape.aggregates.iter().all(|(f, _, d)| f == "count" && !d);
-    let base = crate::naming::sanitize(&shape.root);
+    let base = crate::candidates::naming::sanitize(&shape.root);
     let name = if groups.is_empty() {
-        crate::naming::fit_length(&format!("{base}_totals"))
+        crate::candidates::naming::fit_length(&format!("{base}_totals"))
     } else {
         let w: Vec<String> = groups
             .iter()
-            .map(|(n, _)| crate::naming::sanitize(n))
+            .map(|(n, _)| crate::candidates::naming::sanitize(n))
             .collect();
-        crate::naming::fit_length(&format!("{base}_totals_by_{}", w.join("_")))
+        crate::candidates::naming::fit_length(&format!("{base}_totals_by_{}", w.join("_")))
     };
     let value = if counts_only {
         "n counter"

@@ -1,6 +1,7 @@
-//! Postgres → CQL type mapping and the byte widths used for sizing when no statistics are given.
+//! Postgres → CQL type mapping, the byte widths used for sizing when no statistics are given,
+//! and the `bigint` form of a key column type that can store NULL beside its values.
 
-use remodel_model::{CqlType, NativeType as N, Schema};
+use remodel_model::{CqlType, EncodedForm, NativeType as N, Schema};
 
 /// The CQL type for a Postgres column type (as the DDL front end normalises it, lower case).
 pub fn cql_type(sql_type: &str) -> CqlType {
@@ -196,6 +197,17 @@ pub fn default_width(sql_type: &str) -> f64 {
             .unwrap_or(24.0),
         "json" | "jsonb" | "bytea" => 128.0,
         _ => 24.0,
+    }
+}
+
+/// The bigint form a key column of CQL type `ty` can store NULL beside: microseconds of a
+/// timestamp, the integer itself (of a type narrower than bigint), days of a date.
+pub(crate) fn null_storing_form(ty: &CqlType) -> Option<EncodedForm> {
+    match ty.native()? {
+        N::Timestamp => Some(EncodedForm::Micros),
+        N::Int | N::SmallInt | N::TinyInt => Some(EncodedForm::Integer),
+        N::Date => Some(EncodedForm::Days),
+        _ => None,
     }
 }
 

@@ -3,8 +3,8 @@
 //! bind typed as its marker takes it, result columns where their tables hold them, partitions,
 //! consistency and batch stated) — each over the plan model only.
 
-use crate::buckets::{self, Zones};
-use crate::shape::{eq_expr, range_expr};
+use crate::candidates::shape::{eq_expr, range_expr};
+use crate::checklist::buckets::{self, Zones};
 use remodel_model::{
     AccessPattern, Bind, BindValue, ColumnRef, CqlType, Design, EqualityOp, Expr, NativeType,
     PatternAnalysis, QueryMapping, RangePredicate, ReadColumn, Schema, Violation,
@@ -78,7 +78,7 @@ fn bound(q: &QueryMapping, value: &Expr) -> bool {
                 expr == v
                     || matches!(v, Expr::InList { list, .. } if list.as_slice() == [expr.clone()])
             }
-            BindValue::List { items } => crate::shape::in_items(v) == *items,
+            BindValue::List { items } => crate::candidates::shape::in_items(v) == *items,
             BindValue::Bucket { of, .. }
             | BindValue::EpochMicros { of, .. }
             | BindValue::Encoded { of, .. } => has(of, v),
@@ -172,12 +172,12 @@ pub fn predicates_kept(
             (_, None) => false,
         };
         if !ok {
-            lost.push(crate::shape::predicate_sql(e));
+            lost.push(crate::candidates::shape::predicate_sql(e));
         }
     }
     for r in &a.ranges {
         if !range_kept(q, r, &filtered) {
-            lost.push(crate::shape::range_sql(r));
+            lost.push(crate::candidates::shape::range_sql(r));
         }
     }
     for r in &a.residual {
@@ -189,7 +189,7 @@ pub fn predicates_kept(
             lost.push(r.sql.clone());
         }
     }
-    if let Some(l) = crate::queries::limit_expr(a).ok().flatten() {
+    if let Some(l) = crate::emit::queries::limit_expr(a).ok().flatten() {
         if !limited(q, &l) {
             lost.push(format!("LIMIT {l}"));
         }
@@ -291,7 +291,7 @@ pub fn buckets_read(
                     k.column,
                     t.name,
                     bucket.name(),
-                    crate::shape::range_sql(r)
+                    crate::candidates::shape::range_sql(r)
                 ));
             }
         }

@@ -41,7 +41,7 @@ fn order_of(schema: &Schema, table: &str, column: &str) -> Option<Order> {
             .all(|w| w[0].as_bytes() <= w[1].as_bytes());
         return (!sorted).then(|| Order::Enum(e.values.clone()));
     }
-    if !crate::types::is_known_text(bare) {
+    if !crate::candidates::type_mapping::is_known_text(bare) {
         return None;
     }
     match col.collation.as_ref().or(schema.collation.as_ref()) {

@@ -2,6 +2,10 @@
 //! is written. Every finding is an error — a plan that fails here would lose rows, leave stale
 //! copies, read columns a table lacks or change what a query returns.
 //!
+//! In: the plan's schema, workload and design (plan-model values only); out: the
+//! [`Violation`]s. The read checks are in [`reads`]; [`self_check`] turns violations into the
+//! patterns the designer refuses on its next round.
+//!
 //! It reads the plan model only (tables, query mappings, write paths with their binds) and
 //! applies the meaning the plan format gives each bind ([`BindValue`]): a `current` value is
 //! bound by the statement's WHERE `=` or read by an earlier read-before-write; a `new` value is
@@ -30,7 +34,10 @@
 //! - (s) a copy of a parent's column is read from the parent row the table's own join names,
 //!   not another row of that table ([`parents`]).
 //!
-//! The read checks (e), (n), (o) are in [`crate::read_checks`].
+//! The read checks (e), (n), (o) are in [`self::reads`].
+
+pub mod reads;
+pub mod self_check;
 
 use remodel_model::source::SourceFilter;
 use remodel_model::{
@@ -105,10 +112,10 @@ pub fn validate_in(
         let Some(p) = pattern(&q.pattern) else {
             continue;
         };
-        crate::read_checks::predicates_kept(schema, design, p, q, &mut out);
-        crate::read_checks::buckets_read(design, p, q, session_zone, &mut out);
+        reads::predicates_kept(schema, design, p, q, &mut out);
+        reads::buckets_read(design, p, q, session_zone, &mut out);
     }
-    crate::read_checks::contract(design, &mut out);
+    reads::contract(design, &mut out);
     ids_stated(schema, design, &mut out);
     ttl_written(design, &mut out);
     out
@@ -147,7 +154,7 @@ fn ids_stated(schema: &Schema, design: &Design, out: &mut Vec<Violation>) {
             .and_then(|t| t.column(&id.column.column))
             .map(|c| c.sql_type.as_str())
             .unwrap_or_default();
-        let (fits, _) = crate::ids::strategy(&id.column, sql_type);
+        let (fits, _) = crate::emit::ids::strategy(&id.column, sql_type);
         let time_ordered = matches!(id.strategy, remodel_model::IdStrategy::TimeOrdered { .. });
         if time_ordered && fits != remodel_model::IdStrategy::TIME_ORDERED {
             v(
@@ -402,7 +409,7 @@ fn key_precision(schema: &Schema, t: &DesignTable, out: &mut Vec<Violation>) {
             continue;
         };
         let as_millis = k.cql_type == CqlType::TIMESTAMP || k.encoding != col.encoding;
-        if crate::keys::sub_ms_timestamp(sql_type) && as_millis && !warned {
+        if crate::candidates::keys::sub_ms_timestamp(sql_type) && as_millis && !warned {
             v(out, "g", format!(
                 "table {}: key column {} holds {src} ({sql_type}, microseconds) as CQL {}, which keeps milliseconds: rows apart by less would collapse into one CQL row (keep it as epoch microseconds, or state the decision with a timestamp_precision warning)",
                 t.name, k.column, k.cql_type
@@ -458,7 +465,7 @@ impl Facts<'_> {
             set = path
                 .values
                 .iter()
-                .filter(|v| !crate::write_values::reads_this(&v.value))
+                .filter(|v| !crate::writes::values::reads_this(&v.value))
                 .map(|v| v.column.column.clone())
                 .collect();
             for v in &path.values {

@@ -1,14 +1,14 @@
 //! Tables: one per access pattern, merged where one table serves several patterns, then finished
 //! (uniqueness keys appended, columns unioned and typed, names chosen, source SQL written).
 
-use crate::keys::{self, KeyPlan, KeySrc};
-use crate::naming;
-use crate::shape::{Edge, Shape};
-use crate::types;
+use crate::candidates::keys::{self, KeyPlan, KeySrc};
+use crate::candidates::naming;
+use crate::candidates::shape::{Edge, Shape};
+use crate::candidates::type_mapping;
 use remodel_model::{
-    row_id_sql, Bind, BindValue, Bucket, ColumnRef, CqlType, DesignColumn, EncodedForm, Encoding,
-    Generator, JoinKey, KeyColumn, NativeType, NullsAt, RowId, Schema, SortOrder, SourceCollection,
-    SourceColumn, SourceFilter, SourceJoin, SourceQuery, SourceRef, SourceValue, Workload,
+    row_id_sql, Bind, BindValue, Bucket, ColumnRef, CqlType, DesignColumn, Encoding, Generator,
+    JoinKey, KeyColumn, NullsAt, RowId, Schema, SortOrder, SourceCollection, SourceColumn,
+    SourceFilter, SourceJoin, SourceQuery, SourceRef, SourceValue, Workload,
 };
 use std::collections::BTreeMap;
 
@@ -54,7 +54,7 @@ pub struct TableBuild {
     /// The side of its values each nullable ORDER BY column's NULLs go on in the reads served
     /// here ([`Shape::null_sides`]): all agree.
     pub null_sides: Vec<(ColumnRef, NullsAt)>,
-    /// The source column whose instant ends each row's life (set by [`crate::expiry::mark`]):
+    /// The source column whose instant ends each row's life (set by [`crate::checklist::expiry::mark`]):
     /// its INSERTs and UPDATEs carry `USING TTL ?`.
     pub expires: Option<ColumnRef>,
 }
@@ -537,9 +537,9 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
                     .and_then(|tt| tt.column(&c.column))
                     .map(|cc| cc.sql_type.clone())
                     .unwrap_or_default();
-                let mut ty = types::cql_type(&sql_type);
+                let mut ty = type_mapping::cql_type(&sql_type);
                 if i < key_len {
-                    ty = types::frozen_if_collection(ty);
+                    ty = type_mapping::frozen_if_collection(ty);
                     // CQL's timestamp keeps milliseconds: rows apart by less would collapse
                     // into one key. The key keeps the source's microseconds.
                     if ty == CqlType::TIMESTAMP && keys::sub_ms_timestamp(&sql_type) {
@@ -625,7 +625,7 @@ fn null_keys(tables: &mut [TableBuild], schema: &Schema, workload: &Workload) {
                 if !col.nullable {
                     return None;
                 }
-                let form = null_storing_form(&types::cql_type(&col.sql_type))?;
+                let form = type_mapping::null_storing_form(&type_mapping::cql_type(&col.sql_type))?;
                 let nulls = nulls_at(t, workload, c)?;
                 Some((c.clone(), Encoding::storing_null(form, nulls)))
             })
@@ -638,17 +638,6 @@ fn null_keys(tables: &mut [TableBuild], schema: &Schema, workload: &Workload) {
             }
         }
         t.null_keys = keys;
-    }
-}
-
-/// The bigint form a key column of CQL type `ty` can store NULL beside: microseconds of a
-/// timestamp, the integer itself (of a type narrower than bigint), days of a date.
-pub(crate) fn null_storing_form(ty: &CqlType) -> Option<EncodedForm> {
-    match ty.native()? {
-        NativeType::Timestamp => Some(EncodedForm::Micros),
-        NativeType::Int | NativeType::SmallInt | NativeType::TinyInt => Some(EncodedForm::Integer),
-        NativeType::Date => Some(EncodedForm::Days),
-        _ => None,
     }
 }
 
@@ -1006,4 +995,27 @@ fn is_timestamptz(schema: &Schema, c: &ColumnRef) -> bool {
 /// The lookup a column added by the analyzer stands for (`lower_email`: `lower(email)`).
 fn lookup_of<'s>(schema: &'s Schema, c: &ColumnRef) -> Option<&'s remodel_model::Lookup> {
     schema.table(&c.table)?.column(&c.column)?.lookup.as_ref()
+}
+
+/// The index of `root`'s lookup-by-primary-key table, created when missing.
+pub fn ensure_primary_lookup(
+    schema: &Schema,
+    builds: &mut Vec<TableBuild>,
+    root: &str,
+) -> Option<usize> {
+    if let Some(i) = builds
+        .iter()
+        .position(|b| b.root == root && b.is_primary_lookup(schema))
+    {
+        return Some(i);
+    }
+    // A keyless table's stand-in (first column + the rest) is found by its warning.
+    if let Some(i) = builds
+        .iter()
+        .position(|b| b.root == root && b.warnings.iter().any(|(c, _)| c == "no_source_key"))
+    {
+        return Some(i);
+    }
+    builds.push(TableBuild::by_primary_key(schema, root)?);
+    Some(builds.len() - 1)
 }

@@ -2,9 +2,9 @@
 //! `St = Σ key + Σ static + Nr·Σ row + Nv·8`), from statistics when given and stated defaults
 //! otherwise; warnings for large partitions, low-cardinality and hot keys, and unbounded growth.
 
-use crate::keys::{is_time_type, pins_unique_key, plain_columns, KeySrc};
-use crate::tables::TableBuild;
-use crate::types;
+use crate::candidates::keys::{is_time_type, pins_unique_key, plain_columns, KeySrc};
+use crate::candidates::tables::TableBuild;
+use crate::candidates::type_mapping;
 use crate::DesignConfig;
 use remodel_model::{Bucket, ColumnRef, Estimates, Schema, Statistics, Warning};
 
@@ -54,7 +54,7 @@ impl Sizer<'_> {
             return rows;
         }
         if let Some(col) = t.column(&c.column) {
-            if let Some(n) = types::enum_labels(&col.sql_type, self.schema) {
+            if let Some(n) = type_mapping::enum_labels(&col.sql_type, self.schema) {
                 return (n as f64).clamp(1.0, rows);
             }
             if matches!(col.sql_type.as_str(), "boolean" | "bool") {
@@ -97,7 +97,7 @@ impl Sizer<'_> {
                 self.schema
                     .table(&c.table)
                     .and_then(|t| t.column(&c.column))
-                    .map(|col| types::default_width(&col.sql_type))
+                    .map(|col| type_mapping::default_width(&col.sql_type))
                     .unwrap_or(24.0)
             }
         }

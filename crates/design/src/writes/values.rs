@@ -194,7 +194,7 @@ fn default_value(
                 args: Vec::new(),
             },
         };
-        let (strategy, _) = crate::ids::strategy(&column, &c.sql_type);
+        let (strategy, _) = crate::emit::ids::strategy(&column, &c.sql_type);
         let how = match strategy {
             remodel_model::IdStrategy::TimeOrdered { .. } => {
                 "a writer makes a time-ordered 64-bit id itself (design.ids)"

@@ -1,13 +1,25 @@
 //! Emission: the query mapping of every read, the write path of every write, the tables with
 //! their estimates and warnings, the evidence of each choice and what the design costs.
+//!
+//! In: the [`Build`] of the assembly, the candidates, costs and choice; out: the plan's
+//! [`Design`] — query mappings ([`queries`]), write paths ([`crate::writes`]), tables with sizes
+//! and warnings (the [`crate::checklist`] rules applied), consistency levels and batches
+//! ([`consistency_and_batches`]) — and `schema.cql` ([`cql`]).
 
+pub mod consistency_and_batches;
+pub mod cql;
+/// Each pattern's function name in a generated access layer (`design.queries[].function`).
+pub mod functions;
+/// How a writer that reaches only Cassandra makes new ids (`design.ids`).
+pub mod ids;
+pub mod queries;
+
+use crate::assemble::embed;
 use crate::assemble::{diag, Build, Served};
+use crate::candidates::tables::{self, TableBuild};
+use crate::candidates::type_mapping;
 use crate::candidates::{Candidates, Kind};
-use crate::embed;
-use crate::queries;
 use crate::select::{Chosen, Costs};
-use crate::tables::{self, TableBuild};
-use crate::types;
 use crate::writes;
 use crate::{DesignConfig, Inputs};
 use remodel_model::{
@@ -35,7 +47,7 @@ pub fn type_warnings(schema: &Schema, design: &Design) -> Vec<Diagnostic> {
         let Some(col) = schema.table(&src.table).and_then(|t| t.column(&src.column)) else {
             continue;
         };
-        if let Some(note) = types::mapping_note(&col.sql_type, schema) {
+        if let Some(note) = type_mapping::mapping_note(&col.sql_type, schema) {
             out.push(Diagnostic {
                 severity: Severity::Warning,
                 location: col.location.clone(),
@@ -75,7 +87,7 @@ pub fn map_queries(
             }),
             Served::Counter(ci) => {
                 let d = &build.counters[*ci];
-                let mut q = crate::counters::query(ks, inp.schema, p, &d.spec);
+                let mut q = crate::checklist::counters::query(ks, inp.schema, p, &d.spec);
                 q.partition_reads = Some(1.0);
                 q.cost = Some(read_terms(&d.read, &inp.config.weights));
                 q.candidates = vec![
@@ -156,7 +168,7 @@ pub fn write_paths(inp: &Inputs<'_>, build: &mut Build) -> Vec<WritePath> {
             });
             continue;
         }
-        let specs: Vec<crate::counters::Spec> =
+        let specs: Vec<crate::checklist::counters::Spec> =
             build.counters.iter().map(|d| d.spec.clone()).collect();
         let (mut w, _) = writes::plan(
             inp.schema,
@@ -186,7 +198,7 @@ pub fn write_paths(inp: &Inputs<'_>, build: &mut Build) -> Vec<WritePath> {
             ));
         }
         write_cost(&mut w, &build.tables, &inp.sizer);
-        let by_ttl = crate::expiry::applied(&inp.expiries, &build.tables)
+        let by_ttl = crate::checklist::expiry::applied(&inp.expiries, &build.tables)
             .iter()
             .any(|e| e.purges.contains(&p.id));
         if let Some(why) = w.unsupported.as_ref().filter(|_| !by_ttl) {
@@ -244,7 +256,7 @@ pub fn emit_tables(inp: &Inputs<'_>, build: &Build) -> Vec<DesignTable> {
     }
     for (ci, d) in build.counters.iter().enumerate() {
         let p = &inp.workload.patterns[d.spec.pattern];
-        let t = crate::counters::table(inp, &d.spec, &p.id);
+        let t = crate::checklist::counters::table(inp, &d.spec, &p.id);
         out.push(t);
         let _ = ci;
     }
@@ -253,7 +265,11 @@ pub fn emit_tables(inp: &Inputs<'_>, build: &Build) -> Vec<DesignTable> {
 
 /// The counters considered and rejected (with the costs compared), and why an aggregate read
 /// has no counter, on each read's evidence.
-pub fn counter_evidence(inp: &Inputs<'_>, rejected: &[crate::counters::Decision], d: &mut Design) {
+pub fn counter_evidence(
+    inp: &Inputs<'_>,
+    rejected: &[crate::checklist::counters::Decision],
+    d: &mut Design,
+) {
     let mut query_of: HashMap<&str, usize> = HashMap::with_capacity(d.queries.len());
     for (qi, q) in d.queries.iter().enumerate() {
         query_of.entry(q.pattern.as_str()).or_insert(qi);
@@ -280,7 +296,7 @@ pub fn counter_evidence(inp: &Inputs<'_>, rejected: &[crate::counters::Decision]
             });
             q.notes.push(r.reason.clone());
         } else if q.counter.is_none() && q.unsupported.is_none() && !q.one_off {
-            if let Some(why) = crate::counters::refusal(inp, p, pi) {
+            if let Some(why) = crate::checklist::counters::refusal(inp, p, pi) {
                 q.notes
                     .push(format!("{}{why}", remodel_model::NO_COUNTER_NOTE));
             }
@@ -491,15 +507,15 @@ pub fn design(
         ..Default::default()
     };
     encode_binds(&mut d);
-    crate::null_keys::apply(&mut d, inp.schema, inp.workload, inp.sizer.stats);
+    crate::checklist::null_keys::apply(&mut d, inp.schema, inp.workload, inp.sizer.stats);
     equal_read_columns(&mut d);
-    crate::expiry::apply(
-        &crate::expiry::applied(&inp.expiries, &build.tables),
+    crate::checklist::expiry::apply(
+        &crate::checklist::expiry::applied(&inp.expiries, &build.tables),
         &mut d,
     );
-    crate::tombstones::apply(&mut d, inp.workload, &inp.config.thresholds);
-    crate::precision::apply(&mut d, inp.schema);
-    crate::send::apply(
+    crate::checklist::tombstones::apply(&mut d, inp.workload, &inp.config.thresholds);
+    crate::checklist::precision::apply(&mut d, inp.schema);
+    consistency_and_batches::apply(
         &mut d,
         inp.workload,
         &inp.config.consistency,
@@ -690,7 +706,7 @@ fn layout_label(t: &TableBuild) -> String {
 }
 
 /// The terms of a read's cost per call, and their weighted sum.
-pub(crate) fn read_terms(r: &crate::cost::ReadCost, w: &crate::Weights) -> ReadTerms {
+pub(crate) fn read_terms(r: &crate::costs::ReadCost, w: &crate::Weights) -> ReadTerms {
     ReadTerms {
         partitions: round2(r.partitions),
         rows_scanned: round2(r.rows_scanned),
@@ -807,7 +823,7 @@ fn baseline_figures(
                 .iter()
                 .any(|e| e.op == remodel_model::EqualityOp::In)
             {
-                crate::cost::IN_VALUES
+                crate::costs::IN_VALUES
             } else {
                 1.0
             };
@@ -826,7 +842,7 @@ fn baseline_figures(
         let width: f64 = st
             .columns
             .iter()
-            .map(|c| types::default_width(&c.sql_type) + 8.0)
+            .map(|c| type_mapping::default_width(&c.sql_type) + 8.0)
             .sum();
         f.stored_bytes += inp.sizer.rows(&st.key()) * width;
     }
@@ -899,7 +915,7 @@ pub fn relationships(
 /// A write path's statements and reads first per call: a statement run once per row of a
 /// many-row read counts the rows of the partition that read returns; of two statements guarded
 /// by opposite NULL tests, one runs.
-fn write_cost(w: &mut WritePath, tables: &[TableBuild], sizer: &crate::sizing::Sizer<'_>) {
+fn write_cost(w: &mut WritePath, tables: &[TableBuild], sizer: &crate::costs::sizing::Sizer<'_>) {
     let rows_of = |ri: usize| {
         w.read_before_write
             .get(ri)

@@ -2,16 +2,25 @@
 //! marker takes (the statement's values, values read first, current and new key values), the
 //! reads it needs before writing, and whether the fan-out fits one batch.
 //!
+//! In: one write pattern and the finished tables; out: its [`WritePath`] (or what it misses:
+//! [`Missing`], which the assembly turns into lookup tables). Inside: the new value of every
+//! column ([`values`]), the conditions on the written rows ([`filter`]), the counter statements
+//! (`counting`) and the reads besides the keyed statements (`semantics`).
+//!
 //! Values are named by source column and version ([`BindValue::Current`] before the write,
 //! [`BindValue::New`] after it), so a reader of the plan — the validator, the replay, the
 //! application's developer — can tell where each value comes from. A read before write is planned
 //! only from a table that has the columns, by a key whose values are known at that point.
 
-use crate::keys::KeySrc;
-use crate::shape::Edge;
-use crate::sizing::Sizer;
-use crate::tables::TableBuild;
-use crate::write_filter::WritePredicate;
+pub mod filter;
+pub mod ttl;
+pub mod values;
+
+use self::filter::WritePredicate;
+use crate::candidates::keys::KeySrc;
+use crate::candidates::shape::Edge;
+use crate::candidates::tables::TableBuild;
+use crate::costs::sizing::Sizer;
 use remodel_model::ident::cql_quote;
 use remodel_model::{
     AccessPattern, Bind, BindValue, ColumnRef, ConflictClause, FromRow, Guard, NewValue,
@@ -111,7 +120,7 @@ struct Planner<'a> {
     /// True when the read of the written rows keeps only some (a filter the key does not apply).
     filtered: bool,
     /// The counter tables counting the written table's rows.
-    counters: Vec<&'a crate::counters::Spec>,
+    counters: Vec<&'a crate::checklist::counters::Spec>,
 }
 
 /// Plans one write pattern over the finished, named tables; also returns the lookups it needs
@@ -120,7 +129,7 @@ pub fn plan(
     schema: &Schema,
     keyspace: &str,
     p: &AccessPattern,
-    (tables, counters): (&[TableBuild], &[crate::counters::Spec]),
+    (tables, counters): (&[TableBuild], &[crate::checklist::counters::Spec]),
     sizer: &Sizer<'_>,
 ) -> (WritePath, Vec<Missing>) {
     let mut path = WritePath {
@@ -148,7 +157,7 @@ pub fn plan(
         path.note = Some(format!("writes `{}`, which is not in the schema", w.table));
         return (path, Vec::new());
     };
-    let values = match crate::write_values::statement_values(p, st) {
+    let values = match values::statement_values(p, st) {
         Ok(v) => v,
         Err(why) => {
             path.unsupported = Some(why);
@@ -167,7 +176,7 @@ pub fn plan(
                 && schema
                     .table(&e.column.table)
                     .is_some_and(|t| t.key() == st.key())
-                && !crate::write_filter::on_from_row(e, &w.from_rows)
+                && !filter::on_from_row(e, &w.from_rows)
         })
         .filter_map(|e| canon(&e.column.column))
         .collect();
@@ -175,7 +184,7 @@ pub fn plan(
         .values
         .iter()
         .map(|v| {
-            let reads = crate::write_values::reads_this(&v.value);
+            let reads = values::reads_this(&v.value);
             (v.column.column.clone(), reads)
         })
         .collect();
@@ -205,7 +214,7 @@ pub fn plan(
             key_eq,
             set,
             values: values.values,
-            predicates: crate::write_filter::predicates(p, st),
+            predicates: filter::predicates(p, st),
             from_rows: &w.from_rows,
             conflict: w
                 .conflict
@@ -726,7 +735,7 @@ impl Planner<'_> {
             let one_row = self
                 .schema
                 .table(&t.root)
-                .is_some_and(|rt| crate::keys::pins_unique_key(&t.partition, rt))
+                .is_some_and(|rt| crate::candidates::keys::pins_unique_key(&t.partition, rt))
                 || keyed(&t.key_elements());
             if !one_row || !self.reaches_written(&t.root) {
                 continue;
@@ -756,7 +765,7 @@ impl Planner<'_> {
         let key = if self
             .schema
             .table(&t.root)
-            .is_some_and(|rt| crate::keys::pins_unique_key(&t.partition, rt))
+            .is_some_and(|rt| crate::candidates::keys::pins_unique_key(&t.partition, rt))
         {
             t.partition.clone()
         } else {
@@ -853,7 +862,7 @@ impl Planner<'_> {
                 Version::New,
                 &format!("{c}, the instant the {} row expires, for its TTL", t.name),
             );
-            target = crate::expiry::with_ttl(target, self.bind_of(&c, Version::New));
+            target = ttl::with_ttl(target, self.bind_of(&c, Version::New));
         }
         self.targets.push(target);
     }

@@ -9,9 +9,9 @@
 //! a timeout does not duplicate the entry); otherwise a `list<frozen<entry>>` (an append, which is
 //! not idempotent on retry). The entry type holds the child's columns except the FK.
 
-use crate::naming;
-use crate::tables::TableBuild;
-use crate::types;
+use crate::candidates::naming;
+use crate::candidates::tables::TableBuild;
+use crate::candidates::type_mapping;
 use remodel_model::ident;
 use remodel_model::{
     AccessPattern, Bind, BindValue, Cardinality, ColumnRef, CqlType, Decision, DesignColumn,
@@ -54,7 +54,7 @@ fn udt_name(out: &[Embedding], column: &str, fields: &[(String, CqlType)]) -> St
         out.iter()
             .any(|e| e.udt.name == n && e.udt.fields != fields)
     };
-    crate::tables::free_name(&[wanted], taken)
+    crate::candidates::tables::free_name(&[wanted], taken)
 }
 
 impl Embedding {
@@ -115,7 +115,7 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
         let map_key = match (own_key.as_slice(), fk_in_key) {
             ([k], true) => child
                 .column(k)
-                .map(|c| (c.name.clone(), types::cql_type(&c.sql_type))),
+                .map(|c| (c.name.clone(), type_mapping::cql_type(&c.sql_type))),
             _ => None,
         };
         let prefix = format!("{}_", naming::singular(&parent.name));
@@ -133,7 +133,10 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
                     .iter()
                     .any(|e| e.parent == parent.key() && e.column == n)
         };
-        let column = crate::tables::free_name(&[plain.clone(), format!("{plain}_entries")], taken);
+        let column = crate::candidates::tables::free_name(
+            &[plain.clone(), format!("{plain}_entries")],
+            taken,
+        );
         let mut why = Vec::new();
         if plain != stem {
             why.push(format!(
@@ -149,8 +152,8 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
             .iter()
             .filter(|c| !is_fk(&c.name))
             .map(|c| {
-                let t = types::cql_type(&c.sql_type);
-                (c.name.clone(), types::frozen_if_collection(t))
+                let t = type_mapping::cql_type(&c.sql_type);
+                (c.name.clone(), type_mapping::frozen_if_collection(t))
             })
             .collect();
         let parent_key: Vec<String> = fk.ref_columns.clone();
@@ -158,7 +161,7 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
             .columns
             .iter()
             .filter(|c| !is_fk(&c.name))
-            .map(|c| types::default_width(&c.sql_type))
+            .map(|c| type_mapping::default_width(&c.sql_type))
             .sum();
         out.push(Embedding {
             parent: parent.key(),
@@ -212,7 +215,7 @@ pub fn of_loop(
     };
     let ckt = ct
         .column(ck)
-        .map(|c| types::cql_type(&c.sql_type))
+        .map(|c| type_mapping::cql_type(&c.sql_type))
         .ok_or_else(|| format!("{child}.{ck} is not a column"))?;
     let fields: Vec<String> = ct
         .columns
@@ -224,18 +227,19 @@ pub fn of_loop(
         .iter()
         .filter_map(|f| ct.column(f))
         .map(|c| {
-            let t = types::cql_type(&c.sql_type);
-            (c.name.clone(), types::frozen_if_collection(t))
+            let t = type_mapping::cql_type(&c.sql_type);
+            (c.name.clone(), type_mapping::frozen_if_collection(t))
         })
         .collect();
     let plain = naming::sanitize(&ct.name.to_ascii_lowercase());
-    let column = crate::tables::free_name(&[plain.clone(), format!("{plain}_entries")], |n| {
-        pt.column(n).is_some()
-    });
+    let column =
+        crate::candidates::tables::free_name(&[plain.clone(), format!("{plain}_entries")], |n| {
+            pt.column(n).is_some()
+        });
     let entry_bytes = fields
         .iter()
         .filter_map(|f| ct.column(f))
-        .map(|c| types::default_width(&c.sql_type))
+        .map(|c| type_mapping::default_width(&c.sql_type))
         .sum();
     Ok(Embedding {
         parent: pt.key(),
@@ -302,9 +306,9 @@ fn entry_column(host: &TableBuild, e: &Embedding, c: &ColumnRef) -> Option<ReadC
         }
         let i = e.fk.iter().position(|f| same(f, &c.column))?;
         let parent = ColumnRef::new(e.parent.clone(), e.parent_key[i].clone());
-        return crate::queries::held_in(host, &parent);
+        return crate::emit::queries::held_in(host, &parent);
     }
-    crate::queries::held_in(host, &ColumnRef::new(e.parent.clone(), c.column.clone()))
+    crate::emit::queries::held_in(host, &ColumnRef::new(e.parent.clone(), c.column.clone()))
 }
 
 /// The WHERE clause of the host table's partition (`id = ?`), from its key columns' sources.
@@ -382,12 +386,12 @@ pub fn query_mapping(
         });
         if let Some(q) = pred {
             let Some(value) = q.expr.clone() else {
-                return crate::queries::unsupported(
+                return crate::emit::queries::unsupported(
                     p,
                     host,
                     format!(
                         "{} has no typed form in the plan",
-                        crate::shape::predicate_sql(q)
+                        crate::candidates::shape::predicate_sql(q)
                     ),
                 );
             };
@@ -397,7 +401,7 @@ pub fn query_mapping(
     }
     let client = match entries_work(p, e, &bound) {
         Ok(c) => c,
-        Err(why) => return crate::queries::unsupported(p, host, why),
+        Err(why) => return crate::emit::queries::unsupported(p, host, why),
     };
     let client_filters: Vec<String> = client.filters.iter().map(ToString::to_string).collect();
     let cql = format!(
@@ -436,7 +440,7 @@ pub fn query_mapping(
     }
     let mut warnings = Vec::new();
     if let Some(lock) = &a.locking {
-        warnings.push(crate::queries::lock_dropped(lock));
+        warnings.push(crate::emit::queries::lock_dropped(lock));
     }
     remodel_model::QueryMapping {
         pattern: p.id.clone(),
@@ -445,7 +449,7 @@ pub fn query_mapping(
         single_partition: true,
         notes,
         binds,
-        columns: crate::queries::read_columns(p, &|c| entry_column(host, e, c)),
+        columns: crate::emit::queries::read_columns(p, &|c| entry_column(host, e, c)),
         client_filters,
         partitions: Some(remodel_model::PartitionRead::One),
         client,
@@ -461,14 +465,14 @@ fn entries_work(
     e: &Embedding,
     bound: &[&remodel_model::Predicate],
 ) -> Result<remodel_model::ClientWork, String> {
-    use crate::shape::{eq_expr, range_expr};
+    use crate::candidates::shape::{eq_expr, range_expr};
     let a = &p.analysis;
     let mut filters = Vec::new();
     for q in a.equality.iter().filter(|q| !bound.contains(q)) {
         if q.op != EqualityOp::IsNull && q.expr.is_none() {
             return Err(format!(
                 "{} has no typed form in the plan",
-                crate::shape::predicate_sql(q)
+                crate::candidates::shape::predicate_sql(q)
             ));
         }
         filters.push(eq_expr(&q.column, q.op, q.expr.as_ref()));
@@ -477,7 +481,7 @@ fn entries_work(
         filters.push(range_expr(&r.column, r).ok_or_else(|| {
             format!(
                 "{} has no typed form in the plan",
-                crate::shape::range_sql(r)
+                crate::candidates::shape::range_sql(r)
             )
         })?);
     }
@@ -520,8 +524,8 @@ fn entries_work(
         aggregates: a.aggregates.clone(),
         distinct: a.distinct,
         sort,
-        offset: crate::queries::offset_expr(a)?,
-        limit: crate::queries::limit_expr(a)?,
+        offset: crate::emit::queries::offset_expr(a)?,
+        limit: crate::emit::queries::limit_expr(a)?,
         ..Default::default()
     })
 }

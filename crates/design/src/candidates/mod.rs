@@ -4,14 +4,26 @@
 //! already needs. Each way names the table layout it reads and the columns it needs there; the
 //! layouts are shared, so two reads served by one layout need one table.
 //!
+//! In: the schema, the analysed workload, the relationships and the embedded collections
+//! ([`crate::assemble::embed`]); out: [`Candidates`] — per read its options, over shared table
+//! layouts ([`tables::TableBuild`]). Inside: what a read needs of a table ([`shape`]), its key by
+//! the Chebotko rules ([`keys`]), the layouts and their finishing ([`tables`]), names
+//! ([`naming`]) and the Postgres → CQL type mapping ([`type_mapping`]).
+//!
 //! Reads that are not a choice — one-offs, reads of a parent with its embedded children, reads
 //! that cannot be designed — are recorded as they are served.
 
-use crate::buckets::Zones;
-use crate::embed::{self, Embedding};
-use crate::keys::{self, KeyPlan, KeySrc};
-use crate::shape::{self, Lookup, Parents, Shape};
-use crate::tables::{self, TableBuild};
+pub mod keys;
+pub mod naming;
+pub mod shape;
+pub mod tables;
+pub mod type_mapping;
+
+use self::keys::{KeyPlan, KeySrc};
+use self::shape::{Lookup, Parents, Shape};
+use self::tables::TableBuild;
+use crate::assemble::embed::{self, Embedding};
+use crate::checklist::buckets::Zones;
 use remodel_model::{
     AccessPattern, BindValue, ColumnRef, EqualityOp, Relationship, Schema, SortOrder,
     StatementKind, Workload,
@@ -110,7 +122,7 @@ pub fn enumerate(
     relationships: &[Relationship],
     embeds: &[Embedding],
     small: &dyn Fn(&str) -> bool,
-    (zones, forbidden): (&Zones, &crate::self_check::Forbidden),
+    (zones, forbidden): (&Zones, &crate::validate::self_check::Forbidden),
 ) -> Candidates {
     let mut c = Candidates::default();
     let updated = updated_columns(schema, workload);
@@ -226,7 +238,7 @@ fn layout_for(c: &mut Candidates, schema: &Schema, shape: &Shape, key: &KeyPlan)
 
 /// The layout of `root` by its primary key (created when missing).
 pub fn primary_layout(c: &mut Candidates, schema: &Schema, root: &str) -> Option<usize> {
-    let i = crate::ensure_primary_lookup(schema, &mut c.layouts, root)?;
+    let i = tables::ensure_primary_lookup(schema, &mut c.layouts, root)?;
     c.primary.insert(c.layouts[i].root.clone(), i);
     Some(i)
 }
@@ -312,7 +324,7 @@ fn index_option(c: &mut Candidates, schema: &Schema, pi: usize, first: usize) {
     };
     let simple = !root.primary_key.is_empty()
         && !own.key.partition.is_empty()
-        && !crate::keys::pins_unique_key(&own.key.partition, root)
+        && !keys::pins_unique_key(&own.key.partition, root)
         && s.aggregates.is_empty()
         && s.group_by.is_empty()
         && s.client.is_empty()

@@ -1,15 +1,20 @@
 //! Assembly: the tables of the chosen ways of serving the reads (each with the columns those
 //! reads need), then the lookups the write paths need and no read provides, until every write
 //! path can be planned.
+//!
+//! In: the candidates and the [`Chosen`] options; out: a [`Build`] — the tables, each read's
+//! [`Served`], the embedded collections hosted ([`embed`]) and the lookups the write paths need.
 
+pub mod embed;
+
+use crate::candidates::keys;
+use crate::candidates::shape;
+use crate::candidates::tables::{self, TableBuild};
 use crate::candidates::{Candidates, Fixed};
-use crate::keys;
 use crate::select::Chosen;
-use crate::shape;
-use crate::tables::{self, TableBuild};
 use crate::writes;
 use crate::Inputs;
-use remodel_model::{AccessPattern, Diagnostic, Schema, Severity, StatementKind};
+use remodel_model::{AccessPattern, Diagnostic, Severity, StatementKind};
 
 /// How one read is served.
 pub enum Served {
@@ -40,7 +45,7 @@ pub struct Build {
     /// For each candidate layout, the table it became (when a chosen read uses it).
     pub layout_table: Vec<Option<usize>>,
     /// The counter tables chosen, and every counter considered with its costs.
-    pub counters: Vec<crate::counters::Decision>,
+    pub counters: Vec<crate::checklist::counters::Decision>,
 }
 
 /// The tables of the chosen options: each layout chosen once, with the columns of every read it
@@ -78,9 +83,11 @@ pub fn from_selection(inp: &Inputs<'_>, c: &Candidates, chosen: &Chosen) -> Buil
             Fixed::OneOff(why) => Served::OneOff(why.clone()),
             Fixed::Unservable(why) => Served::Unservable(why.clone()),
             Fixed::Embedded(ei, cols) => {
-                let Some(host) =
-                    ensure_primary_lookup(inp.schema, &mut build.tables, &inp.embeds[*ei].parent)
-                else {
+                let Some(host) = tables::ensure_primary_lookup(
+                    inp.schema,
+                    &mut build.tables,
+                    &inp.embeds[*ei].parent,
+                ) else {
                     continue;
                 };
                 build.tables[host].add_needed(cols, &[]);
@@ -122,7 +129,7 @@ pub fn from_selection(inp: &Inputs<'_>, c: &Candidates, chosen: &Chosen) -> Buil
 pub fn host_folds(
     inp: &mut Inputs<'_>,
     build: &mut Build,
-    folds: &[(String, String, crate::embed::Embedding)],
+    folds: &[(String, String, embed::Embedding)],
 ) -> Vec<String> {
     let mut hosted = Vec::new();
     for (key, read, e) in folds {
@@ -136,7 +143,8 @@ pub fn host_folds(
         let Some(host) = host.filter(|h| build.tables[*h].root == e.parent) else {
             continue;
         };
-        let Some(row) = ensure_primary_lookup(inp.schema, &mut build.tables, &e.parent) else {
+        let Some(row) = tables::ensure_primary_lookup(inp.schema, &mut build.tables, &e.parent)
+        else {
             continue;
         };
         // The parent's row gives the child's writes the rest of the host's key.
@@ -170,7 +178,7 @@ pub fn small_entity(inp: &Inputs<'_>, table: &str) -> Option<String> {
         return (ts.rows >= 0.0 && ts.rows <= limit).then(|| {
             format!(
                 "about {} rows by the statistics",
-                crate::sizing::human_count(ts.rows)
+                crate::costs::sizing::human_count(ts.rows)
             )
         });
     }
@@ -196,7 +204,7 @@ pub fn write_lookups(inp: &Inputs<'_>, build: &mut Build) {
             .iter()
             .filter(|p| p.kind.is_write() && !inp.forbidden.contains_key(&p.id));
         for p in planned {
-            let specs: Vec<crate::counters::Spec> =
+            let specs: Vec<crate::checklist::counters::Spec> =
                 build.counters.iter().map(|d| d.spec.clone()).collect();
             let (_, missing) = writes::plan(
                 inp.schema,
@@ -230,7 +238,7 @@ fn provide_lookup(
     // another unique key (an upsert's conflict key) needs a table partitioned by that key.
     let by_key = !t.primary_key.is_empty() && t.primary_key.iter().all(|k| m.by.contains(k));
     let idx = if by_key {
-        ensure_primary_lookup(inp.schema, tables, &t.key())
+        tables::ensure_primary_lookup(inp.schema, tables, &t.key())
     } else {
         let by: Vec<remodel_model::ColumnRef> =
             m.by.iter()
@@ -263,29 +271,6 @@ fn provide_lookup(
     b.add_serves(pattern);
     tables::finish(inp.schema, b, inp.config.copy_entity_columns);
     (b.needed.len(), b.columns.len()) != before || b.name.is_empty()
-}
-
-/// The index of `root`'s lookup-by-primary-key table, created when missing.
-pub fn ensure_primary_lookup(
-    schema: &Schema,
-    builds: &mut Vec<TableBuild>,
-    root: &str,
-) -> Option<usize> {
-    if let Some(i) = builds
-        .iter()
-        .position(|b| b.root == root && b.is_primary_lookup(schema))
-    {
-        return Some(i);
-    }
-    // A keyless table's stand-in (first column + the rest) is found by its warning.
-    if let Some(i) = builds
-        .iter()
-        .position(|b| b.root == root && b.warnings.iter().any(|(c, _)| c == "no_source_key"))
-    {
-        return Some(i);
-    }
-    builds.push(TableBuild::by_primary_key(schema, root)?);
-    Some(builds.len() - 1)
 }
 
 /// A diagnostic about a pattern, at its first location.

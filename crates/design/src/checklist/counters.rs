@@ -9,7 +9,7 @@
 //! removes, since only rows that existed may be subtracted.
 
 use crate::candidates::Candidates;
-use crate::cost::ReadCost;
+use crate::costs::ReadCost;
 use crate::select::{Chosen, Costs};
 use crate::{Inputs, Weights};
 use remodel_model::ident::cql_quote;
@@ -42,7 +42,7 @@ pub struct Spec {
 impl Spec {
     /// The counter column holding the sum of `c`.
     pub fn sum_column(c: &ColumnRef) -> String {
-        format!("sum_{}", crate::naming::sanitize(&c.column))
+        format!("sum_{}", crate::candidates::naming::sanitize(&c.column))
     }
 
     /// The group columns that may be NULL: a row holding NULL in one is counted in no group
@@ -61,7 +61,9 @@ impl Spec {
         schema
             .table(&c.table)
             .and_then(|t| t.column(&c.column))
-            .map_or(CqlType::TEXT, |col| crate::types::cql_type(&col.sql_type))
+            .map_or(CqlType::TEXT, |col| {
+                crate::candidates::type_mapping::cql_type(&col.sql_type)
+            })
     }
 }
 
@@ -160,12 +162,12 @@ fn shape_spec(schema: &Schema, p: &AccessPattern, pi: usize) -> Result<Spec, Str
     };
     let by: Vec<String> = group
         .iter()
-        .map(|g| crate::naming::sanitize(&g.column))
+        .map(|g| crate::candidates::naming::sanitize(&g.column))
         .collect();
     let what = if sums.is_empty() { "count" } else { "totals" };
-    let name = crate::naming::fit_length(&format!(
+    let name = crate::candidates::naming::fit_length(&format!(
         "{}_{what}_by_{}",
-        crate::naming::sanitize(&t.name),
+        crate::candidates::naming::sanitize(&t.name),
         by.join("_")
     ));
     Ok(Spec {
@@ -301,7 +303,7 @@ pub fn refusal(inp: &Inputs<'_>, p: &AccessPattern, pi: usize) -> Option<String>
 }
 
 /// The counter updates that keep `spec` exact, or why none can: also when the counted rows
-/// expire by TTL ([`crate::expiry`]), since Cassandra drops an expired row without a write
+/// expire by TTL ([`crate::checklist::expiry`]), since Cassandra drops an expired row without a write
 /// that could subtract it (the TTL is kept: it serves the purge no keyed statement can).
 fn kept_exact(inp: &Inputs<'_>, spec: &Spec) -> Result<Vec<Upkeep>, String> {
     if let Some(e) = inp.expiries.iter().find(|e| e.column.table == spec.root) {
@@ -438,7 +440,7 @@ fn group_bytes(inp: &Inputs<'_>, s: &Spec) -> f64 {
     s.group
         .iter()
         .filter_map(|g| inp.schema.table(&g.table)?.column(&g.column))
-        .map(|c| crate::types::default_width(&c.sql_type) + 8.0)
+        .map(|c| crate::candidates::type_mapping::default_width(&c.sql_type) + 8.0)
         .sum()
 }
 

@@ -3,8 +3,8 @@
 //! source keys for uniqueness (MR5, appended when the table is finished); time buckets for ranges
 //! over a fixed window.
 
-use crate::buckets::{self, Zones};
-use crate::shape::Shape;
+use crate::candidates::shape::Shape;
+use crate::checklist::buckets::{self, Zones};
 use remodel_model::{Bucket, ColumnRef, EqualityOp, Schema, SortOrder, Table, TimeWindow};
 
 /// One element of a primary key: a source column or a bucket derived from one.

@@ -2,11 +2,17 @@
 //! chain counting each hop), and what each table costs the writes that keep it in step (table
 //! writes, and the rows they must read first) — from the workload's calls, the statistics or the
 //! stated defaults. The selection pass weighs them; the evidence in `plan.json` quotes them.
+//!
+//! In: the [`Candidates`](crate::candidates::Candidates), the workload and the sizes
+//! ([`sizing`]: partition sizes by the Cassandra formulas); out: a [`ReadCost`] per option and the
+//! [`WriteTerm`]s of each layout, which [`crate::select::costs`] gathers.
 
+pub mod sizing;
+
+use self::sizing::Sizer;
+use crate::candidates::keys::KeySrc;
+use crate::candidates::tables::{self, TableBuild};
 use crate::candidates::ReadOption;
-use crate::keys::KeySrc;
-use crate::sizing::Sizer;
-use crate::tables::{self, TableBuild};
 use remodel_model::{AccessPattern, ColumnRef, EqualityOp, Relationship, StatementKind, Workload};
 
 /// Partitions an `IN` on the partition key is assumed to read when the workload does not say.
@@ -337,9 +343,15 @@ pub fn fanout(sizer: &Sizer<'_>, relationships: &[Relationship], parent: &str, c
 }
 
 /// The child's columns of a join edge (its link to the parent), as canonical references.
-pub fn link_columns(sizer: &Sizer<'_>, child: &str, edge: &crate::shape::Edge) -> Vec<ColumnRef> {
+pub fn link_columns(
+    sizer: &Sizer<'_>,
+    child: &str,
+    edge: &crate::candidates::shape::Edge,
+) -> Vec<ColumnRef> {
     edge.child_cols
         .iter()
-        .filter_map(|c| crate::shape::canonical(sizer.schema, &ColumnRef::new(child, c)))
+        .filter_map(|c| {
+            crate::candidates::shape::canonical(sizer.schema, &ColumnRef::new(child, c))
+        })
         .collect()
 }

@@ -43,7 +43,7 @@ fn bound(column: &ColumnRef, b: &RangeBound, lower: bool) -> Result<Expr, String
 }
 
 fn range(r: &RangePredicate) -> Vec<WritePredicate> {
-    let text = crate::shape::range_sql(r);
+    let text = crate::candidates::shape::range_sql(r);
     if r.prefix {
         // `LIKE 'abc%'`: the lower bound holds the pattern.
         let expr = r
@@ -77,7 +77,7 @@ fn range(r: &RangePredicate) -> Vec<WritePredicate> {
 }
 
 fn equality(e: &Predicate) -> WritePredicate {
-    let sql = crate::shape::predicate_sql(e);
+    let sql = crate::candidates::shape::predicate_sql(e);
     let column = Expr::column(e.column.clone());
     let expr = match e.op {
         EqualityOp::IsNull => Ok(Expr::IsNull {

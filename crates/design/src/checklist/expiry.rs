@@ -6,10 +6,10 @@
 //! timestamp column, typed by the analyzer), never by a column's name.
 
 use crate::assemble::Build;
-use crate::tables::TableBuild;
+use crate::candidates::tables::TableBuild;
 use remodel_model::{
-    AccessPattern, Bind, BindValue, ColumnRef, CqlType, Design, Expr, NativeType, RangePredicate,
-    RowTtl, Schema, ServedByTtl, StatementKind, Workload, WriteAction, WritePath, WriteTarget,
+    AccessPattern, ColumnRef, Design, Expr, RangePredicate, RowTtl, Schema, ServedByTtl,
+    StatementKind, Workload, WritePath,
 };
 
 /// A source column whose passing ends its rows' life, with the patterns that say so.
@@ -105,7 +105,11 @@ pub fn find(schema: &Schema, workload: &Workload, time_zone: &str) -> Vec<Expiry
 /// Why the rows of a table cannot expire by TTL (`None`: they can): every table holding the
 /// source table's rows must hold the column (the backfill computes each row's TTL from it), and
 /// no row may live inside another's collection.
-fn blocked(e: &Expiry, build: &Build, embeds: &[crate::embed::Embedding]) -> Option<String> {
+fn blocked(
+    e: &Expiry,
+    build: &Build,
+    embeds: &[crate::assemble::embed::Embedding],
+) -> Option<String> {
     if let Some(d) = build
         .counters
         .iter()
@@ -145,7 +149,7 @@ fn holds(t: &TableBuild, c: &ColumnRef) -> bool {
 pub fn mark(
     expiries: &[Expiry],
     build: &mut Build,
-    embeds: &[crate::embed::Embedding],
+    embeds: &[crate::assemble::embed::Embedding],
 ) -> Vec<(Expiry, String)> {
     let mut refused = Vec::new();
     for t in &mut build.tables {
@@ -170,32 +174,6 @@ pub fn applied(expiries: &[Expiry], tables: &[TableBuild]) -> Vec<Expiry> {
         .filter(|e| tables.iter().any(|t| t.expires.as_ref() == Some(&e.column)))
         .cloned()
         .collect()
-}
-
-/// The `?` bind of `USING TTL ?`: the seconds until the row's new value of the column.
-pub fn ttl_bind(of: BindValue) -> Bind {
-    Bind {
-        column: "ttl".into(),
-        cql_type: CqlType::Native(NativeType::Int),
-        value: BindValue::seconds_until(of),
-    }
-}
-
-/// Adds `USING TTL ?` to an INSERT or UPDATE of an expiring table (a DELETE takes none).
-pub fn with_ttl(mut target: WriteTarget, of: BindValue) -> WriteTarget {
-    match target.action {
-        WriteAction::Insert => {
-            target.cql.push_str(" USING TTL ?");
-            target.binds.push(ttl_bind(of));
-        }
-        WriteAction::Update => {
-            let table_end = target.cql.find(" SET ").unwrap_or(target.cql.len());
-            target.cql.insert_str(table_end, " USING TTL ?");
-            target.binds.insert(0, ttl_bind(of));
-        }
-        WriteAction::Delete => {}
-    }
-    target
 }
 
 /// States the expiry on its tables and marks its purges served by the TTL (no statement, not
@@ -263,47 +241,4 @@ fn serve_purge(w: &mut WritePath, e: &Expiry, tables: &[String], reason: &str) {
         tables: tables.to_vec(),
         reason: reason.to_string(),
     });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn target(action: WriteAction, cql: &str) -> WriteTarget {
-        WriteTarget {
-            table: "t".into(),
-            cql: cql.into(),
-            action,
-            binds: vec![],
-            for_each: None,
-            guard: None,
-            counter: None,
-        }
-    }
-
-    #[test]
-    fn the_ttl_marker_goes_where_cql_takes_it() {
-        let c = ColumnRef {
-            table: "r".into(),
-            column: "until".into(),
-        };
-        let of = BindValue::New { column: c };
-        let ins = with_ttl(
-            target(WriteAction::Insert, "INSERT INTO k.t (a) VALUES (?)"),
-            of.clone(),
-        );
-        assert_eq!(ins.cql, "INSERT INTO k.t (a) VALUES (?) USING TTL ?");
-        assert_eq!(ins.binds.last().map(|b| b.column.as_str()), Some("ttl"));
-        let upd = with_ttl(
-            target(WriteAction::Update, "UPDATE k.t SET a = ? WHERE b = ?"),
-            of.clone(),
-        );
-        assert_eq!(upd.cql, "UPDATE k.t USING TTL ? SET a = ? WHERE b = ?");
-        assert_eq!(upd.binds.first().map(|b| b.column.as_str()), Some("ttl"));
-        let del = with_ttl(
-            target(WriteAction::Delete, "DELETE FROM k.t WHERE b = ?"),
-            of,
-        );
-        assert_eq!(del.cql, "DELETE FROM k.t WHERE b = ?");
-    }
 }
