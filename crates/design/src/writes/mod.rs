@@ -24,8 +24,8 @@ use crate::costs::sizing::Sizer;
 use remodel_model::ident::cql_quote;
 use remodel_model::{
     AccessPattern, Bind, BindValue, ColumnRef, ConflictClause, FromRow, Guard, NewValue,
-    ReadBeforeWrite, Schema, StatementKind, Table, Upsert, Warning, WriteAction, WritePath,
-    WriteTarget,
+    ReadBeforeWrite, Schema, StatementKind, Table, Upsert, Warning, WriteAction, WriteInfo,
+    WritePath, WriteTarget,
 };
 
 mod counting;
@@ -123,6 +123,50 @@ struct Planner<'a> {
     counters: Vec<&'a crate::checklist::counters::Spec>,
 }
 
+/// The written table's columns the WHERE binds with `=` to a value (its own key's, not a FROM
+/// row's), in the table's spelling.
+fn key_equalities(schema: &Schema, p: &AccessPattern, w: &WriteInfo, st: &Table) -> Vec<String> {
+    let canon = |c: &String| st.column(c).map(|cc| cc.name.clone());
+    p.analysis
+        .equality
+        .iter()
+        .filter(|e| {
+            e.op == remodel_model::EqualityOp::Eq
+                && e.value.is_some()
+                && schema
+                    .table(&e.column.table)
+                    .is_some_and(|t| t.key() == st.key())
+                && !filter::on_from_row(e, &w.from_rows)
+        })
+        .filter_map(|e| canon(&e.column.column))
+        .collect()
+}
+
+/// The columns the write sets, each with whether its new value reads the old row; an upsert's
+/// `DO UPDATE SET` columns included.
+fn written_columns(values: &[NewValue], w: &WriteInfo, st: &Table) -> Vec<(String, bool)> {
+    let canon = |c: &String| st.column(c).map(|cc| cc.name.clone());
+    let mut set: Vec<(String, bool)> = values
+        .iter()
+        .map(|v| {
+            let reads = values::reads_this(&v.value);
+            (v.column.column.clone(), reads)
+        })
+        .collect();
+    // An upsert's `DO UPDATE SET` columns are written too (on a conflict).
+    for c in w
+        .conflict
+        .iter()
+        .flat_map(|c| &c.set)
+        .filter_map(|v| canon(&v.column))
+    {
+        if !set.iter().any(|(x, _)| *x == c) {
+            set.push((c, true));
+        }
+    }
+    set
+}
+
 /// Plans one write pattern over the finished, named tables; also returns the lookups it needs
 /// and no table provides (the designer adds them and plans again).
 pub fn plan(
@@ -165,40 +209,8 @@ pub fn plan(
         }
     };
     path.warnings = values.warnings;
-    let canon = |c: &String| st.column(c).map(|cc| cc.name.clone());
-    let key_eq: Vec<String> = p
-        .analysis
-        .equality
-        .iter()
-        .filter(|e| {
-            e.op == remodel_model::EqualityOp::Eq
-                && e.value.is_some()
-                && schema
-                    .table(&e.column.table)
-                    .is_some_and(|t| t.key() == st.key())
-                && !filter::on_from_row(e, &w.from_rows)
-        })
-        .filter_map(|e| canon(&e.column.column))
-        .collect();
-    let mut set: Vec<(String, bool)> = values
-        .values
-        .iter()
-        .map(|v| {
-            let reads = values::reads_this(&v.value);
-            (v.column.column.clone(), reads)
-        })
-        .collect();
-    // An upsert's `DO UPDATE SET` columns are written too (on a conflict).
-    for c in w
-        .conflict
-        .iter()
-        .flat_map(|c| &c.set)
-        .filter_map(|v| canon(&v.column))
-    {
-        if !set.iter().any(|(x, _)| *x == c) {
-            set.push((c, true));
-        }
-    }
+    let key_eq = key_equalities(schema, p, w, st);
+    let set = written_columns(&values.values, w, st);
     let mut planner = Planner {
         schema,
         ks: cql_quote(keyspace),
