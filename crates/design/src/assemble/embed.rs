@@ -16,7 +16,7 @@ use remodel_model::ident;
 use remodel_model::{
     AccessPattern, Bind, BindValue, Cardinality, ColumnRef, CqlType, Decision, DesignColumn,
     EqualityOp, JoinKey, ReadBeforeWrite, ReadColumn, Relationship, Schema, SourceCollection,
-    SourceRef, StatementKind, UserType, WriteAction, WriteTarget,
+    SourceRef, StatementKind, Table, UserType, WriteAction, WriteTarget,
 };
 
 /// One embedded one-to-many relationship.
@@ -118,35 +118,7 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
                 .map(|c| (c.name.clone(), type_mapping::cql_type(&c.sql_type))),
             _ => None,
         };
-        let prefix = format!("{}_", naming::singular(&parent.name));
-        let lower = child.name.to_ascii_lowercase();
-        let stem = lower
-            .strip_prefix(&prefix)
-            .filter(|s| !s.is_empty())
-            .unwrap_or(&lower);
-        // A name of the parent's table, or another collection's, is taken (`"Items"` and
-        // `items` both embedded in one parent sanitize alike).
-        let plain = naming::sanitize(stem);
-        let taken = |n: &str| {
-            parent.column(n).is_some()
-                || out
-                    .iter()
-                    .any(|e| e.parent == parent.key() && e.column == n)
-        };
-        let column = crate::candidates::tables::free_name(
-            &[plain.clone(), format!("{plain}_entries")],
-            taken,
-        );
-        let mut why = Vec::new();
-        if plain != stem {
-            why.push(format!(
-                "CQL names here are letters, digits and `_`: `{}` is written `{plain}`",
-                child.name
-            ));
-        }
-        if column != plain {
-            why.push(format!("`{plain}` is taken in {}'s table", parent.key()));
-        }
+        let (column, name_note) = collection_name(parent, child, &out);
         let udt_fields: Vec<(String, CqlType)> = child
             .columns
             .iter()
@@ -172,7 +144,7 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
                 name: udt_name(&out, &column, &udt_fields),
                 fields: udt_fields,
             },
-            name_note: (!why.is_empty()).then(|| why.join("; ")),
+            name_note,
             column,
             map_key,
             fields,
@@ -185,6 +157,39 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
         });
     }
     out
+}
+
+/// The collection column's name in the parent's table: the child's name less the parent's
+/// singular prefix, sanitized, made free; with a note when it differs from the child's name.
+fn collection_name(parent: &Table, child: &Table, out: &[Embedding]) -> (String, Option<String>) {
+    let prefix = format!("{}_", naming::singular(&parent.name));
+    let lower = child.name.to_ascii_lowercase();
+    let stem = lower
+        .strip_prefix(&prefix)
+        .filter(|s| !s.is_empty())
+        .unwrap_or(&lower);
+    // A name of the parent's table, or another collection's, is taken (`"Items"` and
+    // `items` both embedded in one parent sanitize alike).
+    let plain = naming::sanitize(stem);
+    let taken = |n: &str| {
+        parent.column(n).is_some()
+            || out
+                .iter()
+                .any(|e| e.parent == parent.key() && e.column == n)
+    };
+    let column =
+        crate::candidates::tables::free_name(&[plain.clone(), format!("{plain}_entries")], taken);
+    let mut why = Vec::new();
+    if plain != stem {
+        why.push(format!(
+            "CQL names here are letters, digits and `_`: `{}` is written `{plain}`",
+            child.name
+        ));
+    }
+    if column != plain {
+        why.push(format!("`{plain}` is taken in {}'s table", parent.key()));
+    }
+    (column, (!why.is_empty()).then(|| why.join("; ")))
 }
 
 /// The embedding that folds a loop's children into the rows of the read that lists their parents:
