@@ -326,14 +326,9 @@ fn key_where(host: &TableBuild) -> String {
         .join(" AND ")
 }
 
-/// The query mapping of a read served from the parent's row: its projected parent columns and the
-/// collection, one partition.
-pub fn query_mapping(
-    keyspace: &str,
-    p: &AccessPattern,
-    host: &TableBuild,
-    e: &Embedding,
-) -> remodel_model::QueryMapping {
+/// The read's projection split: the host's quoted columns it selects of the parent, and the child
+/// columns it reads from the entries.
+fn projected(p: &AccessPattern, host: &TableBuild, e: &Embedding) -> (Vec<String>, Vec<String>) {
     let mut select: Vec<String> = Vec::new();
     let mut child_cols: Vec<String> = Vec::new();
     for c in &p.analysis.projection {
@@ -361,6 +356,56 @@ pub fn query_mapping(
             }
         }
     }
+    (select, child_cols)
+}
+
+/// The notes of a read served from the parent's row: the entries unnested, what the client
+/// orders, limits and filters.
+fn mapping_notes(
+    a: &remodel_model::PatternAnalysis,
+    e: &Embedding,
+    child_cols: &[String],
+    client_filters: &[String],
+) -> Vec<String> {
+    let form = match &e.map_key {
+        Some((k, _)) => format!("a map keyed by {k}"),
+        None => "a list".to_string(),
+    };
+    let mut notes = vec![format!(
+        "the {} rows are embedded in the {} row as `{}` ({form} of {}): the client reads {} from its entries, one row per entry; a {} row without {} rows gives none, as the SQL inner join",
+        e.child,
+        e.parent,
+        e.column,
+        e.udt.name,
+        if child_cols.is_empty() { "nothing".to_string() } else { child_cols.join(", ") },
+        e.parent,
+        e.child
+    )];
+    if !a.order_by.is_empty() || a.limit.is_some() || !a.ranges.is_empty() {
+        notes.push(format!(
+            "ORDER BY, LIMIT and range filters on the {} entries are applied on the client (the collection is small by the analyzer's bound)",
+            e.child
+        ));
+    }
+    if !client_filters.is_empty() {
+        notes.push(format!(
+            "the client filters the {} entries with {}",
+            e.child,
+            client_filters.join(" AND ")
+        ));
+    }
+    notes
+}
+
+/// The query mapping of a read served from the parent's row: its projected parent columns and the
+/// collection, one partition.
+pub fn query_mapping(
+    keyspace: &str,
+    p: &AccessPattern,
+    host: &TableBuild,
+    e: &Embedding,
+) -> remodel_model::QueryMapping {
+    let (mut select, child_cols) = projected(p, host, e);
     select.push(ident::cql_quote(&e.column));
     let a = &p.analysis;
     // The host's key columns are the parent's key: bound by `=` on it or on the child's FK.
@@ -416,33 +461,7 @@ pub fn query_mapping(
         ident::cql_quote(&host.name),
         key_where(host)
     );
-    let form = match &e.map_key {
-        Some((k, _)) => format!("a map keyed by {k}"),
-        None => "a list".to_string(),
-    };
-    let mut notes = vec![format!(
-        "the {} rows are embedded in the {} row as `{}` ({form} of {}): the client reads {} from its entries, one row per entry; a {} row without {} rows gives none, as the SQL inner join",
-        e.child,
-        e.parent,
-        e.column,
-        e.udt.name,
-        if child_cols.is_empty() { "nothing".to_string() } else { child_cols.join(", ") },
-        e.parent,
-        e.child
-    )];
-    if !a.order_by.is_empty() || a.limit.is_some() || !a.ranges.is_empty() {
-        notes.push(format!(
-            "ORDER BY, LIMIT and range filters on the {} entries are applied on the client (the collection is small by the analyzer's bound)",
-            e.child
-        ));
-    }
-    if !client_filters.is_empty() {
-        notes.push(format!(
-            "the client filters the {} entries with {}",
-            e.child,
-            client_filters.join(" AND ")
-        ));
-    }
+    let notes = mapping_notes(&p.analysis, e, &child_cols, &client_filters);
     let mut warnings = Vec::new();
     if let Some(lock) = &a.locking {
         warnings.push(crate::emit::queries::lock_dropped(lock));
