@@ -256,6 +256,27 @@ pub fn plan(
     (path, missing)
 }
 
+/// The sources of `t`'s rows that `keep` picks: all its columns' when a copied column is in the
+/// key (the rows move), else its key's.
+fn copy_sources(
+    t: &TableBuild,
+    keys: &[KeySrc],
+    in_key: bool,
+    keep: impl Fn(&ColumnRef) -> bool,
+) -> Vec<ColumnRef> {
+    if in_key {
+        Planner::sources(t)
+            .into_iter()
+            .filter(|c| keep(c))
+            .collect()
+    } else {
+        keys.iter()
+            .filter_map(|k| k.source().cloned())
+            .filter(|c| keep(c))
+            .collect()
+    }
+}
+
 /// Child → parent links from the tables' join edges and the schema's foreign keys.
 fn links(schema: &Schema, tables: &[TableBuild]) -> Vec<Link> {
     let edges: Vec<Edge> = tables.iter().flat_map(|t| t.edges.clone()).collect();
@@ -1116,6 +1137,98 @@ impl Planner<'_> {
         }
     }
 
+    /// The note that a deletion leaves the deleted row's columns copied in `t` until its own rows go.
+    fn note_deleted_copies(&mut self, t: &TableBuild) {
+        let s = self.stmt.table.key();
+        if t.columns
+            .iter()
+            .any(|(k, ..)| k.source().is_some_and(|c| c.table == s))
+        {
+            self.notes.push(format!(
+                "{} keeps copies of the deleted {s} row's columns until its own rows are removed",
+                t.name
+            ));
+        }
+    }
+
+    /// The copied columns of a table partitioned by the parent's key, static: one UPDATE (per
+    /// written row, when the rows are read first).
+    fn update_static_copies(
+        &mut self,
+        t: &TableBuild,
+        sets: &[(String, BindValue)],
+        parent_key: &[ColumnRef],
+        sizer: &Sizer<'_>,
+    ) {
+        let mut target = self.update_row(t, sets, &t.partition);
+        target.for_each = self.rows;
+        for (b, p) in target.binds.iter_mut().skip(sets.len()).zip(parent_key) {
+            b.value = BindValue::Current { column: p.clone() };
+        }
+        let cols: Vec<String> = sets.iter().map(|(n, _)| n.clone()).collect();
+        self.push(t, target, Some(&cols), sizer);
+    }
+
+    /// No table lists the child rows of the written row by their link columns: the lookup needed,
+    /// and a note.
+    fn children_unlisted(
+        &mut self,
+        t: &TableBuild,
+        edge: &Edge,
+        child_fk: &[ColumnRef],
+        need: &[ColumnRef],
+    ) {
+        let s = self.stmt.table.key();
+        self.missing.push(Missing {
+            entity: t.root.clone(),
+            by: child_fk.iter().map(|c| c.column.clone()).collect(),
+            columns: need.iter().filter(|c| c.table == t.root).cloned().collect(),
+        });
+        self.notes.push(format!(
+            "no table lists the {} rows of a {s} row by ({}): a lookup table is needed to update their copies in {}",
+            t.root,
+            edge.child_cols.join(", "),
+            t.name
+        ));
+    }
+
+    /// A copied column is in `t`'s key: each copying row (read as `ri`) moves, a DELETE where the
+    /// key changed and an INSERT.
+    fn move_copying_rows(
+        &mut self,
+        t: &TableBuild,
+        ri: usize,
+        partial: Option<Guard>,
+        copied: &[(KeySrc, String)],
+        sizer: &Sizer<'_>,
+    ) {
+        let s = self.stmt.table.key();
+        let copied_src: Vec<ColumnRef> = copied
+            .iter()
+            .filter_map(|(k, _)| k.source().cloned())
+            .collect();
+        let del = WriteTarget {
+            for_each: Some(ri),
+            ..self.delete_row(
+                t,
+                Some(Guard::KeyChanged {
+                    columns: copied_src,
+                }),
+            )
+        };
+        self.push(t, del, Some(&[]), sizer);
+        let ins = WriteTarget {
+            for_each: Some(ri),
+            guard: partial,
+            ..self.insert_row(t, None)
+        };
+        self.push(t, ins, None, sizer);
+        self.notes.push(format!(
+            "a copied {s} column is part of {}'s key: each row that copies the {s} row moves (DELETE + INSERT per row)",
+            t.name
+        ));
+    }
+
     /// The targets of a table whose rows (of a child entity) copy the written row's columns.
     fn copies(&mut self, t: &TableBuild, edge: &Edge, sizer: &Sizer<'_>) {
         self.for_table = Some(t.name.clone());
@@ -1124,15 +1237,7 @@ impl Planner<'_> {
         match self.stmt.kind {
             StatementKind::Insert => return,
             StatementKind::Delete => {
-                if t.columns
-                    .iter()
-                    .any(|(k, ..)| k.source().is_some_and(|c| c.table == s))
-                {
-                    self.notes.push(format!(
-                        "{} keeps copies of the deleted {s} row's columns until its own rows are removed",
-                        t.name
-                    ));
-                }
+                self.note_deleted_copies(t);
                 return;
             }
             _ => {}
@@ -1185,93 +1290,33 @@ impl Planner<'_> {
         if static_case {
             // The partition is the parent's key: its copied columns are static, one UPDATE (per
             // written row, when the rows are read first).
-            let mut target = self.update_row(t, &sets, &t.partition);
-            target.for_each = self.rows;
-            for (b, p) in target.binds.iter_mut().skip(sets.len()).zip(&parent_key) {
-                b.value = BindValue::Current { column: p.clone() };
-            }
-            let cols: Vec<String> = sets.iter().map(|(n, _)| n.clone()).collect();
-            self.push(t, target, Some(&cols), sizer);
+            self.update_static_copies(t, &sets, &parent_key, sizer);
             return;
         }
         if self.refuse_child_copies(t) {
             return;
         }
         // One write per child row that copies the parent: read those rows first.
-        let mut need: Vec<ColumnRef> = if in_key {
-            Self::sources(t)
-                .into_iter()
-                .filter(|c| c.table != s)
-                .collect()
-        } else {
-            keys.iter()
-                .filter_map(|k| k.source().cloned())
-                .filter(|c| c.table != s)
-                .collect()
-        };
+        let mut need = copy_sources(t, &keys, in_key, |c| c.table != s);
         for c in t.null_filter.iter().filter(|c| c.table != s) {
             if !need.contains(c) {
                 need.push(c.clone());
             }
         }
         let Some(ri) = self.children_read(t, &child_fk, &parent_key, &need) else {
-            self.missing.push(Missing {
-                entity: t.root.clone(),
-                by: child_fk.iter().map(|c| c.column.clone()).collect(),
-                columns: need.iter().filter(|c| c.table == t.root).cloned().collect(),
-            });
-            self.notes.push(format!(
-                "no table lists the {} rows of a {s} row by ({}): a lookup table is needed to update their copies in {}",
-                t.root,
-                edge.child_cols.join(", "),
-                t.name
-            ));
+            self.children_unlisted(t, edge, &child_fk, &need);
             return;
         };
         // The written row's values the statements need: its key columns in the table (all its
         // columns when the rows move), read from the written row.
-        let own_needed: Vec<ColumnRef> = if in_key {
-            Self::sources(t)
-                .into_iter()
-                .filter(|c| c.table == s)
-                .collect()
-        } else {
-            keys.iter()
-                .filter_map(|k| k.source().cloned())
-                .filter(|c| c.table == s)
-                .collect()
-        };
+        let own_needed = copy_sources(t, &keys, in_key, |c| c.table == s);
         self.ensure(
             &own_needed,
             Version::Current,
             &format!("the current {s} values that {} copies", t.name),
         );
         if in_key {
-            // A copied column is in the key: each copying row moves.
-            let copied_src: Vec<ColumnRef> = copied
-                .iter()
-                .filter_map(|(k, _)| k.source().cloned())
-                .collect();
-            let del = WriteTarget {
-                for_each: Some(ri),
-                ..self.delete_row(
-                    t,
-                    Some(Guard::KeyChanged {
-                        columns: copied_src,
-                    }),
-                )
-            };
-            self.push(t, del, Some(&[]), sizer);
-            let ins = WriteTarget {
-                for_each: Some(ri),
-                guard: partial,
-                ..self.insert_row(t, None)
-            };
-            self.push(t, ins, None, sizer);
-            self.notes.push(format!(
-                "a copied {s} column is part of {}'s key: each row that copies the {s} row moves (DELETE + INSERT per row)",
-                t.name
-            ));
+            self.move_copying_rows(t, ri, partial, &copied, sizer);
         } else {
             let target = WriteTarget {
                 for_each: Some(ri),
