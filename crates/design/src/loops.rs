@@ -15,8 +15,8 @@ use crate::select::Weights;
 use remodel_model::text::thousands;
 use remodel_model::{
     AccessPattern, ColumnRef, Design, EqualityOp, FoldedLookup, GroupSend, Loop, LoopChoice,
-    LoopCosts, LoopDecision, QueryMapping, Relationship, Schema, StatementKind, TransactionGroup,
-    Workload, WriteGroup,
+    LoopCosts, LoopDecision, PatternAnalysis, QueryMapping, Relationship, Schema, StatementKind,
+    TransactionGroup, Workload, WriteGroup,
 };
 
 /// Most statements a transaction's logged batch holds (more: an ordered list).
@@ -318,6 +318,66 @@ pub(crate) struct ChildFold {
     pub reason: String,
 }
 
+/// Why a loop's children stay looked up when their number per parent row is not known bounded.
+fn unbounded_reason(lp: &Loop, bounded: Option<bool>, rel: Option<&Relationship>) -> String {
+    let (parent, child) = (&lp.parent_column.table, &lp.child_column.table);
+    let fk = &lp.child_column.column;
+    format!(
+        "{} reads the {child} rows of each {parent} row ({} per call of {}, p95 {}), but their number per {parent} row is {}: folding them would grow each row of {}'s table without bound, so the lookups stay (state it with [fanout] \"{child}.{fk}\" = N in --config, or pass --stats)",
+        lp.child,
+        lp.fan_out_mean,
+        lp.parent,
+        lp.fan_out_p95,
+        match (bounded, rel) {
+            (Some(false), Some(r)) => format!("unbounded ({})", r.rationale.rule),
+            _ => "not known".to_string(),
+        },
+        lp.parent
+    )
+}
+
+/// The child table's columns the loop's lookup reads or orders by, in order, once each.
+fn child_columns_read(analysis: &PatternAnalysis, child: &str) -> Vec<String> {
+    let mut columns: Vec<String> = Vec::new();
+    for c in analysis
+        .projection
+        .iter()
+        .chain(analysis.order_by.iter().map(|o| &o.column))
+    {
+        if c.table == child && !columns.contains(&c.column) {
+            columns.push(c.column.clone());
+        }
+    }
+    columns
+}
+
+/// The weighted cost of the child table's writes applied to the folded rows (`share`: a pattern's
+/// calls per 100 of the workload), and those writes named; `Err` says why one cannot be.
+fn folded_writes(
+    observed: &Workload,
+    lp: &Loop,
+    e: &Embedding,
+    weights: &Weights,
+    share: &dyn Fn(u64) -> f64,
+) -> Result<(f64, Vec<String>), String> {
+    let child = &lp.child_column.table;
+    let mut folded = 0.0;
+    let mut writes = Vec::new();
+    for w in observed.patterns.iter().filter(|p| {
+        p.analysis.write.as_ref().is_some_and(|w| &w.table == child) && p.analysis.one_off.is_none()
+    }) {
+        let reads = child_write_reads(w, e).map_err(|why| {
+            format!(
+                "the lookups stay: {} cannot be applied to the {child} rows folded into {}'s rows: {why}",
+                w.id, lp.parent
+            )
+        })?;
+        folded += share(w.calls) * (weights.write + weights.read * reads);
+        writes.push(format!("{} ({} calls)", w.id, w.calls));
+    }
+    Ok((folded, writes))
+}
+
 /// The loops over children, each decided: folded (B's rows as a map in each row of A's table,
 /// the lookups gone, B's writes applied to A's rows) when the children per row are bounded,
 /// every write of B names the row of A it belongs to, and the writes cost less than the lookups
@@ -360,32 +420,11 @@ pub(crate) fn children(
         cf.per_row = rel.and_then(|r| r.rationale.fanout).map(round2);
         let bounded = rel.and_then(|r| r.rationale.bounded);
         if bounded != Some(true) {
-            cf.reason = format!(
-                "{} reads the {child} rows of each {parent} row ({} per call of {}, p95 {}), but their number per {parent} row is {}: folding them would grow each row of {}'s table without bound, so the lookups stay (state it with [fanout] \"{child}.{fk}\" = N in --config, or pass --stats)",
-                lp.child,
-                lp.fan_out_mean,
-                lp.parent,
-                lp.fan_out_p95,
-                match (bounded, rel) {
-                    (Some(false), Some(r)) => format!("unbounded ({})", r.rationale.rule),
-                    _ => "not known".to_string(),
-                },
-                lp.parent
-            );
+            cf.reason = unbounded_reason(lp, bounded, rel);
             out.push(cf);
             continue;
         }
-        let mut columns: Vec<String> = Vec::new();
-        let analysis = &b.analysis;
-        for c in analysis
-            .projection
-            .iter()
-            .chain(analysis.order_by.iter().map(|o| &o.column))
-        {
-            if &c.table == child && !columns.contains(&c.column) {
-                columns.push(c.column.clone());
-            }
-        }
+        let columns = child_columns_read(&b.analysis, child);
         let per_row = cf.per_row.unwrap_or(1.0);
         let e = match embed::of_loop(schema, parent, child, fk, &columns, per_row, &[]) {
             Ok(e) => e,
@@ -398,30 +437,14 @@ pub(crate) fn children(
                 continue;
             }
         };
-        let mut folded = 0.0;
-        let mut writes = Vec::new();
-        for w in observed.patterns.iter().filter(|p| {
-            p.analysis.write.as_ref().is_some_and(|w| &w.table == child)
-                && p.analysis.one_off.is_none()
-        }) {
-            match child_write_reads(w, &e) {
-                Ok(reads) => {
-                    folded += share(w.calls) * (weights.write + weights.read * reads);
-                    writes.push(format!("{} ({} calls)", w.id, w.calls));
-                }
-                Err(why) => {
-                    cf.reason = format!(
-                        "the lookups stay: {} cannot be applied to the {child} rows folded into {}'s rows: {why}",
-                        w.id, lp.parent
-                    );
-                    break;
-                }
+        let (folded, writes) = match folded_writes(observed, lp, &e, weights, &share) {
+            Ok(f) => f,
+            Err(why) => {
+                cf.reason = why;
+                out.push(cf);
+                continue;
             }
-        }
-        if !cf.reason.is_empty() {
-            out.push(cf);
-            continue;
-        }
+        };
         let costs = LoopCosts {
             lookups: round2(share(lp.lookups) * weights.read),
             folded: round2(folded),

@@ -16,7 +16,7 @@ use remodel_model::ident;
 use remodel_model::{
     AccessPattern, Bind, BindValue, Cardinality, ColumnRef, CqlType, Decision, DesignColumn,
     EqualityOp, JoinKey, ReadBeforeWrite, ReadColumn, Relationship, Schema, SourceCollection,
-    SourceRef, StatementKind, UserType, WriteAction, WriteTarget,
+    SourceRef, StatementKind, Table, UserType, WriteAction, WriteTarget,
 };
 
 /// One embedded one-to-many relationship.
@@ -118,35 +118,7 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
                 .map(|c| (c.name.clone(), type_mapping::cql_type(&c.sql_type))),
             _ => None,
         };
-        let prefix = format!("{}_", naming::singular(&parent.name));
-        let lower = child.name.to_ascii_lowercase();
-        let stem = lower
-            .strip_prefix(&prefix)
-            .filter(|s| !s.is_empty())
-            .unwrap_or(&lower);
-        // A name of the parent's table, or another collection's, is taken (`"Items"` and
-        // `items` both embedded in one parent sanitize alike).
-        let plain = naming::sanitize(stem);
-        let taken = |n: &str| {
-            parent.column(n).is_some()
-                || out
-                    .iter()
-                    .any(|e| e.parent == parent.key() && e.column == n)
-        };
-        let column = crate::candidates::tables::free_name(
-            &[plain.clone(), format!("{plain}_entries")],
-            taken,
-        );
-        let mut why = Vec::new();
-        if plain != stem {
-            why.push(format!(
-                "CQL names here are letters, digits and `_`: `{}` is written `{plain}`",
-                child.name
-            ));
-        }
-        if column != plain {
-            why.push(format!("`{plain}` is taken in {}'s table", parent.key()));
-        }
+        let (column, name_note) = collection_name(parent, child, &out);
         let udt_fields: Vec<(String, CqlType)> = child
             .columns
             .iter()
@@ -172,7 +144,7 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
                 name: udt_name(&out, &column, &udt_fields),
                 fields: udt_fields,
             },
-            name_note: (!why.is_empty()).then(|| why.join("; ")),
+            name_note,
             column,
             map_key,
             fields,
@@ -185,6 +157,39 @@ pub fn collect(schema: &Schema, relationships: &[Relationship]) -> Vec<Embedding
         });
     }
     out
+}
+
+/// The collection column's name in the parent's table: the child's name less the parent's
+/// singular prefix, sanitized, made free; with a note when it differs from the child's name.
+fn collection_name(parent: &Table, child: &Table, out: &[Embedding]) -> (String, Option<String>) {
+    let prefix = format!("{}_", naming::singular(&parent.name));
+    let lower = child.name.to_ascii_lowercase();
+    let stem = lower
+        .strip_prefix(&prefix)
+        .filter(|s| !s.is_empty())
+        .unwrap_or(&lower);
+    // A name of the parent's table, or another collection's, is taken (`"Items"` and
+    // `items` both embedded in one parent sanitize alike).
+    let plain = naming::sanitize(stem);
+    let taken = |n: &str| {
+        parent.column(n).is_some()
+            || out
+                .iter()
+                .any(|e| e.parent == parent.key() && e.column == n)
+    };
+    let column =
+        crate::candidates::tables::free_name(&[plain.clone(), format!("{plain}_entries")], taken);
+    let mut why = Vec::new();
+    if plain != stem {
+        why.push(format!(
+            "CQL names here are letters, digits and `_`: `{}` is written `{plain}`",
+            child.name
+        ));
+    }
+    if column != plain {
+        why.push(format!("`{plain}` is taken in {}'s table", parent.key()));
+    }
+    (column, (!why.is_empty()).then(|| why.join("; ")))
 }
 
 /// The embedding that folds a loop's children into the rows of the read that lists their parents:
@@ -321,14 +326,9 @@ fn key_where(host: &TableBuild) -> String {
         .join(" AND ")
 }
 
-/// The query mapping of a read served from the parent's row: its projected parent columns and the
-/// collection, one partition.
-pub fn query_mapping(
-    keyspace: &str,
-    p: &AccessPattern,
-    host: &TableBuild,
-    e: &Embedding,
-) -> remodel_model::QueryMapping {
+/// The read's projection split: the host's quoted columns it selects of the parent, and the child
+/// columns it reads from the entries.
+fn projected(p: &AccessPattern, host: &TableBuild, e: &Embedding) -> (Vec<String>, Vec<String>) {
     let mut select: Vec<String> = Vec::new();
     let mut child_cols: Vec<String> = Vec::new();
     for c in &p.analysis.projection {
@@ -356,6 +356,56 @@ pub fn query_mapping(
             }
         }
     }
+    (select, child_cols)
+}
+
+/// The notes of a read served from the parent's row: the entries unnested, what the client
+/// orders, limits and filters.
+fn mapping_notes(
+    a: &remodel_model::PatternAnalysis,
+    e: &Embedding,
+    child_cols: &[String],
+    client_filters: &[String],
+) -> Vec<String> {
+    let form = match &e.map_key {
+        Some((k, _)) => format!("a map keyed by {k}"),
+        None => "a list".to_string(),
+    };
+    let mut notes = vec![format!(
+        "the {} rows are embedded in the {} row as `{}` ({form} of {}): the client reads {} from its entries, one row per entry; a {} row without {} rows gives none, as the SQL inner join",
+        e.child,
+        e.parent,
+        e.column,
+        e.udt.name,
+        if child_cols.is_empty() { "nothing".to_string() } else { child_cols.join(", ") },
+        e.parent,
+        e.child
+    )];
+    if !a.order_by.is_empty() || a.limit.is_some() || !a.ranges.is_empty() {
+        notes.push(format!(
+            "ORDER BY, LIMIT and range filters on the {} entries are applied on the client (the collection is small by the analyzer's bound)",
+            e.child
+        ));
+    }
+    if !client_filters.is_empty() {
+        notes.push(format!(
+            "the client filters the {} entries with {}",
+            e.child,
+            client_filters.join(" AND ")
+        ));
+    }
+    notes
+}
+
+/// The query mapping of a read served from the parent's row: its projected parent columns and the
+/// collection, one partition.
+pub fn query_mapping(
+    keyspace: &str,
+    p: &AccessPattern,
+    host: &TableBuild,
+    e: &Embedding,
+) -> remodel_model::QueryMapping {
+    let (mut select, child_cols) = projected(p, host, e);
     select.push(ident::cql_quote(&e.column));
     let a = &p.analysis;
     // The host's key columns are the parent's key: bound by `=` on it or on the child's FK.
@@ -411,33 +461,7 @@ pub fn query_mapping(
         ident::cql_quote(&host.name),
         key_where(host)
     );
-    let form = match &e.map_key {
-        Some((k, _)) => format!("a map keyed by {k}"),
-        None => "a list".to_string(),
-    };
-    let mut notes = vec![format!(
-        "the {} rows are embedded in the {} row as `{}` ({form} of {}): the client reads {} from its entries, one row per entry; a {} row without {} rows gives none, as the SQL inner join",
-        e.child,
-        e.parent,
-        e.column,
-        e.udt.name,
-        if child_cols.is_empty() { "nothing".to_string() } else { child_cols.join(", ") },
-        e.parent,
-        e.child
-    )];
-    if !a.order_by.is_empty() || a.limit.is_some() || !a.ranges.is_empty() {
-        notes.push(format!(
-            "ORDER BY, LIMIT and range filters on the {} entries are applied on the client (the collection is small by the analyzer's bound)",
-            e.child
-        ));
-    }
-    if !client_filters.is_empty() {
-        notes.push(format!(
-            "the client filters the {} entries with {}",
-            e.child,
-            client_filters.join(" AND ")
-        ));
-    }
+    let notes = mapping_notes(&p.analysis, e, &child_cols, &client_filters);
     let mut warnings = Vec::new();
     if let Some(lock) = &a.locking {
         warnings.push(crate::emit::queries::lock_dropped(lock));

@@ -119,6 +119,42 @@ pub fn bucket_for(window: TimeWindow) -> (Bucket, u32) {
 /// The value of the constant partition key of a small table read whole.
 pub const ALL: &str = "all";
 
+/// Orders the clustering by the read's ORDER BY: each column not in the partition gets its
+/// direction, and a first one behind the range column is noted as sorted on the client.
+fn order_clustering(
+    shape: &Shape,
+    partition: &[KeySrc],
+    clustering: &mut Vec<(ColumnRef, Option<SortOrder>)>,
+    notes: &mut Vec<String>,
+) {
+    let in_partition =
+        |c: &ColumnRef, p: &[KeySrc]| p.iter().any(|k| matches!(k, KeySrc::Col(x) if x == c));
+    for (i, (c, desc)) in shape.order.iter().enumerate() {
+        if in_partition(c, partition) {
+            continue;
+        }
+        let dir = Some(if *desc {
+            SortOrder::Desc
+        } else {
+            SortOrder::Asc
+        });
+        if let Some(pos) = clustering.iter().position(|(x, _)| x == c) {
+            if clustering[pos].1.is_none() {
+                clustering[pos].1 = dir;
+            }
+            continue;
+        }
+        if i == 0 {
+            if let Some((rc, _)) = &shape.range {
+                notes.push(format!(
+                    "rows come ordered by {rc} (the range column); ORDER BY {c} is sorted on the client"
+                ));
+            }
+        }
+        clustering.push((c.clone(), dir));
+    }
+}
+
 /// Lays out the key of one pattern's table. `small_entity`: the root is a small table (reference
 /// data), so a read with nothing to partition by gets one constant partition instead of a scan.
 /// `zones`: where buckets are cut and instants without an offset are read.
@@ -175,32 +211,7 @@ pub fn plan(schema: &Schema, shape: &Shape, small_entity: bool, zones: &Zones) -
         });
         clustering.push((rc.clone(), dir));
     }
-    let in_partition =
-        |c: &ColumnRef, p: &[KeySrc]| p.iter().any(|k| matches!(k, KeySrc::Col(x) if x == c));
-    for (i, (c, desc)) in shape.order.iter().enumerate() {
-        if in_partition(c, &partition) {
-            continue;
-        }
-        let dir = Some(if *desc {
-            SortOrder::Desc
-        } else {
-            SortOrder::Asc
-        });
-        if let Some(pos) = clustering.iter().position(|(x, _)| x == c) {
-            if clustering[pos].1.is_none() {
-                clustering[pos].1 = dir;
-            }
-            continue;
-        }
-        if i == 0 {
-            if let Some((rc, _)) = &shape.range {
-                notes.push(format!(
-                    "rows come ordered by {rc} (the range column); ORDER BY {c} is sorted on the client"
-                ));
-            }
-        }
-        clustering.push((c.clone(), dir));
-    }
+    order_clustering(shape, &partition, &mut clustering, &mut notes);
     if clustering.first().is_some_and(|(c, _)| {
         shape
             .eq

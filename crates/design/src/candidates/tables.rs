@@ -415,12 +415,10 @@ fn flip(d: SortOrder) -> SortOrder {
     }
 }
 
-/// Finishes a table: clustering with uniqueness keys (MR5), columns (the whole root row plus
-/// embedded columns), types and static flags. Names are chosen by [`name_tables`].
-pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
-    let Some(root) = schema.table(&t.root) else {
-        return;
-    };
+/// The clustering of a table (MR5): its required columns, then the root's unique key (its primary
+/// key, else its first unique key, else its NOT NULL columns and a generated row id, warned),
+/// then the extra keys, each once and not in the partition.
+fn cluster_by_unique_key(root: &remodel_model::Table, t: &mut TableBuild) {
     let mut clustering: Vec<(KeySrc, SortOrder)> = t
         .required
         .iter()
@@ -483,6 +481,15 @@ pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
         }
     }
     t.clustering = clustering;
+}
+
+/// Finishes a table: clustering with uniqueness keys (MR5), columns (the whole root row plus
+/// embedded columns), types and static flags. Names are chosen by [`name_tables`].
+pub fn finish(schema: &Schema, t: &mut TableBuild, copy_entity_columns: bool) {
+    let Some(root) = schema.table(&t.root) else {
+        return;
+    };
+    cluster_by_unique_key(root, t);
 
     // Columns: key columns first, then the root's columns, then embedded ones.
     let mut srcs: Vec<KeySrc> = t.key_elements();

@@ -24,8 +24,8 @@ use crate::costs::sizing::Sizer;
 use remodel_model::ident::cql_quote;
 use remodel_model::{
     AccessPattern, Bind, BindValue, ColumnRef, ConflictClause, FromRow, Guard, NewValue,
-    ReadBeforeWrite, Schema, StatementKind, Table, Upsert, Warning, WriteAction, WritePath,
-    WriteTarget,
+    ReadBeforeWrite, Schema, StatementKind, Table, Upsert, Warning, WriteAction, WriteInfo,
+    WritePath, WriteTarget,
 };
 
 mod counting;
@@ -123,6 +123,50 @@ struct Planner<'a> {
     counters: Vec<&'a crate::checklist::counters::Spec>,
 }
 
+/// The written table's columns the WHERE binds with `=` to a value (its own key's, not a FROM
+/// row's), in the table's spelling.
+fn key_equalities(schema: &Schema, p: &AccessPattern, w: &WriteInfo, st: &Table) -> Vec<String> {
+    let canon = |c: &String| st.column(c).map(|cc| cc.name.clone());
+    p.analysis
+        .equality
+        .iter()
+        .filter(|e| {
+            e.op == remodel_model::EqualityOp::Eq
+                && e.value.is_some()
+                && schema
+                    .table(&e.column.table)
+                    .is_some_and(|t| t.key() == st.key())
+                && !filter::on_from_row(e, &w.from_rows)
+        })
+        .filter_map(|e| canon(&e.column.column))
+        .collect()
+}
+
+/// The columns the write sets, each with whether its new value reads the old row; an upsert's
+/// `DO UPDATE SET` columns included.
+fn written_columns(values: &[NewValue], w: &WriteInfo, st: &Table) -> Vec<(String, bool)> {
+    let canon = |c: &String| st.column(c).map(|cc| cc.name.clone());
+    let mut set: Vec<(String, bool)> = values
+        .iter()
+        .map(|v| {
+            let reads = values::reads_this(&v.value);
+            (v.column.column.clone(), reads)
+        })
+        .collect();
+    // An upsert's `DO UPDATE SET` columns are written too (on a conflict).
+    for c in w
+        .conflict
+        .iter()
+        .flat_map(|c| &c.set)
+        .filter_map(|v| canon(&v.column))
+    {
+        if !set.iter().any(|(x, _)| *x == c) {
+            set.push((c, true));
+        }
+    }
+    set
+}
+
 /// Plans one write pattern over the finished, named tables; also returns the lookups it needs
 /// and no table provides (the designer adds them and plans again).
 pub fn plan(
@@ -165,40 +209,8 @@ pub fn plan(
         }
     };
     path.warnings = values.warnings;
-    let canon = |c: &String| st.column(c).map(|cc| cc.name.clone());
-    let key_eq: Vec<String> = p
-        .analysis
-        .equality
-        .iter()
-        .filter(|e| {
-            e.op == remodel_model::EqualityOp::Eq
-                && e.value.is_some()
-                && schema
-                    .table(&e.column.table)
-                    .is_some_and(|t| t.key() == st.key())
-                && !filter::on_from_row(e, &w.from_rows)
-        })
-        .filter_map(|e| canon(&e.column.column))
-        .collect();
-    let mut set: Vec<(String, bool)> = values
-        .values
-        .iter()
-        .map(|v| {
-            let reads = values::reads_this(&v.value);
-            (v.column.column.clone(), reads)
-        })
-        .collect();
-    // An upsert's `DO UPDATE SET` columns are written too (on a conflict).
-    for c in w
-        .conflict
-        .iter()
-        .flat_map(|c| &c.set)
-        .filter_map(|v| canon(&v.column))
-    {
-        if !set.iter().any(|(x, _)| *x == c) {
-            set.push((c, true));
-        }
-    }
+    let key_eq = key_equalities(schema, p, w, st);
+    let set = written_columns(&values.values, w, st);
     let mut planner = Planner {
         schema,
         ks: cql_quote(keyspace),
@@ -242,6 +254,27 @@ pub fn plan(
     planner.plan_all(sizer);
     let missing = planner.finish(&mut path, sizer);
     (path, missing)
+}
+
+/// The sources of `t`'s rows that `keep` picks: all its columns' when a copied column is in the
+/// key (the rows move), else its key's.
+fn copy_sources(
+    t: &TableBuild,
+    keys: &[KeySrc],
+    in_key: bool,
+    keep: impl Fn(&ColumnRef) -> bool,
+) -> Vec<ColumnRef> {
+    if in_key {
+        Planner::sources(t)
+            .into_iter()
+            .filter(|c| keep(c))
+            .collect()
+    } else {
+        keys.iter()
+            .filter_map(|k| k.source().cloned())
+            .filter(|c| keep(c))
+            .collect()
+    }
 }
 
 /// Child → parent links from the tables' join edges and the schema's foreign keys.
@@ -1104,6 +1137,98 @@ impl Planner<'_> {
         }
     }
 
+    /// The note that a deletion leaves the deleted row's columns copied in `t` until its own rows go.
+    fn note_deleted_copies(&mut self, t: &TableBuild) {
+        let s = self.stmt.table.key();
+        if t.columns
+            .iter()
+            .any(|(k, ..)| k.source().is_some_and(|c| c.table == s))
+        {
+            self.notes.push(format!(
+                "{} keeps copies of the deleted {s} row's columns until its own rows are removed",
+                t.name
+            ));
+        }
+    }
+
+    /// The copied columns of a table partitioned by the parent's key, static: one UPDATE (per
+    /// written row, when the rows are read first).
+    fn update_static_copies(
+        &mut self,
+        t: &TableBuild,
+        sets: &[(String, BindValue)],
+        parent_key: &[ColumnRef],
+        sizer: &Sizer<'_>,
+    ) {
+        let mut target = self.update_row(t, sets, &t.partition);
+        target.for_each = self.rows;
+        for (b, p) in target.binds.iter_mut().skip(sets.len()).zip(parent_key) {
+            b.value = BindValue::Current { column: p.clone() };
+        }
+        let cols: Vec<String> = sets.iter().map(|(n, _)| n.clone()).collect();
+        self.push(t, target, Some(&cols), sizer);
+    }
+
+    /// No table lists the child rows of the written row by their link columns: the lookup needed,
+    /// and a note.
+    fn children_unlisted(
+        &mut self,
+        t: &TableBuild,
+        edge: &Edge,
+        child_fk: &[ColumnRef],
+        need: &[ColumnRef],
+    ) {
+        let s = self.stmt.table.key();
+        self.missing.push(Missing {
+            entity: t.root.clone(),
+            by: child_fk.iter().map(|c| c.column.clone()).collect(),
+            columns: need.iter().filter(|c| c.table == t.root).cloned().collect(),
+        });
+        self.notes.push(format!(
+            "no table lists the {} rows of a {s} row by ({}): a lookup table is needed to update their copies in {}",
+            t.root,
+            edge.child_cols.join(", "),
+            t.name
+        ));
+    }
+
+    /// A copied column is in `t`'s key: each copying row (read as `ri`) moves, a DELETE where the
+    /// key changed and an INSERT.
+    fn move_copying_rows(
+        &mut self,
+        t: &TableBuild,
+        ri: usize,
+        partial: Option<Guard>,
+        copied: &[(KeySrc, String)],
+        sizer: &Sizer<'_>,
+    ) {
+        let s = self.stmt.table.key();
+        let copied_src: Vec<ColumnRef> = copied
+            .iter()
+            .filter_map(|(k, _)| k.source().cloned())
+            .collect();
+        let del = WriteTarget {
+            for_each: Some(ri),
+            ..self.delete_row(
+                t,
+                Some(Guard::KeyChanged {
+                    columns: copied_src,
+                }),
+            )
+        };
+        self.push(t, del, Some(&[]), sizer);
+        let ins = WriteTarget {
+            for_each: Some(ri),
+            guard: partial,
+            ..self.insert_row(t, None)
+        };
+        self.push(t, ins, None, sizer);
+        self.notes.push(format!(
+            "a copied {s} column is part of {}'s key: each row that copies the {s} row moves (DELETE + INSERT per row)",
+            t.name
+        ));
+    }
+
     /// The targets of a table whose rows (of a child entity) copy the written row's columns.
     fn copies(&mut self, t: &TableBuild, edge: &Edge, sizer: &Sizer<'_>) {
         self.for_table = Some(t.name.clone());
@@ -1112,15 +1237,7 @@ impl Planner<'_> {
         match self.stmt.kind {
             StatementKind::Insert => return,
             StatementKind::Delete => {
-                if t.columns
-                    .iter()
-                    .any(|(k, ..)| k.source().is_some_and(|c| c.table == s))
-                {
-                    self.notes.push(format!(
-                        "{} keeps copies of the deleted {s} row's columns until its own rows are removed",
-                        t.name
-                    ));
-                }
+                self.note_deleted_copies(t);
                 return;
             }
             _ => {}
@@ -1173,93 +1290,33 @@ impl Planner<'_> {
         if static_case {
             // The partition is the parent's key: its copied columns are static, one UPDATE (per
             // written row, when the rows are read first).
-            let mut target = self.update_row(t, &sets, &t.partition);
-            target.for_each = self.rows;
-            for (b, p) in target.binds.iter_mut().skip(sets.len()).zip(&parent_key) {
-                b.value = BindValue::Current { column: p.clone() };
-            }
-            let cols: Vec<String> = sets.iter().map(|(n, _)| n.clone()).collect();
-            self.push(t, target, Some(&cols), sizer);
+            self.update_static_copies(t, &sets, &parent_key, sizer);
             return;
         }
         if self.refuse_child_copies(t) {
             return;
         }
         // One write per child row that copies the parent: read those rows first.
-        let mut need: Vec<ColumnRef> = if in_key {
-            Self::sources(t)
-                .into_iter()
-                .filter(|c| c.table != s)
-                .collect()
-        } else {
-            keys.iter()
-                .filter_map(|k| k.source().cloned())
-                .filter(|c| c.table != s)
-                .collect()
-        };
+        let mut need = copy_sources(t, &keys, in_key, |c| c.table != s);
         for c in t.null_filter.iter().filter(|c| c.table != s) {
             if !need.contains(c) {
                 need.push(c.clone());
             }
         }
         let Some(ri) = self.children_read(t, &child_fk, &parent_key, &need) else {
-            self.missing.push(Missing {
-                entity: t.root.clone(),
-                by: child_fk.iter().map(|c| c.column.clone()).collect(),
-                columns: need.iter().filter(|c| c.table == t.root).cloned().collect(),
-            });
-            self.notes.push(format!(
-                "no table lists the {} rows of a {s} row by ({}): a lookup table is needed to update their copies in {}",
-                t.root,
-                edge.child_cols.join(", "),
-                t.name
-            ));
+            self.children_unlisted(t, edge, &child_fk, &need);
             return;
         };
         // The written row's values the statements need: its key columns in the table (all its
         // columns when the rows move), read from the written row.
-        let own_needed: Vec<ColumnRef> = if in_key {
-            Self::sources(t)
-                .into_iter()
-                .filter(|c| c.table == s)
-                .collect()
-        } else {
-            keys.iter()
-                .filter_map(|k| k.source().cloned())
-                .filter(|c| c.table == s)
-                .collect()
-        };
+        let own_needed = copy_sources(t, &keys, in_key, |c| c.table == s);
         self.ensure(
             &own_needed,
             Version::Current,
             &format!("the current {s} values that {} copies", t.name),
         );
         if in_key {
-            // A copied column is in the key: each copying row moves.
-            let copied_src: Vec<ColumnRef> = copied
-                .iter()
-                .filter_map(|(k, _)| k.source().cloned())
-                .collect();
-            let del = WriteTarget {
-                for_each: Some(ri),
-                ..self.delete_row(
-                    t,
-                    Some(Guard::KeyChanged {
-                        columns: copied_src,
-                    }),
-                )
-            };
-            self.push(t, del, Some(&[]), sizer);
-            let ins = WriteTarget {
-                for_each: Some(ri),
-                guard: partial,
-                ..self.insert_row(t, None)
-            };
-            self.push(t, ins, None, sizer);
-            self.notes.push(format!(
-                "a copied {s} column is part of {}'s key: each row that copies the {s} row moves (DELETE + INSERT per row)",
-                t.name
-            ));
+            self.move_copying_rows(t, ri, partial, &copied, sizer);
         } else {
             let target = WriteTarget {
                 for_each: Some(ri),

@@ -362,18 +362,10 @@ impl<'a> Planner<'a> {
             .any(|p| !p.eq_column.as_ref().is_some_and(|c| key.contains(c)))
     }
 
-    /// Plans the read of the rows the statement picks (by the `=` of its WHERE a table's partition
-    /// can serve), keeping those that meet the rest of its conditions, so each target runs once
-    /// per kept row. False (nothing planned) when no keyed read can find them, or a condition has
-    /// no typed form.
-    pub(super) fn written_rows(&mut self) -> bool {
+    /// The columns the read of the written rows returns: the primary key, what every table of the
+    /// written table's rows is made of, what the statement's expressions read, and the counted.
+    fn written_rows_columns(&self) -> Vec<ColumnRef> {
         let s = self.stmt.table;
-        if self.stmt.key_eq.is_empty() {
-            return self.refuse(format!(
-                "rows of {} are chosen by a range or an expression, not by `=` on columns: no keyed CQL statement finds them (use a TTL, or a job that reads their keys from a table ordered by that column)",
-                s.name
-            ));
-        }
         let mut need: Vec<ColumnRef> = s
             .primary_key
             .iter()
@@ -394,6 +386,47 @@ impl<'a> Planner<'a> {
                 need.push(c);
             }
         }
+        need
+    }
+
+    /// The note on the read of the written rows: filtered by the conditions `shown`, read for the
+    /// counters only, or read by columns other than the primary key.
+    fn written_rows_note(&self, shown: &[String]) -> String {
+        let s = self.stmt.table;
+        if self.filtered {
+            format!(
+                "the statement's conditions the key does not apply ({}) filter the rows read first; each kept row is written by its key",
+                shown.join(" AND ")
+            )
+        } else if !self.needs_rows() {
+            // One row by its key, read only because a counter counts it.
+            format!(
+                "the {} row is read first by its key ({}): the counters need the group it leaves, and only a row that exists is counted",
+                s.name,
+                self.stmt.key_eq.join(", ")
+            )
+        } else {
+            format!(
+                "rows are chosen by ({}), not by the primary key of {}: read them first, then write each",
+                self.stmt.key_eq.join(", "),
+                s.name
+            )
+        }
+    }
+
+    /// Plans the read of the rows the statement picks (by the `=` of its WHERE a table's partition
+    /// can serve), keeping those that meet the rest of its conditions, so each target runs once
+    /// per kept row. False (nothing planned) when no keyed read can find them, or a condition has
+    /// no typed form.
+    pub(super) fn written_rows(&mut self) -> bool {
+        let s = self.stmt.table;
+        if self.stmt.key_eq.is_empty() {
+            return self.refuse(format!(
+                "rows of {} are chosen by a range or an expression, not by `=` on columns: no keyed CQL statement finds them (use a TTL, or a job that reads their keys from a table ordered by that column)",
+                s.name
+            ));
+        }
+        let need = self.written_rows_columns();
         let by: Vec<ColumnRef> = self
             .stmt
             .key_eq
@@ -476,25 +509,8 @@ impl<'a> Planner<'a> {
         self.filtered = !filter.is_empty();
         self.reads[idx].filter = filter;
         self.rows = Some(idx);
-        self.notes.push(if self.filtered {
-            format!(
-                "the statement's conditions the key does not apply ({}) filter the rows read first; each kept row is written by its key",
-                shown.join(" AND ")
-            )
-        } else if !self.needs_rows() {
-            // One row by its key, read only because a counter counts it.
-            format!(
-                "the {} row is read first by its key ({}): the counters need the group it leaves, and only a row that exists is counted",
-                s.name,
-                self.stmt.key_eq.join(", ")
-            )
-        } else {
-            format!(
-                "rows are chosen by ({}), not by the primary key of {}: read them first, then write each",
-                self.stmt.key_eq.join(", "),
-                s.name
-            )
-        });
+        let note = self.written_rows_note(&shown);
+        self.notes.push(note);
         true
     }
 
