@@ -399,15 +399,7 @@ fn unkeyable_nulls(
     tables: &[String],
     canon: &impl Fn(&ColumnRef) -> Option<ColumnRef>,
 ) -> Vec<ColumnRef> {
-    let conditioned = |c: &ColumnRef| {
-        a.equality.iter().any(|e| {
-            canon(&e.column).as_ref() == Some(c)
-                && matches!(e.op, EqualityOp::Eq | EqualityOp::In)
-                && e.value.is_some()
-        }) || a.ranges.iter().any(|r| {
-            canon(&r.column).as_ref() == Some(c) && (r.lower.is_some() || r.upper.is_some())
-        })
-    };
+    let conditioned = |c: &ColumnRef| a.excludes_null(|x| canon(x).as_ref() == Some(c));
     tables
         .iter()
         .filter_map(|t| schema.table(t))
@@ -892,12 +884,7 @@ pub fn derive(
         .filter_map(|o| {
             let c = canon(&o.column)?;
             let col = schema.table(&c.table)?.column(&c.column)?;
-            let side = if o.nulls_as_default() {
-                NullsAt::Last
-            } else {
-                NullsAt::First
-            };
-            col.nullable.then(|| (rep(&c), side))
+            col.nullable.then(|| (rep(&c), o.nulls_at()))
         })
         .collect();
     let nulls_returned: Vec<ColumnRef> = unkeyable_nulls(schema, a, &tables, &canon)

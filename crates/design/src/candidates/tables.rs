@@ -100,31 +100,12 @@ impl TableBuild {
             // [`finish`] appends keeps equal rows apart.
             key.push(t.columns.first()?.name.clone());
         }
-        let partition = key
+        let by: Vec<ColumnRef> = key
             .iter()
             .filter_map(|k| t.column(k))
-            .map(|c| KeySrc::Col(ColumnRef::new(t.key(), &c.name)))
+            .map(|c| ColumnRef::new(t.key(), &c.name))
             .collect();
-        Some(TableBuild {
-            root: t.key(),
-            partition,
-            required: Vec::new(),
-            null_filter: Vec::new(),
-            extra_keys: Vec::new(),
-            needed: Vec::new(),
-            edges: Vec::new(),
-            serves: Vec::new(),
-            clustering: Vec::new(),
-            columns: Vec::new(),
-            name: String::new(),
-            warnings: Vec::new(),
-            name_note: None,
-            encoded: Vec::new(),
-            null_keys: Vec::new(),
-            nulls_returned: Vec::new(),
-            null_sides: Vec::new(),
-            expires: None,
-        })
+        Some(TableBuild::lookup(&t.key(), &by))
     }
 
     /// A table of `root` rows partitioned by `by` (a lookup a write path needs: the rows it
@@ -657,13 +638,7 @@ fn nulls_at(t: &TableBuild, workload: &Workload, c: &ColumnRef) -> Option<NullsA
         .filter_map(|p| workload.pattern(p))
         .flat_map(|p| &p.analysis.order_by)
         .filter(|o| &o.column == c)
-        .map(|o| {
-            if o.nulls_as_default() {
-                NullsAt::Last
-            } else {
-                NullsAt::First
-            }
-        });
+        .map(remodel_model::OrderBy::nulls_at);
     let first = wanted.next().unwrap_or(NullsAt::Last);
     wanted.all(|w| w == first).then_some(first)
 }

@@ -9,8 +9,8 @@
 
 use remodel_model::source::{SourceFilter, SourceSql};
 use remodel_model::{
-    BindValue, ColumnRef, Design, DesignTable, EqualityOp, Guard, Schema, SourceEdit, Statistics,
-    Warning, Workload,
+    BindValue, ColumnRef, Design, DesignTable, Guard, Schema, SourceEdit, Statistics, Warning,
+    Workload,
 };
 use std::collections::BTreeSet;
 
@@ -33,7 +33,11 @@ pub fn apply(d: &mut Design, schema: &Schema, workload: &Workload, stats: Option
         let (left_out, kept): (Vec<_>, Vec<_>) = nullable.into_iter().partition(|(name, c)| {
             let in_partition = t.partition_key.iter().any(|k| &k.column == name);
             let lineage = lineage(t, name, c);
-            !stepped && (in_partition || reads.iter().all(|a| conditions(a, &lineage)))
+            !stepped
+                && (in_partition
+                    || reads
+                        .iter()
+                        .all(|a| a.excludes_null(|c| lineage.contains(c))))
         });
         if !left_out.is_empty() {
             leave_out(d, ti, schema, &left_out);
@@ -97,18 +101,6 @@ fn lineage(t: &DesignTable, name: &str, source: &ColumnRef) -> Vec<ColumnRef> {
         out.extend(c.source.iter().chain(&c.equals).cloned());
     }
     out
-}
-
-/// True when the read has a condition on one of `columns` that no NULL meets.
-fn conditions(a: &remodel_model::PatternAnalysis, columns: &[ColumnRef]) -> bool {
-    a.equality.iter().any(|e| {
-        columns.contains(&e.column)
-            && matches!(e.op, EqualityOp::Eq | EqualityOp::In)
-            && e.value.is_some()
-    }) || a
-        .ranges
-        .iter()
-        .any(|r| columns.contains(&r.column) && (r.lower.is_some() || r.upper.is_some()))
 }
 
 /// Table `ti` keeps only rows where each of `columns` is not NULL: its source query filters
